@@ -1,0 +1,98 @@
+"""Command line: `python -m jitgrad.benchmarks [WORKLOAD ...] [options]`, also `jitgrad bench`."""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+
+import numpy as np
+
+from . import first_call, limits, report
+from .harness import Settings, add_ratios, run_workload
+from .impl import PEERS, expand, load, load_all
+from .workloads import BY_NAME, WORKLOADS
+
+# See harness.py: thread pools read these when their library loads, so they must be in the
+# environment before numpy/numba/torch are imported; an explicit user setting wins.
+THREAD_ENV = {"OMP_WAIT_POLICY": "passive", "OPENBLAS_THREAD_TIMEOUT": "4"}
+DEFAULT_COMPARE = "numpy,numba,torch,jax"
+
+
+def parse(argv: list[str], prog: str) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog=prog, description="Time jitgrad against NumPy, numba, PyTorch and "
+                                "JAX on the same workloads, interleaved in one process.")
+    p.add_argument("workloads", nargs="*", metavar="WORKLOAD",
+                   help=f"any of: {', '.join(BY_NAME)} (default: all)")
+    p.add_argument("--compare", default=DEFAULT_COMPARE,
+                   help=f"comma-separated peers from {', '.join(PEERS)}; 'torch' means eager and "
+                        f"torch.compile; jitgrad always runs (default: {DEFAULT_COMPARE})")
+    p.add_argument("--repeat", type=int, help="timed rounds per workload (default: 11, --quick: 3)")
+    p.add_argument("--quick", action="store_true", help="small sizes and short batches, for smoke tests")
+    p.add_argument("--json", metavar="FILE", help="also write all results as JSON")
+    p.add_argument("--plot", metavar="FILE.png", help="also draw the ratios as a bar chart (matplotlib)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--no-first-call", action="store_true",
+                   help="skip the fresh-process first-call measurement of mlp_step")
+    args = p.parse_args(argv)
+    unknown = [w for w in args.workloads if w not in BY_NAME]
+    if unknown:
+        p.error(f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(BY_NAME)}")
+    try:
+        args.impls = ["jitgrad"] + [i for i in expand(args.compare.split(",")) if i != "jitgrad"]
+    except ValueError as e:
+        p.error(str(e))
+    if args.repeat is not None and args.repeat < 1:
+        p.error("--repeat must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m jitgrad.benchmarks") -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse(argv, prog)
+    missing = {k: v for k, v in THREAD_ENV.items() if k not in os.environ}
+    if missing:  # too late for libraries already loaded here: run in a fresh process
+        return subprocess.call([sys.executable, "-m", __package__, *argv], env={**os.environ, **missing})
+    if args.plot:
+        report.require_matplotlib()
+    if args.device == "cuda":
+        print("device cuda: not available yet (the benchmarks have CPU implementations only)", file=sys.stderr)
+        return 1
+
+    selected = [BY_NAME[w] for w in args.workloads] or WORKLOADS
+    impls, skipped = load_all(args.impls)
+    reference = load("numpy")  # the output check needs NumPy's answer even when it is not timed
+    settings = Settings(repeat=args.repeat or (3 if args.quick else 11), target_s=0.002 if args.quick else 0.02)
+    print("measuring copy bandwidth and sgemm rate ...", file=sys.stderr, flush=True)
+    lim = limits.measure(repeat=5 if args.quick else 21)
+
+    results, workload_rows = [], []
+    for w in selected:
+        print(f"{w.name} ...", file=sys.stderr, flush=True)
+        size = w.sizes[args.quick]
+        inputs = w.make_inputs(np.random.default_rng(0), size)
+        bound_ms = 1e3 * lim.bound_s(w.cost(inputs)) if w.cost else None
+        rows = run_workload(w, inputs, impls, reference, settings)
+        add_ratios(rows, bound_ms)
+        results += rows
+        workload_rows.append({"name": w.name, "about": w.about, "size": str(size), "bound_ms": bound_ms})
+
+    first = []
+    if "mlp_step" in [w.name for w in selected] and not args.no_first_call:
+        print("first call of mlp_step in fresh processes ...", file=sys.stderr, flush=True)
+        first = first_call.measure([i.name for i in impls], "mlp_step", args.quick)
+
+    rep = report.Report(
+        meta={"device": args.device, "sizes": "quick" if args.quick else "full", "repeat": settings.repeat,
+              "cpus": os.cpu_count(), "python": platform.python_version(),
+              "thread_env": " ".join(f"{k}={os.environ[k]}" for k in THREAD_ENV),
+              "versions": {i.name: i.version for i in impls}},
+        limits={"copy_GB_per_s": lim.copy_bytes_per_s / 1e9, "sgemm_GFLOP_per_s": lim.sgemm_flops_per_s / 1e9},
+        workloads=workload_rows, results=results, first_call=first, skipped=skipped)
+    print(report.to_markdown(rep))
+    if args.json:
+        report.to_json(rep, args.json)
+    if args.plot:
+        report.plot(rep, args.plot)
+    return 0

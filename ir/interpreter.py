@@ -1,0 +1,33 @@
+"""The reference interpreter: runs any Graph with the NumPy reference table."""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import MissingRuleError
+from .graph import Graph
+from .reference import EXTRA_REFERENCE, evaluate
+
+
+def interpret(graph: Graph, args) -> list:
+    """Evaluate `graph` on NumPy arrays `args`; returns the list of output arrays."""
+    if len(args) != len(graph.inputs):
+        raise TypeError(f"graph {graph.name} takes {len(graph.inputs)} inputs, got {len(args)}")
+    env = {}
+    for v, a in zip(graph.inputs, args):
+        a = np.asarray(a)
+        if a.shape != v.type.shape or a.dtype != v.type.dtype:
+            raise TypeError(f"graph {graph.name}: expected an input of type {v.type}, got "
+                            f"{a.dtype.name}{list(a.shape)}")
+        env[v] = a
+    for node in graph.nodes:
+        ins = [env[v] for v in node.inputs]
+        extra = EXTRA_REFERENCE.get(node.op)
+        if extra is not None:
+            outs = extra(node, ins)
+        elif isinstance(node.op, str) and not hasattr(node.op, "value"):
+            raise MissingRuleError(node.op, "NumPy reference")
+        else:
+            outs = evaluate(node.op, ins, node.params, [v.type for v in node.outputs])
+        for v, o in zip(node.outputs, outs):
+            env[v] = o
+    return [env[v] for v in graph.outputs]

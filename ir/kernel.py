@@ -1,0 +1,85 @@
+"""Kernel nodes: the unit of the schedule that fusion produces and code generation consumes.
+
+A kernel node is `Node(op="kernel", inputs, params={"kind": KIND, "body": Graph}, outputs)`.
+Its body is a closed graph whose inputs correspond one-to-one to the node's inputs and whose
+outputs are the node's outputs. Kinds:
+
+  elementwise  elementwise ops (with NumPy broadcasting), converts, constants, broadcast_to;
+               every output has the kernel's iteration shape (the largest output shape)
+  reduce       an elementwise prologue feeding reductions over the same axes, plus an
+               optional elementwise epilogue on the reduced values
+  rowwise      reductions over the last axis whose results are broadcast back and combined
+               with the row (softmax, layernorm): one kernel, one or two passes per row
+  matmul       one matmul, plus an optional elementwise epilogue (bias, activation)
+  opaque       any single other op (shape ops, take, scatter_add, sort, cumsum, random, ...)
+
+An optimized graph's top-level nodes are all kernel nodes; `lowered.schedule` lists them.
+"""
+from __future__ import annotations
+
+from .builder import Builder
+from .errors import ShapeError
+from .graph import Graph, Node, Value
+from .ops import (ELEMENTWISE, EXTRA_TYPE_RULES, MATMUL, REDUCE, Op)
+from .reference import EXTRA_REFERENCE
+
+KERNEL = "kernel"
+KINDS = ("elementwise", "reduce", "rowwise", "matmul", "opaque")
+
+
+def _kernel_type_rule(op, in_types, params):
+    body = params["body"]
+    if params.get("kind") not in KINDS:
+        raise ShapeError(f"kernel: unknown kind {params.get('kind')!r}")
+    want = [v.type for v in body.inputs]
+    if list(in_types) != want:
+        raise ShapeError("kernel: inputs " + ", ".join(map(str, in_types)) +
+                         " do not match its body's inputs " + ", ".join(map(str, want)))
+    return [v.type for v in body.outputs]
+
+
+def _kernel_reference(node, arrays):
+    from .interpreter import interpret
+    return interpret(node.params["body"], arrays)
+
+
+EXTRA_TYPE_RULES[KERNEL] = _kernel_type_rule
+EXTRA_REFERENCE[KERNEL] = _kernel_reference
+
+
+def make_kernel(kind: str, body: Graph, inputs) -> Node:
+    """A kernel node running `body` on `inputs` (fresh output Values typed like the body's)."""
+    outs = tuple(Value(v.type) for v in body.outputs)
+    node = Node(KERNEL, tuple(inputs), {"kind": kind, "body": body}, outs,
+                ", ".join(sorted({n.source_info for n in body.nodes if n.source_info})) or None)
+    _kernel_type_rule(KERNEL, [v.type for v in inputs], node.params)
+    return node
+
+
+def kind_of(op) -> str:
+    """The kernel kind a single op gets when it is not fused with anything."""
+    if op in ELEMENTWISE or op in (Op.constant, Op.broadcast_to):
+        return "elementwise"
+    if op in REDUCE:
+        return "reduce"
+    if op in MATMUL:
+        return "matmul"
+    return "opaque"
+
+
+def single_op_kernel(node: Node, name: str = "k") -> Node:
+    """Wrap one node in a kernel of its own (the unfused schedule)."""
+    b = Builder(Graph(name=name))
+    ins = [b.add_input(v.type) for v in node.inputs]
+    outs = b.emit(node.op, ins, node.params, node.source_info)
+    b.graph.outputs = list(outs)
+    k = make_kernel(kind_of(node.op), b.graph, node.inputs)
+    k.outputs = node.outputs          # keep the outer SSA values
+    return k
+
+
+def unfused_schedule(g: Graph) -> Graph:
+    """Every node in its own kernel: the schedule with fusion switched off."""
+    out = Graph(list(g.inputs), [], list(g.outputs), g.name, g.arg_names)
+    out.nodes = [n if n.op == KERNEL else single_op_kernel(n, f"k{i}") for i, n in enumerate(g.nodes)]
+    return out

@@ -1,0 +1,104 @@
+"""NumPy reference implementation of every primitive: the eager CPU path, constant folding and
+the test oracle. Each entry takes input arrays and the node's params and returns array(s);
+`evaluate` casts results to the types the type rule promises."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import MissingRuleError
+from .ops import Op
+
+
+def _erf(x):
+    try:
+        from scipy.special import erf
+    except ImportError:  # scipy is a dependency; this keeps ir/ importable with NumPy alone
+        erf = np.vectorize(math.erf, otypes=[x.dtype])
+    return erf(x)
+
+
+def _sigmoid(x):
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _scatter_add(idx, upd, *, shape, axis):
+    out = np.zeros(shape, upd.dtype)
+    np.add.at(out, (slice(None),) * axis + (idx,), upd)
+    return out
+
+
+def _random(key, *, shape, dtype, dist):
+    gen = np.random.Generator(np.random.Philox(key=[int(k) & (2**64 - 1) for k in key]))
+    if dist == "normal":
+        return gen.standard_normal(shape, dtype=dtype)
+    if dist == "uniform":
+        return gen.random(shape, dtype=dtype)
+    return gen.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, shape, dtype=dtype,
+                        endpoint=True)
+
+
+def _slice(x, *, start, stop, step):
+    return x[tuple(slice(a, b, s) for a, b, s in zip(start, stop, step))]
+
+
+def _pad(x, *, lo, hi, value=0):
+    return np.pad(x, list(zip(lo, hi)), constant_values=value)
+
+
+REFERENCE = {
+    Op.exp: np.exp, Op.log: np.log, Op.log1p: np.log1p, Op.expm1: np.expm1, Op.sqrt: np.sqrt,
+    Op.rsqrt: lambda x: 1 / np.sqrt(x), Op.sin: np.sin, Op.cos: np.cos, Op.tan: np.tan,
+    Op.tanh: np.tanh, Op.asin: np.arcsin, Op.acos: np.arccos, Op.atan: np.arctan,
+    Op.sinh: np.sinh, Op.cosh: np.cosh, Op.asinh: np.arcsinh, Op.acosh: np.arccosh,
+    Op.atanh: np.arctanh, Op.erf: _erf, Op.sigmoid: _sigmoid, Op.floor: np.floor,
+    Op.ceil: np.ceil, Op.round: np.round, Op.neg: np.negative, Op.abs: np.abs,
+    Op.sign: np.sign, Op.square: np.square, Op.isnan: np.isnan, Op.isinf: np.isinf,
+    Op.logical_not: np.logical_not,
+    Op.convert: lambda x, *, dtype: x.astype(dtype),
+    Op.stop_gradient: lambda x: x,
+    Op.add: np.add, Op.sub: np.subtract, Op.mul: np.multiply, Op.div: np.true_divide,
+    Op.floor_div: np.floor_divide, Op.mod: np.mod, Op.pow: np.power, Op.max: np.maximum,
+    Op.min: np.minimum, Op.atan2: np.arctan2, Op.eq: np.equal, Op.ne: np.not_equal,
+    Op.lt: np.less, Op.le: np.less_equal, Op.gt: np.greater, Op.ge: np.greater_equal,
+    Op.logical_and: np.logical_and, Op.logical_or: np.logical_or,
+    Op.logical_xor: np.logical_xor, Op.select: np.where,
+    Op.reduce_sum: lambda x, *, axes: np.sum(x, axis=axes),
+    Op.reduce_max: lambda x, *, axes: np.max(x, axis=axes),
+    Op.reduce_min: lambda x, *, axes: np.min(x, axis=axes),
+    Op.reduce_prod: lambda x, *, axes: np.prod(x, axis=axes),
+    Op.argmax: lambda x, *, axes: np.argmax(x, axis=axes[0]),
+    Op.argmin: lambda x, *, axes: np.argmin(x, axis=axes[0]),
+    Op.cumsum: lambda x, *, axis: np.cumsum(x, axis=axis, dtype=x.dtype),
+    Op.sort: lambda x, *, axis: np.sort(x, axis=axis, kind="stable"),
+    Op.argsort: lambda x, *, axis: np.argsort(x, axis=axis, kind="stable"),
+    Op.reshape: lambda x, *, shape: np.reshape(x, shape),
+    Op.transpose: lambda x, *, perm: np.transpose(x, perm),
+    Op.broadcast_to: lambda x, *, shape: np.broadcast_to(x, shape),
+    Op.slice: _slice, Op.rev: lambda x, *, axes: np.flip(x, axes), Op.pad: _pad,
+    Op.concatenate: lambda *xs, axis: np.concatenate(xs, axis=axis),
+    Op.take: lambda x, idx, *, axis: np.take(x, idx, axis=axis),
+    Op.scatter_add: _scatter_add, Op.matmul: np.matmul,
+    Op.constant: lambda *, value: value.array, Op.random: _random,
+}
+
+# Extra ops (kernel, control flow) register their evaluators here: fn(node, arrays) -> arrays.
+EXTRA_REFERENCE: dict = {}
+
+
+def evaluate(node_op, arrays, params, out_types):
+    """Run one op with NumPy; results have exactly the dtypes in `out_types`."""
+    fn = REFERENCE.get(node_op)
+    if fn is None:
+        raise MissingRuleError(node_op, "NumPy reference")
+    with np.errstate(all="ignore"):
+        res = fn(*arrays, **params)
+    res = res if isinstance(res, tuple) else (res,)
+    return tuple(_cast(r, t.dtype) for r, t in zip(res, out_types))
+
+
+def _cast(r, dtype):
+    r = np.asarray(r)
+    return r if r.dtype == dtype else r.astype(dtype)

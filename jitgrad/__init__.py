@@ -1,0 +1,24 @@
+"""jitgrad: a compiler-based machine-learning framework.
+
+`@jit` traces Python array functions into a typed SSA graph IR; grad/vjp/jvp differentiate by
+transforming that IR; passes optimize it; numba/LLVM generates fused kernels. The same ops run
+eagerly with PyTorch-style `requires_grad` / `.backward()`.
+"""
+__version__ = "0.1.0"
+
+from . import ir, runtime  # noqa: E402,F401  (jitgrad.ir, jitgrad.runtime)
+from .core import ConcretizationError, DeviceMismatchError, enable_grad, no_grad, set_grad_enabled  # noqa: E402
+from .core import grad_enabled as is_grad_enabled  # noqa: E402
+from .dtypes import bool_, float32, float64, int32, int64  # noqa: E402
+from .jit import jit  # noqa: E402
+from .runtime.device import Device, device  # noqa: E402
+from .tensor import Tensor, as_tensor, tensor  # noqa: E402
+from .tracing import ShapeDtype, make_graph  # noqa: E402
+from .transforms import grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: E402
+from . import numpy, tree_util  # noqa: E402,F401
+from . import nn  # noqa: E402,F401
+from .creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
+from . import random  # noqa: E402,F401
+from . import cuda  # noqa: E402,F401
+
+bool = bool_  # noqa: A001

@@ -1,0 +1,52 @@
+"""From a traced graph to something that runs: the pass pipeline, then a backend.
+
+`compile_graph` is the seam between the front end and the compiler: passes live in ir/passes,
+backends in codegen/. Until a backend can take a graph, the reference interpreter runs it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .ir import Graph
+from .ir.interpreter import interpret
+from .runtime import config
+
+
+@dataclass
+class Executable:
+    graph: Graph                      # the graph as traced
+    optimized: Graph                  # after the pass pipeline (a schedule of kernels)
+    run: object                       # fn(list of arrays) -> list of arrays
+    schedule: list = field(default_factory=list)
+    memory_plan: object = None
+    kernels: str = ""
+    backend: str = "interpreter"
+
+
+def optimize(graph: Graph):
+    """Run the default pass pipeline; returns (optimized graph, schedule, memory plan)."""
+    try:
+        from .ir.passes.manager import run_pipeline
+    except ImportError:
+        return graph, [n for n in graph.nodes], None
+    return run_pipeline(graph)
+
+
+def compile_graph(graph: Graph, device="cpu") -> Executable:
+    optimized, schedule, plan = optimize(graph)
+    backend = _backend(device)
+    if backend is not None:
+        exe = backend(graph, optimized, schedule, plan)
+        if exe is not None:
+            return exe
+    config.log(1, f"compile {graph.name}: reference interpreter ({len(schedule)} kernels)")
+    return Executable(graph, optimized, lambda arrays: interpret(optimized, arrays), schedule, plan)
+
+
+def _backend(device):
+    """codegen backends register in codegen.BACKENDS: device type -> fn(graph, optimized, schedule, plan)."""
+    try:
+        from .codegen import BACKENDS
+    except ImportError:
+        return None
+    return BACKENDS.get(str(device).split(":")[0])

@@ -1,0 +1,231 @@
+"""jg.jit: trace once per signature, compile, and call compiled code afterwards."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import tree_util
+from .compiler import compile_graph
+from .core import Tracer
+from .runtime import config
+from .tensor import Tensor
+from .tracing import _leaf_names, call_graph, leaf_array, leaf_spec, trace_to_graph
+
+
+class Signature:
+    """What a compiled function is specialized on: pytree structure, leaf types and devices,
+    and the values of static arguments."""
+    __slots__ = ("tree", "leaves", "static", "_hash")
+
+    def __init__(self, tree, leaves, static):
+        self.tree, self.leaves, self.static = tree, leaves, static
+        self._hash = hash((tree, leaves, static))
+
+    def __eq__(self, other):
+        return self._hash == other._hash and (self.tree, self.leaves, self.static) == (
+            other.tree, other.leaves, other.static)
+
+    def __hash__(self):
+        return self._hash
+
+
+def _fmt_spec(spec):
+    t, dev, weak = spec
+    return f"{t}{'' if dev == 'cpu' else '@' + str(dev)}{' (weak)' if weak else ''}"
+
+
+class Jitted:
+    def __init__(self, fn, static_argnums=(), donate_argnums=()):
+        self.fn = fn
+        self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+        self._cache = {}          # Signature -> _Entry
+        self._last = None
+        self.trace_count = 0
+        functools.update_wrapper(self, fn)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    # signature ------------------------------------------------------------------------------
+    def _split(self, args, kwargs):
+        static, dyn = [], []
+        for i, a in enumerate(args):
+            if i in self.static_argnums:
+                try:
+                    hash(a)
+                except TypeError:
+                    raise TypeError(f"{self.__name__}: static argument {i} of type "
+                                    f"{type(a).__name__} is not hashable; static arguments must "
+                                    "be hashable (use a tuple, not a list or array)") from None
+                static.append((i, a))
+            else:
+                dyn.append(a)
+        leaves, tree = tree_util.tree_flatten((tuple(dyn), kwargs))
+        specs = tuple(leaf_spec(x) for x in leaves)
+        return Signature(tree, specs, tuple(static)), leaves, dyn
+
+    def _explain(self, sig):
+        if not config.explain_recompiles() or self._last is None:
+            return
+        old = self._last
+        if old.tree != sig.tree:
+            why = f"the argument structure changed: {old.tree} -> {sig.tree}"
+        elif old.static != sig.static:
+            ch = [f"static argument {i}: {a!r} -> {b!r}" for (i, a), (_, b) in zip(old.static, sig.static) if a != b]
+            why = "; ".join(ch) or "static arguments changed"
+        else:
+            names = _leaf_names(self.fn, self._last_args or (), self.static_argnums) or []
+            ch = []
+            for k, (a, b) in enumerate(zip(old.leaves, sig.leaves)):
+                if a != b:
+                    name = names[k] if k < len(names) else f"leaf {k}"
+                    ch.append(f"argument '{name}': {_fmt_spec(a)} -> {_fmt_spec(b)}")
+            why = "; ".join(ch)
+        import sys
+        print(f"[jitgrad] retracing {self.__name__}: {why}", file=sys.stderr, flush=True)
+
+    # tracing --------------------------------------------------------------------------------
+    def _trace(self, sig, args, kwargs, dyn):
+        self._explain(sig)
+        self.trace_count += 1
+        config.log(1, f"trace {self.__name__} for ({', '.join(_fmt_spec(s) for s in sig.leaves)})")
+        static = dict(sig.static)
+
+        def inner(*d, **k):
+            it = iter(d)
+            full = [static[i] if i in static else next(it) for i in range(len(args))]
+            return self.fn(*full, **k)
+        inner.__name__ = getattr(self.fn, "__name__", "fn")
+        # trace with abstract leaves (tracers' and tensors' values are not used)
+        graph, out_tree, captures, _ = trace_to_graph(
+            inner, tuple(dyn), kwargs, name=inner.__name__,
+            leaf_names=_leaf_names(self.fn, args, self.static_argnums))
+        self._last, self._last_args = sig, args
+        return graph, out_tree, captures
+
+    def __call__(self, *args, **kwargs):
+        sig, leaves, dyn = self._split(args, kwargs)
+        entry = self._cache.get(sig)
+        if entry is None:
+            graph, out_tree, captures = self._trace(sig, args, kwargs, dyn)
+            entry = _Entry(graph, out_tree, sig)
+            if captures:   # closes over values of an enclosing transformation: use once
+                return self._inline(entry, leaves, captures)
+            self._cache[sig] = entry
+        elif config.debug_level() >= 1:
+            config.log(1, f"cache hit {self.__name__}")
+        if any(isinstance(x, Tracer) for x in leaves) or entry.on_meta():
+            return self._inline(entry, leaves, [])
+        return entry.call(leaves)
+
+    def _inline(self, entry, leaves, captures):
+        from .numpy._convert import asarray
+        ins = [x if isinstance(x, (Tensor, Tracer)) else asarray(leaf_array(x, s[0]))
+               for x, s in zip(leaves, entry.sig.leaves)]
+        outs = call_graph(entry.graph, ins + list(captures))
+        return tree_util.tree_unflatten(entry.out_tree, outs)
+
+    def lower(self, *args, **kwargs):
+        sig, leaves, dyn = self._split(args, kwargs)
+        graph, out_tree, captures = self._trace(sig, args, kwargs, dyn)
+        if captures:
+            raise ValueError("lower: the function closes over values traced by an enclosing "
+                             "transformation")
+        return Lowered(graph, out_tree, sig, self.__name__)
+
+    def clear_cache(self):
+        self._cache.clear()
+
+
+class _Entry:
+    def __init__(self, graph, out_tree, sig):
+        self.graph, self.out_tree, self.sig = graph, out_tree, sig
+        self.exe = None
+
+    def on_meta(self):
+        return any(dev.type == "meta" for _, dev, _ in self.sig.leaves)
+
+    def call(self, leaves):
+        if self.exe is None:
+            self.exe = compile_graph(self.graph, _device_of(self.sig))
+        arrays = [leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)]
+        outs = self.exe.run(arrays)
+        return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(np.asarray(o)) for o in outs])
+
+
+def _device_of(sig):
+    for t, dev, weak in sig.leaves:
+        if dev.type != "cpu":
+            return dev
+    return "cpu"
+
+
+class Lowered:
+    """f.lower(*args): the traced graph and, on demand, the optimized schedule and kernels."""
+
+    def __init__(self, graph, out_tree, sig, name):
+        self.graph, self.out_tree, self.sig, self.name = graph, out_tree, sig, name
+        self._exe = None
+
+    @property
+    def ir(self) -> str:
+        return str(self.graph)
+
+    def _executable(self):
+        if self._exe is None:
+            self._exe = compile_graph(self.graph, _device_of(self.sig))
+        return self._exe
+
+    @property
+    def optimized_ir(self) -> str:
+        return str(self._executable().optimized)
+
+    @property
+    def schedule(self):
+        return self._executable().schedule
+
+    @property
+    def memory_plan(self):
+        return self._executable().memory_plan
+
+    @property
+    def kernels(self) -> str:
+        return self._executable().kernels
+
+    def compile(self):
+        return Compiled(self._executable(), self.out_tree, self.sig, self.name)
+
+
+class Compiled:
+    """lowered.compile(): callable on exactly the lowered signature."""
+
+    def __init__(self, exe, out_tree, sig, name):
+        self.exe, self.out_tree, self.sig, self.name = exe, out_tree, sig, name
+
+    def __call__(self, *args, **kwargs):
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        specs = [leaf_spec(x) for x in leaves]
+        if tree != self.sig.tree or [s[0] for s in specs] != [s[0] for s in self.sig.leaves]:
+            raise TypeError(self._mismatch(specs, tree))
+        outs = self.exe.run([leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)])
+        return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(np.asarray(o)) for o in outs])
+
+    def _mismatch(self, specs, tree):
+        lines = [f"{self.name} was compiled for other argument types:"]
+        if tree != self.sig.tree:
+            lines.append(f"  structure: expected {self.sig.tree}, got {tree}")
+        for i in range(max(len(specs), len(self.sig.leaves))):
+            exp = str(self.sig.leaves[i][0]) if i < len(self.sig.leaves) else "(none)"
+            got = str(specs[i][0]) if i < len(specs) else "(missing)"
+            mark = "" if exp == got else "   <-- differs"
+            lines.append(f"  argument {i}: expected {exp}, got {got}{mark}")
+        return "\n".join(lines)
+
+
+def jit(fn=None, *, static_argnums=(), donate_argnums=()):
+    """jg.jit(fn, static_argnums=(), donate_argnums=()), also usable as @jg.jit or @jg.jit(...)."""
+    if fn is None:
+        return lambda f: Jitted(f, static_argnums, donate_argnums)
+    return Jitted(fn, static_argnums, donate_argnums)

@@ -1,0 +1,2 @@
+"""jitgrad.nn: layers, initializers and functional ops."""
+from . import functional  # noqa: F401

@@ -1,0 +1,79 @@
+"""jitgrad.numpy: NumPy's API over jitgrad tensors, eager or traced (`import jitgrad.numpy as jnp`)."""
+import math as _math
+
+import numpy as _np
+
+from ..dtypes import bool_, float32, float64, int32, int64
+from ._convert import astype
+from .creation import (arange, array, asarray, copy, empty, empty_like, eye, full, full_like,
+                       identity, linspace, logspace, ones, ones_like, tri, zeros, zeros_like)
+from .elementwise import *  # noqa: F401,F403
+from .elementwise import (_BINARY, _COMPARE, _FLOAT_UNARY, _LOGICAL, _NUMERIC_UNARY, _ROUNDING)
+from .indexing import (argwhere, flatnonzero, nonzero, take, take_along_axis, unique)
+from .linalg import (cross, diag, diagonal, dot, einsum, inner, kron, linalg, matmul, outer,
+                     tensordot, trace, vdot)
+from .reductions import (all, amax, amin, any, argmax, argmin, argsort, average, count_nonzero,
+                         cumprod, cumsum, max, mean, median, min, prod, ptp, sort, std, sum, var)
+from .shape import (array_split, atleast_1d, atleast_2d, broadcast_arrays, broadcast_shapes,
+                    broadcast_to, column_stack, concat, concatenate, diff, dstack, expand,
+                    expand_dims, flip, fliplr, flipud, hsplit, hstack, meshgrid, moveaxis, ndim,
+                    pad, permute_dims, ravel, repeat, reshape, roll, row_stack, shape, size,
+                    split, squeeze, stack, swapaxes, tile, transpose, tril, triu, vsplit, vstack)
+
+bool = bool_  # noqa: A001
+newaxis = None
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+euler_gamma = _np.euler_gamma
+ndarray = None  # set below to the Tensor class so isinstance(x, jnp.ndarray) works
+
+
+def _names(*tables):
+    return [n for t in tables for n in t]
+
+
+def isscalar(x):
+    from ._convert import is_array
+    return _np.isscalar(x) or is_array(x) and x.ndim == 0
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(_np.allclose(_np.asarray(a), _np.asarray(b), rtol, atol, equal_nan))
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    from .elementwise import abs, isnan, less_equal, logical_and, logical_or, subtract, multiply, add
+    x, y = asarray(a), asarray(b)
+    close = less_equal(abs(subtract(x, y)), add(atol, multiply(rtol, abs(y))))
+    return logical_or(close, logical_and(isnan(x), isnan(y))) if equal_nan else close
+
+
+def array_equal(a1, a2):
+    x, y = _np.asarray(a1), _np.asarray(a2)
+    return x.shape == y.shape and bool((x == y).all())
+
+
+def result_type(*arrays_and_dtypes):
+    from ..dtypes import canonical_dtype
+    return canonical_dtype(_np.result_type(*[getattr(a, "dtype", a) for a in arrays_and_dtypes]))
+
+
+def dtype(x):
+    from ..dtypes import canonical_dtype
+    return canonical_dtype(x)
+
+
+def iinfo(t):
+    return _np.iinfo(dtype(t))
+
+
+def finfo(t):
+    return _np.finfo(dtype(t))
+
+
+def _bind_ndarray():
+    global ndarray
+    from ..tensor import Tensor
+    ndarray = Tensor
+
+
+_bind_ndarray()

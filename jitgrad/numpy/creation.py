@@ -1,0 +1,115 @@
+"""Array creation, NumPy-style (jnp.zeros(shape, dtype)) — PyTorch-style variants live in jitgrad."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import canonical_dtype, float32
+from ..runtime.device import device as as_device
+from ..tensor import Tensor, tensor
+from ._convert import asarray as _asarray, full_like_shape
+
+
+def _shape(shape):
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
+def full(shape, fill_value, dtype=None, device=None):
+    if dtype is None:
+        from ..dtypes import scalar_dtype
+        dtype = scalar_dtype(fill_value) if np.isscalar(fill_value) else _asarray(fill_value).dtype
+    if not np.isscalar(fill_value):
+        from .shape import broadcast_to
+        return broadcast_to(_asarray(fill_value, dtype=dtype), _shape(shape)) * 1
+    return full_like_shape(_shape(shape), fill_value, dtype, as_device(device))
+
+
+def zeros(shape, dtype=None, device=None):
+    return full_like_shape(_shape(shape), 0, canonical_dtype(dtype or float32), as_device(device))
+
+
+def ones(shape, dtype=None, device=None):
+    return full_like_shape(_shape(shape), 1, canonical_dtype(dtype or float32), as_device(device))
+
+
+empty = zeros
+
+
+def _like(fill):
+    def fn(a, dtype=None, shape=None, device=None):
+        x = _asarray(a)
+        return full_like_shape(_shape(shape) if shape is not None else x.shape, fill,
+                                canonical_dtype(dtype or x.dtype), device and as_device(device) or x.device)
+    return fn
+
+
+zeros_like = _like(0)
+ones_like = _like(1)
+empty_like = zeros_like
+
+
+def full_like(a, fill_value, dtype=None, shape=None, device=None):
+    x = _asarray(a)
+    return full_like_shape(_shape(shape) if shape is not None else x.shape, fill_value,
+                           canonical_dtype(dtype or x.dtype), device and as_device(device) or x.device)
+
+
+def arange(start, stop=None, step=1, dtype=None, device=None):
+    if stop is None:
+        start, stop = 0, start
+    if dtype is None:
+        dtype = float32 if any(isinstance(v, float) for v in (start, stop, step)) else np.int64
+    return tensor(np.arange(start, stop, step, dtype=canonical_dtype(dtype)), device=device or "cpu")
+
+
+def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
+    return tensor(np.linspace(start, stop, num, endpoint=endpoint,
+                              dtype=canonical_dtype(dtype or float32)), device=device or "cpu")
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None):
+    return tensor(np.logspace(start, stop, num, endpoint=endpoint, base=base,
+                              dtype=canonical_dtype(dtype or float32)))
+
+
+def eye(N, M=None, k=0, dtype=None, device=None):
+    return tensor(np.eye(N, M, k, dtype=canonical_dtype(dtype or float32)), device=device or "cpu")
+
+
+def identity(n, dtype=None, device=None):
+    return eye(n, dtype=dtype, device=device)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    return tensor(np.tri(N, M, k, dtype=canonical_dtype(dtype or float32)))
+
+
+def array(object, dtype=None, copy=True, device=None):  # noqa: A002
+    if isinstance(object, Tensor) and not copy and dtype is None:
+        return object
+    from ._convert import asarray
+    if isinstance(object, (list, tuple)):
+        return asarray(object, dtype=dtype, device=device)
+    return tensor(object, dtype=dtype, device=device or "cpu") if not _is_traced(object) \
+        else asarray(object, dtype)
+
+
+def _is_traced(x):
+    from ..core import Tracer
+    return isinstance(x, Tracer)
+
+
+def asarray(a, dtype=None, device=None, copy=None):
+    from ..tensor import as_tensor
+    if _is_traced(a) or isinstance(a, (list, tuple)):
+        return _asarray(a, dtype=dtype, device=device)
+    if isinstance(a, Tensor):
+        return _asarray(a, dtype=dtype) if device is None else a.to(device, dtype)
+    return as_tensor(a, dtype=dtype, device=device)
+
+
+def copy(a):
+    from .elementwise import positive
+    x = _asarray(a)
+    if isinstance(x, Tensor) and x._data is not None:
+        return Tensor._wrap(x._data.copy(), x.device)
+    return positive(x)

@@ -1,0 +1,287 @@
+"""Elementwise functions with NumPy's names. Float-only math promotes ints to float32."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import apply
+from ..ir import Op
+from ._convert import asarray, astype, operands, scalar
+
+# name -> primitive, for unary functions computed in floating point
+_FLOAT_UNARY = {
+    "exp": Op.exp, "log": Op.log, "log1p": Op.log1p, "expm1": Op.expm1, "sqrt": Op.sqrt,
+    "rsqrt": Op.rsqrt, "sin": Op.sin, "cos": Op.cos, "tan": Op.tan, "tanh": Op.tanh,
+    "arcsin": Op.asin, "arccos": Op.acos, "arctan": Op.atan, "sinh": Op.sinh, "cosh": Op.cosh,
+    "arcsinh": Op.asinh, "arccosh": Op.acosh, "arctanh": Op.atanh,
+}
+# name -> primitive, for unary functions that keep integer dtypes (floor of an int is itself)
+_NUMERIC_UNARY = {"negative": Op.neg, "abs": Op.abs, "sign": Op.sign, "square": Op.square}
+_ROUNDING = {"floor": Op.floor, "ceil": Op.ceil, "rint": Op.round}
+_BINARY = {"add": Op.add, "subtract": Op.sub, "multiply": Op.mul, "maximum": Op.max,
+           "minimum": Op.min, "floor_divide": Op.floor_div, "mod": Op.mod, "power": Op.pow}
+_COMPARE = {"equal": Op.eq, "not_equal": Op.ne, "less": Op.lt, "less_equal": Op.le,
+            "greater": Op.gt, "greater_equal": Op.ge}
+_LOGICAL = {"logical_and": Op.logical_and, "logical_or": Op.logical_or,
+            "logical_xor": Op.logical_xor}
+
+
+def _float_unary(op):
+    def fn(x, /):
+        (x,) = operands(x, float_only=True)
+        return apply(op, [x])
+    return fn
+
+
+def _numeric_unary(op):
+    def fn(x, /):
+        x = asarray(x)
+        if x.dtype.kind == "b":
+            x = astype(x, "int64") if op is not Op.abs else x
+            if op is Op.abs:
+                return x
+        return apply(op, [x])
+    return fn
+
+
+def _rounding(op):
+    def fn(x, /):
+        x = asarray(x)
+        return apply(op, [x]) if x.dtype.kind == "f" else x
+    return fn
+
+
+def _binary(op):
+    def fn(x1, x2, /):
+        a, b = operands(x1, x2)
+        if a.dtype.kind == "b" and op not in (Op.max, Op.min):
+            a, b = operands(a, b, dtype="int64")
+        return apply(op, [a, b])
+    return fn
+
+
+def _compare(op):
+    def fn(x1, x2, /):
+        return apply(op, operands(x1, x2))
+    return fn
+
+
+def _logical(op):
+    def fn(x1, x2, /):
+        return apply(op, [astype(x1, "bool"), astype(x2, "bool")])
+    return fn
+
+
+_g = globals()
+for _table, _make in ((_FLOAT_UNARY, _float_unary), (_NUMERIC_UNARY, _numeric_unary),
+                      (_ROUNDING, _rounding), (_BINARY, _binary), (_COMPARE, _compare),
+                      (_LOGICAL, _logical)):
+    for _name, _op in _table.items():
+        _g[_name] = _make(_op)
+        _g[_name].__name__ = _name
+
+arcsin, arccos, arctan = _g["arcsin"], _g["arccos"], _g["arctan"]
+asin, acos, atan = arcsin, arccos, arctan
+asinh, acosh, atanh = _g["arcsinh"], _g["arccosh"], _g["arctanh"]
+absolute = _g["abs"]
+remainder = _g["mod"]
+pow = _g["power"]  # noqa: A001
+neg = _g["negative"]
+fmax, fmin = _g["maximum"], _g["minimum"]
+round_ = _g["rint"]
+
+
+def true_divide(x1, x2, /):
+    return apply(Op.div, operands(x1, x2, float_only=True))
+
+
+divide = div = true_divide
+
+
+def positive(x, /):
+    return asarray(x)
+
+
+def logical_not(x, /):
+    return apply(Op.logical_not, [astype(x, "bool")])
+
+
+def invert(x, /):
+    x = asarray(x)
+    if x.dtype.kind != "b":
+        raise TypeError(f"invert (~) is supported on bool tensors only, got {x.dtype}")
+    return logical_not(x)
+
+
+def _bitwise(logical):
+    def fn(x1, x2, /):
+        a, b = asarray(x1) if not np.isscalar(x1) else x1, asarray(x2) if not np.isscalar(x2) else x2
+        kinds = {getattr(v, "dtype", np.asarray(v).dtype).kind for v in (a, b)}
+        if kinds != {"b"}:
+            raise TypeError(f"{fn.__name__} is supported on bool tensors only (masks), got "
+                            f"{', '.join(sorted(str(getattr(v, 'dtype', type(v).__name__)) for v in (a, b)))}")
+        return logical(a, b)
+    return fn
+
+
+bitwise_and = _bitwise(_g["logical_and"]); bitwise_and.__name__ = "bitwise_and"
+bitwise_or = _bitwise(_g["logical_or"]); bitwise_or.__name__ = "bitwise_or"
+bitwise_xor = _bitwise(_g["logical_xor"]); bitwise_xor.__name__ = "bitwise_xor"
+
+
+def round(a, decimals=0):  # noqa: A001
+    a = asarray(a)
+    if a.dtype.kind != "f":
+        return a
+    if decimals == 0:
+        return apply(Op.round, [a])
+    s = 10.0 ** decimals
+    return true_divide(apply(Op.round, [multiply(a, s)]), s)  # noqa: F821
+
+
+around = round
+
+
+def fix(x, /):
+    x = asarray(x)
+    return where(greater_equal(x, 0), floor(x), ceil(x))  # noqa: F821
+
+
+trunc = fix
+
+
+def reciprocal(x, /):
+    return true_divide(1.0, x)
+
+
+def isnan(x, /):
+    x = asarray(x)
+    return apply(Op.isnan, [x]) if x.dtype.kind == "f" else _const_like(x, False)
+
+
+def isinf(x, /):
+    x = asarray(x)
+    return apply(Op.isinf, [x]) if x.dtype.kind == "f" else _const_like(x, False)
+
+
+def isfinite(x, /):
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        return _const_like(x, True)
+    return logical_not(logical_or(isnan(x), isinf(x)))  # noqa: F821
+
+
+def _const_like(x, value):
+    from .creation import full
+    return full(x.shape, value, dtype="bool", device=x.device)
+
+
+def where(condition, x=None, y=None, /):
+    if x is None and y is None:
+        from .indexing import nonzero
+        return nonzero(condition)
+    c = astype(condition, "bool")
+    a, b = operands(x, y)
+    return apply(Op.select, [c, a, b])
+
+
+def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002
+    a_min = a_min if a_min is not None else min
+    a_max = a_max if a_max is not None else max
+    x = asarray(a)
+    if a_min is not None:
+        x = maximum(x, a_min)  # noqa: F821
+    if a_max is not None:
+        x = minimum(x, a_max)  # noqa: F821
+    return x
+
+
+def exp2(x, /):
+    return exp(multiply(x, math.log(2.0)))  # noqa: F821
+
+
+def log2(x, /):
+    return true_divide(log(x), math.log(2.0))  # noqa: F821
+
+
+def log10(x, /):
+    return true_divide(log(x), math.log(10.0))  # noqa: F821
+
+
+def hypot(x1, x2, /):
+    a, b = operands(x1, x2, float_only=True)
+    return sqrt(add(square(a), square(b)))  # noqa: F821
+
+
+def arctan2(x1, x2, /):
+    return apply(Op.atan2, operands(x1, x2, float_only=True))
+
+
+atan2 = arctan2
+
+
+def logaddexp(x1, x2, /):
+    a, b = operands(x1, x2, float_only=True)
+    m = maximum(a, b)  # noqa: F821
+    # where both are -inf, m - m would be nan: use 0 there
+    safe = where(isinf(m), scalar(0.0, m.dtype, m.device), m)
+    return add(safe, log(add(exp(subtract(a, safe)), exp(subtract(b, safe)))))  # noqa: F821
+
+
+def logaddexp2(x1, x2, /):
+    ln2 = math.log(2.0)
+    return true_divide(logaddexp(multiply(x1, ln2), multiply(x2, ln2)), ln2)  # noqa: F821
+
+
+def cbrt(x, /):
+    (x,) = operands(x, float_only=True)
+    return multiply(sign(x), power(abs(x), 1.0 / 3.0))  # noqa: F821
+
+
+def deg2rad(x, /):
+    return multiply(asarray(x) if not np.isscalar(x) else x, math.pi / 180.0)  # noqa: F821
+
+
+def rad2deg(x, /):
+    return multiply(x, 180.0 / math.pi)  # noqa: F821
+
+
+radians, degrees = deg2rad, rad2deg
+
+
+def sinc(x, /):
+    (x,) = operands(x, float_only=True)
+    px = multiply(x, math.pi)  # noqa: F821
+    safe = where(equal(x, 0), scalar(1.0, x.dtype, x.device), px)  # noqa: F821
+    return where(equal(x, 0), scalar(1.0, x.dtype, x.device), true_divide(sin(safe), safe))  # noqa: F821
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        return x
+    fi = np.finfo(x.dtype)
+    x = where(isnan(x), nan, x)
+    x = where(logical_and(isinf(x), greater(x, 0)), fi.max if posinf is None else posinf, x)  # noqa: F821
+    return where(logical_and(isinf(x), less(x, 0)), fi.min if neginf is None else neginf, x)  # noqa: F821
+
+
+def copysign(x1, x2, /):
+    a, b = operands(x1, x2, float_only=True)
+    return where(less(b, 0) | (equal(b, 0) & less(true_divide(1.0, b), 0)),  # noqa: F821
+                 negative(abs(a)), abs(a))  # noqa: F821
+
+
+def heaviside(x1, x2, /):
+    a, b = operands(x1, x2)
+    return where(less(a, 0), 0, where(greater(a, 0), 1, b)).astype(a.dtype)  # noqa: F821
+
+
+def float_power(x1, x2, /):
+    return power(astype(x1, "float64"), astype(x2, "float64") if not np.isscalar(x2) else x2)  # noqa: F821
+
+
+def erf(x, /):
+    (x,) = operands(x, float_only=True)
+    return apply(Op.erf, [x])

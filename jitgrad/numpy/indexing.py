@@ -1,0 +1,313 @@
+"""Indexing with NumPy's rules. Eager CPU tensors index their NumPy storage directly (basic
+indices give views sharing storage, as in NumPy and PyTorch). Traced or autograd-recorded
+indexing is decomposed into primitives: slice/rev/reshape for basic indices, and one `take` on
+the flattened advanced axes for integer-array indices, so it differentiates like any op."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..core import ConcretizationError, Tracer, apply, grad_enabled, user_source_info
+from ..ir import Op
+from ..tensor import Tensor
+from ._convert import asarray, is_array, normalize_axis
+
+
+def _concrete(x):
+    """The NumPy value of an index operand, or None when it is traced."""
+    if isinstance(x, Tracer):
+        return x._concrete
+    if isinstance(x, Tensor):
+        return x._data
+    return np.asarray(x)
+
+
+def _is_basic(k) -> bool:
+    return k is None or k is Ellipsis or isinstance(k, (slice, numbers.Integral)) and not isinstance(k, bool)
+
+
+def _np_key(key):
+    """The key with tensors replaced by NumPy arrays (for eager NumPy indexing)."""
+    conv = (lambda k: k._data if isinstance(k, Tensor) else
+            np.asarray(k) if isinstance(k, list) else k)
+    return tuple(conv(k) for k in key) if isinstance(key, tuple) else conv(key)
+
+
+def getitem(x, key):
+    if isinstance(x, Tensor) and x.device.type == "cpu" and not (x.requires_grad and grad_enabled()):
+        k = _np_key(key)
+        if not any(isinstance(e, Tracer) for e in (key if isinstance(key, tuple) else (key,))):
+            try:
+                out = x._data[k]
+            except IndexError as e:
+                raise IndexError(f"{e} (at {user_source_info()})") from None
+            basic = all(_is_basic(e) for e in (k if isinstance(k, tuple) else (k,)))
+            if basic:
+                return Tensor._wrap(out, x.device, x._version)   # a view: shares storage
+            return Tensor._wrap(np.asarray(out), x.device)
+    return _index(asarray(x), key)
+
+
+# ----------------------------------------------------------------------------- decomposition
+
+def _expand_key(x, key):
+    key = key if isinstance(key, tuple) else (key,)
+    entries = []
+    for k in key:
+        if _is_basic(k):
+            entries.append(k)
+            continue
+        if isinstance(k, bool) or isinstance(k, np.bool_):
+            k = np.asarray(k)
+        if not is_array(k):
+            k = np.asarray(k)
+            if k.dtype.kind not in "biu":
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and integer "
+                                 f"or boolean arrays are valid indices, got {k.dtype} array")
+        if k.dtype.kind == "b":
+            c = _concrete(k)
+            if c is None:
+                raise ConcretizationError(
+                    "boolean mask indexing gives a result whose shape depends on the data, which a "
+                    "traced function can't have" + (f" (at {user_source_info()})" if user_source_info() else "")
+                    + "; use jnp.where(mask, x, other) instead")
+            entries.extend(np.nonzero(c) if c.ndim else [np.zeros(int(c), np.int64)])
+            continue
+        if k.dtype.kind not in "iu":
+            raise IndexError(f"arrays used as indices must be of integer or boolean type, got {k.dtype}")
+        entries.append(k)
+    n_used = sum(1 for e in entries if e is not None and e is not Ellipsis)
+    if n_used > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but "
+                         f"{n_used} were indexed")
+    if sum(e is Ellipsis for e in entries) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if Ellipsis in [e for e in entries if not is_array(e) and not isinstance(e, np.ndarray)]:
+        i = next(i for i, e in enumerate(entries) if e is Ellipsis and not isinstance(e, np.ndarray))
+        entries[i:i + 1] = [slice(None)] * (x.ndim - n_used)
+    entries += [slice(None)] * (x.ndim - n_used)
+    return entries
+
+
+def _index(x, key):
+    entries = _expand_key(x, key)
+    has_adv = any(not _is_basic(e) for e in entries)
+    start, stop, step, rev_axes = [], [], [], []
+    squeeze, out_shape, adv = set(), [], []       # adv: (position in out, index array)
+    dim = 0
+    for e in entries:
+        if e is None:
+            out_shape.append(1)
+            continue
+        n = x.shape[dim]
+        if isinstance(e, numbers.Integral) and not has_adv:
+            i = int(e)
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {n}"
+                                 + (f" (at {user_source_info()})" if user_source_info() else ""))
+            i %= n
+            start.append(i); stop.append(i + 1); step.append(1)
+            squeeze.add(dim)
+        elif isinstance(e, slice):
+            a, b, s = e.indices(n)
+            if s < 0:
+                # x[a:b:s] with s < 0 is rev(x)[n-1-a : n-1-b : -s]
+                rev_axes.append(dim)
+                a, b, s = n - 1 - a, n - 1 - b, -s
+            cnt = max(0, -(-(b - a) // s))
+            start.append(a); stop.append(a + (cnt - 1) * s + 1 if cnt else a); step.append(s)
+            out_shape.append(cnt)
+        else:
+            start.append(0); stop.append(n); step.append(1)
+            adv.append((len(out_shape), dim, e))
+            out_shape.append(n)
+        dim += 1
+    y = x
+    if rev_axes:
+        y = apply(Op.rev, [y], {"axes": tuple(rev_axes)})
+    if (tuple(start), tuple(stop), tuple(step)) != ((0,) * x.ndim, x.shape, (1,) * x.ndim):
+        y = apply(Op.slice, [y], {"start": tuple(start), "stop": tuple(stop), "step": tuple(step)})
+    from .shape import reshape
+    y = reshape(y, tuple(out_shape))
+    return _gather(y, adv) if adv else y
+
+
+def _normalized_index(idx, n, axis):
+    """Index array with negatives wrapped; bounds are checked when the value is known."""
+    c = _concrete(idx)
+    if c is not None:
+        c = np.asarray(c).astype(np.int64)
+        bad = (c < -n) | (c >= n)
+        if bad.any():
+            raise IndexError(f"index {int(c[bad].flat[0])} is out of bounds for axis {axis} "
+                             f"with size {n}" + (f" (at {user_source_info()})" if user_source_info() else ""))
+        if not isinstance(idx, Tracer):
+            return Tensor._wrap(np.where(c < 0, c + n, c))
+    from .elementwise import add, less, where
+    idx = asarray(idx, dtype="int64") if is_array(idx) else asarray(np.asarray(idx, np.int64))
+    return where(less(idx, 0), add(idx, n), idx)
+
+
+def _gather(y, adv):
+    from .elementwise import add, multiply
+    from .shape import broadcast_to, reshape, transpose
+    positions = [p for p, _, _ in adv]
+    idxs = [_normalized_index(e if is_array(e) else np.asarray(e), y.shape[p], d)
+            for p, d, e in adv]
+    bshape = np.broadcast_shapes(*(i.shape for i in idxs))
+    rest = [i for i in range(y.ndim) if i not in positions]
+    yt = transpose(y, positions + rest)
+    adv_dims = [y.shape[p] for p in positions]
+    flat = reshape(yt, (int(np.prod(adv_dims, dtype=np.int64)),) + tuple(y.shape[i] for i in rest))
+    stride, lin = 1, None
+    for i, d in zip(reversed(idxs), reversed(adv_dims)):
+        term = multiply(broadcast_to(i, bshape), stride) if stride != 1 else broadcast_to(i, bshape)
+        lin = term if lin is None else add(lin, term)
+        stride *= d
+    out = apply(Op.take, [flat, lin], {"axis": 0})
+    contiguous = positions == list(range(positions[0], positions[0] + len(positions)))
+    if contiguous and positions[0] > 0:
+        nb, p0 = len(bshape), positions[0]
+        order = list(range(nb, nb + p0)) + list(range(nb)) + list(range(nb + p0, out.ndim))
+        out = transpose(out, order)
+    return out
+
+
+# ----------------------------------------------------------------------------- take & friends
+
+def take(a, indices, axis=None, mode=None):
+    x = asarray(a)
+    if axis is None:
+        from .shape import ravel
+        x, axis = ravel(x), 0
+    ax = normalize_axis(axis, x.ndim)
+    idx = _normalized_index(indices, x.shape[ax], ax)
+    return apply(Op.take, [x, idx], {"axis": ax})
+
+
+def take_along_axis(arr, indices, axis):
+    from .elementwise import add, multiply
+    from .shape import broadcast_to, ravel, reshape
+    x = asarray(arr)
+    if axis is None:
+        x, axis = ravel(x), 0
+    ax = normalize_axis(axis, x.ndim)
+    idx = _normalized_index(indices, x.shape[ax], ax)
+    if idx.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices of dimension {idx.ndim} don't match an array "
+                         f"of dimension {x.ndim}")
+    shape = tuple(i if d == ax else np.broadcast_shapes((x.shape[d],), (idx.shape[d],))[0]
+                  for d, i in enumerate(idx.shape))
+    lin, stride = None, 1
+    for d in reversed(range(x.ndim)):
+        if d == ax:
+            term = broadcast_to(idx, shape)
+        else:
+            iota = np.arange(shape[d]).reshape([-1 if k == d else 1 for k in range(x.ndim)])
+            term = Tensor._wrap(np.broadcast_to(iota, shape).copy())
+        term = multiply(term, stride) if stride != 1 else term
+        lin = term if lin is None else add(lin, term)
+        stride *= x.shape[d]
+    return reshape(apply(Op.take, [ravel(x), ravel(lin)], {"axis": 0}), shape)
+
+
+def nonzero(a):
+    x = asarray(a)
+    c = _concrete(x)
+    if c is None:
+        raise ConcretizationError(
+            "nonzero / where(cond) with one argument gives a data-dependent shape, which a traced "
+            "function can't have; use the three-argument jnp.where(cond, x, y)")
+    return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(c))
+
+
+def argwhere(a):
+    from .shape import stack
+    nz = nonzero(a)
+    return stack(nz, axis=1) if nz else Tensor._wrap(np.zeros((0, 0), np.int64))
+
+
+def flatnonzero(a):
+    from .shape import ravel
+    return nonzero(ravel(a))[0]
+
+
+def unique(ar, return_counts=False):
+    c = _concrete(asarray(ar))
+    if c is None:
+        raise ConcretizationError("unique gives a data-dependent shape; it is eager-only")
+    res = np.unique(c, return_counts=return_counts)
+    return tuple(Tensor._wrap(r) for r in res) if return_counts else Tensor._wrap(res)
+
+
+# ----------------------------------------------------------------------------- updates
+
+def _positions(x, key):
+    """Flat element positions x[key] selects (an int array shaped like x[key])."""
+    iota = Tensor._wrap(np.arange(x.size, dtype=np.int64).reshape(x.shape))
+    return getitem(iota, key)
+
+
+def _scatter(x, key, values):
+    from .elementwise import greater
+    from .shape import broadcast_to, ravel, reshape
+    from ._convert import operands
+    pos = _positions(x, key)
+    (v,) = operands(values, dtype=x.dtype)
+    v = broadcast_to(v, pos.shape)
+    vals = reshape(apply(Op.scatter_add, [ravel(pos), ravel(v)], {"shape": (x.size,), "axis": 0}),
+                   x.shape)
+    ones = broadcast_to(asarray(np.ones((), x.dtype if x.dtype.kind != "b" else np.int64)), pos.shape)
+    hits = reshape(apply(Op.scatter_add, [ravel(pos), ravel(ones)], {"shape": (x.size,), "axis": 0}),
+                   x.shape)
+    return vals, greater(hits, 0)
+
+
+class _AtRef:
+    def __init__(self, x, key):
+        self.x, self.key = x, key
+
+    def get(self):
+        return getitem(self.x, self.key)
+
+    def set(self, values):
+        from .elementwise import where
+        vals, mask = _scatter(self.x, self.key, values)
+        return where(mask, vals, self.x)
+
+    def add(self, values):
+        from .elementwise import add
+        vals, _ = _scatter(self.x, self.key, values)
+        return add(self.x, vals)
+
+    def multiply(self, values):
+        from .elementwise import multiply, where
+        vals, mask = _scatter(self.x, self.key, values)
+        return where(mask, multiply(self.x, vals), self.x)
+
+
+class AtIndexer:
+    """JAX's functional updates: y = x.at[idx].set(v) / .add(v) / .multiply(v) / .get()."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __getitem__(self, key):
+        return _AtRef(asarray(self.x), key)
+
+
+def setitem(x, key, value):
+    if isinstance(x, Tracer):
+        raise TypeError("traced arrays are immutable inside jit/grad: use `x = x.at[idx].set(v)` "
+                        "instead of `x[idx] = v`" + (f" (at {user_source_info()})" if user_source_info() else ""))
+    recorded = grad_enabled() and (x.requires_grad or getattr(value, "requires_grad", False))
+    if recorded or isinstance(value, Tracer):
+        x._assign(_AtRef(x, key).set(value), "x[idx] = v")
+        return
+    x._check_mutable("x[idx] = v")
+    v = value._data if isinstance(value, Tensor) else value
+    if isinstance(value, Tensor) and value.device != x.device:
+        raise RuntimeError(f"x[idx] = v: expected v on {x.device}, got {value.device}")
+    x._data[_np_key(key)] = v
+    x._version[0] += 1

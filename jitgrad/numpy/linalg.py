@@ -1,0 +1,228 @@
+"""matmul and the products built on it: dot, tensordot, einsum (one or two operands), outer,
+inner, kron, trace, diag, cross, and jnp.linalg.norm."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import apply
+from ..ir import Op
+from ._convert import asarray, normalize_axis, operands
+
+
+def matmul(x1, x2, /):
+    a, b = operands(x1, x2)
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("matmul: input operand does not have enough dimensions (a scalar was "
+                         f"given: shapes {a.shape} and {b.shape}); use * for scaling")
+    if a.dtype.kind == "b":
+        a, b = operands(a, b, dtype="int64")
+    from .shape import reshape
+    va, vb = a.ndim == 1, b.ndim == 1
+    if va:
+        a = reshape(a, (1, a.shape[0]))
+    if vb:
+        b = reshape(b, (b.shape[0], 1))
+    out = apply(Op.matmul, [a, b])
+    if va or vb:
+        shape = out.shape[:-2] + (() if va else out.shape[-2:-1]) + (() if vb else out.shape[-1:])
+        out = reshape(out, shape)
+    return out
+
+
+def tensordot(a, b, axes=2):
+    from .shape import reshape, transpose
+    x, y = operands(a, b)
+    if isinstance(axes, (int, np.integer)):
+        ax_a = list(range(x.ndim - axes, x.ndim))
+        ax_b = list(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
+        ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
+    ax_a = [normalize_axis(i, x.ndim) for i in ax_a]
+    ax_b = [normalize_axis(i, y.ndim) for i in ax_b]
+    for i, j in zip(ax_a, ax_b):
+        if x.shape[i] != y.shape[j]:
+            raise ValueError(f"tensordot: shape mismatch for sum: {x.shape} axis {i} vs "
+                             f"{y.shape} axis {j}")
+    free_a = [i for i in range(x.ndim) if i not in ax_a]
+    free_b = [i for i in range(y.ndim) if i not in ax_b]
+    k = int(np.prod([x.shape[i] for i in ax_a], dtype=np.int64))
+    m = int(np.prod([x.shape[i] for i in free_a], dtype=np.int64))
+    n = int(np.prod([y.shape[i] for i in free_b], dtype=np.int64))
+    xa = reshape(transpose(x, free_a + ax_a), (m, k))
+    yb = reshape(transpose(y, ax_b + free_b), (k, n))
+    return reshape(matmul(xa, yb), tuple(x.shape[i] for i in free_a) + tuple(y.shape[i] for i in free_b))
+
+
+def dot(a, b):
+    x, y = asarray(a), asarray(b)
+    if x.ndim == 0 or y.ndim == 0:
+        from .elementwise import multiply
+        return multiply(x, y)
+    if y.ndim <= 2:
+        return matmul(x, y)
+    return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 2]))
+
+
+def vdot(a, b):
+    from .shape import ravel
+    return dot(ravel(a), ravel(b))
+
+
+def inner(a, b):
+    x, y = asarray(a), asarray(b)
+    if x.ndim == 0 or y.ndim == 0:
+        from .elementwise import multiply
+        return multiply(x, y)
+    return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 1]))
+
+
+def outer(a, b):
+    from .elementwise import multiply
+    from .shape import ravel, reshape
+    return multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))
+
+
+def kron(a, b):
+    from .elementwise import multiply
+    from .shape import reshape
+    x, y = asarray(a), asarray(b)
+    nd = max(x.ndim, y.ndim)
+    x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    y = reshape(y, (1,) * (nd - y.ndim) + y.shape)
+    xs = reshape(x, tuple(v for d in x.shape for v in (d, 1)))
+    ys = reshape(y, tuple(v for d in y.shape for v in (1, d)))
+    return reshape(multiply(xs, ys), tuple(p * q for p, q in zip(x.shape, y.shape)))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    from .indexing import _index
+    from .shape import moveaxis
+    x = asarray(a)
+    x = moveaxis(x, (normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)), (-2, -1))
+    n, m = x.shape[-2], x.shape[-1]
+    i = np.arange(max(0, -offset), max(max(0, -offset), min(n, m - offset)), dtype=np.int64)
+    return _index(x, (Ellipsis, i, i + offset))
+
+
+def trace(a, offset=0, axis1=0, axis2=1):
+    from .reductions import sum
+    return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+
+
+def diag(v, k=0):
+    x = asarray(v)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise ValueError(f"diag: input must be 1-d or 2-d, got shape {x.shape}")
+    from .elementwise import multiply
+    from .shape import pad, reshape
+    n = x.shape[0]
+    eye = np.eye(n, dtype=x.dtype)
+    d = multiply(reshape(x, (1, n)), eye)
+    return pad(d, ((max(0, -k), max(0, k)), (max(0, k), max(0, -k)))) if k else d
+
+
+def cross(a, b, axis=-1):
+    from .elementwise import multiply, subtract
+    from .shape import moveaxis, stack
+    x, y = operands(a, b)
+    x, y = moveaxis(x, axis, -1), moveaxis(y, axis, -1)
+    if x.shape[-1] != 3 or y.shape[-1] != 3:
+        raise ValueError(f"cross: both vectors need 3 components on the axis, got {x.shape} and {y.shape}")
+    c = [x[..., i] for i in range(3)], [y[..., i] for i in range(3)]
+    (a0, a1, a2), (b0, b1, b2) = c
+    return stack([subtract(multiply(a1, b2), multiply(a2, b1)),
+                  subtract(multiply(a2, b0), multiply(a0, b2)),
+                  subtract(multiply(a0, b1), multiply(a1, b0))], axis=-1)
+
+
+def einsum(subscripts, *operands_, optimize=None):
+    """einsum for one or two operands (all a model needs), via transpose/reshape/matmul."""
+    from .reductions import sum
+    from .shape import transpose
+    if "->" in subscripts:
+        lhs, out = subscripts.replace(" ", "").split("->")
+    else:
+        lhs = subscripts.replace(" ", "")
+        letters = lhs.replace(",", "")
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    ins = lhs.split(",")
+    if "." in subscripts:
+        raise NotImplementedError("einsum: ellipsis ('...') is not supported")
+    if len(ins) != len(operands_):
+        raise ValueError(f"einsum: {len(ins)} operand subscripts but {len(operands_)} operands")
+    xs = [asarray(x) for x in operands_]
+    for s, x in zip(ins, xs):
+        if len(s) != x.ndim:
+            raise ValueError(f"einsum: subscripts '{s}' don't match an operand of shape {x.shape}")
+    if len(xs) == 1:
+        (s,), (x,) = ins, xs
+        x, s = _einsum_diag(x, s)
+        x = sum(x, axis=tuple(i for i, c in enumerate(s) if c not in out)) if set(s) - set(out) else x
+        kept = [c for c in s if c in out]
+        return transpose(x, [kept.index(c) for c in out])
+    if len(xs) != 2:
+        raise NotImplementedError("einsum: only one or two operands are supported; chain calls")
+    (sa, sb), (a, b) = ins, xs
+    a, sa = _einsum_diag(a, sa)
+    b, sb = _einsum_diag(b, sb)
+    # sum away letters only one operand has and the output doesn't need
+    only_a = [c for c in sa if c not in sb and c not in out]
+    only_b = [c for c in sb if c not in sa and c not in out]
+    if only_a:
+        a = sum(a, axis=tuple(sa.index(c) for c in only_a))
+        sa = "".join(c for c in sa if c not in only_a)
+    if only_b:
+        b = sum(b, axis=tuple(sb.index(c) for c in only_b))
+        sb = "".join(c for c in sb if c not in only_b)
+    batch = [c for c in sa if c in sb and c in out]
+    contract = [c for c in sa if c in sb and c not in out]
+    free_a = [c for c in sa if c not in sb]
+    free_b = [c for c in sb if c not in sa]
+    from .shape import reshape
+    size = dict(zip(sa, a.shape)) | dict(zip(sb, b.shape))
+    prod = lambda cs: int(np.prod([size[c] for c in cs], dtype=np.int64))  # noqa: E731
+    at = reshape(transpose(a, [sa.index(c) for c in batch + free_a + contract]),
+                 [size[c] for c in batch] + [prod(free_a), prod(contract)])
+    bt = reshape(transpose(b, [sb.index(c) for c in batch + contract + free_b]),
+                 [size[c] for c in batch] + [prod(contract), prod(free_b)])
+    r = reshape(matmul(at, bt), [size[c] for c in batch + free_a + free_b])
+    have = batch + free_a + free_b
+    return transpose(r, [have.index(c) for c in out])
+
+
+def _einsum_diag(x, s):
+    """Handle a repeated letter within one operand ('ii') by taking the diagonal."""
+    while len(set(s)) < len(s):
+        c = next(c for c in s if s.count(c) > 1)
+        i, j = s.index(c), s.index(c, s.index(c) + 1)
+        x = diagonal(x, 0, i, j)
+        s = "".join(ch for k, ch in enumerate(s) if k not in (i, j)) + c
+    return x, s
+
+
+class _Linalg:
+    """jnp.linalg: norm (vector and matrix norms other code commonly needs)."""
+
+    @staticmethod
+    def norm(x, ord=None, axis=None, keepdims=False):
+        from .elementwise import abs, power, sqrt, square
+        from .reductions import max, sum
+        x = asarray(x)
+        if ord is None or ord == 2 and (axis is None and x.ndim == 1 or isinstance(axis, int)):
+            return sqrt(sum(square(x), axis=axis, keepdims=keepdims))
+        if ord == "fro":
+            return sqrt(sum(square(x), axis=axis, keepdims=keepdims))
+        if ord == 1 and (x.ndim == 1 or isinstance(axis, int)):
+            return sum(abs(x), axis=axis, keepdims=keepdims)
+        if ord == np.inf and (x.ndim == 1 or isinstance(axis, int)):
+            return max(abs(x), axis=axis, keepdims=keepdims)
+        if isinstance(ord, (int, float)) and (x.ndim == 1 or isinstance(axis, int)):
+            return power(sum(power(abs(x), float(ord)), axis=axis, keepdims=keepdims), 1.0 / ord)
+        raise NotImplementedError(f"linalg.norm: ord={ord!r} with axis={axis!r} is not supported")
+
+
+linalg = _Linalg()

@@ -1,0 +1,194 @@
+"""Reductions and scans with NumPy's signatures (axis=None|int|tuple, keepdims, dtype, ddof)."""
+from __future__ import annotations
+
+
+from ..core import apply
+from ..dtypes import int64
+from ..ir import Op
+from ._convert import asarray, astype, normalize_axes, normalize_axis
+
+
+def _keep(x, out, axes, keepdims):
+    if not keepdims:
+        return out
+    from .shape import reshape
+    return reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+
+
+def _reduce(op, a, axis, keepdims, dtype=None, sum_like=False):
+    x = asarray(a)
+    if dtype is not None:
+        x = astype(x, dtype)
+    elif sum_like and x.dtype.kind in "biu":
+        x = astype(x, int64)   # NumPy sums bools and small ints in the platform int
+    axes = normalize_axes(axis, x.ndim)
+    out = apply(op, [x], {"axes": axes}) if axes else x
+    return _keep(x, out, axes, keepdims)
+
+
+def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001
+    return _reduce(Op.reduce_sum, a, axis, keepdims, dtype, sum_like=True)
+
+
+def prod(a, axis=None, dtype=None, keepdims=False):
+    return _reduce(Op.reduce_prod, a, axis, keepdims, dtype, sum_like=True)
+
+
+def max(a, axis=None, keepdims=False):  # noqa: A001
+    return _reduce(Op.reduce_max, a, axis, keepdims)
+
+
+def min(a, axis=None, keepdims=False):  # noqa: A001
+    return _reduce(Op.reduce_min, a, axis, keepdims)
+
+
+amax, amin = max, min
+
+
+def any(a, axis=None, keepdims=False):  # noqa: A001
+    return _reduce(Op.reduce_max, astype(a, "bool"), axis, keepdims)
+
+
+def all(a, axis=None, keepdims=False):  # noqa: A001
+    return _reduce(Op.reduce_min, astype(a, "bool"), axis, keepdims)
+
+
+def _count(x, axes):
+    n = 1
+    for i in axes:
+        n *= x.shape[i]
+    return n
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    x = asarray(a)
+    if dtype is None and x.dtype.kind != "f":
+        dtype = "float32"
+    x = astype(x, dtype) if dtype is not None else x
+    axes = normalize_axes(axis, x.ndim)
+    from .elementwise import true_divide
+    return true_divide(sum(x, axis=axes, keepdims=keepdims), float(_count(x, axes)))
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
+    from .elementwise import square, subtract, true_divide
+    ddof = correction if correction is not None else ddof
+    x = asarray(a)
+    if x.dtype.kind != "f":
+        x = astype(x, dtype or "float32")
+    axes = normalize_axes(axis, x.ndim)
+    m = mean(x, axis=axes, keepdims=True)
+    ss = sum(square(subtract(x, m)), axis=axes, keepdims=keepdims)
+    return true_divide(ss, float(_count(x, axes) - ddof))
+
+
+def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
+    from .elementwise import sqrt
+    return sqrt(var(a, axis, dtype, ddof, keepdims, correction=correction))
+
+
+def _arg(op, a, axis, keepdims):
+    x = asarray(a)
+    if axis is None:
+        from .shape import ravel
+        out = apply(op, [ravel(x)], {"axes": (0,)})
+        return _keep_all(x, out, keepdims)
+    ax = normalize_axis(axis, x.ndim)
+    return _keep(x, apply(op, [x], {"axes": (ax,)}), (ax,), keepdims)
+
+
+def _keep_all(x, out, keepdims):
+    if not keepdims:
+        return out
+    from .shape import reshape
+    return reshape(out, (1,) * x.ndim)
+
+
+def argmax(a, axis=None, keepdims=False):
+    return _arg(Op.argmax, a, axis, keepdims)
+
+
+def argmin(a, axis=None, keepdims=False):
+    return _arg(Op.argmin, a, axis, keepdims)
+
+
+def _along(op, a, axis, dtype=None):
+    x = asarray(a)
+    if dtype is not None:
+        x = astype(x, dtype)
+    if axis is None:
+        from .shape import ravel
+        x, axis = ravel(x), 0
+    return apply(op, [x], {"axis": normalize_axis(axis, x.ndim)})
+
+
+def cumsum(a, axis=None, dtype=None):
+    x = asarray(a)
+    if dtype is None and x.dtype.kind in "biu":
+        dtype = int64
+    return _along(Op.cumsum, x, axis, dtype)
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    return _along(Op.sort, a, axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None):
+    return _along(Op.argsort, a, axis)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    from .elementwise import not_equal
+    return sum(not_equal(a, 0), axis=axis, keepdims=keepdims)
+
+
+def average(a, axis=None, weights=None, keepdims=False):
+    if weights is None:
+        return mean(a, axis=axis, keepdims=keepdims)
+    from .elementwise import multiply, true_divide
+    from .shape import broadcast_to, expand_dims
+    x, w = asarray(a), asarray(weights)
+    if w.ndim == 1 and x.ndim > 1 and axis is not None:
+        ax = normalize_axis(axis, x.ndim)
+        w = broadcast_to(expand_dims(w, tuple(i for i in range(x.ndim) if i != ax)), x.shape)
+    return true_divide(sum(multiply(x, w), axis=axis, keepdims=keepdims),
+                       sum(broadcast_to(w, x.shape) if w.shape != x.shape else w, axis=axis,
+                           keepdims=keepdims))
+
+
+def median(a, axis=None, keepdims=False):
+    from .elementwise import add, multiply
+    from .shape import ravel, take
+    x = asarray(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    ax = normalize_axis(axis, x.ndim)
+    s = sort(x, axis=ax)
+    n = x.shape[ax]
+    lo, hi = (n - 1) // 2, n // 2
+    out = multiply(add(take(s, lo, axis=ax), take(s, hi, axis=ax)), 0.5)
+    return _keep(x, out, (ax,), keepdims)
+
+
+def ptp(a, axis=None, keepdims=False):
+    from .elementwise import subtract
+    return subtract(max(a, axis, keepdims), min(a, axis, keepdims))
+
+
+def cumprod(a, axis=None, dtype=None):
+    """Exact for any sign and zeros: a sequential product via log-free repeated multiply."""
+    x = asarray(a)
+    if axis is None:
+        from .shape import ravel
+        x, axis = ravel(x), 0
+    ax = normalize_axis(axis, x.ndim)
+    from .elementwise import multiply
+    from .shape import concatenate, expand_dims, take
+    parts = [take(x, 0, axis=ax)]
+    for i in range(1, x.shape[ax]):
+        parts.append(multiply(parts[-1], take(x, i, axis=ax)))
+    if not parts or x.shape[ax] == 0:
+        return x
+    return concatenate([expand_dims(p, ax) for p in parts], axis=ax)
+
+

@@ -1,0 +1,375 @@
+"""Shape functions with NumPy's names: reshape, transpose, concatenate, split, pad, ..."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import apply
+from ..ir import Op
+from ._convert import asarray, normalize_axes, normalize_axis, operands
+
+
+def reshape(a, shape, order="C"):
+    if order != "C":
+        raise NotImplementedError("reshape: only order='C' is supported")
+    x = asarray(a)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    if shape.count(-1) > 1:
+        raise ValueError(f"reshape: can only specify one unknown dimension, got {shape}")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+        if known == 0 or x.size % known:
+            raise ValueError(f"cannot reshape array of size {x.size} into shape {shape}")
+        shape = tuple(x.size // known if d == -1 else d for d in shape)
+    if shape == x.shape:
+        return x
+    return apply(Op.reshape, [x], {"shape": shape})
+
+
+def ravel(a, order="C"):
+    return reshape(a, (-1,), order)
+
+
+def transpose(a, axes=None):
+    x = asarray(a)
+    perm = tuple(range(x.ndim))[::-1] if axes is None else normalize_axes(axes, x.ndim)
+    if len(perm) != x.ndim:
+        raise ValueError(f"transpose: axes {axes} don't match an array of dimension {x.ndim}")
+    if perm == tuple(range(x.ndim)):
+        return x
+    return apply(Op.transpose, [x], {"perm": perm})
+
+
+permute_dims = transpose
+
+
+def swapaxes(a, axis1, axis2):
+    x = asarray(a)
+    perm = list(range(x.ndim))
+    i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    perm[i], perm[j] = perm[j], perm[i]
+    return transpose(x, perm)
+
+
+def moveaxis(a, source, destination):
+    x = asarray(a)
+    src = normalize_axes(source, x.ndim)
+    dst = normalize_axes(destination, x.ndim)
+    if len(src) != len(dst):
+        raise ValueError("moveaxis: source and destination need the same number of axes")
+    order = [i for i in range(x.ndim) if i not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose(x, order)
+
+
+def broadcast_to(array, shape):
+    x = asarray(array)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    if shape == x.shape:
+        return x
+    return apply(Op.broadcast_to, [x], {"shape": shape})
+
+
+def expand(x, *sizes):
+    """torch.Tensor.expand: -1 keeps a dimension."""
+    sizes = sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    x = asarray(x)
+    lead = len(sizes) - x.ndim
+    return broadcast_to(x, [x.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes)])
+
+
+def broadcast_shapes(*shapes):
+    return np.broadcast_shapes(*shapes)
+
+
+def broadcast_arrays(*args):
+    xs = [asarray(a) for a in args]
+    shape = np.broadcast_shapes(*(x.shape for x in xs))
+    return [broadcast_to(x, shape) for x in xs]
+
+
+def expand_dims(a, axis):
+    x = asarray(a)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    nd = x.ndim + len(axes)
+    axes = normalize_axes(axes, nd)
+    it = iter(x.shape)
+    return reshape(x, tuple(1 if i in axes else next(it) for i in range(nd)))
+
+
+def squeeze(a, axis=None):
+    x = asarray(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+    else:
+        axes = normalize_axes(axis, x.ndim)
+        bad = [i for i in axes if x.shape[i] != 1]
+        if bad:
+            raise ValueError(f"cannot select an axis to squeeze out which has size not equal "
+                             f"to one (axis {bad[0]} of shape {x.shape})")
+    return reshape(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def atleast_1d(*arys):
+    out = [reshape(a, (1,)) if asarray(a).ndim == 0 else asarray(a) for a in arys]
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_2d(*arys):
+    out = []
+    for a in arys:
+        x = asarray(a)
+        out.append(reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x)
+    return out[0] if len(out) == 1 else out
+
+
+def concatenate(arrays, axis=0, dtype=None):
+    xs = list(arrays)
+    if not xs:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        xs, axis = [ravel(x) for x in xs], 0
+    xs = operands(*xs, dtype=dtype)
+    xs = [asarray(x) for x in xs]
+    if any(x.ndim == 0 for x in xs):
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    ax = normalize_axis(axis, xs[0].ndim)
+    return xs[0] if len(xs) == 1 else apply(Op.concatenate, xs, {"axis": ax})
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, dtype=None):
+    xs = [asarray(a) for a in arrays]
+    if not xs:
+        raise ValueError("need at least one array to stack")
+    shapes = {x.shape for x in xs}
+    if len(shapes) != 1:
+        raise ValueError(f"all input arrays must have the same shape, got {sorted(shapes)}")
+    ax = normalize_axis(axis, xs[0].ndim + 1)
+    return concatenate([expand_dims(x, ax) for x in xs], axis=ax, dtype=dtype)
+
+
+def vstack(tup):
+    return concatenate([atleast_2d(x) for x in tup], axis=0)
+
+
+row_stack = vstack
+
+
+def hstack(tup):
+    xs = [atleast_1d(x) for x in tup]
+    return concatenate(xs, axis=0 if xs[0].ndim == 1 else 1)
+
+
+def column_stack(tup):
+    xs = [asarray(x) for x in tup]
+    return concatenate([reshape(x, (-1, 1)) if x.ndim < 2 else x for x in xs], axis=1)
+
+
+def dstack(tup):
+    xs = []
+    for x in tup:
+        x = asarray(x)
+        xs.append(reshape(x, (1,) * (2 - x.ndim) + x.shape + (1,) * (3 - max(x.ndim, 2)))
+                  if x.ndim < 3 else x)
+    return concatenate(xs, axis=2)
+
+
+def slice_axis(x, axis, start, stop, step=1):
+    """x[..., start:stop:step, ...] on one axis (normalized, step > 0)."""
+    start_, stop_, step_ = [0] * x.ndim, list(x.shape), [1] * x.ndim
+    start_[axis], stop_[axis], step_[axis] = start, stop, step
+    if (start, stop, step) == (0, x.shape[axis], 1):
+        return x
+    return apply(Op.slice, [x], {"start": tuple(start_), "stop": tuple(stop_),
+                                 "step": tuple(step_)})
+
+
+def split(ary, indices_or_sections, axis=0):
+    x = asarray(ary)
+    ax = normalize_axis(axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if k <= 0 or n % k:
+            raise ValueError(f"array split does not result in an equal division: {n} into {k}")
+        bounds = [i * (n // k) for i in range(k + 1)]
+    else:
+        bounds = [0] + [min(max(int(i), 0), n) for i in indices_or_sections] + [n]
+    return [slice_axis(x, ax, a, max(a, b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    x = asarray(ary)
+    if not isinstance(indices_or_sections, (int, np.integer)):
+        return split(x, indices_or_sections, axis)
+    n, k = x.shape[normalize_axis(axis, x.ndim)], int(indices_or_sections)
+    sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+    return split(x, np.cumsum(sizes)[:-1].tolist(), axis)
+
+
+def hsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=1 if asarray(ary).ndim > 1 else 0)
+
+
+def vsplit(ary, indices_or_sections):
+    return split(ary, indices_or_sections, axis=0)
+
+
+def flip(m, axis=None):
+    x = asarray(m)
+    axes = normalize_axes(axis, x.ndim)
+    return apply(Op.rev, [x], {"axes": axes}) if axes else x
+
+
+def fliplr(m):
+    return flip(m, 1)
+
+
+def flipud(m):
+    return flip(m, 0)
+
+
+def roll(a, shift, axis=None):
+    x = asarray(a)
+    if axis is None:
+        return reshape(roll(ravel(x), shift, 0), x.shape)
+    shifts = (shift,) if isinstance(shift, (int, np.integer)) else tuple(shift)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    for s, ax in zip(shifts, axes):
+        ax = normalize_axis(ax, x.ndim)
+        n = x.shape[ax]
+        if n == 0:
+            continue
+        s = int(s) % n
+        if s:
+            x = concatenate([slice_axis(x, ax, n - s, n), slice_axis(x, ax, 0, n - s)], axis=ax)
+    return x
+
+
+def tile(A, reps):
+    x = asarray(A)
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    nd = max(x.ndim, len(reps))
+    reps = (1,) * (nd - len(reps)) + reps
+    x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
+    # interleave a new axis of size rep before each axis, broadcast, then merge
+    expanded = reshape(x, tuple(v for d in x.shape for v in (1, d)))
+    target = tuple(v for r, d in zip(reps, x.shape) for v in (r, d))
+    return reshape(broadcast_to(expanded, target), tuple(r * d for r, d in zip(reps, x.shape)))
+
+
+def repeat(a, repeats, axis=None):
+    x = asarray(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    ax = normalize_axis(axis, x.ndim)
+    if isinstance(repeats, (int, np.integer)):
+        r = int(repeats)
+        y = expand_dims(x, ax + 1)
+        shape = list(y.shape)
+        shape[ax + 1] = r
+        out = list(x.shape)
+        out[ax] *= r
+        return reshape(broadcast_to(y, shape), out)
+    from .indexing import take
+    idx = np.repeat(np.arange(x.shape[ax]), np.asarray(repeats))
+    return take(x, idx, axis=ax)
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    x = asarray(array)
+    pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2))
+    lo, hi = tuple(int(v) for v in pw[:, 0]), tuple(int(v) for v in pw[:, 1])
+    if mode == "constant":
+        if not any(lo + hi):
+            return x
+        return apply(Op.pad, [x], {"lo": lo, "hi": hi, "value": float(constant_values)
+                                   if x.dtype.kind == "f" else int(constant_values)})
+    if mode not in ("edge", "reflect", "symmetric", "wrap"):
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported (constant, edge, "
+                                  "reflect, symmetric, wrap are)")
+    for ax in range(x.ndim):
+        n = x.shape[ax]
+        before = [_pad_piece(x, ax, n, i, mode) for i in range(lo[ax], 0, -1)]
+        after = [_pad_piece(x, ax, n, -i, mode) for i in range(1, hi[ax] + 1)]
+        if before or after:
+            x = concatenate(before + [x] + after, axis=ax)
+    return x
+
+
+def _pad_piece(x, ax, n, i, mode):
+    """Element of axis `ax` used at padded position i (> 0 before start: i-th; < 0 after end)."""
+    if mode == "edge":
+        j = 0 if i > 0 else n - 1
+    elif mode == "wrap":
+        j = (-i) % n if i > 0 else (-i - 1) % n
+    elif mode == "reflect":
+        j = i if i > 0 else n - 1 + i
+    else:  # symmetric
+        j = i - 1 if i > 0 else n + i
+    return slice_axis(x, ax, j, j + 1)
+
+
+def _tri_mask(n, m, k, lower):
+    i = np.arange(n)[:, None]
+    j = np.arange(m)[None, :]
+    return (j <= i + k) if lower else (j >= i + k)
+
+
+def tril(m, k=0):
+    from .elementwise import where
+    x = asarray(m)
+    return where(_tri_mask(x.shape[-2], x.shape[-1], k, True), x, 0)
+
+
+def triu(m, k=0):
+    from .elementwise import where
+    x = asarray(m)
+    return where(_tri_mask(x.shape[-2], x.shape[-1], k, False), x, 0)
+
+
+def diff(a, n=1, axis=-1):
+    from .elementwise import subtract
+    x = asarray(a)
+    ax = normalize_axis(axis, x.ndim)
+    for _ in range(n):
+        k = x.shape[ax]
+        x = subtract(slice_axis(x, ax, 1, k), slice_axis(x, ax, 0, max(k - 1, 0)))
+    return x
+
+
+def meshgrid(*xi, indexing="xy"):
+    xs = [ravel(asarray(x)) for x in xi]
+    shape = [x.shape[0] for x in xs]
+    if indexing == "xy" and len(xs) >= 2:
+        shape[0], shape[1] = shape[1], shape[0]
+    out = []
+    for i, x in enumerate(xs):
+        pos = i
+        if indexing == "xy" and len(xs) >= 2 and i < 2:
+            pos = 1 - i
+        s = [1] * len(xs)
+        s[pos] = x.shape[0]
+        out.append(broadcast_to(reshape(x, s), shape))
+    return out
+
+
+def take(a, indices, axis=None, mode=None):
+    from .indexing import take as _take
+    return _take(a, indices, axis=axis, mode=mode)
+
+
+def shape(a):
+    return asarray(a).shape
+
+
+def ndim(a):
+    return asarray(a).ndim
+
+
+def size(a, axis=None):
+    x = asarray(a)
+    return x.size if axis is None else x.shape[axis]

@@ -1,0 +1,74 @@
+"""JAX-style explicit PRNG keys: key = jg.random.key(0); k1, k2 = jg.random.split(key);
+jg.random.normal(k1, (3, 4)). A key is an i64[2] tensor; draws are a primitive (`random`) so
+they trace and run under jit like any op."""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import apply
+from .dtypes import canonical_dtype, float32
+from .ir import Op
+from .numpy._convert import asarray
+
+_MASK = (1 << 63) - 1
+
+
+def key(seed: int):
+    """A PRNG key from an integer seed."""
+    from .tensor import Tensor
+    s = int(seed)
+    return Tensor._wrap(np.array([s & _MASK, (s >> 63) & _MASK], dtype=np.int64))
+
+
+PRNGKey = key
+
+
+def _check_key(k):
+    k = asarray(k)
+    if k.shape != (2,) or k.dtype != np.int64:
+        raise TypeError(f"expected a PRNG key (jg.random.key(seed), an int64 tensor of shape (2,)), "
+                        f"got {k.dtype}{list(k.shape)}")
+    return k
+
+
+def _bits(k, shape):
+    return apply(Op.random, [_check_key(k)], {"shape": tuple(shape), "dtype": np.dtype("int64"),
+                                              "dist": "bits"})
+
+
+def split(k, num=2):
+    """num new independent keys, as a (num, 2) tensor (iterate or index it)."""
+    return _bits(k, (int(num), 2))
+
+
+def fold_in(k, data: int):
+    from .numpy import add
+    return split(add(_check_key(k), np.array([int(data), 0], dtype=np.int64)), 1)[0]
+
+
+def normal(k, shape=(), dtype=float32):
+    return apply(Op.random, [_check_key(k)], {"shape": tuple(shape), "dtype": canonical_dtype(dtype),
+                                              "dist": "normal"})
+
+
+def uniform(k, shape=(), dtype=float32, minval=0.0, maxval=1.0):
+    from .numpy import add, multiply
+    u = apply(Op.random, [_check_key(k)], {"shape": tuple(shape), "dtype": canonical_dtype(dtype),
+                                           "dist": "uniform"})
+    return u if (minval, maxval) == (0.0, 1.0) else add(multiply(u, maxval - minval), minval)
+
+
+def bernoulli(k, p=0.5, shape=()):
+    from .numpy import less
+    return less(uniform(k, shape), p)
+
+
+def randint(k, shape, minval, maxval, dtype="int64"):
+    from .numpy import add, astype, floor, multiply
+    u = uniform(k, shape, dtype="float64")
+    return astype(add(floor(multiply(u, float(maxval - minval))), float(minval)), dtype)
+
+
+def permutation(k, n):
+    from .numpy import argsort
+    return argsort(uniform(k, (int(n),)))

@@ -1,0 +1,259 @@
+"""The eager Tensor: NumPy storage on 'cpu', none on 'meta'. Basic-index slices are views that
+share storage and the version counter, as in PyTorch and NumPy."""
+from __future__ import annotations
+
+import numpy as np
+
+from .array_ops import ArrayOps
+from .dtypes import canonical_dtype, float32, scalar_dtype
+from .ir.types import TensorType
+from .runtime.device import CPU, META, Device, device as as_device
+
+
+class Tensor(ArrayOps):
+    __slots__ = ("_data", "_device", "_meta_type", "requires_grad", "grad", "_ctx", "_version",
+                 "_retain", "__weakref__")
+    __array_priority__ = 1000
+
+    # construction -------------------------------------------------------------------------
+    @classmethod
+    def _wrap(cls, data, device=CPU, version=None):
+        t = object.__new__(cls)
+        t._data, t._device, t._meta_type = data, device, None
+        t.requires_grad, t.grad, t._ctx, t._retain = False, None, None, False
+        t._version = version if version is not None else [0]
+        return t
+
+    @classmethod
+    def _meta(cls, type: TensorType):
+        t = cls._wrap(None, META)
+        t._meta_type = type
+        return t
+
+    # metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._meta_type.shape if self._data is None else self._data.shape
+
+    @property
+    def dtype(self):
+        return self._meta_type.dtype if self._data is None else self._data.dtype
+
+    @property
+    def _type(self):
+        return self._meta_type or TensorType(self._data.shape, self._data.dtype)
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._ctx is None
+
+    @property
+    def grad_fn(self):
+        return self._ctx
+
+    # conversion ---------------------------------------------------------------------------
+    def _host(self, what):
+        if self._device == META:
+            raise RuntimeError(f"{what}: a meta tensor has a shape and dtype but no data")
+        if self._device.type != "cpu":
+            from .runtime_bridge import to_host
+            return to_host(self)
+        return self._data
+
+    def numpy(self):
+        if self.requires_grad:
+            raise RuntimeError("Can't call numpy() on a tensor that requires grad; "
+                               "use tensor.detach().numpy()")
+        return self._host(".numpy()")
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._host("converting to a NumPy array")
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self):
+        a = self._host(".item()")
+        if a.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, got shape {a.shape}")
+        return a.item()
+
+    def tolist(self):
+        return self._host(".tolist()").tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
+        return int(self.item())
+
+    def __bool__(self):
+        if self.size != 1:
+            raise ValueError(f"the truth value of a tensor with {self.size} elements is "
+                             "ambiguous; use .any() or .all()")
+        return bool(self.item())
+
+    def to(self, device=None, dtype=None):
+        t = self
+        if dtype is not None:
+            t = t.astype(dtype)
+        if device is not None and as_device(device) != t._device:
+            from .runtime_bridge import transfer
+            t = transfer(t, as_device(device))
+        return t
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, index=0):
+        return self.to(f"cuda:{index}")
+
+    # autograd -----------------------------------------------------------------------------
+    def detach(self):
+        return Tensor._wrap(self._data, self._device, self._version) if self._data is not None \
+            else Tensor._meta(self._meta_type)
+
+    def requires_grad_(self, mode=True):
+        if mode and self.dtype.kind != "f":
+            raise RuntimeError(f"only float tensors can require gradients, got {self.dtype}")
+        self.requires_grad = bool(mode)
+        return self
+
+    def retain_grad(self):
+        self._retain = True
+        return self
+
+    def backward(self, gradient=None, retain_graph=False):
+        from .autograd import backward
+        backward(self, gradient, retain_graph)
+
+    def zero_(self):
+        return self._inplace(np.zeros_like, "zero_")
+
+    # mutation -----------------------------------------------------------------------------
+    def _check_mutable(self, what):
+        from .core import grad_enabled
+        if self.requires_grad and self.is_leaf and grad_enabled():
+            raise RuntimeError(f"{what}: a leaf tensor that requires grad cannot be modified in "
+                               "place; wrap the update in `with jg.no_grad():`")
+        if self._device == META:
+            raise RuntimeError(f"{what}: a meta tensor has no data to modify")
+
+    def _inplace(self, fn, what):
+        self._check_mutable(what)
+        self._data[...] = fn(self._data)
+        self._version[0] += 1
+        return self
+
+    def __setitem__(self, key, value):
+        from .numpy.indexing import setitem
+        setitem(self, key, value)
+
+    def _assign(self, result, what):
+        """In-place op: write `result` into this tensor's storage (views see it)."""
+        from .core import grad_enabled
+        if grad_enabled() and (self.requires_grad or getattr(result, "requires_grad", False)):
+            if self.requires_grad and self.is_leaf:
+                self._check_mutable(what)
+            # recorded in-place update: this tensor now stands for the new value
+            self._version[0] += 1
+            self._data = result._data
+            self._ctx, self.requires_grad = result._ctx, True
+            if self._ctx is not None:
+                import weakref
+                self._ctx.outputs = [weakref.ref(self)]
+            return self
+        self._check_mutable(what)
+        if result.dtype != self.dtype:
+            raise TypeError(f"{what}: result dtype {result.dtype} can't be cast to {self.dtype} "
+                            "in place")
+        np.copyto(self._data, result._data)
+        self._version[0] += 1
+        return self
+
+    def __iadd__(self, other):
+        from . import numpy as jnp
+        return self._assign(jnp.add(self, other), "+=")
+
+    def __isub__(self, other):
+        from . import numpy as jnp
+        return self._assign(jnp.subtract(self, other), "-=")
+
+    def __imul__(self, other):
+        from . import numpy as jnp
+        return self._assign(jnp.multiply(self, other), "*=")
+
+    def __itruediv__(self, other):
+        from . import numpy as jnp
+        return self._assign(jnp.true_divide(self, other), "/=")
+
+    def copy_(self, src):
+        from . import numpy as jnp
+        return self._assign(jnp.broadcast_to(jnp.asarray(src, dtype=self.dtype), self.shape), "copy_")
+
+    # printing -----------------------------------------------------------------------------
+    def __repr__(self):
+        extra = []
+        if self._device != CPU:
+            extra.append(f"device='{self._device}'")
+        if self._data is None:
+            return f"tensor(..., size={self.shape}, dtype={self.dtype.name}, device='meta')"
+        body = np.array2string(self._data, separator=", ", prefix="tensor(",
+                               formatter=None, threshold=1000)
+        if self.dtype not in (float32, np.dtype("int64"), np.dtype("bool")) or self.size == 0:
+            extra.append(f"dtype={self.dtype.name}")
+        if self._ctx is not None:
+            extra.append(f"grad_fn=<{self._ctx.name}>")
+        elif self.requires_grad:
+            extra.append("requires_grad=True")
+        return "tensor(" + ", ".join([body] + extra) + ")"
+
+    __str__ = __repr__
+
+
+def _infer_dtype(data):
+    if isinstance(data, (bool, int, float, np.generic)):
+        return scalar_dtype(data)
+    if isinstance(data, np.ndarray):
+        return canonical_dtype(data.dtype)
+    arr = np.asarray(data)
+    if arr.dtype.kind == "f":
+        return float32      # Python floats become float32, as in PyTorch and JAX
+    if arr.dtype.kind == "O":
+        raise TypeError(f"can't make a tensor from {type(data).__name__} data with mixed or "
+                        "non-numeric elements")
+    return canonical_dtype(arr.dtype)
+
+
+def tensor(data, dtype=None, device="cpu", requires_grad=False) -> Tensor:
+    """jg.tensor(data, dtype=None, device='cpu', requires_grad=False): always copies `data`."""
+    dev = as_device(device)
+    if isinstance(data, ArrayOps):
+        data = np.asarray(data)
+    dt = canonical_dtype(dtype) if dtype is not None else _infer_dtype(data)
+    if dev == META:
+        t = Tensor._meta(TensorType(np.shape(data), dt))
+    else:
+        t = Tensor._wrap(np.array(data, dtype=dt, copy=True), CPU)
+        if dev != CPU:
+            t = t.to(dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like jg.tensor but shares memory with a NumPy array when it can (no copy)."""
+    if isinstance(data, Tensor) and dtype is None and (device is None or as_device(device) == data.device):
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or canonical_dtype(dtype) == data.dtype) \
+            and canonical_dtype(data.dtype) == data.dtype and as_device(device) == CPU:
+        return Tensor._wrap(data, CPU)
+    return tensor(data, dtype=dtype, device=device or "cpu")

@@ -1,0 +1,178 @@
+"""grad, value_and_grad, vjp, jvp: trace the function to a graph, transform the graph with
+ir.autodiff, and call the transformed graph. Calls on concrete values trace *concretely*
+(values are computed while recording), so Python control flow on values works as in JAX's and
+PyTorch's eager autograd; inside jit the same code traces abstractly. Nesting composes because
+calling a graph inside an enclosing trace inlines it (tracing.call_graph)."""
+from __future__ import annotations
+
+import functools
+
+
+from . import tree_util
+from .core import Tracer, apply
+from .ir import Op
+from .tensor import Tensor
+from .tracing import call_graph, leaf_array, leaf_spec, trace_to_graph
+
+
+def stop_gradient(x):
+    """The identity whose derivative is zero (applied to every leaf of a pytree)."""
+    from .numpy._convert import asarray
+    return tree_util.tree_map(lambda v: apply(Op.stop_gradient, [asarray(v)]), x)
+
+
+def _as_inputs(leaves):
+    from .numpy._convert import asarray
+    return [x if isinstance(x, (Tensor, Tracer)) else asarray(leaf_array(x, leaf_spec(x)[0]))
+            for x in leaves]
+
+
+def _is_concrete(leaves) -> bool:
+    return not any(isinstance(x, Tracer) and x._concrete is None for x in leaves)
+
+
+def _argnums_tuple(argnums):
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def _trace_wrt(fn, args, argnums, name):
+    """Trace fn with the leaves of args[argnums] as graph inputs (other args closed over)."""
+    argnums_t = _argnums_tuple(argnums)
+    for i in argnums_t:
+        if i >= len(args):
+            raise TypeError(f"{name}: argnums={argnums} but the function was called with "
+                            f"{len(args)} positional argument(s)")
+    dyn = tuple(args[i] for i in argnums_t)
+    leaves, in_tree = tree_util.tree_flatten(dyn)
+    for x in leaves:
+        t = leaf_spec(x)[0]
+        if t.dtype.kind != "f":
+            raise TypeError(f"{name}: can only differentiate with respect to float inputs, got "
+                            f"{t} (an integer or bool argument; cast it with .astype(jnp.float32) "
+                            "or leave it out of argnums)")
+
+    def f_dyn(*d):
+        full = list(args)
+        for i, v in zip(argnums_t, d):
+            full[i] = v
+        return fn(*full)
+    f_dyn.__name__ = getattr(fn, "__name__", "fn")
+    graph, out_tree, captures, _ = trace_to_graph(f_dyn, dyn, concrete=_is_concrete(
+        leaves + [a for a in tree_util.tree_leaves(args)]), name=f_dyn.__name__)
+    return graph, out_tree, captures, leaves, in_tree, argnums_t
+
+
+def _unflatten_grads(in_tree, grads, argnums):
+    tree = tree_util.tree_unflatten(in_tree, grads)
+    return tree[0] if isinstance(argnums, int) else tuple(tree)
+
+
+def value_and_grad(fn, argnums=0, has_aux=False):
+    """jg.value_and_grad(fn, argnums=0, has_aux=False)(*args) -> (value, grads)
+    ((value, aux), grads with has_aux)."""
+    from .ir.autodiff import vjp_graph
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        graph, out_tree, captures, leaves, in_tree, _ = _trace_wrt(fn, args, argnums, "grad")
+        n_out = len(graph.outputs)
+        if has_aux:
+            if out_tree.kind not in (tuple, list) or len(out_tree.children) != 2:
+                raise TypeError("grad with has_aux=True: the function must return a pair "
+                                f"(output, aux), got a result of structure {out_tree}")
+            main_tree = out_tree.children[0]
+        else:
+            main_tree = out_tree
+        if main_tree.kind is not None:
+            raise TypeError(f"grad requires a function returning a scalar, got a result of "
+                            f"structure {main_tree}; use jg.vjp or jg.jacrev for non-scalar outputs")
+        out_t = graph.outputs[0].type
+        if out_t.shape != () or out_t.dtype.kind != "f":
+            raise TypeError(f"grad requires a scalar float output, got {out_t}; use jg.vjp or "
+                            "jg.jacrev for non-scalar outputs (or sum the result)")
+        vg = vjp_graph(graph, wrt=range(len(leaves)), out_idx=[0])
+        ones = _ones_like_value(graph.outputs[0], _as_inputs(leaves) + captures)
+        res = call_graph(vg, _as_inputs(leaves) + captures + [ones])
+        outs, grads = res[:n_out], res[n_out:]
+        value = tree_util.tree_unflatten(out_tree, outs)
+        return value, _unflatten_grads(in_tree, grads, argnums)
+
+    return wrapper
+
+
+def grad(fn, argnums=0, has_aux=False):
+    """jg.grad(fn, argnums=0, has_aux=False): gradient of a scalar function."""
+    vg = value_and_grad(fn, argnums, has_aux)
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        value, g = vg(*args)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def _ones_like_value(v, inputs):
+    from .numpy.creation import ones
+    dev = next((x.device for x in inputs if hasattr(x, "device")), None)
+    return ones(v.type.shape, dtype=v.type.dtype, device=dev)
+
+
+def vjp(fn, *primals, has_aux=False):
+    """jg.vjp(fn, *primals) -> (out, vjp_fn); vjp_fn(cotangent) returns one cotangent per primal."""
+    from .ir.autodiff import vjp_graph
+    argnums = tuple(range(len(primals)))
+    graph, out_tree, captures, leaves, in_tree, _ = _trace_wrt(fn, primals, argnums, "vjp")
+    n_out = len(graph.outputs)
+    inputs = _as_inputs(leaves) + captures
+    main_tree = out_tree.children[0] if has_aux else out_tree
+    n_main = main_tree.num_leaves
+    vg = vjp_graph(graph, wrt=range(len(leaves)), out_idx=range(n_main))
+    outs = call_graph(graph, inputs)
+    out = tree_util.tree_unflatten(out_tree, outs)
+
+    def vjp_fn(cotangent):
+        from .numpy._convert import asarray
+        cts, ct_tree = tree_util.tree_flatten(cotangent)
+        if ct_tree != main_tree:
+            raise TypeError(f"vjp_fn: expected a cotangent of structure {main_tree}, got {ct_tree}")
+        cts = [asarray(c) for c in cts]
+        for c, v in zip(cts, graph.outputs):
+            if c.shape != v.type.shape:
+                raise TypeError(f"vjp_fn: expected a cotangent of type {v.type}, got shape {c.shape}")
+        cts = [c.astype(v.type.dtype) for c, v in zip(cts, graph.outputs)]
+        res = call_graph(vg, inputs + cts)
+        return tuple(tree_util.tree_unflatten(in_tree, res[n_out:]))
+
+    return (out[0], vjp_fn, out[1]) if has_aux else (out, vjp_fn)
+
+
+def jvp(fn, primals, tangents, has_aux=False):
+    """jg.jvp(fn, primals, tangents) -> (out, tangent_out), forward mode."""
+    from .ir.autodiff import jvp_graph
+    from .numpy._convert import asarray
+    primals, tangents = tuple(primals), tuple(tangents)
+    p_leaves, p_tree = tree_util.tree_flatten(primals)
+    t_leaves, t_tree = tree_util.tree_flatten(tangents)
+    if p_tree != t_tree:
+        raise TypeError(f"jvp: primals and tangents must have the same structure, got {p_tree} "
+                        f"and {t_tree}")
+    argnums = tuple(range(len(primals)))
+    graph, out_tree, captures, leaves, in_tree, _ = _trace_wrt(fn, primals, argnums, "jvp")
+    tans = []
+    for t, x in zip(t_leaves, leaves):
+        spec = leaf_spec(x)[0]
+        t = asarray(t)
+        if t.shape != spec.shape:
+            raise TypeError(f"jvp: tangent of shape {t.shape} for a primal of type {spec}")
+        tans.append(t.astype(spec.dtype))
+    jg_ = jvp_graph(graph, tangent_inputs=range(len(leaves)))
+    res = call_graph(jg_, _as_inputs(leaves) + captures + tans)
+    n = len(graph.outputs)
+    out = tree_util.tree_unflatten(out_tree, res[:n])
+    t_out = tree_util.tree_unflatten(out_tree, res[n:])
+    if has_aux:
+        return out[0], t_out[0], out[1]
+    return out, t_out
+
+

@@ -1,0 +1,63 @@
+"""Debug flags, all in one place, read from the environment at the moment they are needed.
+
+JITGRAD_DEBUG=0..4         1 compiles and cache hits, 2 pass timings, 3 optimized IR, 4 kernel source
+JITGRAD_PRINT_AFTER=all|fuse,dce   print the IR after these passes
+JITGRAD_VERIFY=1           verify the graph between passes (always on under tests)
+JITGRAD_DISABLE=fuse,cse   turn passes off (they return their input unchanged)
+JITGRAD_CACHE_DIR=path     where generated kernel source and numba's cache live
+JITGRAD_EXPLAIN_RECOMPILES=1   say which argument changed when a jitted function retraces
+JITGRAD_TRACEBACK=full     keep jitgrad's internal frames in tracebacks
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+
+def _get(name, default=""):
+    return os.environ.get(name, default)
+
+
+def debug_level() -> int:
+    try:
+        return int(_get("JITGRAD_DEBUG", "0") or 0)
+    except ValueError:
+        return 0
+
+
+def _names(var) -> frozenset:
+    return frozenset(s.strip() for s in _get(var).split(",") if s.strip())
+
+
+def print_after() -> frozenset:
+    return _names("JITGRAD_PRINT_AFTER")
+
+
+def disabled_passes() -> frozenset:
+    return _names("JITGRAD_DISABLE")
+
+
+def verify_enabled() -> bool:
+    return _get("JITGRAD_VERIFY") not in ("", "0") or "pytest" in sys.modules
+
+
+def explain_recompiles() -> bool:
+    return _get("JITGRAD_EXPLAIN_RECOMPILES") not in ("", "0")
+
+
+def full_traceback() -> bool:
+    return _get("JITGRAD_TRACEBACK") == "full"
+
+
+def cache_dir() -> str:
+    d = _get("JITGRAD_CACHE_DIR")
+    if not d:
+        base = _get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "jitgrad")
+    return d
+
+
+def log(level: int, msg: str) -> None:
+    """Print `msg` to stderr when JITGRAD_DEBUG >= level."""
+    if debug_level() >= level:
+        print(f"[jitgrad] {msg}", file=sys.stderr, flush=True)
