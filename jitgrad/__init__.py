@@ -20,5 +20,6 @@ from . import nn  # noqa: E402,F401
 from .creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
 from . import random  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
+from .control import cond, fori_loop, scan, switch, while_loop  # noqa: E402
 
 bool = bool_  # noqa: A001

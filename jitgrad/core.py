@@ -19,7 +19,7 @@ import numpy as np
 from .ir import Builder, Op
 from .ir.errors import ShapeError
 from .ir.ops import infer_types
-from .ir.reference import evaluate
+from .ir.reference import EXTRA_REFERENCE, evaluate
 from .ir.types import TensorType
 from .runtime.device import CPU, META
 
@@ -184,7 +184,7 @@ def apply(op, inputs, params=None, source_info=None):
         if trace.concrete and all(isinstance(x, Tracer) and x._concrete is not None
                                   or not isinstance(x, Tracer) for x in inputs):
             arrays = [x._concrete if isinstance(x, Tracer) else x._data for x in inputs]
-            concrete = evaluate(op, arrays, params, [v.type for v in out_vals])
+            concrete = evaluate_any(op, arrays, params, trace.graph.nodes[-1])
         outs = tuple(Tracer(trace, v, None if concrete is None else c)
                      for v, c in zip(out_vals, concrete or [None] * len(out_vals)))
     return outs[0] if len(outs) == 1 else outs
@@ -225,6 +225,14 @@ def _eager_apply(op, inputs, params):
         from .autograd import record
         record(op, params, inputs, outs)
     return outs
+
+
+def evaluate_any(op, arrays, params, node):
+    """NumPy evaluation of a primitive or of an extra op (kernel, cond, scan, ...)."""
+    extra = EXTRA_REFERENCE.get(op)
+    if extra is not None:
+        return tuple(extra(node, arrays))
+    return evaluate(op, arrays, params, [v.type for v in node.outputs])
 
 
 # device type -> fn(op, arrays, params, out_types) -> arrays; the CUDA backend registers itself

@@ -1,0 +1,117 @@
+"""Structured control flow: ops that hold sub-graphs as params.
+
+  cond        inputs (pred: bool[], *operands)      params true=Graph, false=Graph
+              both branches take the operands and return the same types
+  while_loop  inputs (*carry, *consts)               params cond=Graph, body=Graph, n_carry=int
+              cond: (*carry, *consts) -> bool[];  body: (*carry, *consts) -> carry
+  scan        inputs (*carry, *xs, *consts)          params body=Graph, n_carry, n_xs, length,
+              reverse; body: (*carry, *x_slices, *consts) -> (*carry, *y_slices);
+              outputs (*carry, *ys stacked on a new leading axis of size length)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ShapeError
+from .ops import EXTRA_TYPE_RULES
+from .reference import EXTRA_REFERENCE
+from .types import TensorType, bool_
+
+COND, WHILE, SCAN = "cond", "while_loop", "scan"
+CONTROL = frozenset({COND, WHILE, SCAN})
+
+
+def _types(vals):
+    return [v.type for v in vals]
+
+
+def _fmt(ts):
+    return "(" + ", ".join(map(str, ts)) + ")"
+
+
+def _cond_rule(op, in_types, params):
+    t, f = params["true"], params["false"]
+    pred, ops_ = in_types[0], list(in_types[1:])
+    if pred.shape != () or pred.dtype != bool_:
+        raise ShapeError(f"cond: expected a scalar bool predicate, got {pred}")
+    for name, g in (("true", t), ("false", f)):
+        if _types(g.inputs) != ops_:
+            raise ShapeError(f"cond: {name} branch takes {_fmt(_types(g.inputs))} but the "
+                             f"operands are {_fmt(ops_)}")
+    if _types(t.outputs) != _types(f.outputs):
+        raise ShapeError(f"cond: branches return different types: true gives "
+                         f"{_fmt(_types(t.outputs))}, false gives {_fmt(_types(f.outputs))}")
+    return _types(t.outputs)
+
+
+def _while_rule(op, in_types, params):
+    n = params["n_carry"]
+    carry, consts = list(in_types[:n]), list(in_types[n:])
+    c, b = params["cond"], params["body"]
+    if _types(c.inputs) != carry + consts or _types(b.inputs) != carry + consts:
+        raise ShapeError(f"while_loop: cond/body inputs don't match the carry {_fmt(carry)}")
+    if _types(c.outputs) != [TensorType((), bool_)]:
+        raise ShapeError(f"while_loop: cond_fun must return a scalar bool, got "
+                         f"{_fmt(_types(c.outputs))}")
+    if _types(b.outputs) != carry:
+        raise ShapeError(f"while_loop: body_fun must return the carry's types {_fmt(carry)}, "
+                         f"got {_fmt(_types(b.outputs))}")
+    return carry
+
+
+def _scan_rule(op, in_types, params):
+    nc, nx, length = params["n_carry"], params["n_xs"], params["length"]
+    carry, xs, consts = list(in_types[:nc]), list(in_types[nc:nc + nx]), list(in_types[nc + nx:])
+    for x in xs:
+        if not x.shape or x.shape[0] != length:
+            raise ShapeError(f"scan: every xs leaf needs leading axis {length}, got {x}")
+    slices = [TensorType(x.shape[1:], x.dtype) for x in xs]
+    body = params["body"]
+    if _types(body.inputs) != carry + slices + consts:
+        raise ShapeError(f"scan: body takes {_fmt(_types(body.inputs))}, expected "
+                         f"{_fmt(carry + slices + consts)}")
+    outs = _types(body.outputs)
+    if outs[:nc] != carry:
+        raise ShapeError(f"scan: body must return the carry's types {_fmt(carry)} first, got "
+                         f"{_fmt(outs[:nc])}")
+    return carry + [TensorType((length,) + y.shape, y.dtype) for y in outs[nc:]]
+
+
+def _run(g, arrays):
+    from .interpreter import interpret
+    return interpret(g, arrays)
+
+
+def _cond_ref(node, arrays):
+    g = node.params["true"] if bool(arrays[0]) else node.params["false"]
+    return _run(g, arrays[1:])
+
+
+def _while_ref(node, arrays):
+    n = node.params["n_carry"]
+    carry, consts = list(arrays[:n]), list(arrays[n:])
+    while bool(_run(node.params["cond"], carry + consts)[0]):
+        carry = _run(node.params["body"], carry + consts)
+    return carry
+
+
+def _scan_ref(node, arrays):
+    p = node.params
+    nc, nx, length = p["n_carry"], p["n_xs"], p["length"]
+    carry, xs, consts = list(arrays[:nc]), arrays[nc:nc + nx], list(arrays[nc + nx:])
+    ys = []
+    order = range(length - 1, -1, -1) if p["reverse"] else range(length)
+    for i in order:
+        out = _run(p["body"], carry + [x[i] for x in xs] + consts)
+        carry, y = out[:nc], out[nc:]
+        ys.append(y)
+    if p["reverse"]:
+        ys.reverse()
+    y_types = [v.type for v in node.outputs[nc:]]
+    stacked = [np.stack([y[k] for y in ys]) if ys else np.zeros(t.shape, t.dtype)
+               for k, t in enumerate(y_types)]
+    return carry + stacked
+
+
+EXTRA_TYPE_RULES.update({COND: _cond_rule, WHILE: _while_rule, SCAN: _scan_rule})
+EXTRA_REFERENCE.update({COND: _cond_ref, WHILE: _while_ref, SCAN: _scan_ref})
