@@ -1,8 +1,19 @@
 """Timing: every implementation of a workload in one process, interleaved round-robin.
 
-Interleaving puts slow drifts of this noisy 2-core VM (turbo, neighbours, thermal) on every
+Interleaving puts slow drifts of this noisy 2-core VM (host steal, other processes) on every
 implementation alike; rotating the order each round keeps any one of them from always running
-right after the same other one (whose thread pools may still be spinning down).
+right after the same other one. Each round times one batch of calls per implementation (batch
+sized in warm-up to ~20 ms); the reported time is the median over rounds of time per call.
+
+Threads. One process holds up to five thread pools (numpy's OpenBLAS, scipy's OpenBLAS used by
+numba's np.dot, numba's OpenMP, torch's OpenMP, XLA's), each spin-waiting after its work by
+default, so whichever runs next finds its cores taken. Measured here (2 cores, load ~1): numpy
+and numba MLP steps interleaved took 23.8 / 26.5 ms with the defaults, 11.2 / 12.8 ms with
+OMP_WAIT_POLICY=passive, and 7.5 / 5.9 ms with OPENBLAS_THREAD_TIMEOUT=4 as well (OpenBLAS
+threads then sleep almost at once; numpy alone: 7.9 ms either way). With other processes on the
+cores (load 8-10) the logreg step of numpy / numba / torch took 5-9 / 4-49 / 13-35 ms with the
+defaults and 0.1-1.5 / 0.5-2 / 0.5-1.6 ms with both settings. So cli.py runs the harness with both
+set unless the user set them, which keeps each framework close to its speed when running alone.
 """
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Rendering one run: markdown table (stdout), JSON file, matplotlib bar chart."""
 from __future__ import annotations
 
+import importlib.util
 import json
 from dataclasses import asdict, dataclass, field
 
@@ -29,10 +30,14 @@ def to_markdown(report: Report) -> str:
         f"# jitgrad benchmarks ({m['device']}, {m['sizes']} sizes, {m['repeat']} interleaved rounds, median)",
         "",
         f"- bounds: copy {lim['copy_GB_per_s']:.1f} GB/s (np.copyto, 64 MiB, read+write), "
-        f"sgemm {lim['sgemm_GFLOP_per_s']:.0f} GFLOP/s (np.dot 1024x1024 float32)",
-        f"- machine: {m['cpus']} CPUs; threads: {m['thread_env']}",
+        f"sgemm {lim['sgemm_GFLOP_per_s']:.0f} GFLOP/s (np.dot 1024x1024 float32); "
+        "each the better of two medians, at the start and the end of the run",
+        f"- machine: {m['cpus']} CPUs, load average {m['load_avg'][0]:.1f} at the start and "
+        f"{m['load_avg'][1]:.1f} at the end; threads: {m['thread_env']}",
         "- versions: " + ", ".join(f"{k} {v}" for k, v in m["versions"].items()),
     ]
+    if max(m["load_avg"]) > m["cpus"]:
+        lines.append("- WARNING: other processes competed for the CPUs; the times are inflated and noisy")
     lines += [f"- not run: {k} ({_cell(v)})" for k, v in report.skipped.items()]
     lines += ["", "× numpy and × bound are time ÷ NumPy's time and time ÷ the bound (lower is better).", "",
               "| workload | impl | median ms | × numpy | × bound | faults/call | check |",
@@ -63,10 +68,8 @@ def to_json(report: Report, path: str) -> None:
 
 def require_matplotlib() -> None:
     """Fail before measuring anything, not after minutes of work."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise SystemExit("--plot needs matplotlib: pip install matplotlib (or jitgrad[bench])") from None
+    if importlib.util.find_spec("matplotlib") is None:
+        raise SystemExit("--plot needs matplotlib: pip install matplotlib (or jitgrad[bench])")
 
 
 def plot(report: Report, path: str) -> None:
@@ -87,9 +90,9 @@ def plot(report: Report, path: str) -> None:
         ax.set_yscale("log")
         ax.axhline(1.0, color="black", linewidth=0.8)
         ax.set_ylabel(f"{label} (lower is better)")
-    axes[0].legend(ncol=len(impls), fontsize="small")
+    axes[0].legend(ncol=len(impls), fontsize="small", loc="lower center", bbox_to_anchor=(0.5, 1.0))
     axes[1].set_xticks(range(len(names)), names, rotation=20)
-    fig.suptitle(f"jitgrad benchmarks ({report.meta['device']}, {report.meta['sizes']} sizes)")
+    axes[1].set_xlabel(f"jitgrad benchmarks ({report.meta['device']}, {report.meta['sizes']} sizes)")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -1,11 +1,14 @@
-"""Bit casts between floats and integers of the same width, for numba code.
+"""LLVM operations numba does not expose, for mathlib: bit casts and fmuladd.
 
-numba has no scalar `view`; these intrinsics emit one LLVM `bitcast`, which
-costs nothing and vectorizes (a register is reinterpreted in place). mathlib
-uses them to split a float into exponent and mantissa and to build powers of two.
-
+numba has no scalar `view`; the casts emit one LLVM `bitcast`, which costs
+nothing and vectorizes (a register is reinterpreted in place). mathlib uses
+them to split a float into exponent and mantissa and to build powers of two.
 The int -> float casts take any integer type and keep its low bits, because
 numba widens int32 arithmetic to int64.
+
+`fmuladd` is LLVM's "a * b + c, fused where that is fast": one FMA instruction
+per polynomial term. numba's fastmath={"contract"} would do the same, but an
+inline="always" function is compiled with its caller's flags, not its own.
 """
 
 from llvmlite import ir
@@ -69,3 +72,17 @@ def bits_to_f64(typingctx, bits):
         return builder.bitcast(_fit_width(builder, args[0], bits, 64), ir.DoubleType())
 
     return types.float64(bits), codegen
+
+
+@intrinsic
+def fmuladd(typingctx, a, b, c):
+    """a * b + c, as one fused multiply-add where the CPU has one."""
+    if not (isinstance(a, types.Float) and a == b == c):
+        return None
+
+    def codegen(context, builder, signature, args):
+        ftype = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.fmuladd", [ftype], ir.FunctionType(ftype, [ftype] * 3))
+        return builder.call(fn, args)
+
+    return a(a, b, c), codegen

@@ -28,7 +28,9 @@ Measured 2026-11 on a 2-core machine with no GPU and no driver (Python 3.11, num
 - NUMBA_ENABLE_CUDASIM=1 is read when `numba.cuda` is first imported and makes it the simulator,
   whose compile_ptx is None; numba also re-reads the variable on every compile, so setting it later
   in a process mixes a real `numba.cuda` with simulated `cuda.jit` kernels. Simulator and compile_ptx
-  therefore live in separate processes. The simulator has no warp shuffles (shfl_*_sync).
+  therefore live in separate processes. The simulator reports one fake cc (5, 2) GPU, so
+  `numba.cuda.is_available()` is True there; it has no warp shuffles (shfl_*_sync: numba#8433), which
+  tests/cuda_sim/conftest.py emulates for full warps.
 """
 import importlib
 import importlib.util

@@ -14,6 +14,22 @@ outputs are the node's outputs. Kinds:
   opaque       any single other op (shape ops, take, scatter_add, sort, cumsum, random, ...)
 
 An optimized graph's top-level nodes are all kernel nodes; `lowered.schedule` lists them.
+
+What fusion guarantees about a body (ir/passes/fusion_rules.py checks it; `analyze_kernel(node)`
+there returns the kernel's domain D, reduced axes R and every body value's index map):
+- Besides the kind's own ops, bodies of elementwise / reduce / rowwise / matmul kernels hold only
+  elementwise ops, constants, broadcast_to, and reshapes that only insert or remove size-1 axes.
+- Index maps: the kernel iterates over a domain D (elementwise: the output shape; reduce and
+  rowwise: the common input shape of its reductions, reduced over axes R — for rowwise R is the
+  last axis; matmul: the product's shape). Every body value v is indexed from a point of D by one
+  map: per axis of v, an axis of D, or None for a size-1 axis (read at 0). Broadcasting
+  right-aligns an operand's axes with its result's; a size-1 reshape keeps the non-unit axes in
+  order; a reduction's input has R at its reduced axes. A value never needs two different maps,
+  so it can be computed once per point (per row, for values without R in a rowwise kernel).
+- Outputs cover D (map = the non-unit axes of D in order) or, in reduce / rowwise kernels, D
+  without R (one value per reduced element: reduction results and the epilogue).
+- matmul: the matmul's operands are body inputs, or a transpose of the last two axes of a body
+  input (read it as a transposed BLAS operand); every other node is epilogue on the product.
 """
 from __future__ import annotations
 

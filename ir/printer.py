@@ -54,7 +54,9 @@ def _ident(name: str) -> str:
 
 def print_graph(g: Graph, indent: str = "") -> str:
     names = {}
-    arg_names = getattr(g, "arg_names", None) or [f"a{i}" for i in range(len(g.inputs))]
+    arg_names = getattr(g, "arg_names", None) or []
+    if len(arg_names) != len(g.inputs) or len(set(arg_names)) != len(arg_names):
+        arg_names = [f"a{i}" for i in range(len(g.inputs))]
     for v, n in zip(g.inputs, arg_names):
         names[v] = "%" + n
     counter = 0

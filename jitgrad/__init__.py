@@ -15,11 +15,17 @@ from .runtime.device import Device, device  # noqa: E402
 from .tensor import Tensor, as_tensor, tensor  # noqa: E402
 from .tracing import ShapeDtype, make_graph  # noqa: E402
 from .transforms import grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: E402
+from .jacobians import hessian, jacfwd, jacrev  # noqa: E402
+from .custom import custom_vjp  # noqa: E402
+from . import test_util  # noqa: E402,F401
 from . import numpy, tree_util  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from . import data, optim  # noqa: E402,F401
 from .creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
 from . import random  # noqa: E402,F401
 from . import cuda  # noqa: E402,F401
+from .runtime_bridge import from_dlpack  # noqa: E402,F401
+from .aot import load  # noqa: E402
 from .control import cond, fori_loop, scan, switch, while_loop  # noqa: E402
 
 bool = bool_  # noqa: A001

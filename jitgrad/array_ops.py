@@ -73,6 +73,10 @@ class ArrayOps:
         from .numpy.indexing import getitem
         return getitem(self, key)
 
+    def __setitem__(self, key, value):
+        from .numpy.indexing import setitem
+        setitem(self, key, value)     # traced values are immutable: the error points to .at[]
+
     @property
     def T(self):
         return _np().transpose(self)
@@ -120,6 +124,9 @@ class ArrayOps:
     def int(self):
         return self.astype("int32")
 
+    def clone(self):
+        return _np().copy(self)
+
     def dim(self):
         return self.ndim
 
@@ -133,5 +140,5 @@ for _name in ("sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argm
               "log_softmax", "logsumexp", "sign", "floor", "ceil", "dot", "sort", "argsort",
               "repeat", "take", "nonzero", "diagonal", "trace", "log1p", "expm1", "rsqrt",
               "reciprocal", "isnan", "isfinite", "matmul", "maximum", "minimum", "pow",
-              "neg", "flip", "expand"):
+              "neg", "flip", "expand", "copy", "cumprod", "ptp", "signbit"):
     setattr(ArrayOps, _name, _method(_name))

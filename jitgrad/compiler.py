@@ -23,17 +23,20 @@ class Executable:
     backend: str = "interpreter"
 
 
-def optimize(graph: Graph):
-    """Run the default pass pipeline; returns (optimized graph, schedule, memory plan)."""
+def optimize(graph: Graph, donated=()):
+    """Run the default pass pipeline; returns (optimized graph, schedule, memory plan).
+    `donated`: graph input indices whose storage the caller gives up (jit donate_argnums)."""
+    from .ir.autodiff import inline_custom_calls
+    graph = inline_custom_calls(graph)     # a custom VJP rule matters only to autodiff
     try:
         from .ir.passes.manager import run_pipeline
     except ImportError:
         return graph, [n for n in graph.nodes], None
-    return run_pipeline(graph)
+    return run_pipeline(graph, donated=donated)
 
 
-def compile_graph(graph: Graph, device="cpu") -> Executable:
-    optimized, schedule, plan = optimize(graph)
+def compile_graph(graph: Graph, device="cpu", donated=()) -> Executable:
+    optimized, schedule, plan = optimize(graph, donated)
     backend = _backend(device)
     if backend is not None:
         exe = backend(graph, optimized, schedule, plan)
@@ -50,3 +53,8 @@ def _backend(device):
     except ImportError:
         return None
     return BACKENDS.get(str(device).split(":")[0])
+
+
+def backend_for(name: str):
+    """The backend registered as `name` ('cpu', 'cuda'); None for the interpreter."""
+    return None if name == "interpreter" else _backend(name)

@@ -120,6 +120,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
     """jg.scan(f, init, xs, length=None, reverse=False) -> (final carry, stacked ys);
     f(carry, x) -> (carry, y)."""
     c_leaves, c_tree = _leaves(init)
+    weak = [isinstance(x, (bool, int, float)) for x in tree_util.tree_leaves(init)]
     x_leaves, x_tree = _leaves(xs)
     lengths = {x.shape[0] for x in x_leaves if x.ndim}
     if length is None:
@@ -143,6 +144,11 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if tb.kind not in (tuple, list) or len(tb.children) != 2 or tb.children[0] != c_tree:
         raise TypeError(f"scan: f must return (carry, y) with the carry's structure {c_tree}, "
                         f"got {tb}")
+    # a Python-scalar (weakly typed) carry takes the dtype the body gives it, as in JAX
+    outs_t = [v.type.dtype for v in gb.outputs[:len(c_leaves)]]
+    if any(w and x.dtype != d for w, x, d in zip(weak, c_leaves, outs_t)):
+        c_leaves = [x.astype(d) if w else x for w, x, d in zip(weak, c_leaves, outs_t)]
+        return scan(f, tree_util.tree_unflatten(c_tree, c_leaves), xs, length, reverse)
     n_args = len(c_leaves) + len(x_leaves)
     caps = _unify_captures([(gb, cb, n_args)])
     outs = apply(SCAN, c_leaves + x_leaves + caps,

@@ -5,7 +5,9 @@ import numpy as np
 
 from .dtypes import canonical_dtype, float32
 from .numpy import creation as _c
-from .tensor import tensor
+from .ir.types import TensorType
+from .runtime.device import device as as_device
+from .tensor import Tensor, tensor
 
 _GEN = {"rng": np.random.default_rng(0)}
 
@@ -40,16 +42,20 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     return _grad(_c.arange(start, end, step, dtype, device), requires_grad)
 
 
+def _drawn(draw, size, dtype, device):
+    """A tensor of draws; on 'meta' nothing is drawn (the shape may be far too large)."""
+    dt, dev = canonical_dtype(dtype or float32), as_device(device)
+    if dev.type == "meta":
+        return Tensor._meta(TensorType(size, dt))
+    return tensor(draw(size).astype(dt), device=dev)
+
+
 def randn(*size, dtype=None, device=None, requires_grad=False):
-    dt = canonical_dtype(dtype or float32)
-    return _grad(tensor(_GEN["rng"].standard_normal(_size(size)).astype(dt), device=device or "cpu"),
-                 requires_grad)
+    return _grad(_drawn(_GEN["rng"].standard_normal, _size(size), dtype, device), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
-    dt = canonical_dtype(dtype or float32)
-    return _grad(tensor(_GEN["rng"].random(_size(size)).astype(dt), device=device or "cpu"),
-                 requires_grad)
+    return _grad(_drawn(_GEN["rng"].random, _size(size), dtype, device), requires_grad)
 
 
 def randint(low, high=None, size=(), dtype=None, device=None):

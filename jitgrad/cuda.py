@@ -1,2 +1,38 @@
-"""jg.cuda: availability and device count (the CUDA backend adds memory stats and caching)."""
-from .runtime.cuda_device import device_count, is_available  # noqa: F401
+"""jg.cuda: availability, memory statistics and synchronization for cuda devices.
+
+Importing this registers the eager cuda backend with jitgrad.core; nothing touches numba.cuda or
+a driver until a cuda device is first used.
+"""
+from __future__ import annotations
+
+from .codegen.cuda_eager import run as _run_eager
+from .core import register_backend
+from .runtime import cuda_memory
+from .runtime.cuda_device import device_count, is_available, synchronize  # noqa: F401
+from .runtime.device import device as _device
+
+register_backend("cuda", _run_eager)
+
+
+def _index(device) -> int:
+    return 0 if device is None else (_device(device).index or 0)
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes of device memory held by live tensors (rounded to the allocator's size classes)."""
+    return cuda_memory.allocator(_index(device)).allocated
+
+
+def max_memory_allocated(device=None) -> int:
+    return cuda_memory.allocator(_index(device)).peak_allocated
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes held by the caching allocator: live tensors plus cached free blocks."""
+    return cuda_memory.allocator(_index(device)).reserved
+
+
+def empty_cache() -> None:
+    """Return every cached free block to the driver (live tensors are untouched)."""
+    for index in range(device_count()):
+        cuda_memory.allocator(index).empty_cache()

@@ -41,9 +41,11 @@ class Jitted:
         self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
         self._cache = {}          # Signature -> _Entry
+        self._fast = {}           # _fast_key(args) -> _Entry.fast_call (no pytree, no Signature)
         self._last = None
         self.trace_count = 0
-        functools.update_wrapper(self, fn)
+        # updated=(): never copy a wrapped Jitted's __dict__ (fn, _cache) over this one's
+        functools.update_wrapper(self, fn, updated=())
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
@@ -106,11 +108,15 @@ class Jitted:
         return graph, out_tree, captures
 
     def __call__(self, *args, **kwargs):
+        if not kwargs:      # fast path: arguments are CPU tensors / arrays seen before
+            fast = self._fast.get(_fast_key(args))
+            if fast is not None:
+                return fast(args)
         sig, leaves, dyn = self._split(args, kwargs)
         entry = self._cache.get(sig)
         if entry is None:
             graph, out_tree, captures = self._trace(sig, args, kwargs, dyn)
-            entry = _Entry(graph, out_tree, sig)
+            entry = _Entry(graph, out_tree, sig, self._donated(args))
             if captures:   # closes over values of an enclosing transformation: use once
                 return self._inline(entry, leaves, captures)
             self._cache[sig] = entry
@@ -118,7 +124,12 @@ class Jitted:
             config.log(1, f"cache hit {self.__name__}")
         if any(isinstance(x, Tracer) for x in leaves) or entry.on_meta():
             return self._inline(entry, leaves, [])
-        return entry.call(leaves)
+        out = entry.call(leaves)
+        if not kwargs and not self.static_argnums and _device_of(sig) == "cpu":
+            key = _fast_key(args)
+            if key is not None:
+                self._fast[key] = entry.fast_call
+        return out
 
     def _inline(self, entry, leaves, captures):
         from .numpy._convert import asarray
@@ -133,25 +144,67 @@ class Jitted:
         if captures:
             raise ValueError("lower: the function closes over values traced by an enclosing "
                              "transformation")
-        return Lowered(graph, out_tree, sig, self.__name__)
+        return Lowered(graph, out_tree, sig, self.__name__, self._donated(args))
+
+    def _donated(self, args):
+        """Graph-input indices of the leaves of the donate_argnums arguments."""
+        out, offset = [], 0
+        for i, a in enumerate(args):
+            if i in self.static_argnums:
+                continue
+            n = len(tree_util.tree_leaves(a))
+            if i in self.donate_argnums:
+                out.extend(range(offset, offset + n))
+            offset += n
+        return tuple(out)
 
     def clear_cache(self):
         self._cache.clear()
+        self._fast.clear()
+
+
+def _fast_key(args):
+    """(shape, dtype) of every argument when all are CPU Tensors or NumPy arrays, else None:
+    such calls skip pytree flattening and Signature building (per-call overhead)."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            d = a._data
+            if d is None or a._device.type != "cpu":
+                return None
+            key.append((d.shape, d.dtype))
+        elif t is np.ndarray:
+            key.append((t, a.shape, a.dtype))
+        else:
+            return None
+    return tuple(key)
 
 
 class _Entry:
-    def __init__(self, graph, out_tree, sig):
-        self.graph, self.out_tree, self.sig = graph, out_tree, sig
+    def __init__(self, graph, out_tree, sig, donated=()):
+        self.graph, self.out_tree, self.sig, self.donated = graph, out_tree, sig, donated
         self.exe = None
 
     def on_meta(self):
         return any(dev.type == "meta" for _, dev, _ in self.sig.leaves)
 
+    def fast_call(self, args):
+        """call() for flat CPU Tensor/ndarray arguments (see _fast_key)."""
+        outs = self.exe.run([a._data if type(a) is Tensor else np.asarray(a, s[0].dtype)
+                             for a, s in zip(args, self.sig.leaves)])
+        if self.out_tree is tree_util._LEAF:
+            return Tensor._wrap(outs[0])
+        return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
+
     def call(self, leaves):
         if self.exe is None:
-            self.exe = compile_graph(self.graph, _device_of(self.sig))
+            self.exe = compile_graph(self.graph, _device_of(self.sig), self.donated)
         arrays = [leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)]
         outs = self.exe.run(arrays)
+        dev = _device_of(self.sig)
+        if dev != "cpu" and dev.type == "cuda":     # results stay in device memory
+            return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o, dev) for o in outs])
         return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(np.asarray(o)) for o in outs])
 
 
@@ -165,8 +218,9 @@ def _device_of(sig):
 class Lowered:
     """f.lower(*args): the traced graph and, on demand, the optimized schedule and kernels."""
 
-    def __init__(self, graph, out_tree, sig, name):
+    def __init__(self, graph, out_tree, sig, name, donated=()):
         self.graph, self.out_tree, self.sig, self.name = graph, out_tree, sig, name
+        self.donated = donated          # graph input indices (donate_argnums, as leaves)
         self._exe = None
 
     @property
@@ -175,7 +229,7 @@ class Lowered:
 
     def _executable(self):
         if self._exe is None:
-            self._exe = compile_graph(self.graph, _device_of(self.sig))
+            self._exe = compile_graph(self.graph, _device_of(self.sig), self.donated)
         return self._exe
 
     @property
@@ -211,6 +265,11 @@ class Compiled:
             raise TypeError(self._mismatch(specs, tree))
         outs = self.exe.run([leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)])
         return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(np.asarray(o)) for o in outs])
+
+    def save(self, path) -> None:
+        """Write an artifact that jg.load runs in another process without retracing."""
+        from .aot import save
+        save(self, path)
 
     def _mismatch(self, specs, tree):
         lines = [f"{self.name} was compiled for other argument types:"]

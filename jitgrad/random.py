@@ -31,8 +31,19 @@ def _check_key(k):
     return k
 
 
+def _float(dtype, what):
+    d = canonical_dtype(dtype)
+    if d.kind != "f":
+        raise TypeError(f"jg.random.{what}: expected a float dtype, got {d.name}")
+    return d
+
+
+def _shape(shape):
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+
+
 def _bits(k, shape):
-    return apply(Op.random, [_check_key(k)], {"shape": tuple(shape), "dtype": np.dtype("int64"),
+    return apply(Op.random, [_check_key(k)], {"shape": _shape(shape), "dtype": np.dtype("int64"),
                                               "dist": "bits"})
 
 
@@ -42,19 +53,20 @@ def split(k, num=2):
 
 
 def fold_in(k, data: int):
+    """A new key from k and an integer; fold_in(k, d) never equals a key split(k) returns."""
     from .numpy import add
-    return split(add(_check_key(k), np.array([int(data), 0], dtype=np.int64)), 1)[0]
+    return split(add(_check_key(k), np.array([0, int(data) + 1], dtype=np.int64)), 1)[0]
 
 
 def normal(k, shape=(), dtype=float32):
-    return apply(Op.random, [_check_key(k)], {"shape": tuple(shape), "dtype": canonical_dtype(dtype),
-                                              "dist": "normal"})
+    return apply(Op.random, [_check_key(k)], {"shape": _shape(shape),
+                                              "dtype": _float(dtype, "normal"), "dist": "normal"})
 
 
 def uniform(k, shape=(), dtype=float32, minval=0.0, maxval=1.0):
     from .numpy import add, multiply
-    u = apply(Op.random, [_check_key(k)], {"shape": tuple(shape), "dtype": canonical_dtype(dtype),
-                                           "dist": "uniform"})
+    u = apply(Op.random, [_check_key(k)], {"shape": _shape(shape),
+                                           "dtype": _float(dtype, "uniform"), "dist": "uniform"})
     return u if (minval, maxval) == (0.0, 1.0) else add(multiply(u, maxval - minval), minval)
 
 

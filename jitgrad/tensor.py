@@ -33,7 +33,10 @@ class Tensor(ArrayOps):
     # metadata -----------------------------------------------------------------------------
     @property
     def shape(self):
-        return self._meta_type.shape if self._data is None else self._data.shape
+        if self._data is None:
+            return self._meta_type.shape
+        s = self._data.shape      # the CUDA simulator's shapes are a tuple subclass without
+        return s if type(s) is tuple else tuple(s)   # negative indexing
 
     @property
     def dtype(self):
@@ -115,6 +118,20 @@ class Tensor(ArrayOps):
     def cuda(self, index=0):
         return self.to(f"cuda:{index}")
 
+    # interop: CUDA array interface and DLPack (jitgrad/runtime_bridge.py) -------------------
+    @property
+    def __cuda_array_interface__(self):
+        from .runtime_bridge import cuda_array_interface
+        return cuda_array_interface(self)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        from .runtime_bridge import dlpack_capsule
+        return dlpack_capsule(self, stream)
+
+    def __dlpack_device__(self):
+        from .runtime_bridge import dlpack_device
+        return dlpack_device(self)
+
     # autograd -----------------------------------------------------------------------------
     def detach(self):
         return Tensor._wrap(self._data, self._device, self._version) if self._data is not None \
@@ -148,7 +165,12 @@ class Tensor(ArrayOps):
 
     def _inplace(self, fn, what):
         self._check_mutable(what)
-        self._data[...] = fn(self._data)
+        if self._device.type == "cuda":      # computed on a host copy, written back in place
+            from .runtime_bridge import copy_into, to_device, to_host
+            new = to_device(np.asarray(fn(to_host(self)), self.dtype), self._device)
+            copy_into(self, Tensor._wrap(new, self._device))
+        else:
+            self._data[...] = fn(self._data)
         self._version[0] += 1
         return self
 
@@ -162,8 +184,9 @@ class Tensor(ArrayOps):
         if grad_enabled() and (self.requires_grad or getattr(result, "requires_grad", False)):
             if self.requires_grad and self.is_leaf:
                 self._check_mutable(what)
-            # recorded in-place update: this tensor now stands for the new value
-            self._version[0] += 1
+            # recorded in-place update: this tensor now stands for the new value, in new
+            # storage (with its own version counter); what recorded ops saw stays intact
+            self._version = result._version
             self._data = result._data
             self._ctx, self.requires_grad = result._ctx, True
             if self._ctx is not None:
@@ -174,7 +197,11 @@ class Tensor(ArrayOps):
         if result.dtype != self.dtype:
             raise TypeError(f"{what}: result dtype {result.dtype} can't be cast to {self.dtype} "
                             "in place")
-        np.copyto(self._data, result._data)
+        if self._device.type == "cuda":
+            from .runtime_bridge import copy_into
+            copy_into(self, result)
+        else:
+            np.copyto(self._data, result._data)
         self._version[0] += 1
         return self
 
@@ -205,7 +232,7 @@ class Tensor(ArrayOps):
             extra.append(f"device='{self._device}'")
         if self._data is None:
             return f"tensor(..., size={self.shape}, dtype={self.dtype.name}, device='meta')"
-        body = np.array2string(self._data, separator=", ", prefix="tensor(",
+        body = np.array2string(self._host("repr"), separator=", ", prefix="tensor(",
                                formatter=None, threshold=1000)
         if self.dtype not in (float32, np.dtype("int64"), np.dtype("bool")) or self.size == 0:
             extra.append(f"dtype={self.dtype.name}")
@@ -226,7 +253,7 @@ def _infer_dtype(data):
     arr = np.asarray(data)
     if arr.dtype.kind == "f":
         return float32      # Python floats become float32, as in PyTorch and JAX
-    if arr.dtype.kind == "O":
+    if arr.dtype.kind in "OUS":
         raise TypeError(f"can't make a tensor from {type(data).__name__} data with mixed or "
                         "non-numeric elements")
     return canonical_dtype(arr.dtype)

@@ -90,14 +90,25 @@ def trace_to_graph(fn, args, kwargs=None, concrete=False, name=None, leaf_names=
         g = trace.graph
         g.outputs = out_vals
         n_args = len(g.inputs) - len(trace.captures)
-        g.arg_names = (leaf_names or _default_names(n_args)) + [
-            f"c{i}" for i in range(len(trace.captures))]
+        names = (leaf_names or []) + _kwarg_names(kwargs)
+        if len(names) != n_args or len(set(names)) != n_args:
+            names = _default_names(n_args)
+        g.arg_names = names + [f"c{i}" for i in range(len(trace.captures))]
         outputs = [trace_out_concrete(trace, o) for o in out_leaves]
     return g, out_tree, [c for _, c in trace.captures], outputs
 
 
 def trace_out_concrete(trace, o):
     return o._concrete if isinstance(o, Tracer) and o._trace is trace else None
+
+
+def _kwarg_names(kwargs):
+    """Printing names of keyword-argument leaves, in tree_flatten's (sorted-key) order."""
+    names = []
+    for k in tree_util.tree_structure(kwargs).aux or ():
+        n = len(tree_util.tree_leaves(kwargs[k]))
+        names += [str(k)] if n == 1 else [f"{k}.{j}" for j in range(n)]
+    return names
 
 
 def _default_names(n):

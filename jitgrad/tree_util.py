@@ -1,7 +1,7 @@
 """Pytrees: tuples, lists, dicts, None and registered classes, flattened to leaves and back."""
 from __future__ import annotations
 
-from collections import namedtuple
+from collections import OrderedDict, namedtuple
 from dataclasses import dataclass
 
 _REGISTRY = {}
@@ -43,6 +43,8 @@ def _node_children(x):
     if t is dict:
         keys = sorted(x, key=repr) if not all(isinstance(k, str) for k in x) else sorted(x)
         return dict, tuple(keys), [x[k] for k in keys]
+    if t is OrderedDict:        # insertion order is part of its structure (as in JAX)
+        return OrderedDict, tuple(x), list(x.values())
     if x is None:
         return type(None), None, []
     if isinstance(x, tuple) and hasattr(t, "_fields"):
@@ -85,8 +87,8 @@ def tree_unflatten(treedef: PyTreeDef, leaves):
         children = [rec(c) for c in td.children]
         if td.kind in (tuple, list):
             return td.kind(children)
-        if td.kind is dict:
-            return dict(zip(td.aux, children))
+        if td.kind in (dict, OrderedDict):
+            return td.kind(zip(td.aux, children))
         if td.kind is type(None):
             return None
         if issubclass(td.kind, tuple) and hasattr(td.kind, "_fields") and td.kind not in _REGISTRY:

@@ -16,8 +16,12 @@ from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 pytestmark = [
-    pytest.mark.skipif(importlib.util.find_spec("numba_cuda") is None, reason="numba-cuda not installed"),
-    pytest.mark.skipif(cuda_simulator_enabled(), reason="simulator already on: tests/cuda_sim runs in this process"),
+    pytest.mark.skipif(
+        importlib.util.find_spec("numba_cuda") is None, reason="numba-cuda not installed"
+    ),
+    pytest.mark.skipif(
+        cuda_simulator_enabled(), reason="simulator already on: tests/cuda_sim runs in this process"
+    ),
 ]
 
 

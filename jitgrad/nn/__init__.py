@@ -1,2 +1,11 @@
-"""jitgrad.nn: layers, initializers and functional ops."""
-from . import functional  # noqa: F401
+"""jitgrad.nn: PyTorch-style modules that are also pytrees, initializers and functional ops.
+
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+    loss = nn.functional.cross_entropy(model(x), y)
+"""
+from . import functional, init  # noqa: F401
+from .conv import AvgPool2d, Conv2d, MaxPool2d  # noqa: F401
+from .layers import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,  # noqa: F401
+                     GELU, Identity, L1Loss, LayerNorm, Linear, LogSoftmax, ModuleList, MSELoss,
+                     NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .module import Module, Parameter  # noqa: F401

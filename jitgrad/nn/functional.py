@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..core import apply
 from ..ir import Op
 from .. import numpy as jnp
@@ -10,7 +12,9 @@ from ..numpy._convert import normalize_axes, operands
 
 
 def relu(x):
-    return jnp.maximum(x, 0)
+    # a select, not max(x, 0): relu'(0) = 0 as in PyTorch (max splits a tie's gradient in half)
+    x = jnp.asarray(x)
+    return jnp.where(jnp.greater(x, 0), x, 0)
 
 
 def relu6(x):
@@ -92,5 +96,7 @@ def softmax(x, axis=-1):
 
 def one_hot(x, num_classes, dtype="float32"):
     x = jnp.asarray(x)
-    classes = jnp.arange(num_classes)
-    return jnp.astype(jnp.equal(jnp.expand_dims(x, -1), classes), dtype)
+    return jnp.astype(jnp.equal(jnp.expand_dims(x, -1), np.arange(num_classes)), dtype)
+
+
+from .functional_exports import *  # noqa: E402,F401,F403  losses, conv/pool, dropout, norms (nn/)

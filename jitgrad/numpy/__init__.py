@@ -3,7 +3,8 @@ import math as _math
 
 import numpy as _np
 
-from ..dtypes import bool_, float32, float64, int32, int64
+# NumPy's scalar types, as in NumPy: jnp.float32(1.5) works, and `x.dtype == jnp.float32`
+from numpy import bool_, float32, float64, int32, int64
 from ._convert import astype
 from .creation import (arange, array, asarray, copy, empty, empty_like, eye, full, full_like,
                        identity, linspace, logspace, ones, ones_like, tri, zeros, zeros_like)

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ..core import Tracer, apply, current_trace
+from ..core import Tracer, apply, current_trace, user_source_info
 from ..dtypes import canonical_dtype, float32, result_type, scalar_dtype
 from ..ir import Op
 from ..runtime.device import CPU
@@ -48,23 +48,39 @@ def _entry(x):
         asarray(x).dtype, False
 
 
-def operands(*xs, dtype=None, float_only=False, min_dtype=None):
+def device_of(*xs):
+    """Where host data joining `xs` goes: the first tensor's device, or CPU when there is none
+    or a traced value is among them (host data then becomes a graph constant)."""
+    if any(isinstance(x, Tracer) for x in xs):
+        return CPU
+    return next((x.device for x in xs if isinstance(x, Tensor)), CPU)
+
+
+def host_array(a, device, dtype=None):
+    """NumPy data (an array, list or scalar) as a tensor on `device`: host data passed to an op
+    goes where the op's tensors are, as in JAX; only two tensors on two devices are an error."""
+    a = np.asarray(a)
+    dtype = canonical_dtype(dtype if dtype is not None else a.dtype)
+    if device.type == "meta":
+        from ..ir.types import TensorType
+        return Tensor._meta(TensorType(a.shape, dtype))
+    t = Tensor._wrap(a if a.dtype == dtype else a.astype(dtype), CPU)
+    return t if device == CPU else t.to(device)
+
+
+def operands(*xs, dtype=None, float_only=False):
     """Promote `xs` to one dtype (NumPy rules, weak Python scalars) on one device."""
-    xs = [x if is_array(x) or is_scalar(x) else asarray(x) for x in xs]
+    dev = device_of(*xs)
+    xs = [x if is_array(x) or is_scalar(x) else asarray(x, device=dev) for x in xs]
     dt = canonical_dtype(dtype) if dtype is not None else result_type(*map(_entry, xs))
     if float_only and dt.kind != "f":
         dt = float32
-    dev = next((x.device for x in xs if is_array(x)), CPU)
     return [astype(x, dt) if is_array(x) else scalar(x, dt, dev) for x in xs]
 
 
 def scalar(value, dtype, device=CPU):
     """A 0-d tensor (eager; lifted to a constant when it meets a tracer)."""
-    if device.type == "meta":
-        from ..ir.types import TensorType
-        return Tensor._meta(TensorType((), dtype))
-    t = Tensor._wrap(np.asarray(value, dtype=dtype), CPU)
-    return t if device == CPU else t.to(device)
+    return host_array(np.asarray(value, dtype=dtype), device)
 
 
 def full_like_shape(shape, value, dtype, device=CPU):
@@ -88,8 +104,9 @@ def full_like_shape(shape, value, dtype, device=CPU):
 
 def normalize_axis(axis, ndim, what="axis"):
     if not -ndim <= axis < max(ndim, 1):
+        where = user_source_info()
         raise np.exceptions.AxisError(f"{what} {axis} is out of bounds for an array of "
-                                      f"dimension {ndim}")
+                                      f"dimension {ndim}" + (f" (at {where})" if where else ""))
     return axis % ndim if ndim else 0
 
 

@@ -19,7 +19,7 @@ def full(shape, fill_value, dtype=None, device=None):
         dtype = scalar_dtype(fill_value) if np.isscalar(fill_value) else _asarray(fill_value).dtype
     if not np.isscalar(fill_value):
         from .shape import broadcast_to
-        return broadcast_to(_asarray(fill_value, dtype=dtype), _shape(shape)) * 1
+        return copy(broadcast_to(_asarray(fill_value, dtype=dtype), _shape(shape)))  # writable
     return full_like_shape(_shape(shape), fill_value, dtype, as_device(device))
 
 
@@ -72,7 +72,10 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None):
 
 
 def eye(N, M=None, k=0, dtype=None, device=None):
-    return tensor(np.eye(N, M, k, dtype=canonical_dtype(dtype or float32)), device=device or "cpu")
+    dtype = canonical_dtype(dtype or float32)
+    if as_device(device).type == "meta":        # never build a huge identity just for its shape
+        return full_like_shape((N, N if M is None else M), 0, dtype, as_device(device))
+    return tensor(np.eye(N, M, k, dtype=dtype), device=device or "cpu")
 
 
 def identity(n, dtype=None, device=None):

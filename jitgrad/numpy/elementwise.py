@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core import apply
 from ..ir import Op
-from ._convert import asarray, astype, operands, scalar
+from ._convert import asarray, astype, device_of, is_array, is_scalar, operands, scalar
 
 # name -> primitive, for unary functions computed in floating point
 _FLOAT_UNARY = {
@@ -34,13 +34,30 @@ def _float_unary(op):
     return fn
 
 
+# Bool arithmetic as in NumPy: add/multiply/maximum/minimum are logical; the rest compute in
+# NumPy's int8, which jitgrad widens to int32; negative, sign and subtract are errors.
+_BOOL_LOGICAL = {Op.add: Op.logical_or, Op.max: Op.logical_or, Op.mul: Op.logical_and,
+                 Op.min: Op.logical_and}
+_BOOL_ERRORS = {Op.neg: "negative, the `-` operator, is not supported, use the `~` operator or "
+                        "the logical_not function instead",
+                Op.sign: "sign is not supported; cast to an integer or float dtype first",
+                Op.sub: "subtract, the `-` operator, is not supported, use the bitwise_xor, the "
+                        "`^` operator, or the logical_xor function instead"}
+
+
+def _bool_error(op):
+    return TypeError(f"numpy boolean {_BOOL_ERRORS[op]}")
+
+
 def _numeric_unary(op):
     def fn(x, /):
         x = asarray(x)
         if x.dtype.kind == "b":
-            x = astype(x, "int64") if op is not Op.abs else x
+            if op in _BOOL_ERRORS:
+                raise _bool_error(op)
             if op is Op.abs:
                 return x
+            x = astype(x, "int32")
         return apply(op, [x])
     return fn
 
@@ -55,8 +72,12 @@ def _rounding(op):
 def _binary(op):
     def fn(x1, x2, /):
         a, b = operands(x1, x2)
-        if a.dtype.kind == "b" and op not in (Op.max, Op.min):
-            a, b = operands(a, b, dtype="int64")
+        if a.dtype.kind == "b":
+            if op in _BOOL_ERRORS:
+                raise _bool_error(op)
+            if op in _BOOL_LOGICAL:
+                return apply(_BOOL_LOGICAL[op], [a, b])
+            a, b = operands(a, b, dtype="int32")
         return apply(op, [a, b])
     return fn
 
@@ -116,11 +137,11 @@ def invert(x, /):
 
 def _bitwise(logical):
     def fn(x1, x2, /):
-        a, b = asarray(x1) if not np.isscalar(x1) else x1, asarray(x2) if not np.isscalar(x2) else x2
-        kinds = {getattr(v, "dtype", np.asarray(v).dtype).kind for v in (a, b)}
-        if kinds != {"b"}:
+        a, b = (v if is_scalar(v) else asarray(v) for v in (x1, x2))
+        dtypes = [v.dtype if is_array(v) else np.asarray(v).dtype for v in (a, b)]
+        if {d.kind for d in dtypes} != {"b"}:
             raise TypeError(f"{fn.__name__} is supported on bool tensors only (masks), got "
-                            f"{', '.join(sorted(str(getattr(v, 'dtype', type(v).__name__)) for v in (a, b)))}")
+                            f"{' and '.join(d.name for d in dtypes)}")
         return logical(a, b)
     return fn
 
@@ -181,9 +202,11 @@ def where(condition, x=None, y=None, /):
     if x is None and y is None:
         from .indexing import nonzero
         return nonzero(condition)
-    c = astype(condition, "bool")
+    dev = device_of(condition, x, y)
+    c, x, y = (v if is_array(v) or is_scalar(v) else asarray(v, device=dev)
+               for v in (condition, x, y))
     a, b = operands(x, y)
-    return apply(Op.select, [c, a, b])
+    return apply(Op.select, [astype(c, "bool"), a, b])
 
 
 def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002
@@ -230,8 +253,9 @@ def logaddexp(x1, x2, /):
 
 
 def logaddexp2(x1, x2, /):
+    a, b = operands(x1, x2, float_only=True)
     ln2 = math.log(2.0)
-    return true_divide(logaddexp(multiply(x1, ln2), multiply(x2, ln2)), ln2)  # noqa: F821
+    return true_divide(logaddexp(multiply(a, ln2), multiply(b, ln2)), ln2)  # noqa: F821
 
 
 def cbrt(x, /):
@@ -273,6 +297,14 @@ def copysign(x1, x2, /):
                  negative(abs(a)), abs(a))  # noqa: F821
 
 
+def signbit(x, /):
+    """True where the sign bit is set, -0.0 included."""
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        return less(x, 0)  # noqa: F821
+    return where(equal(x, 0), less(true_divide(1.0, x), 0), less(x, 0))  # noqa: F821
+
+
 def heaviside(x1, x2, /):
     a, b = operands(x1, x2)
     return where(less(a, 0), 0, where(greater(a, 0), 1, b)).astype(a.dtype)  # noqa: F821
@@ -285,3 +317,8 @@ def float_power(x1, x2, /):
 def erf(x, /):
     (x,) = operands(x, float_only=True)
     return apply(Op.erf, [x])
+
+
+# `from .elementwise import *` exports this module's functions, not its imports (asarray, np, ...)
+__all__ = [_n for _n, _v in list(globals().items()) if not _n.startswith("_") and callable(_v)
+           and getattr(_v, "__module__", None) == __name__]

@@ -11,7 +11,7 @@ import numpy as np
 from ..core import ConcretizationError, Tracer, apply, grad_enabled, user_source_info
 from ..ir import Op
 from ..tensor import Tensor
-from ._convert import asarray, is_array, normalize_axis
+from ._convert import asarray, astype, device_of, host_array, is_array, normalize_axis
 
 
 def _concrete(x):
@@ -86,7 +86,8 @@ def _expand_key(x, key):
     if Ellipsis in [e for e in entries if not is_array(e) and not isinstance(e, np.ndarray)]:
         i = next(i for i, e in enumerate(entries) if e is Ellipsis and not isinstance(e, np.ndarray))
         entries[i:i + 1] = [slice(None)] * (x.ndim - n_used)
-    entries += [slice(None)] * (x.ndim - n_used)
+    else:
+        entries += [slice(None)] * (x.ndim - n_used)
     return entries
 
 
@@ -133,19 +134,22 @@ def _index(x, key):
     return _gather(y, adv) if adv else y
 
 
-def _normalized_index(idx, n, axis):
-    """Index array with negatives wrapped; bounds are checked when the value is known."""
+def _normalized_index(idx, n, axis, device):
+    """Index array on `device` with negatives wrapped; bounds are checked when the value is known."""
     c = _concrete(idx)
     if c is not None:
-        c = np.asarray(c).astype(np.int64)
+        c = np.asarray(c)
+        if c.dtype.kind not in "iu":
+            raise IndexError(f"arrays used as indices must be of integer type, got {c.dtype}")
+        c = c.astype(np.int64)
         bad = (c < -n) | (c >= n)
         if bad.any():
             raise IndexError(f"index {int(c[bad].flat[0])} is out of bounds for axis {axis} "
                              f"with size {n}" + (f" (at {user_source_info()})" if user_source_info() else ""))
         if not isinstance(idx, Tracer):
-            return Tensor._wrap(np.where(c < 0, c + n, c))
+            return host_array(np.where(c < 0, c + n, c), device)
     from .elementwise import add, less, where
-    idx = asarray(idx, dtype="int64") if is_array(idx) else asarray(np.asarray(idx, np.int64))
+    idx = astype(idx, "int64") if is_array(idx) else host_array(idx, device, "int64")
     return where(less(idx, 0), add(idx, n), idx)
 
 
@@ -153,8 +157,7 @@ def _gather(y, adv):
     from .elementwise import add, multiply
     from .shape import broadcast_to, reshape, transpose
     positions = [p for p, _, _ in adv]
-    idxs = [_normalized_index(e if is_array(e) else np.asarray(e), y.shape[p], d)
-            for p, d, e in adv]
+    idxs = [_normalized_index(e, y.shape[p], d, device_of(y)) for p, d, e in adv]
     bshape = np.broadcast_shapes(*(i.shape for i in idxs))
     rest = [i for i in range(y.ndim) if i not in positions]
     yt = transpose(y, positions + rest)
@@ -165,7 +168,7 @@ def _gather(y, adv):
         term = multiply(broadcast_to(i, bshape), stride) if stride != 1 else broadcast_to(i, bshape)
         lin = term if lin is None else add(lin, term)
         stride *= d
-    out = apply(Op.take, [flat, lin], {"axis": 0})
+    out = apply(Op.take, [flat, _to_device_of(lin, flat)], {"axis": 0})
     contiguous = positions == list(range(positions[0], positions[0] + len(positions)))
     if contiguous and positions[0] > 0:
         nb, p0 = len(bshape), positions[0]
@@ -182,7 +185,7 @@ def take(a, indices, axis=None, mode=None):
         from .shape import ravel
         x, axis = ravel(x), 0
     ax = normalize_axis(axis, x.ndim)
-    idx = _normalized_index(indices, x.shape[ax], ax)
+    idx = _normalized_index(indices, x.shape[ax], ax, device_of(x))
     return apply(Op.take, [x, idx], {"axis": ax})
 
 
@@ -193,7 +196,7 @@ def take_along_axis(arr, indices, axis):
     if axis is None:
         x, axis = ravel(x), 0
     ax = normalize_axis(axis, x.ndim)
-    idx = _normalized_index(indices, x.shape[ax], ax)
+    idx = _normalized_index(indices, x.shape[ax], ax, device_of(x))
     if idx.ndim != x.ndim:
         raise ValueError(f"take_along_axis: indices of dimension {idx.ndim} don't match an array "
                          f"of dimension {x.ndim}")
@@ -205,7 +208,7 @@ def take_along_axis(arr, indices, axis):
             term = broadcast_to(idx, shape)
         else:
             iota = np.arange(shape[d]).reshape([-1 if k == d else 1 for k in range(x.ndim)])
-            term = Tensor._wrap(np.broadcast_to(iota, shape).copy())
+            term = host_array(np.broadcast_to(iota, shape), device_of(x))
         term = multiply(term, stride) if stride != 1 else term
         lin = term if lin is None else add(lin, term)
         stride *= x.shape[d]
@@ -243,22 +246,31 @@ def unique(ar, return_counts=False):
 
 # ----------------------------------------------------------------------------- updates
 
+def _to_device_of(t, like):
+    """Index helpers (positions, normalized indices, fill values) are built on the host; a cuda
+    tensor's indexing moves them to its device, as PyTorch accepts CPU indices for CUDA data."""
+    if isinstance(t, Tensor) and isinstance(like, Tensor) and like.device.type == "cuda" \
+            and t.device != like.device:
+        return t.to(like.device)
+    return t
+
+
 def _positions(x, key):
     """Flat element positions x[key] selects (an int array shaped like x[key])."""
-    iota = Tensor._wrap(np.arange(x.size, dtype=np.int64).reshape(x.shape))
+    iota = host_array(np.arange(x.size, dtype=np.int64).reshape(x.shape), device_of(x))
     return getitem(iota, key)
 
 
 def _scatter(x, key, values):
     from .elementwise import greater
     from .shape import broadcast_to, ravel, reshape
-    from ._convert import operands
-    pos = _positions(x, key)
-    (v,) = operands(values, dtype=x.dtype)
+    pos = _to_device_of(_positions(x, key), x)
+    v = astype(values, x.dtype) if is_array(values) else host_array(values, device_of(x), x.dtype)
     v = broadcast_to(v, pos.shape)
     vals = reshape(apply(Op.scatter_add, [ravel(pos), ravel(v)], {"shape": (x.size,), "axis": 0}),
                    x.shape)
-    ones = broadcast_to(asarray(np.ones((), x.dtype if x.dtype.kind != "b" else np.int64)), pos.shape)
+    ones = broadcast_to(host_array(np.ones((), x.dtype if x.dtype.kind != "b" else np.int64),
+                                   device_of(x)), pos.shape)
     hits = reshape(apply(Op.scatter_add, [ravel(pos), ravel(ones)], {"shape": (x.size,), "axis": 0}),
                    x.shape)
     return vals, greater(hits, 0)

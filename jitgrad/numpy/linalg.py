@@ -6,7 +6,7 @@ import numpy as np
 
 from ..core import apply
 from ..ir import Op
-from ._convert import asarray, normalize_axis, operands
+from ._convert import asarray, astype, normalize_axis, operands
 
 
 def matmul(x1, x2, /):
@@ -14,8 +14,9 @@ def matmul(x1, x2, /):
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: input operand does not have enough dimensions (a scalar was "
                          f"given: shapes {a.shape} and {b.shape}); use * for scaling")
-    if a.dtype.kind == "b":
-        a, b = operands(a, b, dtype="int64")
+    if a.dtype.kind == "b":       # NumPy: a logical OR of ANDs
+        from .elementwise import greater
+        return greater(matmul(astype(a, "int32"), astype(b, "int32")), 0)
     from .shape import reshape
     va, vb = a.ndim == 1, b.ndim == 1
     if va:
@@ -161,7 +162,8 @@ def einsum(subscripts, *operands_, optimize=None):
     if len(xs) == 1:
         (s,), (x,) = ins, xs
         x, s = _einsum_diag(x, s)
-        x = sum(x, axis=tuple(i for i, c in enumerate(s) if c not in out)) if set(s) - set(out) else x
+        x = sum(x, axis=tuple(i for i, c in enumerate(s) if c not in out), dtype=x.dtype) \
+            if set(s) - set(out) else x
         kept = [c for c in s if c in out]
         return transpose(x, [kept.index(c) for c in out])
     if len(xs) != 2:
@@ -173,10 +175,10 @@ def einsum(subscripts, *operands_, optimize=None):
     only_a = [c for c in sa if c not in sb and c not in out]
     only_b = [c for c in sb if c not in sa and c not in out]
     if only_a:
-        a = sum(a, axis=tuple(sa.index(c) for c in only_a))
+        a = sum(a, axis=tuple(sa.index(c) for c in only_a), dtype=a.dtype)
         sa = "".join(c for c in sa if c not in only_a)
     if only_b:
-        b = sum(b, axis=tuple(sb.index(c) for c in only_b))
+        b = sum(b, axis=tuple(sb.index(c) for c in only_b), dtype=b.dtype)
         sb = "".join(c for c in sb if c not in only_b)
     batch = [c for c in sa if c in sb and c in out]
     contract = [c for c in sa if c in sb and c not in out]

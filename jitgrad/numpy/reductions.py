@@ -45,12 +45,23 @@ def min(a, axis=None, keepdims=False):  # noqa: A001
 amax, amin = max, min
 
 
+def _logical_reduce(op, a, axis, keepdims, empty_value):
+    x = astype(a, "bool")
+    axes = normalize_axes(axis, x.ndim)
+    if 0 in [x.shape[i] for i in axes]:      # an empty any() is False, an empty all() True
+        from .creation import full
+        out = full(tuple(d for i, d in enumerate(x.shape) if i not in axes), empty_value,
+                   dtype="bool", device=x.device)
+        return _keep(x, out, axes, keepdims)
+    return _reduce(op, x, axes, keepdims)
+
+
 def any(a, axis=None, keepdims=False):  # noqa: A001
-    return _reduce(Op.reduce_max, astype(a, "bool"), axis, keepdims)
+    return _logical_reduce(Op.reduce_max, a, axis, keepdims, False)
 
 
 def all(a, axis=None, keepdims=False):  # noqa: A001
-    return _reduce(Op.reduce_min, astype(a, "bool"), axis, keepdims)
+    return _logical_reduce(Op.reduce_min, a, axis, keepdims, True)
 
 
 def _count(x, axes):

@@ -319,16 +319,21 @@ def _tri_mask(n, m, k, lower):
     return (j <= i + k) if lower else (j >= i + k)
 
 
-def tril(m, k=0):
+def _tri(m, k, lower):
     from .elementwise import where
     x = asarray(m)
-    return where(_tri_mask(x.shape[-2], x.shape[-1], k, True), x, 0)
+    if x.ndim == 0:
+        raise ValueError(f"{'tril' if lower else 'triu'}: expected an array of dimension >= 1")
+    n, m = x.shape[-2:] if x.ndim >= 2 else x.shape * 2      # 1-d: NumPy's square mask
+    return where(_tri_mask(n, m, k, lower), x, np.zeros((), x.dtype))
+
+
+def tril(m, k=0):
+    return _tri(m, k, True)
 
 
 def triu(m, k=0):
-    from .elementwise import where
-    x = asarray(m)
-    return where(_tri_mask(x.shape[-2], x.shape[-1], k, False), x, 0)
+    return _tri(m, k, False)
 
 
 def diff(a, n=1, axis=-1):

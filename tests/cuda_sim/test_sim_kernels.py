@@ -12,7 +12,9 @@ import pytest
 from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled():
-    pytest.skip("needs NUMBA_ENABLE_CUDASIM=1 (run by tests/test_cuda_sim_runner.py)", allow_module_level=True)
+    pytest.skip(
+        "needs NUMBA_ENABLE_CUDASIM=1 (run by tests/test_cuda_sim_runner.py)", allow_module_level=True
+    )
 if importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("numba-cuda is not installed: pip install 'jitgrad[cuda]'", allow_module_level=True)
 

@@ -1,0 +1,183 @@
+"""The per-op scalar expression table for generated CPU code (DESIGN.md §3).
+
+`EXPR[op](ctx, args, in_dtypes, out_dtype, params) -> str` gives the numba expression computing
+one element of `op`'s output from its operands' expressions. `ctx` names typed constants
+(`ctx.const(1.0, float32)` -> a module-level `np.float32(1.0)`: a bare Python float would promote
+float32 arithmetic to float64) and math functions (`ctx.math("exp", float32)` -> mathlib's
+vectorizable `exp_f32`, or libm's `math.exp` where mathlib has none).
+
+Kernels are compiled with numba's numpy error model, so `/`, `//` and `%` follow NumPy (inf, nan,
+0 for integer division by zero) and carry no raise branch that would stop vectorization.
+Conditionals are written as `a if c else b` over computed values, which LLVM turns into selects.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.ops import Op
+from ..ir.types import is_bool, is_float
+
+# Ops whose scalar expression is computed with numba's int64 promotion and must be wrapped
+# back to int32 so that overflow wraps as NumPy's int32 arithmetic does.
+_INT_ARITH = frozenset({Op.add, Op.sub, Op.mul, Op.floor_div, Op.mod, Op.pow, Op.neg, Op.abs,
+                        Op.square, Op.sign, Op.max, Op.min})
+
+# Transcendental ops: implemented by mathlib (or libm) under the op's own name.
+_MATH_UNARY = ("exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "asin", "acos",
+               "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf")
+
+
+def _math_unary(name):
+    return lambda ctx, a, dts, dt, p: f"{ctx.math(name, dt)}({a[0]})"
+
+
+def _infix(sym):
+    return lambda ctx, a, dts, dt, p: f"({a[0]} {sym} {a[1]})"
+
+
+def _sigmoid(ctx, a, dts, dt, p):
+    fn = ctx.math("sigmoid", dt, required=False)
+    if fn:
+        return f"{fn}({a[0]})"
+    one = ctx.const(1, dt)
+    return f"({one} / ({one} + {ctx.math('exp', dt)}(-{a[0]})))"
+
+
+def _rsqrt(ctx, a, dts, dt, p):
+    return f"({ctx.const(1, dt)} / math.sqrt({a[0]}))"
+
+
+def _extremum(cmp, fn):
+    """NumPy's maximum/minimum: NaN wins (a float select), plain max/min for ints and bools."""
+    def expr(ctx, a, dts, dt, p):
+        if is_float(dt):
+            return f"({a[0]} if ({a[0]} {cmp} {a[1]} or {a[0]} != {a[0]}) else {a[1]})"
+        return f"{fn}({a[0]}, {a[1]})"
+    return expr
+
+
+def _sign(ctx, a, dts, dt, p):
+    if is_float(dt):
+        return f"np.sign({a[0]})"
+    return f"(({a[0]} > 0) - ({a[0]} < 0))"
+
+
+def _pow(ctx, a, dts, dt, p):
+    fn = ctx.math("pow", dt, required=False) if is_float(dt) else None
+    return f"{fn}({a[0]}, {a[1]})" if fn else f"({a[0]} ** {a[1]})"
+
+
+def _atan2(ctx, a, dts, dt, p):
+    fn = ctx.math("atan2", dt, required=False)
+    return f"{fn or 'math.atan2'}({a[0]}, {a[1]})"
+
+
+def _isnan(ctx, a, dts, dt, p):
+    return f"({a[0]} != {a[0]})" if is_float(dts[0]) else "False"
+
+
+def _isinf(ctx, a, dts, dt, p):
+    return f"(abs({a[0]}) == {ctx.const(np.inf, dts[0])})" if is_float(dts[0]) else "False"
+
+
+def _convert(ctx, a, dts, dt, p):
+    if dt == dts[0]:
+        return a[0]
+    if is_bool(dt):
+        return f"({a[0]} != 0)"
+    return f"np.{dt.name}({a[0]})"
+
+
+def _identity(ctx, a, dts, dt, p):
+    return a[0]
+
+
+EXPR = {
+    **{getattr(Op, name): _math_unary(name) for name in _MATH_UNARY},
+    Op.sqrt: lambda ctx, a, dts, dt, p: f"math.sqrt({a[0]})",
+    Op.rsqrt: _rsqrt,
+    Op.sigmoid: _sigmoid,
+    Op.floor: lambda ctx, a, dts, dt, p: f"np.floor({a[0]})",
+    Op.ceil: lambda ctx, a, dts, dt, p: f"np.ceil({a[0]})",
+    Op.round: lambda ctx, a, dts, dt, p: f"np.rint({a[0]})",   # half to even, as NumPy
+    Op.neg: lambda ctx, a, dts, dt, p: f"(-{a[0]})",
+    Op.abs: lambda ctx, a, dts, dt, p: f"abs({a[0]})",
+    Op.sign: _sign,
+    Op.square: lambda ctx, a, dts, dt, p: f"({a[0]} * {a[0]})",
+    Op.isnan: _isnan,
+    Op.isinf: _isinf,
+    Op.logical_not: lambda ctx, a, dts, dt, p: f"(not {a[0]})",
+    Op.convert: _convert,
+    Op.stop_gradient: _identity,
+    Op.broadcast_to: _identity,       # operands are indexed in the kernel's iteration space
+    Op.add: _infix("+"), Op.sub: _infix("-"), Op.mul: _infix("*"), Op.div: _infix("/"),
+    Op.floor_div: _infix("//"), Op.mod: _infix("%"),
+    Op.pow: _pow,
+    Op.max: _extremum(">", "max"), Op.min: _extremum("<", "min"),
+    Op.atan2: _atan2,
+    Op.eq: _infix("=="), Op.ne: _infix("!="), Op.lt: _infix("<"), Op.le: _infix("<="),
+    Op.gt: _infix(">"), Op.ge: _infix(">="),
+    Op.logical_and: _infix("&"), Op.logical_or: _infix("|"), Op.logical_xor: _infix("^"),
+    Op.select: lambda ctx, a, dts, dt, p: f"({a[1]} if {a[0]} else {a[2]})",
+}
+
+
+def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:
+    """One element of `op` applied to operand expressions `args`."""
+    fn = EXPR.get(op)
+    if fn is None:
+        raise NotImplementedError(f"cpu codegen: no scalar expression for op {op}")
+    expr = fn(ctx, args, in_dtypes, out_dtype, params)
+    if out_dtype == np.int32 and op in _INT_ARITH:
+        expr = f"np.int32({expr})"
+    return expr
+
+
+# ----------------------------------------------------------------------------- reductions
+
+def _init(kind):
+    def init(ctx, dt):
+        if kind == "sum":
+            return ctx.const(0, dt)
+        if kind == "prod":
+            return ctx.const(1, dt)
+        if is_bool(dt):
+            return "False" if kind == "max" else "True"
+        if is_float(dt):
+            return ctx.const(-np.inf if kind == "max" else np.inf, dt)
+        info = np.iinfo(dt)
+        return ctx.const(info.min if kind == "max" else info.max, dt)
+    return init
+
+
+def _combine(kind):
+    """acc, v -> new acc (NaN-propagating extrema for floats, as NumPy's max/min)."""
+    def combine(acc, v, dt):
+        if kind == "sum":
+            return f"{acc} + {v}"
+        if kind == "prod":
+            return f"{acc} * {v}"
+        if is_bool(dt):
+            return f"{acc} | {v}" if kind == "max" else f"{acc} & {v}"
+        cmp = ">" if kind == "max" else "<"
+        if is_float(dt):
+            return f"{v} if ({v} {cmp} {acc} or {v} != {v}) else {acc}"
+        return f"{kind}({acc}, {v})"
+    return combine
+
+
+# reduce op -> (kind, tracks the index of the winner)
+REDUCER_KIND = {Op.reduce_sum: ("sum", False), Op.reduce_prod: ("prod", False),
+                Op.reduce_max: ("max", False), Op.reduce_min: ("min", False),
+                Op.argmax: ("max", True), Op.argmin: ("min", True)}
+REDUCE_INIT = {k: _init(k) for k in ("sum", "prod", "max", "min")}
+REDUCE_COMBINE = {k: _combine(k) for k in ("sum", "prod", "max", "min")}
+
+
+def arg_better(v, best, kind, dt) -> str:
+    """Condition under which element v replaces the current winner of argmax/argmin: strictly
+    better, or the first NaN (NumPy returns the index of the first NaN)."""
+    cmp = ">" if kind == "max" else "<"
+    if is_float(dt):
+        return f"{v} {cmp} {best} or ({v} != {v} and {best} == {best})"
+    return f"{v} {cmp} {best}"

@@ -1,0 +1,697 @@
+"""One source generator per kernel kind (elementwise, reduce, rowwise, matmul, opaque).
+
+`GENERATORS[kind](ctx, name, node) -> KernelSource`. A generated kernel is an @njit function
+taking flat C-contiguous arrays: the kernel node's inputs, then its body's array constants, then
+its outputs, which it writes. Loops use `prange` when the static work is large enough to pay for
+waking the second thread (PARALLEL_MIN), and stay serial below.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..ir.ops import REDUCE, Op
+from ..ir.types import is_float, is_int
+from .buffer import CSE, IndentedBuffer
+from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better
+from .entry import arena_view
+from .evaluator import Evaluator, array_constants
+from .space import Space, at, collapse, flat_space, rows_space
+
+PARALLEL_MIN = 1 << 17      # elements; below this a prange costs more than it saves (2 cores)
+CHUNK = 1 << 14             # elements per prange task of a flat loop
+LANES = 16                  # independent max/min accumulators: one AVX-512 register of float32
+_EXPENSIVE = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.tanh, Op.sigmoid, Op.erf, Op.sin,
+                        Op.cos, Op.tan, Op.pow, Op.atan2, Op.sinh, Op.cosh, Op.asin, Op.acos,
+                        Op.atan, Op.asinh, Op.acosh, Op.atanh})
+
+
+@dataclass
+class KernelSource:
+    name: str
+    source: str
+    consts: list = field(default_factory=list)     # Literals passed after the inputs
+    extra_args: list = field(default_factory=list)  # expressions passed after the outputs
+
+
+class _Kernel:
+    """Shared scaffolding: parameter names, the header comment, the def line."""
+
+    def __init__(self, ctx, name, node, parallel=False, fastmath=False):
+        self.ctx, self.name, self.node = ctx, name, node
+        self.body = node.params["body"]
+        self.const_nodes = array_constants(self.body, every=node.params["kind"] == "opaque")
+        self.arrays = {}
+        params = []
+        for k, v in enumerate(self.body.inputs):
+            self.arrays[v] = f"in{k}"
+            params.append(f"in{k}")
+        for k, n in enumerate(self.const_nodes):
+            self.arrays[n.output] = f"c{k}"
+            params.append(f"c{k}")
+        self.out_names = {}
+        for k, v in enumerate(self.body.outputs):
+            self.out_names.setdefault(v, []).append(f"out{k}")
+            params.append(f"out{k}")
+        self.params = params
+        self.buf = IndentedBuffer()
+        self.cse = CSE(self.buf)
+        self.parallel, self.fastmath = parallel, fastmath
+        self.extra_args = []
+
+    def stores(self, v):
+        return self.out_names.get(v, [])
+
+    def finish(self) -> KernelSource:
+        head = IndentedBuffer()
+        kind = self.node.params["kind"]
+        head.writeline(f"# kernel {self.name} ({kind}) from {self.node.source_info or 'unknown source'}")
+        for line in str(self.body).splitlines():
+            head.writeline(f"#   {line}")
+        opts = ['cache=True', 'error_model="numpy"']
+        if self.parallel:
+            opts.append("parallel=True")
+        if self.fastmath:
+            opts.append('fastmath={"reassoc"}')      # lets LLVM vectorize sum reductions
+        head.writeline(f"@njit({', '.join(opts)})")
+        with head.indent(f"def {self.name}({', '.join(self.params)}):"):
+            head.splice(self.buf)
+            head.writeline("return")
+        return KernelSource(self.name, head.getvalue(), [n.params["value"] for n in self.const_nodes],
+                            list(self.extra_args))
+
+
+def _cost(nodes) -> int:
+    return 1 + 8 * sum(n.op in _EXPENSIVE for n in nodes)
+
+
+def _loop_header(var, n, parallel):
+    return f"for {var} in {'prange' if parallel else 'range'}({n}):"
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+def _emit_flat_loop(k, n, parallel, emit):
+    """for i in range(n), chunked over prange tasks when parallel; emit(cse, var) writes the body."""
+    if parallel:
+        chunks = -(-n // CHUNK)
+        with k.buf.indent(_loop_header("c", chunks, True)):
+            with k.buf.indent(f"for i in range(c * {CHUNK}, min(c * {CHUNK} + {CHUNK}, {n})):"):
+                emit(k.cse.child(), "i")
+    else:
+        with k.buf.indent(_loop_header("i", n, False)):
+            emit(k.cse.child(), "i")
+
+
+def _emit_nest(k, shape, parallel, emit, cse=None, vars_=()):
+    """Nested loops over `shape` (outermost prange when parallel); emit(cse, vars) writes the body."""
+    cse = cse or k.cse
+    d = len(vars_)
+    if d == len(shape):
+        emit(cse, list(vars_))
+        return
+    with k.buf.indent(_loop_header(f"i{d}", shape[d], parallel and d == 0)):
+        _emit_nest(k, shape, parallel, emit, cse.child(), vars_ + (f"i{d}",))
+
+
+def elementwise_loop(k, shape, nodes, given=None, operands=None, skip=()):
+    """Write the loop nest computing every output of `k.body` over `shape`.
+
+    Dims over which all operands broadcast alike are merged first, so the common cases run as
+    one flat loop (all operands full-size or scalar) or two (a row broadcast against a matrix);
+    the innermost loop is always unit-stride and LLVM vectorizes it."""
+    size = math.prod(shape)
+    if size == 0:
+        return
+    parallel = size * _cost(nodes) >= PARALLEL_MIN
+    k.parallel |= parallel
+    values = list(operands or k.arrays) + [v for v in k.body.outputs]
+    if any(n.op == Op.reshape for n in nodes):
+        cshape, load = (size,), {}                 # reshapes reread in other shapes: stay flat
+    else:
+        cshape, cshapes = collapse(shape, [v.type.shape for v in values])
+        load = dict(zip(values, cshapes))
+
+    def body(cse, space):
+        ev = Evaluator(k.ctx, k.body, k.arrays, lambda v: space, cse, given, load)
+        for v in k.body.outputs:
+            if v in skip:
+                continue
+            e = ev.expr(v)
+            for name in k.stores(v):
+                k.buf.writeline(f"{name}[{at(space.offset(load.get(v, v.type.shape)))}] = {e}")
+
+    if len(cshape) <= 1:
+        n = cshape[0] if cshape else 1
+        _emit_flat_loop(k, n, parallel, lambda cse, i: body(cse, flat_space((n,), i, cse)))
+    else:
+        _emit_nest(k, cshape, parallel, lambda cse, vs: body(cse, Space(cshape, vs, cse)))
+
+
+def gen_elementwise(ctx, name, node) -> KernelSource:
+    k = _Kernel(ctx, name, node)
+    shape = max((v.type.shape for v in k.body.outputs), key=math.prod)
+    elementwise_loop(k, shape, k.body.nodes)
+    return k.finish()
+
+
+# ----------------------------------------------------------------------------- reductions
+
+class _Reductions:
+    """The reductions of a body: accumulator names, init, update and the values they give."""
+
+    def __init__(self, k, nodes):
+        self.k, self.nodes = k, nodes
+        self.acc = {n: k.cse.fresh("acc") for n in nodes}
+
+    def kind(self, n):
+        return REDUCER_KIND[n.op]
+
+    def acc_dtype(self, n):
+        dt = n.inputs[0].type.dtype
+        return "np.int64" if is_int(dt) and REDUCER_KIND[n.op][0] in ("sum", "prod") else f"np.{dt.name}"
+
+    def init_scalars(self, buf):
+        for n, a in self.acc.items():
+            kind, arg = self.kind(n)
+            buf.writeline(f"{a} = {REDUCE_INIT[kind](self.k.ctx, n.inputs[0].type.dtype)}")
+            if arg:
+                buf.writeline(f"{a}i = 0")
+
+    def update(self, buf, n, v, acc, idx):
+        """acc (a name or an element `name[j]`) absorbs element v found at position idx."""
+        kind, arg = self.kind(n)
+        dt = n.inputs[0].type.dtype
+        if arg:
+            with buf.indent(f"if {arg_better(v, acc, kind, dt)}:"):
+                buf.writeline(f"{acc} = {v}")
+                buf.writeline(f"{_arg_name(acc)} = {idx}")
+        else:
+            buf.writeline(f"{acc} = {REDUCE_COMBINE[kind](acc, v, dt)}")
+
+    def results(self, where=None):
+        """Reduction output Value -> expression (scalar accumulators, or array elements at `where`)."""
+        out = {}
+        for n, a in self.acc.items():
+            name = a + "i" if self.kind(n)[1] else a
+            out[n.output] = name if where is None else f"{name}[{where}]"
+        return out
+
+
+def _arg_name(acc):
+    return acc + "i" if "[" not in acc else acc.replace("[", "i[", 1)
+
+
+def _split_body(body, reductions):
+    """Body values computed after the reductions (in reduced space): their outputs and everything
+    downstream of them."""
+    post = {r.output for r in reductions}
+    for n in body.nodes:
+        if n.op not in REDUCE and any(x in post for x in n.inputs):
+            post.update(n.outputs)
+    return post
+
+
+def gen_reduce(ctx, name, node) -> KernelSource:
+    k = _Kernel(ctx, name, node)
+    reds = [n for n in k.body.nodes if n.op in REDUCE]
+    xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
+    if any(tuple(sorted(r.params["axes"])) != axes or r.inputs[0].type.shape != xshape for r in reds):
+        raise NotImplementedError("cpu codegen: reductions over different axes in one kernel")
+    post = _split_body(k.body, reds)
+    if any(x in post for r in reds for x in r.inputs) or any(v not in post for v in k.body.outputs):
+        raise NotImplementedError("cpu codegen: reduce kernel outputs must follow its reductions")
+    kept = [d for d in range(len(xshape)) if d not in axes]
+    rshape = tuple(xshape[d] for d in kept)
+    if math.prod(xshape) == 0 and math.prod(rshape) == 0:
+        return k.finish()
+    red = _Reductions(k, reds)
+    k.fastmath = True
+    last_kept = bool(kept) and kept[-1] == len(xshape) - 1 and len(axes) > 0
+    (_reduce_outer if last_kept else _reduce_inner)(k, red, xshape, axes, kept, rshape, post)
+    return k.finish()
+
+
+def _x_space_of(post, xspace, rspace):
+    return lambda v: rspace if v in post else xspace
+
+
+def _reduce_inner(k, red, xshape, axes, kept, rshape, post):
+    """Reduced dims innermost (contiguous): scalar accumulators per output element."""
+    size = math.prod(xshape)
+    parallel = size * _cost(k.body.nodes) >= PARALLEL_MIN
+    outer = [xshape[d] for d in kept]
+    if parallel and (not kept or math.prod(outer) < 2):
+        return _reduce_full_parallel(k, red, xshape, axes, post)
+    k.parallel |= parallel and bool(kept)
+    names = {d: f"i{d}" for d in range(len(xshape))}
+
+    def kept_body(cse, vars_):
+        red.init_scalars(k.buf)
+        rspace = Space(rshape, vars_, cse)
+        inner_shape = [xshape[d] for d in axes]
+
+        def inner(cse2, ivars):
+            idx = dict(zip(kept, vars_))
+            idx.update(zip(axes, ivars))
+            xspace = Space(xshape, [idx[d] for d in range(len(xshape))], cse2)
+            ev = Evaluator(k.ctx, k.body, k.arrays, _x_space_of(post, xspace, rspace), cse2)
+            for n, a in red.acc.items():
+                red.update(k.buf, n, ev.expr(n.inputs[0]), a, ivars[-1] if ivars else "0")
+        _nest_named(k, inner_shape, [names[d] for d in axes], False, inner, cse)
+        _store_post(k, red.results(), rspace, post, cse)
+
+    _nest_named(k, outer, [names[d] for d in kept], parallel, kept_body)
+
+
+def _nest_named(k, shape, names, parallel, emit, cse=None, done=()):
+    """Nested loops with the given index names; emit(cse, vars) writes the innermost body."""
+    cse = cse or k.cse
+    d = len(done)
+    if d == len(shape):
+        emit(cse, list(done))
+        return
+    with k.buf.indent(_loop_header(names[d], shape[d], parallel and d == 0)):
+        _nest_named(k, shape, names, parallel, emit, cse.child(), done + (names[d],))
+
+
+def _store_post(k, given, rspace, post, cse):
+    ev = Evaluator(k.ctx, k.body, k.arrays, lambda v: rspace, cse, given)
+    for v in k.body.outputs:
+        e = ev.expr(v)
+        for name in k.stores(v):
+            k.buf.writeline(f"{name}[{at(rspace.offset(v.type.shape))}] = {e}")
+
+
+def _reduce_full_parallel(k, red, xshape, axes, post):
+    """A large reduction to one element: prange over chunks of the flat input, partial results
+    per chunk combined serially (argmax/argmin keep the first winner: chunks are in order)."""
+    k.parallel = True
+    size = math.prod(xshape)
+    chunks = -(-size // CHUNK)
+    for n, a in red.acc.items():
+        k.buf.writeline(f"{a}p = np.empty({chunks}, {red.acc_dtype(n)})")
+        if red.kind(n)[1]:
+            k.buf.writeline(f"{a}ip = np.empty({chunks}, np.int64)")
+    with k.buf.indent(_loop_header("c", chunks, True)):
+        red.init_scalars(k.buf)
+        with k.buf.indent(f"for i in range(c * {CHUNK}, min(c * {CHUNK} + {CHUNK}, {size})):"):
+            cse = k.cse.child()
+            xspace = flat_space(xshape, "i", cse)
+            ev = Evaluator(k.ctx, k.body, k.arrays, lambda v: xspace, cse)
+            for n, a in red.acc.items():
+                red.update(k.buf, n, ev.expr(n.inputs[0]), a, "i")
+        for n, a in red.acc.items():
+            k.buf.writeline(f"{a}p[c] = {a}")
+            if red.kind(n)[1]:
+                k.buf.writeline(f"{a}ip[c] = {a}i")
+    red.init_scalars(k.buf)
+    with k.buf.indent(f"for c in range({chunks}):"):
+        for n, a in red.acc.items():
+            red.update(k.buf, n, f"{a}p[c]", a, f"{a}ip[c]")
+    rspace = Space((), [], k.cse)
+    _store_post(k, red.results(), rspace, post, k.cse)
+
+
+def _reduce_outer(k, red, xshape, axes, kept, rshape, post):
+    """Last dim kept (e.g. a column sum): walk the input in memory order, accumulating into
+    arrays indexed by the kept dims, so the innermost loop stays unit-stride; then the epilogue."""
+    rsize = math.prod(rshape)
+    for n, a in red.acc.items():
+        kind, arg = red.kind(n)
+        k.buf.writeline(f"{a} = np.full({rsize}, {REDUCE_INIT[kind](k.ctx, n.inputs[0].type.dtype)}, "
+                        f"{red.acc_dtype(n)})")
+        if arg:
+            k.buf.writeline(f"{a}i = np.zeros({rsize}, np.int64)")
+    (axis,) = axes if len(axes) == 1 else (None,)
+
+    def body(cse, vars_):
+        xspace = Space(xshape, vars_, cse)
+        rspace = Space(rshape, [vars_[d] for d in kept], cse)
+        ev = Evaluator(k.ctx, k.body, k.arrays, _x_space_of(post, xspace, rspace), cse)
+        r = at(rspace.flat)
+        for n, a in red.acc.items():
+            red.update(k.buf, n, ev.expr(n.inputs[0]), f"{a}[{r}]", vars_[axis] if axis is not None else "0")
+    _nest_named(k, xshape, [f"i{d}" for d in range(len(xshape))], False, body)
+    with k.buf.indent(f"for r in range({rsize}):"):
+        cse = k.cse.child()
+        _store_post(k, red.results("r"), flat_space(rshape, "r", cse), post, cse)
+
+
+# ----------------------------------------------------------------------------- rowwise
+
+def _levels(body, reds):
+    """Pass number of every body value: a row value can be computed in the pass after the
+    reductions it depends on; a reduction's result is available after its input's pass."""
+    red_of = {r.output: r for r in reds}
+    level, per_row = {v: 0 for v in body.inputs}, set()
+    for n in body.nodes:
+        ins = [level.get(x, 0) for x in n.inputs]
+        if n.output in red_of:
+            level[n.output] = ins[0] + 1
+            per_row.add(n.output)
+            continue
+        for v in n.outputs:
+            level[v] = max(ins, default=0)
+        if (n.op == Op.constant and n.params["value"].size == 1) or (all(x in per_row for x in n.inputs)
+                                   and any(x in per_row for x in n.inputs)):
+            per_row.update(n.outputs)
+    return level, per_row
+
+
+def _lane_loops(k, red, laned, lanes, L, pass_body):
+    """The row walked LANES elements at a time (lane l keeps its own max/min), then the tail,
+    then the lanes folded into the scalar accumulators."""
+    whole = L - L % LANES
+    for n in laned:
+        kind = red.kind(n)[0]
+        k.buf.writeline(f"{lanes[n]}[:] = {REDUCE_INIT[kind](k.ctx, n.inputs[0].type.dtype)}")
+    with k.buf.indent(f"for j0 in range(0, {whole}, {LANES}):"):
+        with k.buf.indent(f"for lane in range({LANES}):"):
+            k.buf.writeline("j = j0 + lane")
+            pass_body("j", "lane")
+    if whole < L:
+        with k.buf.indent(f"for j in range({whole}, {L}):"):
+            pass_body("j")
+    with k.buf.indent(f"for lane in range({LANES}):"):
+        for n in laned:
+            red.update(k.buf, n, f"{lanes[n]}[lane]", red.acc[n], "0")
+
+
+def gen_rowwise(ctx, name, node) -> KernelSource:
+    """Softmax/layernorm shape: reductions over the last axis whose results combine with the row.
+    Each row is walked once per dependent reduction level (max, then sum, then the output), row
+    values that are expensive to recompute (exp) are kept in a scratch row between passes."""
+    k = _Kernel(ctx, name, node)
+    reds = [n for n in k.body.nodes if n.op in REDUCE]
+    xshape = reds[0].inputs[0].type.shape
+    nd = len(xshape)
+    if nd == 0 or any(r.inputs[0].type.shape != xshape or tuple(r.params["axes"]) != (nd - 1,)
+                      for r in reds):
+        raise NotImplementedError("cpu codegen: rowwise reductions must all be over the last axis")
+    L, rows = xshape[-1], math.prod(xshape[:-1])
+    if rows * L == 0 and not any(v in _split_body(k.body, reds) and v.type.size for v in k.body.outputs):
+        return k.finish()
+    level, per_row = _levels(k.body, reds)
+    consts = {n.output for n in k.body.nodes if n.op == Op.constant}
+    producers = k.body.producers()
+    row_vals = [v for v in level if v not in per_row and v not in consts and v in producers]
+    users = k.body.consumers()
+    passes = 1 + max([level[r.inputs[0]] for r in reds] +
+                     [level.get(v, 0) for v in k.body.outputs if v not in per_row])
+    # scratch rows: expensive row values read again in a later pass
+    scratch = [v for v in row_vals if producers[v].op in _EXPENSIVE and v.type.shape == xshape
+               and any(u.op not in REDUCE and level[u.outputs[0]] > level[v]
+                       for u in users.get(v, []))]
+    sname = {v: f"row{i}" for i, v in enumerate(scratch)}
+    red = _Reductions(k, reds)
+    # float max/min: a compare-select recurrence LLVM leaves scalar; LANES independent
+    # accumulators (one vector register) make it a packed max per step
+    lanes = {n: f"lane{i}" for i, n in enumerate(reds)
+             if is_float(n.inputs[0].type.dtype) and red.kind(n) in (("max", False), ("min", False))}
+    k.fastmath = True
+    parallel = rows * L * _cost(k.body.nodes) >= PARALLEL_MIN and rows >= 2
+    k.parallel = parallel
+    blocks = min(rows, 64) if parallel else 1
+    per = -(-rows // blocks)
+    with k.buf.indent(_loop_header("b", blocks, parallel)):
+        for v in scratch:
+            k.buf.writeline(f"{sname[v]} = np.empty({L}, np.{v.type.dtype.name})")
+        for n, name in lanes.items():
+            k.buf.writeline(f"{name} = np.empty({LANES}, np.{n.inputs[0].type.dtype.name})")
+        with k.buf.indent(f"for r in range(b * {per}, min(b * {per} + {per}, {rows})):"):
+            rcse = k.cse.child()
+            red.init_scalars(k.buf)
+            rspace = flat_space(xshape[:-1], "r", rcse)
+            given = {}
+            for p in range(passes):
+                mine = [n for n in reds if level[n.inputs[0]] == p]
+                laned = [n for n in mine if n in lanes]
+
+                def pass_body(j, lane=None):
+                    cse = rcse.child()
+                    xspace = rows_space(xshape, "r", j, cse)
+                    g = dict(given)
+                    g.update({v: f"{sname[v]}[{j}]" for v in scratch if level[v] < p})
+                    ev = Evaluator(k.ctx, k.body, k.arrays,
+                                   lambda v: rspace if v in per_row else xspace, cse, g)
+                    for n in mine:
+                        acc = f"{lanes[n]}[{lane}]" if lane and n in lanes else red.acc[n]
+                        red.update(k.buf, n, ev.expr(n.inputs[0]), acc, j)
+                    for v in scratch:
+                        if level[v] == p:
+                            k.buf.writeline(f"{sname[v]}[{j}] = {ev.expr(v)}")
+                    for v in k.body.outputs:
+                        if v not in per_row and level[v] == p:
+                            for nm in k.stores(v):
+                                k.buf.writeline(f"{nm}[{at(xspace.flat)}] = {ev.expr(v)}")
+                if laned and L >= LANES:
+                    _lane_loops(k, red, laned, lanes, L, pass_body)
+                else:
+                    with k.buf.indent(f"for j in range({L}):"):
+                        pass_body("j")
+                given.update({n.output: red.results()[n.output] for n in mine})
+            ev = Evaluator(k.ctx, k.body, k.arrays, lambda v: rspace, rcse, given)
+            for v in k.body.outputs:
+                if v in per_row:
+                    for nm in k.stores(v):
+                        k.buf.writeline(f"{nm}[{at(rspace.offset(v.type.shape))}] = {ev.expr(v)}")
+    return k.finish()
+
+
+
+# ----------------------------------------------------------------------------- matmul
+
+def _shape(t):
+    return "(" + "".join(f"{d}, " for d in t)[:-1] + ")" if len(t) != 1 else f"({t[0]},)"
+
+
+def _matmul_operand(k, v, producers):
+    """(array param, shape it is read in, transposed?) of a matmul operand: a body input, or a
+    body input whose last two axes are swapped (read as a transposed view: BLAS takes either)."""
+    node = producers.get(v)
+    if node is None and v in k.arrays:
+        return k.arrays[v], v.type.shape, False
+    if node is not None and node.op == Op.transpose and node.inputs[0] in k.arrays:
+        perm, nd = node.params["perm"], v.type.ndim
+        if nd >= 2 and tuple(perm) == tuple(range(nd - 2)) + (nd - 1, nd - 2):
+            return k.arrays[node.inputs[0]], node.inputs[0].type.shape, True
+    raise NotImplementedError("cpu codegen: matmul operands must be kernel inputs or their transposes")
+
+
+def gen_matmul(ctx, name, node) -> KernelSource:
+    """BLAS (numba's np.dot) into the product buffer, then the fused epilogue as one loop that
+    reads the product (in place when the epilogue output has the product's type)."""
+    k = _Kernel(ctx, name, node)
+    producers = k.body.producers()
+    (m,) = [n for n in k.body.nodes if n.op == Op.matmul]
+    operands = [_matmul_operand(k, x, producers) for x in m.inputs]
+    pv = m.output
+    pshape, dt = pv.type.shape, pv.type.dtype
+    dest = k.stores(pv)
+    hint = getattr(ctx, "product_hint", None)
+    if hint and hint[0] == "output" and not dest:
+        prod = k.stores(hint[1])[0]
+    elif hint and hint[0] == "scratch" and not dest:
+        prod = "prod"
+        k.params.append("prod")
+        k.extra_args.append(arena_view(hint[1], pv.type))
+    elif dest:
+        prod = dest[0]
+    else:
+        same = [v for v in k.body.outputs if v.type == pv.type]
+        prod = k.stores(same[0])[0] if same else "prod"
+        if not same:
+            k.buf.writeline(f"prod = np.empty({math.prod(pshape)}, np.{dt.name})")
+    k.arrays[pv] = prod
+    _emit_product(k, operands, [x.type.shape for x in m.inputs], pshape, prod, dt)
+    for extra in dest[1:]:
+        with k.buf.indent(f"for i in range({math.prod(pshape)}):"):
+            k.buf.writeline(f"{extra}[i] = {prod}[i]")
+    epilogue = [n for n in k.body.nodes if n is not m and n.op != Op.transpose]
+    if any(v is not pv for v in k.body.outputs):
+        shape = max((v.type.shape for v in k.body.outputs), key=math.prod)
+        elementwise_loop(k, shape, epilogue, operands=[*k.arrays], skip=(pv,))
+    return k.finish()
+
+
+def _emit_product(k, operands, shapes, pshape, prod, dt):
+    M, N = pshape[-2], pshape[-1]
+    K = shapes[0][-1]
+    batch = pshape[:-2]
+    if math.prod(pshape) == 0:
+        return
+    if K == 0:
+        k.buf.writeline(f"{prod}[:] = 0")
+        return
+    suffix = []
+    for name, (arr, shape, trans), want in zip(("a3", "b3"), operands, shapes):
+        rows, cols = want[-2:]
+        lead = math.prod(want[:-2])
+        dims = (lead, cols, rows) if trans else (lead, rows, cols)
+        k.buf.writeline(f"{name} = {arr}.reshape({_shape(dims)})")
+        suffix.append(".T" if trans else "")     # an F-ordered view: BLAS transposes for free
+    k.buf.writeline(f"p3 = {prod}.reshape(({math.prod(batch)}, {M}, {N}))")
+    with k.buf.indent(f"for q in range({math.prod(batch)}):"):
+        cse = k.cse.child()
+        space = flat_space(batch, "q", cse)
+        ia, ib = space.offset(shapes[0][:-2]), space.offset(shapes[1][:-2])
+        if is_float(dt):
+            k.buf.writeline(f"np.dot(a3[{ia}]{suffix[0]}, b3[{ib}]{suffix[1]}, p3[q])")
+        else:   # numba's BLAS binding is float-only
+            with k.buf.indent(f"for i in range({M}):"):
+                with k.buf.indent(f"for j in range({N}):"):
+                    k.buf.writeline("s = 0")
+                    with k.buf.indent(f"for l in range({K}):"):
+                        a = f"a3[{ia}, l, i]" if suffix[0] else f"a3[{ia}, i, l]"
+                        b = f"b3[{ib}, j, l]" if suffix[1] else f"b3[{ib}, l, j]"
+                        k.buf.writeline(f"s += {a} * {b}")
+                    k.buf.writeline("p3[q, i, j] = s")
+
+
+# ----------------------------------------------------------------------------- opaque
+
+def _nd(arr, shape):
+    return f"{arr}.reshape({_shape(shape)})"
+
+
+def _in(k, n, j=0):
+    """The array parameter holding input j of the body's node n."""
+    return k.arrays[n.inputs[j]]
+
+
+def _copy(k, n):
+    with k.buf.indent(f"for i in range({n.output.type.size}):"):
+        k.buf.writeline(f"out0[i] = {_in(k, n)}[i]")
+
+
+def _transpose(k, n):
+    x = n.inputs[0]
+    if x.type.ndim <= 1:
+        return _copy(k, n)
+    k.buf.writeline(f"{_nd('out0', n.output.type.shape)}[...] = "
+                    f"np.transpose({_nd(_in(k, n), x.type.shape)}, {_shape(n.params['perm'])})")
+
+
+def _index(parts):
+    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
+
+
+def _slice(k, n):
+    p = n.params
+    parts = [f"{a}:{b}:{s}" for a, b, s in zip(p["start"], p["stop"], p["step"])]
+    k.buf.writeline(f"{_nd('out0', n.output.type.shape)}[...] = "
+                    f"{_nd(_in(k, n), n.inputs[0].type.shape)}[{_index(parts)}]")
+
+
+def _rev(k, n):
+    x = n.inputs[0]
+    parts = ["::-1" if d in n.params["axes"] else ":" for d in range(x.type.ndim)]
+    k.buf.writeline(f"{_nd('out0', x.type.shape)}[...] = {_nd(_in(k, n), x.type.shape)}[{_index(parts)}]")
+
+
+def _pad(k, n):
+    x, p = n.inputs[0], n.params
+    k.buf.writeline(f"out0[:] = {k.ctx.const(p.get('value', 0), x.type.dtype)}")
+    parts = [f"{lo}:{lo + d}" for lo, d in zip(p["lo"], x.type.shape)]
+    k.buf.writeline(f"{_nd('out0', n.output.type.shape)}[{_index(parts)}] = {_nd(_in(k, n), x.type.shape)}")
+
+
+def _concatenate(k, n):
+    axis, at = n.params["axis"], 0
+    for i, x in enumerate(n.inputs):
+        d = x.type.shape[axis]
+        parts = [":"] * x.type.ndim
+        parts[axis] = f"{at}:{at + d}"
+        at += d
+        k.buf.writeline(f"{_nd('out0', n.output.type.shape)}[{_index(parts)}] = {_nd(_in(k, n, i), x.type.shape)}")
+
+
+def _pnq(shape, axis):
+    """(P, n, Q): the leading, axis and trailing sizes of `shape` around `axis`."""
+    return math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
+
+
+def _take(k, n):
+    x, idx = n.inputs
+    P, m, Q = _pnq(x.type.shape, n.params["axis"])
+    I = idx.type.size
+    if P * I * Q == 0:
+        return
+    k.buf.writeline(f"x3 = {_nd(_in(k, n), (P, m, Q))}")
+    k.buf.writeline(f"o3 = {_nd('out0', (P, I, Q))}")
+    _gather_scatter(k, _in(k, n, 1), P, m, I, Q, "o3[p, i, q] = x3[p, j, q]")
+
+
+def _scatter_add(k, n):
+    idx, upd = n.inputs
+    P, m, Q = _pnq(n.params["shape"], n.params["axis"])
+    I = idx.type.size
+    k.buf.writeline("out0[:] = 0")
+    if P * I * Q == 0:
+        return
+    k.buf.writeline(f"u3 = {_nd(_in(k, n, 1), (P, I, Q))}")
+    k.buf.writeline(f"o3 = {_nd('out0', (P, m, Q))}")
+    _gather_scatter(k, _in(k, n, 0), P, m, I, Q, "o3[p, j, q] += u3[p, i, q]")
+
+
+def _gather_scatter(k, idx, P, m, I, Q, stmt):
+    """Loops over (p, i, q) with j = idx[i] wrapped (negative counts from the end) and clamped
+    into range, as JAX does: an index never reads or writes outside the array."""
+    with k.buf.indent(f"for p in range({P}):"):
+        with k.buf.indent(f"for i in range({I}):"):
+            k.buf.writeline(f"j = {idx}[i]")
+            k.buf.writeline(f"j = j + {m} if j < 0 else j")
+            k.buf.writeline(f"j = min(max(j, 0), {m - 1})")
+            with k.buf.indent(f"for q in range({Q}):"):
+                k.buf.writeline(stmt)
+
+
+def _cumsum(k, n):
+    x = n.inputs[0]
+    P, m, Q = _pnq(x.type.shape, n.params["axis"])
+    if P * m * Q == 0:
+        return
+    k.buf.writeline(f"x3 = {_nd(_in(k, n), (P, m, Q))}")
+    k.buf.writeline(f"o3 = {_nd('out0', (P, m, Q))}")
+    with k.buf.indent(f"for p in range({P}):"):
+        with k.buf.indent(f"for q in range({Q}):"):
+            k.buf.writeline("o3[p, 0, q] = x3[p, 0, q]")
+        with k.buf.indent(f"for i in range(1, {m}):"):
+            with k.buf.indent(f"for q in range({Q}):"):
+                k.buf.writeline("o3[p, i, q] = o3[p, i - 1, q] + x3[p, i, q]")
+
+
+def _sort(k, n):
+    x = n.inputs[0]
+    P, m, Q = _pnq(x.type.shape, n.params["axis"])
+    if P * m * Q == 0:
+        return
+    call = "np.sort(x3[p, :, q])" if n.op == Op.sort else 'np.argsort(x3[p, :, q], kind="mergesort")'
+    k.buf.writeline(f"x3 = {_nd(_in(k, n), (P, m, Q))}")
+    k.buf.writeline(f"o3 = {_nd('out0', (P, m, Q))}")
+    with k.buf.indent(f"for p in range({P}):"):
+        with k.buf.indent(f"for q in range({Q}):"):
+            k.buf.writeline(f"o3[p, :, q] = {call}")
+
+
+OPAQUE = {
+    Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev: _rev, Op.pad: _pad,
+    Op.concatenate: _concatenate, Op.take: _take, Op.scatter_add: _scatter_add,
+    Op.cumsum: _cumsum, Op.sort: _sort, Op.argsort: _sort,
+}
+
+
+def gen_opaque(ctx, name, node) -> KernelSource:
+    k = _Kernel(ctx, name, node)
+    (n,) = k.body.nodes
+    emit = OPAQUE.get(n.op)
+    if emit is None:
+        raise NotImplementedError(f"cpu codegen: no kernel for op {n.op}")
+    if n.output.type.size:
+        emit(k, n)
+    return k.finish()
+
+
+GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": gen_rowwise,
+              "matmul": gen_matmul, "opaque": gen_opaque}

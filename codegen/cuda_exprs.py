@@ -1,0 +1,94 @@
+"""The CUDA scalar expression table: the CPU table (codegen/cpu_exprs.py) with the entries that
+differ on the GPU overridden (DESIGN.md §3).
+
+What differs: NumPy scalar functions (`np.floor`, `np.rint`, `np.sign`) do not compile in
+numba.cuda kernels (measured: KeyError <ufunc 'floor'>), and every math function is libdevice's
+`math.*` (mathlib's vectorizable CPU polynomials are CPU intrinsics and would be device-function
+calls, which compile_ptx cannot build without a GPU).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ir.ops import Op
+from ..ir.types import is_float
+from . import cpu_exprs
+from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better  # noqa: F401
+
+# math functions numba.cuda lowers to libdevice (both float32 and float64 variants).
+LIBDEVICE_MATH = frozenset({
+    "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan",
+    "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "floor", "ceil", "atan2", "pow", "fabs",
+    "remainder", "copysign", "isinf", "isnan"})
+
+
+class ExprContext:
+    """What the expression table asks of the kernel being generated: typed module-level
+    constants (a bare Python float would promote float32 math to float64) and math functions."""
+
+    def __init__(self):
+        self.constants: dict[str, str] = {}      # name -> source of its value
+
+    def const(self, value, dtype) -> str:
+        dtype = np.dtype(dtype)
+        value = value.item() if isinstance(value, np.generic) else value
+        if dtype.kind == "b":
+            return "True" if value else "False"
+        if dtype.kind == "f" and not math.isfinite(value):
+            text = f"np.{dtype.name}({'-' if value < 0 else ''}np.inf)" if math.isinf(value) \
+                else f"np.{dtype.name}(np.nan)"
+        else:
+            text = f"np.{dtype.name}({value!r})"
+        for name, src in self.constants.items():
+            if src == text:
+                return name
+        name = f"C{len(self.constants)}"
+        self.constants[name] = text
+        return name
+
+    def math(self, name, dtype, required=True):
+        if name in LIBDEVICE_MATH:
+            return f"math.{name}"
+        if required:
+            raise NotImplementedError(f"cuda codegen: no math function {name!r} for {dtype}")
+        return None
+
+    def prologue(self) -> list[str]:
+        """Module-level lines defining the constants used so far."""
+        return [f"{name} = {src}" for name, src in self.constants.items()]
+
+
+def _round(ctx, a, dts, dt, p):
+    # x - remainder(x, 1) rounds half to even, as np.rint; remainder is exact
+    return f"({a[0]} - math.remainder({a[0]}, {ctx.const(1, dt)}))"
+
+
+def _sign(ctx, a, dts, dt, p):
+    one, zero = ctx.const(1, dt), ctx.const(0, dt)
+    if is_float(dt):   # NaN stays NaN, as np.sign
+        return (f"({one} if {a[0]} > {zero} else (-{one} if {a[0]} < {zero} else "
+                f"({a[0]} if {a[0]} != {a[0]} else {zero})))")
+    return f"({one} if {a[0]} > {zero} else (-{one} if {a[0]} < {zero} else {zero}))"
+
+
+OVERRIDES = {
+    Op.floor: lambda ctx, a, dts, dt, p: f"math.floor({a[0]})",
+    Op.ceil: lambda ctx, a, dts, dt, p: f"math.ceil({a[0]})",
+    Op.round: _round,
+    Op.sign: _sign,
+}
+
+EXPR = {**cpu_exprs.EXPR, **OVERRIDES}
+
+
+def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:
+    """One element of `op` applied to operand expressions `args`, as numba.cuda source."""
+    fn = EXPR.get(op)
+    if fn is None:
+        raise NotImplementedError(f"cuda codegen: no scalar expression for op {op}")
+    expr = fn(ctx, args, in_dtypes, out_dtype, params)
+    if out_dtype == np.int32 and op in cpu_exprs._INT_ARITH:
+        expr = f"np.int32({expr})"
+    return expr

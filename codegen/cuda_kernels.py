@@ -1,0 +1,403 @@
+"""Kernel generators for the CUDA backend, one per kernel shape.
+
+Conventions shared by every kernel: arrays are passed flat (1-D, C-contiguous) and indexed with
+explicit int64 strides, which lets one kernel per (op, dtypes, rank) serve every shape and
+broadcast pattern (a broadcast axis has stride 0). Loops over elements are grid-stride loops, so
+any grid size is correct and the launcher picks one for occupancy.
+
+  elementwise   out[i] = f(a[...], b[...]) over a rank-r index space, strided operands
+  copy          out[ooff + i.ostrides] = a[aoff + i.astrides]: transpose, broadcast, slice, rev,
+                concatenate and pad pieces are all this one kernel
+  fill          out[i] = value
+  reduce_thread one thread per row (short rows); reduce_block one block per row: tree reduction
+                through warp shuffles and shared memory (long rows)
+  scan/sort     one thread per row (cumsum, stable insertion sort, argsort)
+  take/scatter  gathers along one axis; scatter_add with atomics
+  matmul        one thread per output (small) or shared-memory tiles (TILE x TILE threads)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.ops import Op
+from ..ir.types import is_bool, is_float
+from . import cuda_exprs
+from .buffer import CSE, IndentedBuffer
+from .cuda_source import NUMBA_TYPE, KernelSource, module_text, short
+
+WARP = 32
+BLOCK = 256            # threads per block of block-per-row reductions (8 warps)
+TILE = 16              # matmul tile edge: 256 threads per block
+FULL_MASK = "0xFFFFFFFF"
+I64 = "int64"
+
+
+def _arr(dtype) -> str:
+    return f"{NUMBA_TYPE[np.dtype(dtype)]}[::1]"
+
+
+def grid_stride(buf, n="n"):
+    buf.writeline("i = cuda.grid(1)")
+    buf.writeline("step = cuda.gridsize(1)")
+    return buf.indent(f"while i < {n}:")
+
+
+def _unravel(buf, rank, index="i", dims="d", prefix="i"):
+    """Write i0..i{rank-1}, the multi-index of flat `index` (C order); d0 is never needed."""
+    if rank == 0:
+        return []
+    buf.writeline(f"r = {index}")
+    for k in range(rank - 1, 0, -1):
+        buf.writeline(f"{prefix}{k} = r % {dims}{k}")
+        buf.writeline(f"r = r // {dims}{k}")
+    buf.writeline(f"{prefix}0 = r")
+    return [f"{prefix}{k}" for k in range(rank)]
+
+
+def _offset(idx, strides, base=None) -> str:
+    terms = ([base] if base else []) + [f"{i} * {s}" for i, s in zip(idx, strides)]
+    return " + ".join(terms) or "0"
+
+
+def _finish(name, comment, ctx, buf, arg_types, extra=()) -> KernelSource:
+    text = module_text(comment, ctx.prologue() if ctx else [], buf._lines, extra)
+    return KernelSource(name, text, tuple(arg_types))
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+def elementwise(name, comment, in_dtypes, out_dtypes, rank, body) -> KernelSource:
+    """out_k[i] = body(ctx, cse, loads)[k] over a rank-`rank` index space.
+
+    Parameters: outputs, inputs, n, d1..d{rank-1}, then each input's strides s{j}_0..s{j}_{rank-1}.
+    `body(ctx, cse, loads, in_dtypes)` returns one expression per output."""
+    ctx = cuda_exprs.ExprContext()
+    outs = [f"o{k}" for k in range(len(out_dtypes))]
+    ins = [f"a{j}" for j in range(len(in_dtypes))]
+    dims = [f"d{k}" for k in range(1, rank)]
+    strides = [[f"s{j}_{k}" for k in range(rank)] for j in range(len(in_dtypes))]
+    params = outs + ins + ["n"] + dims + [s for ss in strides for s in ss]
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}({', '.join(params)}):"):
+        with grid_stride(buf):
+            idx = _unravel(buf, rank)
+            cse = CSE(buf, "t")
+            loads = [cse.get(f"{a}[{_offset(idx, s)}]") for a, s in zip(ins, strides)]
+            for o, expr in zip(outs, body(ctx, cse, loads, in_dtypes)):
+                buf.writeline(f"{o}[i] = {expr}")
+            buf.writeline("i += step")
+    types = [_arr(d) for d in out_dtypes] + [_arr(d) for d in in_dtypes] + \
+        [I64] * (1 + len(dims) + rank * len(in_dtypes))
+    return _finish(name, comment, ctx, buf, types)
+
+
+def op_body(op, params, out_dtype):
+    """The elementwise body of one primitive (eager mode)."""
+    def body(ctx, cse, loads, in_dtypes):
+        return [cuda_exprs.scalar_expr(ctx, op, loads, list(in_dtypes), out_dtype, params)]
+    return body
+
+
+def elementwise_op(op, params, in_dtypes, out_dtype, rank) -> KernelSource:
+    tag = "_".join(short(d) for d in in_dtypes)
+    extra = f"_{short(params['dtype'])}" if op is Op.convert else ""
+    name = f"ew_{op.value}_{tag}{extra}_r{rank}"
+    return elementwise(name, f"eager {op.value}: {tag} -> {short(out_dtype)}, rank {rank}",
+                       in_dtypes, [out_dtype], rank, op_body(op, params, out_dtype))
+
+
+# ----------------------------------------------------------------------------- data movement
+
+def copy(dtype, rank) -> KernelSource:
+    """o[ooff + sum i_k*os_k] = a[aoff + sum i_k*as_k] over a rank-`rank` index space."""
+    name = f"copy_{short(dtype)}_r{rank}"
+    dims = [f"d{k}" for k in range(1, rank)]
+    ostr = [f"os{k}" for k in range(rank)]
+    astr = [f"as{k}" for k in range(rank)]
+    params = ["o", "a", "n"] + dims + ["ooff"] + ostr + ["aoff"] + astr
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}({', '.join(params)}):"):
+        with grid_stride(buf):
+            idx = _unravel(buf, rank)
+            buf.writeline(f"o[{_offset(idx, ostr, 'ooff')}] = a[{_offset(idx, astr, 'aoff')}]")
+            buf.writeline("i += step")
+    types = [_arr(dtype)] * 2 + [I64] * (1 + len(dims) + 2 * (rank + 1))
+    return _finish(name, f"strided copy, {short(dtype)}, rank {rank}", None, buf, types)
+
+
+def fill(dtype) -> KernelSource:
+    name = f"fill_{short(dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, value, n):"):
+        with grid_stride(buf):
+            buf.writeline("o[i] = value")
+            buf.writeline("i += step")
+    return _finish(name, f"fill, {short(dtype)}", None, buf,
+                   [_arr(dtype), NUMBA_TYPE[np.dtype(dtype)], I64])
+
+
+# ----------------------------------------------------------------------------- reductions
+
+def _acc_dtype(dtype):
+    """Bools reduce as int32 0/1 (shuffles and shared memory need a number)."""
+    return np.dtype("int32") if is_bool(dtype) else np.dtype(dtype)
+
+
+def _store(out_dtype, value) -> str:
+    return f"{value} != 0" if is_bool(out_dtype) else value
+
+
+def reduce_thread(op, dtype) -> KernelSource:
+    """o[row] = reduce(a[row, :]) with one thread per row of a contiguous (rows, m) array."""
+    kind, is_arg = cuda_exprs.REDUCER_KIND[op]
+    acc_dt = _acc_dtype(dtype)
+    ctx = cuda_exprs.ExprContext()
+    name = f"reduce_thread_{op.value}_{short(dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, rows, m):"):
+        with grid_stride(buf, "rows"):
+            buf.writeline("base = i * m")
+            if is_arg:
+                buf.writeline("best = a[base]")
+                buf.writeline("at = 0")
+                with buf.indent("for j in range(1, m):"):
+                    buf.writeline("v = a[base + j]")
+                    with buf.indent(f"if {cuda_exprs.arg_better('v', 'best', kind, dtype)}:"):
+                        buf.writeline("best = v")
+                        buf.writeline("at = j")
+                buf.writeline("o[i] = at")
+            else:
+                buf.writeline(f"acc = {cuda_exprs.REDUCE_INIT[kind](ctx, acc_dt)}")
+                with buf.indent("for j in range(m):"):
+                    buf.writeline(f"v = {_cast(acc_dt, dtype, 'a[base + j]')}")
+                    buf.writeline(f"acc = {cuda_exprs.REDUCE_COMBINE[kind]('acc', 'v', acc_dt)}")
+                buf.writeline(f"o[i] = {_store(dtype, 'acc')}")
+            buf.writeline("i += step")
+    out_dt = np.dtype("int64") if is_arg else dtype
+    return _finish(name, f"{op.value} over rows, one thread per row, {short(dtype)}", ctx, buf,
+                   [_arr(out_dt), _arr(dtype), I64, I64])
+
+
+def _cast(acc_dt, dtype, value) -> str:
+    return f"np.int32({value})" if acc_dt != dtype else value
+
+
+def _shuffle_down(buf, names, combine):
+    """Fold the 32 lanes of a warp into lane 0: log2(32) shuffle steps."""
+    buf.writeline("offset = 16")
+    with buf.indent("while offset > 0:"):
+        for n in names:
+            buf.writeline(f"{n}_o = cuda.shfl_down_sync({FULL_MASK}, {n}, offset)")
+        combine()
+        buf.writeline("offset //= 2")
+
+
+def reduce_block(op, dtype, block=BLOCK) -> KernelSource:
+    """o[row] = reduce(a[row, :]): one block per row (grid-striding over rows); each thread folds
+    a strided slice, warps fold through shuffles, warp results meet in shared memory."""
+    kind, is_arg = cuda_exprs.REDUCER_KIND[op]
+    acc_dt = _acc_dtype(dtype)
+    ctx = cuda_exprs.ExprContext()
+    name = f"reduce_block_{op.value}_{short(dtype)}_b{block}"
+    warps = block // WARP
+    init = cuda_exprs.REDUCE_INIT[kind](ctx, acc_dt)
+    combine = cuda_exprs.REDUCE_COMBINE[kind]
+    buf = IndentedBuffer()
+
+    def fold_plain():
+        buf.writeline(f"acc = {combine('acc', 'acc_o', acc_dt)}")
+
+    def fold_arg():
+        # the other lane's pair wins if strictly better, or equal with a smaller index
+        better = cuda_exprs.arg_better("acc_o", "acc", kind, dtype)
+        same = "(acc_o == acc or (acc_o != acc_o and acc != acc))" if is_float(dtype) \
+            else "acc_o == acc"
+        with buf.indent(f"if at_o >= 0 and (at < 0 or {better} or ({same} and at_o < at)):"):
+            buf.writeline("acc = acc_o")
+            buf.writeline("at = at_o")
+
+    names = ["acc", "at"] if is_arg else ["acc"]
+    fold = fold_arg if is_arg else fold_plain
+    with buf.indent(f"def {name}(o, a, rows, m):"):
+        buf.writeline(f"warp_acc = cuda.shared.array(WARPS, {NUMBA_TYPE[acc_dt]})")
+        if is_arg:
+            buf.writeline("warp_at = cuda.shared.array(WARPS, int64)")
+        buf.writeline("tid = cuda.threadIdx.x")
+        buf.writeline("lane = tid % 32")
+        buf.writeline("warp = tid // 32")
+        buf.writeline("row = cuda.blockIdx.x")
+        with buf.indent("while row < rows:"):
+            buf.writeline("base = row * m")
+            buf.writeline(f"acc = {init}")
+            if is_arg:   # at = -1 marks "no element seen yet"; acc is then ignored
+                buf.writeline("at = int64(-1)")
+            buf.writeline("j = tid")
+            with buf.indent("while j < m:"):
+                buf.writeline(f"acc_o = {_cast(acc_dt, dtype, 'a[base + j]')}")
+                if is_arg:
+                    buf.writeline("at_o = int64(j)")
+                fold()
+                buf.writeline("j += BLOCK")
+            _shuffle_down(buf, names, fold)
+            with buf.indent("if lane == 0:"):
+                buf.writeline("warp_acc[warp] = acc")
+                if is_arg:
+                    buf.writeline("warp_at[warp] = at")
+            buf.writeline("cuda.syncthreads()")
+            with buf.indent("if warp == 0:"):
+                buf.writeline(f"acc = warp_acc[lane] if lane < WARPS else {init}")
+                if is_arg:
+                    buf.writeline("at = warp_at[lane] if lane < WARPS else int64(-1)")
+                _shuffle_down(buf, names, fold)
+                with buf.indent("if lane == 0:"):
+                    buf.writeline(f"o[row] = {'at' if is_arg else _store(dtype, 'acc')}")
+            buf.writeline("cuda.syncthreads()   # warp_acc is reused by the next row")
+            buf.writeline("row += cuda.gridDim.x")
+    out_dt = np.dtype("int64") if is_arg else dtype
+    consts = (f"BLOCK = {block}", f"WARPS = {warps}  # shared.array needs a module constant", "")
+    return _finish(name, f"{op.value} over rows, one block of {block} per row, {short(dtype)}",
+                   ctx, buf, [_arr(out_dt), _arr(dtype), I64, I64], consts)
+
+
+# ----------------------------------------------------------------------------- scans and sorts
+
+def _less(a, b, dtype) -> str:
+    """a sorts before b; NaNs sort last, as NumPy."""
+    if is_float(dtype):
+        return f"({a} < {b} or ({b} != {b} and {a} == {a}))"
+    return f"({a} < {b})" if not is_bool(dtype) else f"((not {a}) and {b})"
+
+
+def scan_rows(op, dtype) -> KernelSource:
+    """cumsum / sort / argsort of each row of a contiguous (rows, m) array, one thread per row.
+    Sorting is a stable insertion sort in the output row: O(m^2), meant for short rows."""
+    ctx = cuda_exprs.ExprContext()
+    name = f"scan_{op.value}_{short(dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, rows, m):"):
+        with grid_stride(buf, "rows"):
+            buf.writeline("base = i * m")
+            if op is Op.cumsum:
+                buf.writeline(f"acc = {ctx.const(0, dtype)}")
+                with buf.indent("for j in range(m):"):
+                    buf.writeline("acc = acc + a[base + j]")
+                    buf.writeline("o[base + j] = acc")
+            else:
+                arg = op is Op.argsort
+                with buf.indent("for j in range(m):"):
+                    buf.writeline(f"o[base + j] = {'j' if arg else 'a[base + j]'}")
+                with buf.indent("for j in range(1, m):"):
+                    buf.writeline("cur = o[base + j]")
+                    key = "a[base + cur]" if arg else "cur"
+                    buf.writeline(f"key = {key}")
+                    buf.writeline("k = j - 1")
+                    prev = "a[base + o[base + k]]" if arg else "o[base + k]"
+                    with buf.indent("while k >= 0:"):
+                        with buf.indent(f"if not {_less('key', prev, dtype)}:"):
+                            buf.writeline("break")
+                        buf.writeline("o[base + k + 1] = o[base + k]")
+                        buf.writeline("k -= 1")
+                    buf.writeline("o[base + k + 1] = cur")
+            buf.writeline("i += step")
+    out_dt = np.dtype("int64") if op is Op.argsort else dtype
+    return _finish(name, f"{op.value} of rows, one thread per row, {short(dtype)}", ctx, buf,
+                   [_arr(out_dt), _arr(dtype), I64, I64])
+
+
+# ----------------------------------------------------------------------------- gather / scatter
+
+def _gather_index(buf):
+    """From flat i over (P, J, Q): p, j, q, and k = idx[j] with negative indices wrapped."""
+    buf.writeline("q = i % Q")
+    buf.writeline("t = i // Q")
+    buf.writeline("j = t % J")
+    buf.writeline("p = t // J")
+    buf.writeline("k = idx[j]")
+    with buf.indent("if k < 0:"):
+        buf.writeline("k += N")
+
+
+def take(dtype, idx_dtype) -> KernelSource:
+    """o (P, J, Q) = a (P, N, Q) gathered along the middle axis by idx (J)."""
+    name = f"take_{short(dtype)}_{short(idx_dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, idx, n, J, Q, N):"):
+        with grid_stride(buf):
+            _gather_index(buf)
+            buf.writeline("o[i] = a[(p * N + k) * Q + q]")
+            buf.writeline("i += step")
+    return _finish(name, f"take along an axis, {short(dtype)}", None, buf,
+                   [_arr(dtype), _arr(dtype), _arr(idx_dtype), I64, I64, I64, I64])
+
+
+def scatter_add(dtype, idx_dtype) -> KernelSource:
+    """o (P, N, Q), zero-filled first, += upd (P, J, Q) at idx (J) along the middle axis."""
+    name = f"scatter_add_{short(dtype)}_{short(idx_dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, idx, upd, n, J, Q, N):"):
+        with grid_stride(buf):
+            _gather_index(buf)
+            buf.writeline("cuda.atomic.add(o, (p * N + k) * Q + q, upd[i])")
+            buf.writeline("i += step")
+    return _finish(name, f"scatter_add along an axis, {short(dtype)}", None, buf,
+                   [_arr(dtype), _arr(idx_dtype), _arr(dtype), I64, I64, I64, I64])
+
+
+# ----------------------------------------------------------------------------- matmul
+
+def matmul_thread(dtype) -> KernelSource:
+    """o (B, M, N) = a (B, M, K) @ b (B, K, N), one thread per output element."""
+    ctx = cuda_exprs.ExprContext()
+    name = f"matmul_thread_{short(dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, b, n, M, N, K):"):
+        with grid_stride(buf):
+            buf.writeline("col = i % N")
+            buf.writeline("t = i // N")
+            buf.writeline("row = t % M")
+            buf.writeline("bat = t // M")
+            buf.writeline("arow = (bat * M + row) * K")
+            buf.writeline("bcol = bat * K * N + col")
+            buf.writeline(f"acc = {ctx.const(0, dtype)}")
+            with buf.indent("for k in range(K):"):
+                buf.writeline("acc += a[arow + k] * b[bcol + k * N]")
+            buf.writeline("o[i] = acc")
+            buf.writeline("i += step")
+    return _finish(name, f"batched matmul, one thread per output, {short(dtype)}", ctx, buf,
+                   [_arr(dtype)] * 3 + [I64] * 4)
+
+
+def matmul_tiled(dtype, tile=TILE) -> KernelSource:
+    """o (B, M, N) = a (B, M, K) @ b (B, K, N) with tile x tile thread blocks staging both
+    operands through shared memory; grid (ceil(N/tile), ceil(M/tile), B)."""
+    ctx = cuda_exprs.ExprContext()
+    zero = ctx.const(0, dtype)
+    name = f"matmul_tiled_{short(dtype)}_t{tile}"
+    nt = NUMBA_TYPE[np.dtype(dtype)]
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, b, M, N, K):"):
+        buf.writeline(f"a_tile = cuda.shared.array((TILE, TILE), {nt})")
+        buf.writeline(f"b_tile = cuda.shared.array((TILE, TILE), {nt})")
+        buf.writeline("tx = cuda.threadIdx.x")
+        buf.writeline("ty = cuda.threadIdx.y")
+        buf.writeline("bat = cuda.blockIdx.z")
+        buf.writeline("row = cuda.blockIdx.y * TILE + ty")
+        buf.writeline("col = cuda.blockIdx.x * TILE + tx")
+        buf.writeline("abase = bat * M * K")
+        buf.writeline("bbase = bat * K * N")
+        buf.writeline(f"acc = {zero}")
+        with buf.indent("for k0 in range(0, K, TILE):"):
+            buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
+            buf.writeline(f"a_tile[ty, tx] = a[abase + row * K + k0 + tx] "
+                          f"if row < M and k0 + tx < K else {zero}")
+            buf.writeline(f"b_tile[ty, tx] = b[bbase + (k0 + ty) * N + col] "
+                          f"if k0 + ty < K and col < N else {zero}")
+            buf.writeline("cuda.syncthreads()")
+            with buf.indent("for k in range(TILE):"):
+                buf.writeline("acc += a_tile[ty, k] * b_tile[k, tx]")
+            buf.writeline("cuda.syncthreads()")
+        with buf.indent("if row < M and col < N:"):
+            buf.writeline("o[(bat * M + row) * N + col] = acc")
+    return _finish(name, f"batched matmul, {tile}x{tile} shared-memory tiles, {short(dtype)}",
+                   ctx, buf, [_arr(dtype)] * 3 + [I64] * 3,
+                   (f"TILE = {tile}  # shared.array needs a module constant", ""))

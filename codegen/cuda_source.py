@@ -1,0 +1,85 @@
+"""Generated CUDA kernel modules: their source, the on-disk cache, and loading.
+
+Every kernel is a plain, undecorated function in a module of its own, written to
+`<JITGRAD_CACHE_DIR>/cuda/<name>-<hash>.py` and imported from there, so one definition serves
+`numba.cuda.jit` (with numba's on-disk cache, which needs a real file), the simulator, and
+`compile_ptx` in the PTX tests. Kernels are self-contained (no device-function calls) because
+compile_ptx cannot compile callees without a GPU (see cuda_toolchain).
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ir.types import SHORT_NAME
+from ..runtime import config
+
+HEADER = ("import math", "", "import numpy as np", "from numba import cuda",
+          "from numba import boolean, float32, float64, int32, int64  # noqa: F401", "")
+
+NUMBA_TYPE = {np.dtype("float32"): "float32", np.dtype("float64"): "float64",
+              np.dtype("int32"): "int32", np.dtype("int64"): "int64", np.dtype("bool"): "boolean"}
+
+
+def short(dtype) -> str:
+    return SHORT_NAME[np.dtype(dtype)]
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    """One generated kernel: `name` (also its function's name), the module text, and the numba
+    types of its parameters (arrays as "float32[::1]"), from which its signature is built."""
+    name: str
+    text: str
+    arg_types: tuple
+
+    @property
+    def signature(self) -> str:
+        return f"void({', '.join(self.arg_types)})"
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+
+    def path(self) -> str:
+        return os.path.join(config.cache_dir(), "cuda", f"{self.name}-{self.digest}.py")
+
+    def load(self):
+        """The kernel's Python function, imported from its cached file (written when missing
+        or when what is there is not exactly this source, e.g. a truncated write)."""
+        path = self.path()
+        if not _has_text(path, self.text):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as f:
+                f.write(self.text)
+            os.replace(tmp, path)          # atomic: a reader never sees half a file
+        modname = f"jitgrad_cuda_kernels.{self.name}_{self.digest}"
+        module = sys.modules.get(modname)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(modname, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            sys.modules[modname] = module   # numba's cache locator finds the module by name
+        config.log(4, f"cuda kernel {self.name} ({path}):\n{self.text}")
+        return getattr(module, self.name)
+
+
+def _has_text(path, text) -> bool:
+    try:
+        with open(path) as f:
+            return f.read() == text
+    except OSError:
+        return False
+
+
+def module_text(comment: str, constants: list[str], body_lines: list[str], extra=()) -> str:
+    """A kernel module: a comment naming what it computes, imports, constants, the function."""
+    lines = [f"# {line}" for line in comment.splitlines()] + list(HEADER) + list(extra)
+    lines += constants + ([""] if constants else []) + [""] + body_lines
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,71 @@
+"""Scalar evaluation of a kernel body at one point of an iteration space.
+
+`Evaluator.expr(v)` returns the expression for body value `v` at the current point, emitting a
+CSE'd temporary per node (in body order, so the source reads like the IR). Body inputs and array
+constants are loads from their flat arrays; one-element constants are typed module globals;
+`given` supplies values computed elsewhere (accumulators, scratch rows).
+"""
+from __future__ import annotations
+
+from ..ir.ops import Op
+from .cpu_exprs import scalar_expr
+from .space import at
+
+# Ops that only relabel the shape of a value: at one iteration point they are the identity when
+# the value fills its space (flat offsets do not change) or is a single element.
+_RESHAPES = (Op.reshape, Op.broadcast_to)
+
+
+class Evaluator:
+    def __init__(self, ctx, body, arrays, space_of, cse, given=None, load_shapes=None,
+                 expr_table=None):
+        self.ctx, self.arrays, self.space_of, self.cse = ctx, arrays, space_of, cse
+        self.scalar_expr = expr_table or scalar_expr     # the CUDA renderer passes its own
+        self.load_shapes = load_shapes or {}
+        self.producers = body.producers()
+        self.memo = dict(given or {})
+
+    def load(self, v, shape=None) -> str:
+        space = self.space_of(v)
+        shape = shape or self.load_shapes.get(v, v.type.shape)
+        return self.cse.get(f"{self.arrays[v]}[{at(space.offset(shape))}]")
+
+    def expr(self, v) -> str:
+        hit = self.memo.get(v)
+        if hit is not None:
+            return hit
+        node = self.producers.get(v)
+        if node is None:
+            e = self.load(v)
+        elif node.op == Op.constant:
+            e = self._constant(node, v)
+        elif node.op in _RESHAPES:
+            e = self._relabel(node, v)
+        else:
+            args = [self.expr(x) for x in node.inputs]
+            e = self.cse.get(self.scalar_expr(self.ctx, node.op, args, [x.type.dtype for x in node.inputs],
+                                         v.type.dtype, node.params))
+        self.memo[v] = e
+        return e
+
+    def _constant(self, node, v):
+        lit = node.params["value"]
+        if lit.size == 1:
+            return self.ctx.const(lit.array.reshape(-1)[0], lit.dtype)
+        return self.load(v)
+
+    def _relabel(self, node, v):
+        (x,) = node.inputs
+        space = self.space_of(v)
+        if x.type.size in (1, space.size) and self.space_of(x).size == space.size:
+            return self.expr(x)
+        if x in self.arrays and node.op == Op.reshape:   # reread the input in its new shape
+            return self.load(x, v.type.shape)
+        if node.op == Op.broadcast_to and self.space_of(x) is space:
+            return self.expr(x)                            # right-aligned, as broadcasting is
+        raise NotImplementedError(f"cpu codegen: {node.op} {x.type} -> {v.type} inside a kernel")
+
+
+def array_constants(body, every=False):
+    """Constant nodes of a body that are read as arrays (more than one element, or `every`)."""
+    return [n for n in body.nodes if n.op == Op.constant and (every or n.params["value"].size > 1)]

@@ -1,0 +1,168 @@
+"""Derivatives of structured control flow (ir/control.py), built from the graph transforms
+applied to the sub-graphs:
+
+- cond: each branch is differentiated; the result is a cond over the derivative branches.
+- scan, forward mode: one scan whose body is the body's JVP (carry and tangent carried together).
+- scan, reverse mode: a forward scan that also stacks the carry entering every iteration, then
+  a scan in the opposite direction whose body is the body's VJP, carrying the carry's cotangent
+  and accumulating the cotangents of the loop-invariant inputs.
+- while_loop: forward mode only. Its trip count is dynamic, so reverse mode would need unbounded
+  storage; as in JAX, use fori_loop with static bounds or scan.
+"""
+from __future__ import annotations
+
+from ..builder import Builder
+from ..control import COND, SCAN, WHILE
+from ..graph import Graph
+from ..types import TensorType
+from .emitter import Emitter
+from .jvp_rules import JVP_RULES
+from .transform import jvp_graph, prune, vjp_graph
+from .vjp_rules import VJP_RULES
+
+
+def _emit(e, op, inputs, params):
+    return list(e.b.emit(op, list(inputs), params, e.source_info))
+
+
+def _tail(graph: Graph, start: int) -> Graph:
+    """`graph` returning only its outputs from `start` on (dead nodes pruned)."""
+    g = Graph(list(graph.inputs), list(graph.nodes), list(graph.outputs[start:]), graph.name)
+    return prune(g)
+
+
+def _or_zeros(e, values, like):
+    return [v if v is not None else e.zeros(t) for v, t in zip(values, like)]
+
+
+# ----------------------------------------------------------------------------- cond
+
+def _cond_vjp(e, node, cts):
+    t, f = node.params["true"], node.params["false"]
+    n_out, ops_ = len(node.outputs), list(node.inputs[1:])
+    cts = _or_zeros(e, cts, [v.type for v in node.outputs])
+    branches = [_tail(vjp_graph(g, range(len(ops_)), range(n_out)), n_out) for g in (t, f)]
+    grads = _emit(e, COND, [node.inputs[0]] + ops_ + cts, {"true": branches[0], "false": branches[1]})
+    return [None] + grads
+
+
+def _cond_jvp(e, node, ts):
+    t, f = node.params["true"], node.params["false"]
+    ops_ = list(node.inputs[1:])
+    tans = _or_zeros(e, ts[1:], [v.type for v in ops_])
+    n_out = len(node.outputs)
+    branches = [_tail(jvp_graph(g, range(len(ops_))), n_out) for g in (t, f)]
+    return _emit(e, COND, [node.inputs[0]] + ops_ + tans, {"true": branches[0], "false": branches[1]})
+
+
+# ----------------------------------------------------------------------------- scan
+
+def _split(p, values):
+    nc, nx = p["n_carry"], p["n_xs"]
+    return list(values[:nc]), list(values[nc:nc + nx]), list(values[nc + nx:])
+
+
+def _slice_type(t):
+    return TensorType(t.shape[1:], t.dtype)
+
+
+def _scan_jvp(e, node, ts):
+    p, body = node.params, node.params["body"]
+    carry, xs, consts = _split(p, node.inputs)
+    t_carry, t_xs, t_consts = _split(p, _or_zeros(e, ts, [v.type for v in node.inputs]))
+    nc, nx = len(carry), len(xs)
+    jb = jvp_graph(body, range(len(body.inputs)))      # (c, x, k, tc, tx, tk) -> (c', y, tc', ty)
+    # reorder to the scan layout: carry = (c, tc), xs = (x, tx), consts = (k, tk)
+    b = Builder(Graph(name=f"{body.name}_jvp"))
+    c_in = [b.add_input(v.type) for v in body.inputs[:nc]]
+    tc_in = [b.add_input(v.type) for v in body.inputs[:nc]]
+    x_in = [b.add_input(v.type) for v in body.inputs[nc:nc + nx]]
+    tx_in = [b.add_input(v.type) for v in body.inputs[nc:nc + nx]]
+    k_in = [b.add_input(v.type) for v in body.inputs[nc + nx:]]
+    tk_in = [b.add_input(v.type) for v in body.inputs[nc + nx:]]
+    outs = Emitter(b).inline(jb, c_in + x_in + k_in + tc_in + tx_in + tk_in)
+    n_body_out = len(body.outputs)
+    prim, tan = outs[:n_body_out], outs[n_body_out:]
+    b.graph.outputs = prim[:nc] + tan[:nc] + prim[nc:] + tan[nc:]
+    res = _emit(e, SCAN, carry + t_carry + xs + t_xs + consts + t_consts,
+                {"body": b.graph, "n_carry": 2 * nc, "n_xs": 2 * nx, "length": p["length"],
+                 "reverse": p["reverse"]})
+    ny = n_body_out - nc
+    return res[nc:2 * nc] + res[2 * nc + ny:]      # the carry's and the ys' tangents
+
+
+def _scan_vjp(e, node, cts):
+    p, body = node.params, node.params["body"]
+    carry, xs, consts = _split(p, node.inputs)
+    nc, nx, nk = len(carry), len(xs), len(consts)
+    ny = len(node.outputs) - nc
+    cts = _or_zeros(e, cts, [v.type for v in node.outputs])
+    ct_carry, ct_ys = cts[:nc], cts[nc:]
+
+    # forward again, stacking the carry that enters each iteration
+    fb = Builder(Graph(name=f"{body.name}_fwd"))
+    ins = [fb.add_input(v.type) for v in body.inputs]
+    outs = Emitter(fb).inline(body, ins)
+    fb.graph.outputs = outs[:nc] + ins[:nc]
+    stacked = _emit(e, SCAN, carry + xs + consts,
+                    {"body": fb.graph, "n_carry": nc, "n_xs": nx, "length": p["length"],
+                     "reverse": p["reverse"]})[nc:]
+
+    # backward: carry (ct_c, acc_k), xs (c_i, x_i, ct_y_i), consts k
+    vb = vjp_graph(body, range(len(body.inputs)), range(len(body.outputs)))
+    bb = Builder(Graph(name=f"{body.name}_bwd"))
+    be = Emitter(bb)
+    ct_c = [bb.add_input(v.type) for v in body.inputs[:nc]]
+    acc = [bb.add_input(v.type) for v in body.inputs[nc + nx:]]
+    c_i = [bb.add_input(v.type) for v in body.inputs[:nc]]
+    x_i = [bb.add_input(v.type) for v in body.inputs[nc:nc + nx]]
+    ct_y = [bb.add_input(v.type) for v in body.outputs[nc:]]
+    k = [bb.add_input(v.type) for v in body.inputs[nc + nx:]]
+    res = be.inline(vb, c_i + x_i + k + ct_c + ct_y)[len(body.outputs):]
+    g_c, g_x, g_k = res[:nc], res[nc:nc + nx], res[nc + nx:]
+    bb.graph.outputs = g_c + [be.add(a, g) if a.type.dtype.kind == "f" else a
+                              for a, g in zip(acc, g_k)] + g_x
+    zeros_k = [e.zeros(v.type) for v in consts]
+    out = _emit(e, SCAN, ct_carry + zeros_k + stacked + xs + ct_ys + consts,
+                {"body": bb.graph, "n_carry": nc + nk, "n_xs": nc + nx + ny,
+                 "length": p["length"], "reverse": not p["reverse"]})
+    ct_init, ct_k, ct_xs = out[:nc], out[nc:nc + nk], out[nc + nk:]
+    return ct_init + ct_xs + ct_k
+
+
+# ----------------------------------------------------------------------------- while_loop
+
+def _while_jvp(e, node, ts):
+    p = node.params
+    nc = p["n_carry"]
+    carry, consts = list(node.inputs[:nc]), list(node.inputs[nc:])
+    tans = _or_zeros(e, ts, [v.type for v in node.inputs])
+    t_c, t_k = tans[:nc], tans[nc:]
+    cond, body = p["cond"], p["body"]
+    jb = jvp_graph(body, range(len(body.inputs)))      # (c, k, tc, tk) -> (c', tc')
+
+    def layout(name, outputs_of):
+        """A sub-graph over the while layout (c, tc, k, tk)."""
+        b = Builder(Graph(name=name))
+        c_in = [b.add_input(v.type) for v in body.inputs[:nc]]
+        tc_in = [b.add_input(v.type) for v in body.inputs[:nc]]
+        k_in = [b.add_input(v.type) for v in body.inputs[nc:]]
+        tk_in = [b.add_input(v.type) for v in body.inputs[nc:]]
+        b.graph.outputs = outputs_of(Emitter(b), c_in, tc_in, k_in, tk_in)
+        return b.graph
+
+    new_cond = layout(f"{cond.name}_jvp", lambda be, c, tc, k, tk: be.inline(cond, c + k))
+    new_body = layout(f"{body.name}_jvp", lambda be, c, tc, k, tk: be.inline(jb, c + k + tc + tk))
+    res = _emit(e, WHILE, carry + t_c + consts + t_k,
+                {"cond": new_cond, "body": new_body, "n_carry": 2 * nc})
+    return res[nc:]
+
+
+def _while_vjp(e, node, cts):
+    raise TypeError("reverse-mode differentiation (grad, vjp) of jg.while_loop is not supported: "
+                    "its trip count is only known at run time. Use jg.fori_loop with Python-int "
+                    "bounds or jg.scan, which are reverse-differentiable (as in JAX)")
+
+
+VJP_RULES.update({COND: _cond_vjp, SCAN: _scan_vjp, WHILE: _while_vjp})
+JVP_RULES.update({COND: _cond_jvp, SCAN: _scan_jvp, WHILE: _while_jvp})

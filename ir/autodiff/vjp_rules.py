@@ -1,0 +1,154 @@
+"""VJP rules: op -> fn(e, node, cts) -> one cotangent per input (None: zero).
+
+`node` is the primal node inside the graph being built (its inputs and outputs are values
+there); `cts` holds one cotangent per output (None where no cotangent flows). A rule may return
+a cotangent in the broadcast shape of an elementwise op: the driver sums it down to the input's
+shape (Emitter.sum_to, the one place that un-broadcasts). Rules emit only differentiable
+primitives where the result must be differentiable again (higher order).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ops import Op
+from ..types import is_float
+from .elementwise import LINEARIZED
+from .reductions import extremum_weights, prod_partials
+
+
+def _single(fn):
+    """Adapt fn(e, node, g) for single-output ops."""
+    return lambda e, node, cts: fn(e, node, cts[0])
+
+
+def _elementwise(op):
+    lin = LINEARIZED[op]
+
+    def rule(e, node, g):
+        x = node.inputs
+        return [lin(e, x, node.output, g, i) for i in range(len(x))]
+    return rule
+
+
+def _convert(e, node, g):
+    (x,) = node.inputs
+    return [e.convert(g, x.type.dtype) if is_float(x.type.dtype) else None]
+
+
+def _select(e, node, g):
+    p = node.inputs[0]
+    return [None, e.select(p, g, 0.0), e.select(p, 0.0, g)]
+
+
+# ----------------------------------------------------------------------------- reductions
+
+def _reduce_sum(e, node, g):
+    x = node.inputs[0]
+    return [e.expand(g, node.params["axes"], x.type.shape)]
+
+
+def _reduce_extremum(e, node, g):
+    x = node.inputs[0]
+    axes = node.params["axes"]
+    w = extremum_weights(e, x, node.output, axes)
+    return [e.mul(w, e.expand(g, axes, x.type.shape))]
+
+
+def _reduce_prod(e, node, g):
+    x = node.inputs[0]
+    axes = node.params["axes"]
+    return [e.mul(e.expand(g, axes, x.type.shape), prod_partials(e, x, axes))]
+
+
+def _cumsum(e, node, g):
+    ax = (node.params["axis"],)
+    return [e(Op.rev, e(Op.cumsum, e(Op.rev, g, axes=ax), axis=ax[0]), axes=ax)]
+
+
+def _sort(e, node, g):
+    x, axis = node.inputs[0], node.params["axis"]
+    perm = e(Op.argsort, x, axis=axis)       # stable: the same order sort produced
+    return [e.scatter_along_axis(g, perm, axis)]
+
+
+# ----------------------------------------------------------------------------- shapes
+
+def _reshape(e, node, g):
+    return [e.reshape(g, node.inputs[0].type.shape)]
+
+
+def _transpose(e, node, g):
+    return [e.transpose(g, np.argsort(node.params["perm"]))]
+
+
+def _slice(e, node, g):
+    """Scatter g back into zeros: interleave step-1 zeros on strided axes (reshape + pad +
+    reshape), trim what ran past the end, then pad to the input's extent."""
+    shape = node.inputs[0].type.shape
+    start, step = node.params["start"], node.params["step"]
+    for ax, s in enumerate(step):
+        if s > 1:
+            k = g.type.shape[ax]
+            sh = g.type.shape
+            g = e.reshape(g, sh[:ax + 1] + (1,) + sh[ax + 1:])
+            lo, hi = [0] * (g.type.ndim), [0] * (g.type.ndim)
+            hi[ax + 1] = s - 1
+            g = e(Op.pad, g, lo=tuple(lo), hi=tuple(hi), value=0.0)
+            g = e.reshape(g, sh[:ax] + (k * s,) + sh[ax + 1:])
+    stop = tuple(min(n, d - a) for n, d, a in zip(g.type.shape, shape, start))
+    if stop != g.type.shape:
+        g = e(Op.slice, g, start=(0,) * len(shape), stop=stop, step=(1,) * len(shape))
+    hi = tuple(d - a - n for d, a, n in zip(shape, start, g.type.shape))
+    if any(start) or any(hi):
+        g = e(Op.pad, g, lo=tuple(start), hi=hi, value=0.0)
+    return [g]
+
+
+def _pad(e, node, g):
+    lo = node.params["lo"]
+    shape = node.inputs[0].type.shape
+    return [e(Op.slice, g, start=tuple(lo), stop=tuple(a + d for a, d in zip(lo, shape)),
+              step=(1,) * len(shape))]
+
+
+def _concatenate(e, node, g):
+    axis, at, out = node.params["axis"], 0, []
+    for x in node.inputs:
+        n = x.type.shape[axis]
+        start = tuple(at if i == axis else 0 for i in range(g.type.ndim))
+        stop = tuple(at + n if i == axis else d for i, d in enumerate(g.type.shape))
+        out.append(e(Op.slice, g, start=start, stop=stop, step=(1,) * g.type.ndim))
+        at += n
+    return out
+
+
+def _take(e, node, g):
+    x, idx = node.inputs
+    return [e(Op.scatter_add, idx, g, shape=x.type.shape, axis=node.params["axis"]), None]
+
+
+def _scatter_add(e, node, g):
+    idx = node.inputs[0]
+    return [None, e(Op.take, g, idx, axis=node.params["axis"])]
+
+
+def _matmul(e, node, g):
+    a, b = node.inputs
+    # batch dims broadcast: the driver sums each cotangent down to its input's shape
+    return [e(Op.matmul, g, e.swap_last(b)), e(Op.matmul, e.swap_last(a), g)]
+
+
+VJP_RULES = {
+    **{op: _single(_elementwise(op)) for op in LINEARIZED},
+    Op.convert: _single(_convert), Op.select: _single(_select),
+    Op.reduce_sum: _single(_reduce_sum), Op.reduce_max: _single(_reduce_extremum),
+    Op.reduce_min: _single(_reduce_extremum), Op.reduce_prod: _single(_reduce_prod),
+    Op.cumsum: _single(_cumsum), Op.sort: _single(_sort),
+    Op.reshape: _single(_reshape), Op.transpose: _single(_transpose),
+    Op.broadcast_to: _single(lambda e, node, g: [g]),
+    Op.slice: _single(_slice), Op.pad: _single(_pad),
+    Op.rev: _single(lambda e, node, g: [e(Op.rev, g, axes=node.params["axes"])]),
+    Op.concatenate: _single(_concatenate),
+    Op.take: _single(_take), Op.scatter_add: _single(_scatter_add),
+    Op.matmul: _single(_matmul),
+}

@@ -1,0 +1,148 @@
+"""canonicalize: algebraic simplifications that give bit-identical results for every input.
+
+IEEE-safe only. x*1, x/1, x**1, x+(-0.0) and x-(+0.0) are exact for every x (NaN, inf and -0.0
+included); x+0.0 is NOT (-0.0 + 0.0 is +0.0) and x*0 is NOT (inf*0 and NaN*0 are NaN), so both
+stay. Integers have no signed zero, so there x+0 and x-0 go. Structural rules: double negation,
+transpose of a transpose, reshape of a reshape, broadcast of a broadcast, identity reshapes /
+transposes / broadcasts / converts, stop_gradient (the identity once autodiff is done), and
+reductions over size-1 axes (a reshape). Dead nodes are left for dce.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Graph
+from ..ops import REDUCE, Op
+from .rewriter import Rewriter
+
+
+def _is_float(v):
+    return v.type.dtype.kind == "f"
+
+
+def _all(arr, pred):
+    return arr is not None and arr.size > 0 and bool(np.all(pred(arr)))
+
+
+def _one(arr):
+    return arr == 1
+
+
+def _neg_zero(arr):       # the additive identity: -0.0 for floats, 0 for integers
+    return (arr == 0) & (np.signbit(arr) if arr.dtype.kind == "f" else True)
+
+
+def _pos_zero(arr):       # the subtractive identity: +0.0 for floats, 0 for integers
+    return (arr == 0) & ~(np.signbit(arr) if arr.dtype.kind == "f" else False)
+
+
+def _as(rw, x, node):
+    """`x` standing for node's output: broadcast when the identity operand widened the shape."""
+    t = node.output.type
+    if x.type == t:
+        return x
+    return rw.emit(Op.broadcast_to, (x,), {"shape": t.shape}, node.source_info)
+
+
+def _identity_operand(left, right):
+    """A binary rule: out = x when the other operand is an identity (left: c op x, right: x op c;
+    each a predicate on the constant, or None)."""
+    def rule(rw, node, ins):
+        a, b = ins
+        if right and _all(rw.literal(b), right):
+            return _as(rw, a, node)
+        if left and _all(rw.literal(a), left):
+            return _as(rw, b, node)
+        return None
+    return rule
+
+
+def _neg(rw, node, ins):
+    inner = rw.producer.get(ins[0])
+    return inner.inputs[0] if inner is not None and inner.op == Op.neg else None
+
+
+def _identity(rw, node, ins):
+    return ins[0]
+
+
+def _convert(rw, node, ins):
+    return ins[0] if ins[0].type.dtype == node.params["dtype"] else None
+
+
+def _reshape(rw, node, ins):
+    (x,) = ins
+    inner = rw.producer.get(x)
+    if inner is not None and inner.op == Op.reshape:
+        x = inner.inputs[0]
+    if x.type.shape == node.params["shape"]:
+        return x
+    if x is ins[0]:
+        return None
+    return rw.emit(Op.reshape, (x,), node.params, node.source_info)
+
+
+def _transpose(rw, node, ins):
+    (x,) = ins
+    perm = node.params["perm"]
+    inner = rw.producer.get(x)
+    if inner is not None and inner.op == Op.transpose:
+        x, perm = inner.inputs[0], tuple(inner.params["perm"][p] for p in perm)
+    if perm == tuple(range(len(perm))):
+        return x
+    if x is ins[0]:
+        return None
+    return rw.emit(Op.transpose, (x,), {"perm": perm}, node.source_info)
+
+
+def _broadcast_to(rw, node, ins):
+    (x,) = ins
+    inner = rw.producer.get(x)
+    if inner is not None and inner.op == Op.broadcast_to:
+        x = inner.inputs[0]
+    if x.type.shape == node.params["shape"]:
+        return x
+    if x is ins[0]:
+        return None
+    return rw.emit(Op.broadcast_to, (x,), node.params, node.source_info)
+
+
+def _reduce(rw, node, ins):
+    (x,) = ins
+    if any(x.type.shape[a] != 1 for a in node.params["axes"]):
+        return None
+    out = node.output.type
+    if node.op in (Op.argmax, Op.argmin):      # the only index along a size-1 axis is 0
+        zero = rw.constant(np.zeros((), out.dtype), node.source_info)
+        return _as(rw, zero, node)
+    if x.type.shape == out.shape:
+        return x
+    return rw.emit(Op.reshape, (x,), {"shape": out.shape}, node.source_info)
+
+
+RULES = {
+    Op.mul: _identity_operand(_one, _one),
+    Op.div: _identity_operand(None, _one),
+    Op.pow: _identity_operand(None, _one),
+    Op.add: _identity_operand(_neg_zero, _neg_zero),
+    Op.sub: _identity_operand(None, _pos_zero),
+    Op.neg: _neg,
+    Op.stop_gradient: _identity,
+    Op.convert: _convert,
+    Op.reshape: _reshape,
+    Op.transpose: _transpose,
+    Op.broadcast_to: _broadcast_to,
+    **{op: _reduce for op in REDUCE},
+}
+
+
+def canonicalize(graph: Graph) -> Graph:
+    rw = Rewriter(graph, subgraph_pass=canonicalize)
+    for node in graph.nodes:
+        rule = RULES.get(node.op)
+        new = rule(rw, node, rw.inputs(node)) if rule is not None else None
+        if new is None:
+            rw.keep(node)
+        else:
+            rw.replace(node, (new,))
+    return rw.finish()

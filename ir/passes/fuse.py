@@ -1,0 +1,186 @@
+"""fuse: group the graph's nodes into kernels; the result's top-level nodes are kernel nodes in
+schedule order (ir/kernel.py).
+
+1. Duplicate cheap producers (small constants, broadcasts, converts, size-1 reshapes) into each
+   consumer that can absorb them: recomputing them costs no more than reading a materialized
+   copy, and a broadcast scalar is then never written out at full size.
+2. Sweep the nodes in order; each node starts a group and repeatedly merges with the group of one
+   of its producers: among the merges that are legal (fusion_rules.can_fuse) it takes the one
+   with the best positive score (fusion_rules.score). Merging (never copying) is the only way a
+   matmul or a reduction joins a kernel, so none is ever computed twice.
+3. Copies of a cheap node that stayed alone are merged back into one kernel.
+4. Order the groups topologically (stable in the original order) and build one kernel node each.
+"""
+from __future__ import annotations
+
+import heapq
+
+from ..builder import Builder
+from ..graph import Graph, Node, Value
+from ..kernel import make_kernel
+from ..ops import REDUCE, Op
+from ..printer import INLINE_LIMIT
+from .cse import node_key
+from .fusion_rules import (GraphFacts, KernelInfo, analyze, can_fuse, is_elementwise_like,
+                           is_unit_reshape, score)
+
+
+def _cheap(node) -> bool:
+    if node.op == Op.constant:
+        return node.params["value"].size <= INLINE_LIMIT
+    return node.op in (Op.broadcast_to, Op.convert) or is_unit_reshape(node)
+
+
+def _absorbs(node) -> bool:
+    return is_elementwise_like(node) or node.op in REDUCE
+
+
+def _duplicate_cheap(graph: Graph):
+    """A copy of `graph` where every consumer that can absorb a cheap producer chain has its own
+    copy of it; other uses share one. Returns (graph, origin: copied Node -> original Node)."""
+    producer = graph.producers()
+    out = Graph(list(graph.inputs), [], list(graph.outputs), graph.name, graph.arg_names)
+    origin = {}
+    shared = {}
+
+    def copy(v, memo, private):
+        n = producer.get(v)
+        if n is None or not _cheap(n):
+            return v
+        if v in memo:
+            return memo[v]
+        ins = tuple(copy(x, memo, private) for x in n.inputs)
+        outs = tuple(Value(o.type) for o in n.outputs) if private else n.outputs
+        new = Node(n.op, ins, n.params, outs, n.source_info)
+        origin[new] = n
+        out.nodes.append(new)
+        memo.update(zip(n.outputs, outs))
+        return memo[v]
+
+    for n in graph.nodes:
+        if _cheap(n):
+            continue
+        private = {} if _absorbs(n) else None
+        ins = tuple(copy(v, private, True) if private is not None else copy(v, shared, False)
+                    for v in n.inputs)
+        out.nodes.append(Node(n.op, ins, n.params, n.outputs, n.source_info))
+    out.outputs = [copy(v, shared, False) for v in graph.outputs]
+    return out, origin
+
+
+class _Group:
+    __slots__ = ("nodes", "info")
+
+    def __init__(self, nodes, info):
+        self.nodes, self.info = nodes, info
+
+
+def _group(graph: Graph, facts: GraphFacts):
+    """Node -> _Group after the greedy producer-consumer sweep."""
+    group_of = {}
+    producer = graph.producers()
+    for n in graph.nodes:
+        alone = analyze([n], facts.outputs([n]), facts.category) or KernelInfo("opaque", ())
+        g = _Group(frozenset([n]), alone)
+        for m in g.nodes:
+            group_of[m] = g
+        while True:
+            best = None
+            for p in {group_of[producer[x]] for x in n.inputs if x in producer} - {g}:
+                info = can_fuse(p.nodes, g.nodes, facts)
+                if info is None:
+                    continue
+                s = score(p.nodes, g.nodes, info, p.info, g.info, facts)
+                if s > 0 and (best is None or s > best[0]):
+                    best = (s, p, info)
+            if best is None:
+                break
+            _, p, info = best
+            g = _Group(p.nodes | g.nodes, info)
+            for m in g.nodes:
+                group_of[m] = g
+    return group_of
+
+
+def _merge_lone_copies(groups, origin, facts):
+    """Cheap copies that fused with nothing: keep one per (op, inputs, params); returns the
+    surviving groups and a substitution for the outputs of the dropped ones."""
+    subst, seen, kept = {}, {}, []
+    for g in groups:
+        (n,) = g.nodes if len(g.nodes) == 1 else (None,)
+        if n is not None and n in origin:
+            key = node_key(n.op, [subst.get(v, v) for v in n.inputs], n.params)
+            if key in seen and not any(v in facts.graph_outputs for v in n.outputs):
+                subst.update(zip(n.outputs, seen[key].outputs))
+                continue
+            seen.setdefault(key, n)
+        kept.append(g)
+    return kept, subst
+
+
+def _schedule(groups, producer, subst, facts):
+    """Groups in a topological order, stable with respect to the original node order."""
+    first = {g: min(facts.position[n] for n in g.nodes) for g in groups}
+    owner = {n: g for g in groups for n in g.nodes}
+    succs = {g: set() for g in groups}
+    indeg = dict.fromkeys(groups, 0)
+    for g in groups:
+        preds = {owner[producer[subst.get(v, v)]] for n in g.nodes for v in n.inputs
+                 if subst.get(v, v) in producer} - {g}
+        indeg[g] = len(preds)
+        for p in preds:
+            succs[p].add(g)
+    ready = [(first[g], g) for g in groups if indeg[g] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, g = heapq.heappop(ready)
+        order.append(g)
+        for s in succs[g]:
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                heapq.heappush(ready, (first[s], s))
+    return order
+
+
+def _kernel(g, index, facts, subst, origin):
+    """The kernel node running group g; its outputs are the original Values. Copies of one cheap
+    node that met again in this kernel are emitted once."""
+    nodes = sorted(g.nodes, key=facts.position.__getitem__)
+    outputs = facts.outputs(nodes)
+    produced = {v for n in nodes for v in n.outputs}
+    b = Builder(Graph(name=f"k{index}"))
+    env, outer, copies = {}, {}, {}
+    for n in nodes:
+        for v in n.inputs:
+            if v not in produced and v not in env:
+                u = subst.get(v, v)
+                if u not in outer:
+                    outer[u] = b.add_input(v.type)
+                env[v] = outer[u]
+        ins = [env[v] for v in n.inputs]
+        key = node_key(n.op, ins, n.params) if n in origin else None
+        outs = copies.get(key) if key is not None else None
+        if outs is None:
+            outs = b.emit(n.op, ins, n.params, n.source_info)
+            copies[key] = outs
+        env.update(zip(n.outputs, outs))
+    b.graph.outputs = [env[v] for v in outputs]
+    k = make_kernel(g.info.kind, b.graph, list(outer))
+    k.outputs = tuple(outputs)
+    return k
+
+
+def fuse(graph: Graph) -> Graph:
+    dup, origin = _duplicate_cheap(graph)
+    facts = GraphFacts(dup)
+    group_of = _group(dup, facts)
+    groups = list({id(g): g for g in group_of.values()}.values())
+    groups, subst = _merge_lone_copies(sorted(groups, key=lambda g: min(
+        facts.position[n] for n in g.nodes)), origin, facts)
+    order = _schedule(groups, dup.producers(), subst, facts)
+    out = Graph(list(graph.inputs), [], [subst.get(v, v) for v in dup.outputs], graph.name,
+                graph.arg_names)
+    out.nodes = [_kernel(g, i, facts, subst, origin) for i, g in enumerate(order)]
+    return out
+

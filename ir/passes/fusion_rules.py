@@ -1,0 +1,292 @@
+"""Fusion legality (`analyze` / `can_fuse`) and profitability (`score`), kept apart.
+
+`analyze(nodes, outputs)` decides whether a set of nodes can run as ONE kernel and of which kind
+(ir/kernel.py documents the kinds). It computes the kernel's iteration domain D (a shape), its
+reduced axes R (axes of D) and an *index map* for every value: for each axis of the value, the
+axis of D it is indexed by, or None for a size-1 axis (read at index 0). Maps flow backwards from
+the outputs: NumPy broadcasting right-aligns an input's axes with its result's; a reshape that only
+inserts or removes size-1 axes keeps the non-unit axes in order; a reduction's input gets R at its
+reduced axes. A value reached by two paths with different maps (e.g. f32[4] broadcast both as a
+row and, via a reshape, as a column) cannot be computed once per point, so such a set is illegal.
+
+`score` estimates the memory traffic a fusion saves (a value no longer written and read back),
+plus a bonus per kernel launch saved, minus the cost of recomputing an expensive op once per
+element of a larger domain (exp of an f32[4096,1] column inside an f32[4096,4096] elementwise
+kernel would be computed 4096 times per value).
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ops import ELEMENTWISE, FLOAT_UNARY, REDUCE, Op
+
+LAUNCH_BYTES = 4096                     # what one kernel launch / pass over memory costs, in bytes
+OP_COST = {**{op: 8 for op in FLOAT_UNARY}, Op.pow: 8, Op.atan2: 8, Op.div: 2, Op.mod: 2,
+           Op.floor_div: 2}             # per element, in bytes-equivalent; other ops are ~free
+DEFAULT_OP_COST = 0.25
+
+
+@functools.lru_cache(maxsize=4096)
+def nonunit(shape) -> tuple:
+    return tuple(d for d in shape if d != 1)
+
+
+def is_unit_reshape(node) -> bool:
+    return node.op == Op.reshape and nonunit(node.inputs[0].type.shape) == nonunit(
+        node.output.type.shape)
+
+
+def is_elementwise_like(node) -> bool:
+    """Ops computed pointwise from the kernel's index: elementwise ops, constants, broadcasts and
+    reshapes that only add or drop size-1 axes."""
+    return (node.op in ELEMENTWISE or node.op in (Op.constant, Op.broadcast_to)
+            or is_unit_reshape(node))
+
+
+def is_matmul_prologue(node) -> bool:
+    """A transpose of the last two axes: BLAS reads it as a transposed operand."""
+    if node.op != Op.transpose:
+        return False
+    n = len(node.params["perm"])
+    return n >= 2 and node.params["perm"] == tuple(range(n - 2)) + (n - 1, n - 2)
+
+
+def _category(node) -> str:
+    if is_elementwise_like(node):
+        return "elementwise"
+    if node.op in REDUCE:
+        return "reduce"
+    if node.op == Op.matmul:
+        return "matmul"
+    if is_matmul_prologue(node):
+        return "transpose"
+    return "other"
+
+
+@dataclass
+class KernelInfo:
+    kind: str
+    domain: tuple                       # D: the iteration shape
+    reduce_axes: tuple = ()             # R: axes of D reduced (reduce, rowwise)
+    maps: dict = field(default_factory=dict)    # Value -> tuple (D axis or None per axis)
+
+
+def _axes_map(shape, axes):
+    """Map the non-unit axes of `shape` onto `axes` in order (None if the counts differ)."""
+    if len(nonunit(shape)) != len(axes):
+        return None
+    it = iter(axes)
+    return tuple(None if d == 1 else next(it) for d in shape)
+
+
+def _seed(v, D, R):
+    """The map of a kernel output: it covers all of D, or all of D but R (a reduced value)."""
+    full = [k for k, d in enumerate(D) if d != 1]
+    for axes in (full, [k for k in full if k not in R]):
+        if nonunit(v.type.shape) == tuple(D[k] for k in axes):
+            return _axes_map(v.type.shape, axes)
+    return None
+
+
+def _input_maps(node, m, R):
+    """Maps of node's inputs given its output's map `m` (None where illegal)."""
+    if node.op == Op.reshape:
+        return [_axes_map(node.inputs[0].type.shape, [a for a in m if a is not None])]
+    if node.op in REDUCE:
+        x = node.inputs[0]
+        axes = node.params["axes"]
+        reduced = [k for k in axes if x.type.shape[k] != 1]
+        if len(reduced) != len(R):
+            return [None]
+        it_out, it_r = iter(m), iter(R)
+        return [tuple(None if x.type.shape[k] == 1 else next(it_r) if k in axes else next(it_out)
+                      for k in range(x.type.ndim))]
+    # elementwise and broadcast_to: NumPy broadcasting right-aligns the input's axes
+    return [tuple(None if d == 1 else m[len(m) - x.type.ndim + k]
+                  for k, d in enumerate(x.type.shape)) for x in node.inputs]
+
+
+def _internal_users(nodes):
+    users = {}
+    for n in nodes:
+        for v in n.inputs:
+            users.setdefault(v, []).append(n)
+    return users
+
+
+def _matmul_ok(nodes, mm, outputs, cat):
+    """Only transposes feeding the matmul may precede it; nothing else in the group does."""
+    produced = {v: n for n in nodes for v in n.outputs}
+    users = _internal_users(nodes)
+    for n in nodes:
+        if cat[n] == "transpose":
+            if n.output in outputs or any(u is not mm for u in users.get(n.output, [])):
+                return False
+            if n.inputs[0] in produced:
+                return False
+    return all(produced.get(x) is None or cat[produced[x]] == "transpose"
+               for x in mm.inputs)
+
+
+def analyze(nodes, outputs, categories=None) -> KernelInfo | None:
+    """The kernel that runs `nodes` (in topological order) producing `outputs`, or None when
+    they cannot form one kernel. `categories`: node -> _category(node), when precomputed."""
+    cat = categories if categories is not None else {n: _category(n) for n in nodes}
+    cats = [cat[n] for n in nodes]
+    if len(nodes) == 1 and cats[0] in ("other", "transpose"):
+        return KernelInfo("opaque", nodes[0].outputs[0].type.shape if nodes[0].outputs else ())
+    if "other" in cats:
+        return None
+    mms = [n for n, c in zip(nodes, cats) if c == "matmul"]
+    reds = [n for n, c in zip(nodes, cats) if c == "reduce"]
+    R = ()
+    if mms:
+        if len(mms) > 1 or reds or not _matmul_ok(nodes, mms[0], set(outputs), cat):
+            return None
+        D = mms[0].output.type.shape
+    elif "transpose" in cats:
+        return None
+    elif reds:
+        D = reds[0].inputs[0].type.shape
+        if any(r.inputs[0].type.shape != D for r in reds):
+            return None
+        R = tuple(k for k in reds[0].params["axes"] if D[k] != 1)
+    else:
+        D = max((v.type.shape for v in outputs), key=lambda s: (int(np.prod(s)), len(s)))
+    maps = {}
+
+    def put(v, m):
+        return m is not None and maps.setdefault(v, m) == m
+
+    if not all(put(o, _seed(o, D, R)) for o in outputs):
+        return None
+    for n in reversed(nodes):
+        if n.op == Op.matmul:
+            if maps.get(n.output) != _seed(n.output, D, ()):
+                return None
+            continue
+        if cat[n] == "transpose":
+            continue
+        m = maps.get(n.output)
+        if m is None or not all(put(x, im) for x, im in zip(n.inputs, _input_maps(n, m, R))):
+            return None
+    if mms:
+        return KernelInfo("matmul", D, (), maps)
+    if not reds:
+        return KernelInfo("elementwise", D, (), maps)
+    post = set()
+    for n in nodes:
+        if n in reds or any(x in post for x in n.inputs):
+            post.update(n.outputs)
+    if not any(a in R for v in post for a in maps[v]):
+        return KernelInfo("reduce", D, R, maps)
+    if R != (len(D) - 1,):
+        return None          # broadcasting a reduction back is one pass per row only on rows
+    return KernelInfo("rowwise", D, R, maps)
+
+
+def recompute_cost(nodes, info: KernelInfo) -> float:
+    """Extra work of computing small-shaped values once per point of a larger domain. Rowwise
+    kernels compute per-row values once per row; reduce epilogues run once per output element."""
+    if info.kind in ("rowwise", "opaque"):
+        return 0.0
+    size = int(np.prod(info.domain))
+    cost = 0.0
+    for n in nodes:
+        if n.op in REDUCE or n.op in (Op.constant, Op.matmul, Op.transpose):
+            continue
+        if info.kind == "reduce" and all(a not in info.reduce_axes for a in info.maps[n.output]):
+            continue
+        cost += OP_COST.get(n.op, DEFAULT_OP_COST) * (size - n.output.type.size)
+    return cost
+
+
+def score(a, b, merged: KernelInfo, a_info, b_info, facts) -> float:
+    """How much better one kernel for node sets a∪b is than two (> 0: fuse), in bytes."""
+    both = a | b
+    saved = 0.0
+    for src, dst in ((a, b), (b, a)):
+        for n in src:
+            for v in n.outputs:
+                if any(u in dst for u in facts.users.get(v, ())):
+                    saved += v.type.nbytes * (1 if facts.needed_outside(v, both) else 2)
+    extra = (recompute_cost(both, merged) - recompute_cost(a, a_info)
+             - recompute_cost(b, b_info))
+    return saved + LAUNCH_BYTES - extra
+
+
+class GraphFacts:
+    """What legality needs to know about the whole graph: order, users, graph outputs, each
+    node's category, and ancestor / descendant sets (as bit masks over node positions)."""
+
+    def __init__(self, graph):
+        self.position = {n: i for i, n in enumerate(graph.nodes)}
+        self.users = graph.consumers()
+        self.graph_outputs = set(graph.outputs)
+        self.category = {n: _category(n) for n in graph.nodes}
+        producer = graph.producers()
+        self.ancestors, self.descendants = {}, dict.fromkeys(graph.nodes, 0)
+        for n in graph.nodes:
+            mask = 0
+            for v in n.inputs:
+                p = producer.get(v)
+                if p is not None:
+                    mask |= self.ancestors[p] | (1 << self.position[p])
+            self.ancestors[n] = mask
+        for n in reversed(graph.nodes):
+            bit = 1 << self.position[n]
+            for v in n.inputs:
+                p = producer.get(v)
+                if p is not None:
+                    self.descendants[p] |= self.descendants[n] | bit
+
+    def needed_outside(self, v, group) -> bool:
+        """Whether a kernel running `group` must write v. A value no one reads (dce was switched
+        off) is written too: a kernel always has outputs."""
+        users = self.users.get(v, ())
+        return v in self.graph_outputs or not users or any(u not in group for u in users)
+
+    def outputs(self, nodes) -> list:
+        """The values a kernel running `nodes` must write (in node order)."""
+        group = set(nodes)
+        return [v for n in nodes for v in n.outputs if self.needed_outside(v, group)]
+
+    def makes_cycle(self, a, b) -> bool:
+        """Whether some node in neither group lies on a path between them: merging a and b into
+        one kernel would then make a cycle between kernels."""
+        def union(masks, nodes):
+            out = 0
+            for n in nodes:
+                out |= masks[n]
+            return out
+        members = 0
+        for n in a | b:
+            members |= 1 << self.position[n]
+        between = (union(self.descendants, a) & union(self.ancestors, b)) | (
+            union(self.descendants, b) & union(self.ancestors, a))
+        return bool(between & ~members)
+
+
+def can_fuse(a, b, facts: GraphFacts) -> KernelInfo | None:
+    """Legality of running node sets a and b as one kernel: the merged kernel's KernelInfo, or
+    None (no valid kernel kind, or the merge would make a cycle between kernels)."""
+    if facts.makes_cycle(a, b):
+        return None
+    nodes = sorted(a | b, key=facts.position.__getitem__)
+    return analyze(nodes, facts.outputs(nodes), facts.category)
+
+
+def analyze_kernel(node) -> KernelInfo:
+    """KernelInfo (domain, reduced axes, index maps over body values) of a kernel node: what
+    codegen needs to lay out its loops."""
+    body = node.params["body"]
+    if node.params["kind"] == "opaque":
+        return KernelInfo("opaque", body.outputs[0].type.shape if body.outputs else ())
+    info = analyze(body.nodes, body.outputs)
+    if info is None:
+        raise ValueError(f"kernel {body.name}: the body does not form a {node.params['kind']} "
+                         "kernel")
+    return info

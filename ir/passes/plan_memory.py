@@ -1,0 +1,237 @@
+"""plan_memory: where every kernel output of a schedule lives.
+
+Liveness over the schedule: a value is live from the kernel that writes it (its index in the
+schedule) to the last kernel that reads it, inclusive. Every intermediate (a kernel output that is
+not a graph output) gets a byte offset in ONE arena per device; buffers whose lifetimes are
+disjoint share space. Offsets are chosen best-fit, largest buffer first: each buffer goes into the
+smallest gap, among buffers already placed that are live at the same time, that holds it.
+
+In place: a kernel writes an output into the storage of an input that dies at that kernel when
+both have the same type and the kernel is elementwise (every point reads its inputs before
+writing its outputs), or the input is read only by the elementwise epilogue of a reduce or
+matmul kernel (the epilogue writes each output element after reading that element's inputs).
+Donated inputs (jit's donate_argnums) are reused the same way, graph outputs included: the
+caller gave that storage up.
+
+Graph outputs are never in the arena (the runtime reuses the arena across calls while the caller
+keeps the outputs): they are allocated separately each call, unless written into a donated input.
+
+The plan (MemoryPlan), which codegen follows: allocate one arena of `arena_bytes` bytes per call
+(or once, and reuse it), then for each kernel output value v:
+  v in plan.offsets   -> arena[offset : offset + v.type.nbytes] viewed as v's dtype and shape
+  v in plan.outputs   -> a fresh array (the graph output with that index)
+  v in plan.donated   -> the storage of graph input plan.donated[v] (a donated argument)
+Matmul kernel i (the i-th kernel of the schedule) writes its product into the storage of output
+plan.product[i] (the product itself, or an epilogue output of the same type that is not written
+in place, which the epilogue then overwrites point by point); when there is none,
+plan.scratch[i] = (offset, nbytes) is an arena workspace for the product.
+Fields: arena_bytes (== peak_bytes), naive_bytes (every intermediate and workspace alive at once,
+each in its own aligned slot), alignment (every offset is a multiple of it), buffers (a Buffer per
+kernel output in schedule order, with name, nbytes, start/end kernel indices, place, offset,
+inplace_of), offsets, outputs, donated, product, scratch. str(plan) is a readable table;
+plan.check() raises if two buffers live at the same time overlap in the arena.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..graph import Graph
+from ..ops import REDUCE, Op
+
+ALIGNMENT = 64
+
+
+def _aligned(n: int) -> int:
+    return -(-n // ALIGNMENT) * ALIGNMENT
+
+
+@dataclass
+class Buffer:
+    value: object              # the ir Value (None for a matmul workspace)
+    name: str                  # as printed in the optimized IR (%7), or "scratch k4"
+    nbytes: int
+    start: int                 # index of the kernel that writes it
+    end: int                   # index of the last kernel that reads it
+    place: str                 # "arena" | "output" | "donated"
+    offset: int | None = None  # arena offset (place == "arena")
+    inplace_of: str | None = None   # name of the dying input whose storage it takes
+
+
+@dataclass
+class MemoryPlan:
+    arena_bytes: int
+    naive_bytes: int
+    buffers: list
+    offsets: dict = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)
+    donated: dict = field(default_factory=dict)
+    scratch: dict = field(default_factory=dict)
+    product: dict = field(default_factory=dict)
+    alignment: int = ALIGNMENT
+
+    @property
+    def peak_bytes(self) -> int:
+        return self.arena_bytes
+
+    def check(self):
+        """Raise AssertionError if two arena buffers live at the same time overlap."""
+        placed = sorted((b for b in self.buffers if b.place == "arena" and b.nbytes),
+                        key=lambda b: b.offset)
+        for i, a in enumerate(placed):
+            for b in placed[i + 1:]:
+                if b.offset >= a.offset + a.nbytes:
+                    break
+                shared = b.inplace_of is not None and b.offset == a.offset
+                if a.start <= b.end and b.start <= a.end and not (shared and b.start == a.end):
+                    raise AssertionError(f"memory plan: {a.name} [{a.start},{a.end}] and {b.name} "
+                                         f"[{b.start},{b.end}] overlap at offset {b.offset}")
+        return self
+
+    def __str__(self):
+        inplace = sum(b.inplace_of is not None for b in self.buffers)
+        lines = [f"memory plan: arena {self.arena_bytes} bytes (peak), naive {self.naive_bytes} "
+                 f"bytes, {len(self.buffers)} buffers, {inplace} in place, "
+                 f"{len(self.outputs)} graph outputs allocated separately",
+                 f"  {'buffer':<12}{'bytes':>12}{'offset':>12}  {'live':<12}note"]
+        for b in self.buffers:
+            off = "-" if b.offset is None else str(b.offset)
+            note = {"arena": "", "output": "graph output (separate)",
+                    "donated": "in a donated input"}[b.place]
+            if b.inplace_of:
+                note = (note + "; " if note else "") + f"in place of {b.inplace_of}"
+            lines.append(f"  {b.name:<12}{b.nbytes:>12}{off:>12}  "
+                         f"{f'[{b.start},{b.end}]':<12}{note}".rstrip())
+        return "\n".join(lines)
+
+
+def _names(graph: Graph) -> dict:
+    """Value -> its name in the printed graph (the printer's numbering)."""
+    names = dict(zip(graph.inputs, ["%" + n for n in (graph.arg_names or [
+        f"a{i}" for i in range(len(graph.inputs))])]))
+    counter = 0
+    for node in graph.nodes:
+        for v in node.outputs:
+            names[v] = f"%{counter}"
+            counter += 1
+    return names
+
+
+def _matmul_parts(kernel):
+    """(outer inputs that are matmul operands, outer outputs that are the raw product, the
+    product's type) of a matmul kernel."""
+    body = kernel.params["body"]
+    outer = dict(zip(body.inputs, kernel.inputs))
+    produced = {v: n for n in body.nodes for v in n.outputs}
+    mm = next(n for n in body.nodes if n.op == Op.matmul)
+    operands = set()
+    for x in mm.inputs:
+        src = produced.get(x)
+        operands.add(outer[src.inputs[0]] if src is not None else outer[x])
+    raw = [o for b, o in zip(body.outputs, kernel.outputs) if b is mm.output]
+    return operands, raw, mm.output.type
+
+
+def _inplace_candidates(kernel):
+    """(inputs whose storage an output may take, outputs that may take one) for this kernel."""
+    kind = kernel.params["kind"]
+    if kind == "elementwise":
+        return list(kernel.inputs), list(kernel.outputs)
+    if kind == "reduce":    # the epilogue reads an input at the point it writes an output
+        body = kernel.params["body"]
+        post, users = set(), body.consumers()
+        for n in body.nodes:
+            if n.op in REDUCE or any(x in post for x in n.inputs):
+                post.update(n.outputs)
+        ins = [o for b, o in zip(body.inputs, kernel.inputs)
+               if users.get(b) and all(u.output in post for u in users[b])]
+        return ins, [o for b, o in zip(body.outputs, kernel.outputs) if b in post]
+    if kind == "matmul":
+        operands, raw, _ = _matmul_parts(kernel)
+        return ([v for v in kernel.inputs if v not in operands],
+                [o for o in kernel.outputs if o not in raw])
+    return [], []
+
+
+def _best_fit(slots):
+    """Assign offsets: largest first, each into the smallest fitting gap among the slots already
+    placed whose lifetimes overlap. slots: list of [size, start, end, offset]."""
+    placed = []
+    for s in sorted(slots, key=lambda s: (-s[0], s[1])):
+        busy = sorted((p[3], p[3] + p[0]) for p in placed if p[1] <= s[2] and s[1] <= p[2])
+        best, cursor = None, 0
+        for lo, hi in busy:
+            gap = lo - cursor
+            if gap >= s[0] and (best is None or gap < best[0]):
+                best = (gap, cursor)
+            cursor = max(cursor, hi)
+        s[3] = best[1] if best is not None else cursor
+        placed.append(s)
+
+
+def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
+    """The memory plan of a graph of kernel nodes (its nodes are the schedule). `donated`:
+    indices of graph inputs whose storage may be reused; reuse=False gives every buffer its own
+    slot (the plan with plan_memory disabled)."""
+    names = _names(schedule)
+    kernels = schedule.nodes
+    last = {}
+    for i, k in enumerate(kernels):
+        for v in k.inputs:
+            last[v] = i
+    out_index = {}
+    for i, v in enumerate(schedule.outputs):
+        out_index.setdefault(v, i)
+    donor = {schedule.inputs[i]: i for i in donated} if reuse else {}
+    slot_of, slots, buffers = {}, [], []
+    plan = MemoryPlan(0, 0, buffers)
+    for i, k in enumerate(kernels):
+        takers_in, takers_out = _inplace_candidates(k) if reuse else ([], [])
+        free = [v for v in takers_in if last.get(v) == i and v not in out_index
+                and (v in slot_of or v in donor)]
+        for v in k.outputs:
+            b = Buffer(v, names[v], v.type.nbytes, i, last.get(v, i), "arena")
+            src = next((x for x in free if x.type == v.type and (x in donor or v not in out_index)),
+                       None) if v in takers_out else None
+            if src is not None:
+                free.remove(src)
+                b.inplace_of = names[src]
+                if src in donor:
+                    b.place, donor[v] = "donated", donor[src]
+                    plan.donated[v] = donor[src]
+                else:
+                    slot_of[v] = slot_of[src]
+                    slot_of[v][2] = max(slot_of[v][2], b.end)
+            elif v in out_index:
+                b.place = "output"
+                plan.outputs[v] = out_index[v]
+            else:
+                slot_of[v] = [_aligned(b.nbytes), i, b.end, 0]
+                slots.append(slot_of[v])
+            buffers.append(b)
+        if k.params["kind"] == "matmul":
+            _, raw, product = _matmul_parts(k)
+            fresh = [b.value for b in buffers[-len(k.outputs):] if b.inplace_of is None]
+            host = raw or [o for o in fresh if o.type == product]
+            if host:
+                plan.product[i] = host[0]
+            else:
+                slot_of[("scratch", i)] = [_aligned(product.nbytes), i, i, 0]
+                slots.append(slot_of[("scratch", i)])
+                buffers.append(Buffer(None, f"scratch k{i}", product.nbytes, i, i, "arena"))
+    plan.naive_bytes = sum(_aligned(b.nbytes) for b in buffers if b.place == "arena")
+    if reuse:
+        _best_fit(slots)
+    else:
+        offset = 0
+        for s in slots:
+            s[3], offset = offset, offset + s[0]
+    for b in buffers:
+        key = b.value if b.value is not None else ("scratch", b.start)
+        if b.place == "arena":
+            b.offset = slot_of[key][3]
+            if b.value is None:
+                plan.scratch[b.start] = (b.offset, b.nbytes)
+            else:
+                plan.offsets[b.value] = b.offset
+    plan.arena_bytes = max((s[3] + s[0] for s in slots), default=0)
+    return plan

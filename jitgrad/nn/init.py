@@ -1,0 +1,96 @@
+"""Initializers, as torch.nn.init: each fills a tensor in place and returns it.
+
+Random draws come from jitgrad's global generator, so `jg.manual_seed(s)` makes models
+reproducible the way `torch.manual_seed` does (the numbers differ from PyTorch's)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core import no_grad
+
+_GAINS = {"linear": 1.0, "identity": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
+          "sigmoid": 1.0, "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
+
+
+def calculate_gain(nonlinearity: str, param=None) -> float:
+    """The recommended gain for a nonlinearity (torch.nn.init.calculate_gain)."""
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else float(param)
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity not in _GAINS:
+        raise ValueError(f"calculate_gain: unknown nonlinearity {nonlinearity!r}; expected one of "
+                         f"{', '.join(sorted(_GAINS) + ['leaky_relu'])}")
+    return _GAINS[nonlinearity]
+
+
+def fan_in_and_fan_out(tensor) -> tuple[int, int]:
+    """(fan_in, fan_out) of a weight laid out (out, in, *kernel), as PyTorch computes them."""
+    if len(tensor.shape) < 2:
+        raise ValueError(f"fan in and fan out need a tensor with at least 2 dimensions, got "
+                         f"shape {tuple(tensor.shape)}")
+    receptive = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive, tensor.shape[0] * receptive
+
+
+def _fill(tensor, values):
+    with no_grad():
+        tensor.copy_(np.asarray(values, dtype=tensor.dtype))
+    return tensor
+
+
+def _rng():
+    from ..creation import _GEN
+    return _GEN["rng"]
+
+
+def uniform_(tensor, a=0.0, b=1.0):
+    return _fill(tensor, _rng().uniform(a, b, tensor.shape))
+
+
+def normal_(tensor, mean=0.0, std=1.0):
+    return _fill(tensor, _rng().normal(mean, std, tensor.shape))
+
+
+def constant_(tensor, val):
+    return _fill(tensor, np.full(tensor.shape, val))
+
+
+def zeros_(tensor):
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor):
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(tensor, gain=1.0):
+    fan_in, fan_out = fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor, gain=1.0):
+    fan_in, fan_out = fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+
+
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    fans = dict(zip(("fan_in", "fan_out"), fan_in_and_fan_out(tensor)))
+    if mode not in fans:
+        raise ValueError(f"kaiming init: mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    return calculate_gain(nonlinearity, a) / math.sqrt(fans[mode])
+
+
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
+
+
+__all__ = ["calculate_gain", "fan_in_and_fan_out", "uniform_", "normal_", "constant_", "zeros_",
+           "ones_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]

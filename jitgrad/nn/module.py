@@ -1,0 +1,278 @@
+"""Module and Parameter: PyTorch's attribute-registered containers, and JAX pytrees at once.
+
+Assigning a `Parameter` or a `Module` to an attribute registers it (as in PyTorch), so
+`parameters()`, `named_parameters()`, `state_dict()` and the repr find it. Every Module is also a
+pytree: its leaves are its parameters (depth first, in registration order), every other attribute
+is static. So `jg.jit`, `jg.grad` and `jg.tree_util.tree_map` take models directly, and the
+gradient of a loss with respect to a model is a model of the same class holding gradients.
+"""
+from __future__ import annotations
+
+import inspect
+import weakref
+from collections import OrderedDict
+
+import numpy as np
+
+from .. import tree_util
+from ..array_ops import ArrayOps
+from ..core import no_grad
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A float tensor that a Module registers as trainable (`requires_grad=True`).
+
+    Under jit and grad a Parameter is an ordinary pytree leaf like any tensor."""
+    __slots__ = ()
+
+    def __new__(cls, data, requires_grad=True):
+        arr = np.array(np.asarray(data), copy=True)
+        if arr.dtype.kind != "f":
+            raise TypeError(f"Parameter: expected float data, got {arr.dtype}")
+        p = cls._wrap(arr)
+        p.requires_grad = bool(requires_grad)
+        return p
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+
+class _Static:
+    """The non-parameter attributes of a Module, as pytree aux data.
+
+    Equal by value for plain Python data and by identity for anything else, so a model rebuilt
+    by tree_unflatten (which shares these objects) hits the same jit cache entry. jit hashes and
+    compares these on every call: the hash covers only the names, and equality first tries
+    identity of every value (the common case after tree_unflatten)."""
+    __slots__ = ("items",)
+
+    def __init__(self, attrs: dict):
+        self.items = tuple(attrs.items())
+
+    def _key(self):
+        return tuple((k, _static_key(v)) for k, v in self.items)
+
+    def __eq__(self, other):
+        if not isinstance(other, _Static) or len(self.items) != len(other.items):
+            return False
+        if all(a[0] == b[0] and a[1] is b[1] for a, b in zip(self.items, other.items)):
+            return True
+        return self._key() == other._key()
+
+    def __hash__(self):
+        return hash(tuple(k for k, _ in self.items))
+
+
+_PLAIN = (bool, int, float, complex, str, bytes, type(None), type)
+
+
+def _static_key(v):
+    if isinstance(v, _PLAIN):
+        return v
+    if isinstance(v, tuple) and not isinstance(v, ArrayOps):
+        return tuple(_static_key(x) for x in v)
+    return ("id", id(v))
+
+
+class Module:
+    """Base class of layers and models: subclass it, set layers and Parameters as attributes in
+    `__init__`, and write `forward`."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__}.forward is not defined")
+
+    def __call__(self, *args, **kwargs):
+        return self.forward(*args, **kwargs)
+
+    # registration --------------------------------------------------------------------------
+    def _registry(self, what):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {what} before Module.__init__() is called "
+                                 f"(call super().__init__() first in {type(self).__name__})")
+        return self.__dict__["_parameters"], self.__dict__["_modules"]
+
+    def __setattr__(self, name, value):
+        if isinstance(value, Parameter):
+            params, mods = self._registry("parameters")
+            mods.pop(name, None)
+            self.__dict__.pop(name, None)
+            params[name] = value
+        elif isinstance(value, Module):
+            params, mods = self._registry("submodules")
+            params.pop(name, None)
+            self.__dict__.pop(name, None)
+            mods[name] = value
+        elif name in self.__dict__.get("_parameters", ()):
+            if value is not None and not isinstance(value, ArrayOps):
+                raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
+                                "(expected a tensor or None)")
+            self._parameters[name] = value
+        elif name in self.__dict__.get("_modules", ()):
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} to submodule '{name}' "
+                                "(expected a Module or None)")
+            self._modules[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_modules"):
+            if name in d.get(table, ()):
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for table in (self._parameters, self._modules):
+            if name in table:
+                del table[name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param) -> None:
+        """Register `param` (a Parameter or None, e.g. a disabled bias) under `name`."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"register_parameter: expected a Parameter or None for '{name}', "
+                            f"got {type(param).__name__}")
+        self._registry("parameters")[0][name] = param
+
+    def add_module(self, name: str, module) -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"add_module: expected a Module for '{name}', got {type(module).__name__}")
+        self._registry("submodules")[1][name] = module
+
+    # traversal -----------------------------------------------------------------------------
+    def named_children(self):
+        return ((n, m) for n, m in self._modules.items() if m is not None)
+
+    def children(self):
+        return (m for _, m in self.named_children())
+
+    def named_modules(self, prefix=""):
+        yield prefix, self
+        for name, m in self.named_children():
+            yield from m.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def modules(self):
+        return (m for _, m in self.named_modules())
+
+    def named_parameters(self, prefix="", recurse=True):
+        for name, p in self._parameters.items():
+            if p is not None:
+                yield (f"{prefix}.{name}" if prefix else name), p
+        if recurse:
+            for name, m in self.named_children():
+                yield from m.named_parameters(f"{prefix}.{name}" if prefix else name)
+
+    def parameters(self, recurse=True):
+        return (p for _, p in self.named_parameters(recurse=recurse))
+
+    def apply(self, fn):
+        """Call fn on every submodule (children first) and on self, as torch.nn.Module.apply."""
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    # modes and gradients -------------------------------------------------------------------
+    def train(self, mode: bool = True):
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, mode: bool = True):
+        for p in self.parameters():
+            p.requires_grad_(mode)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True):
+        for p in self.parameters():
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad = p.grad * 0
+
+    # state dict ----------------------------------------------------------------------------
+    def state_dict(self) -> OrderedDict:
+        """name -> detached tensor sharing the parameter's storage."""
+        return OrderedDict((n, p.detach()) for n, p in self.named_parameters())
+
+    def load_state_dict(self, state_dict, strict: bool = True):
+        """Copy values into the parameters in place. With strict, keys must match exactly.
+        Returns (missing_keys, unexpected_keys)."""
+        own = OrderedDict(self.named_parameters())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise KeyError(f"load_state_dict for {type(self).__name__}: missing keys {missing}, "
+                           f"unexpected keys {unexpected}")
+        for name, p in own.items():
+            if name not in state_dict:
+                continue
+            value = np.asarray(state_dict[name])
+            if value.shape != p.shape:
+                raise ValueError(f"load_state_dict: '{name}' expects shape {tuple(p.shape)}, "
+                                 f"got {value.shape}")
+            with no_grad():
+                p.copy_(value.astype(p.dtype))
+        return missing, unexpected
+
+    def num_parameters(self) -> int:
+        return sum(p.size for p in self.parameters())
+
+    # repr ----------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self):
+        lines = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self.named_children()]
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+# ---------------------------------------------------------------------------------- pytrees
+
+def _flatten_module(m: Module):
+    d = m.__dict__
+    params, mods = d["_parameters"], d["_modules"]
+    static = {k: v for k, v in d.items() if k not in ("_parameters", "_modules")}
+    aux = (type(m), tuple(params), tuple(mods), _Static(static))
+    return list(params.values()) + list(mods.values()), aux
+
+
+def _unflatten_module(aux, children):
+    # the aux names the class: tree_util finds Module's entry for every subclass through the MRO
+    cls, param_names, mod_names, static = aux
+    m = object.__new__(cls)
+    m.__dict__.update(static.items)
+    n = len(param_names)
+    object.__setattr__(m, "_parameters", OrderedDict(zip(param_names, children[:n])))
+    object.__setattr__(m, "_modules", OrderedDict(zip(mod_names, children[n:])))
+    return m
+
+
+tree_util.register_pytree_node(Module, _flatten_module, _unflatten_module)
+
+_TAKES_KEY = weakref.WeakKeyDictionary()   # Module subclass -> whether forward takes `key`
+
+
+def takes_key(module) -> bool:
+    """Whether module.forward accepts a PRNG `key` (containers pass one split key to each)."""
+    cls = type(module)
+    hit = _TAKES_KEY.get(cls)
+    if hit is None:
+        hit = _TAKES_KEY[cls] = "key" in inspect.signature(cls.forward).parameters
+    return hit

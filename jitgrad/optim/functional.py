@@ -1,0 +1,76 @@
+"""Functional optimizers over pytrees, usable inside jg.jit:
+
+    opt = jg.optim.adam(1e-3)
+    state = opt.init(params)                              # params: any pytree, e.g. a Module
+    params, state = opt.update(grads, state, params)      # grads: same structure as params
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .. import numpy as jnp
+from .. import tree_util
+from ..core import no_grad
+from .rules import RULES
+
+
+class OptState(NamedTuple):
+    """step: int32 count of updates so far; slots: per-parameter state, each a params-shaped tree."""
+    step: object
+    slots: tuple
+
+
+class Optimizer(NamedTuple):
+    init: object      # params -> OptState
+    update: object    # (grads, state, params) -> (params, state)
+    hyper: dict
+
+
+def _leaves(tree, what, expected):
+    leaves, td = tree_util.tree_flatten(tree)
+    if len(leaves) != expected:
+        raise ValueError(f"optimizer update: {what} has {len(leaves)} leaves but params have "
+                         f"{expected}; pass gradients with the structure of params ({td})")
+    return leaves
+
+
+def make(name: str, **hyper) -> Optimizer:
+    rule = RULES[name]
+    h = rule.hyper(**hyper)
+    n_slots = rule.slots(h)
+
+    def init(params):
+        zeros = tree_util.tree_map(jnp.zeros_like, params)
+        return OptState(jnp.zeros((), "int32"), (zeros,) * n_slots)
+
+    def update(grads, state, params):
+        with no_grad():   # eager: new params must not carry autograd history from the old ones
+            return _update(grads, state, params)
+
+    def _update(grads, state, params):
+        p_leaves, treedef = tree_util.tree_flatten(params)
+        g_leaves = _leaves(grads, "grads", len(p_leaves))
+        slot_leaves = [_leaves(s, "the state", len(p_leaves)) for s in state.slots]
+        step = state.step + 1
+        step_f = step.astype(p_leaves[0].dtype if p_leaves else "float32")
+        outs = [rule.fn(h, step_f, p, g, *s)
+                for p, g, *s in zip(p_leaves, g_leaves, *slot_leaves)]
+        new = [tree_util.tree_unflatten(treedef, [o[i] for o in outs]) for i in range(1 + n_slots)]
+        return new[0], OptState(step, tuple(new[1:]))
+
+    return Optimizer(init, update, h)
+
+
+def sgd(lr, momentum=0.0, nesterov=False, weight_decay=0.0) -> Optimizer:
+    """SGD with optional (Nesterov) momentum and L2 weight decay, as torch.optim.SGD."""
+    return make("sgd", lr=lr, momentum=momentum, nesterov=nesterov, weight_decay=weight_decay)
+
+
+def adam(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0) -> Optimizer:
+    """Adam, as torch.optim.Adam (weight_decay adds L2 to the gradient)."""
+    return make("adam", lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+
+
+def adamw(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2) -> Optimizer:
+    """AdamW (decoupled weight decay), as torch.optim.AdamW."""
+    return make("adamw", lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)

@@ -1,0 +1,514 @@
+"""THE op record table: every jitgrad.numpy / nn.functional function with its NumPy reference,
+argument shapes, dtypes, tolerance and flags. Forward tests (eager, jit, meta, CPU codegen, CUDA
+simulator) and gradient tests drive this one table:
+
+    from op_records import RECORDS, iter_cases, reference, expected_dtype, tolerance
+    for rec, args in iter_cases(RECORDS, dtypes=FLOATS):
+        got, want = rec.jg(*args), reference(rec, args)
+        assert got.dtype == expected_dtype(rec, args, want)
+        np.testing.assert_allclose(np.asarray(got), want, **tolerance(rec, got.dtype))
+
+A case's `args` are NumPy arrays. Shapes name the data arguments (drawn in the case's dtype from
+the record's domain); `Ints`/`Bools` name index and mask arguments of a fixed dtype. A record's
+kwargs (axis=, keepdims=, ...) are applied by rec.jg / rec.np; `run_traced` runs a function the
+way jg.jit traces it, through the reference interpreter.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.special
+
+import jitgrad.nn.functional as F
+import jitgrad.numpy as jnp
+
+F32, F64, I32, I64, B = (np.dtype(d) for d in ("float32", "float64", "int32", "int64", "bool"))
+FLOATS = (F32, F64)
+INTS = (I32, I64)
+NUMERIC = FLOATS + INTS
+ALL = NUMERIC + (B,)
+
+
+@dataclass(frozen=True)
+class Ints:
+    """An int64 argument (indices) of `shape` drawn from [low, high)."""
+    shape: tuple
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class Bools:
+    """A bool argument (mask / condition) of `shape`."""
+    shape: tuple
+
+
+# domain name -> (float interval, int interval [lo, hi)) the data arguments are drawn from
+DOMAINS = {
+    "any": ((-2.0, 2.0), (-5, 6)),
+    "positive": ((0.5, 2.5), (1, 6)),
+    "nonneg_small": ((0.0, 1.5), (0, 4)),
+    "unit": ((-0.9, 0.9), (0, 1)),          # open interval (-1, 1): arcsin, arccos, tan
+    "ge1": ((1.1, 3.0), (2, 6)),
+    "nonzero": ((0.5, 2.0), (1, 5)),        # magnitude; a random sign is applied
+    "near1": ((0.6, 1.4), (1, 3)),          # products stay moderate
+}
+
+
+@dataclass(frozen=True)
+class OpRecord:
+    name: str                   # the function's public name (several records may share it)
+    fn: object                  # jitgrad callable, called fn(*args, **kwargs)
+    ref: object                 # NumPy reference, called ref(*args, **kwargs)
+    cases: tuple                # each case: a tuple of shapes / Ints / Bools, one per argument
+    dtypes: tuple = FLOATS      # dtypes of the data arguments
+    kwargs: dict = field(default_factory=dict)
+    tol: float = 1e-5           # float32 rtol and atol; float64 uses FLOAT64_TOL
+    differentiable: bool = True
+    domain: object = "any"      # a DOMAINS name, or a tuple of names (one per argument)
+    grad_ok_dtypes: tuple = (F64,)
+    float_result: bool = False  # computes in floating point: int/bool inputs give float32
+    takes_numpy: bool = True    # fn accepts raw NumPy arrays (False: a Tensor method/operator)
+
+    @property
+    def id(self) -> str:
+        kw = ",".join(f"{k}={v!r}" for k, v in self.kwargs.items())
+        return f"{self.name}({kw})" if kw else self.name
+
+    def jg(self, *args):
+        return self.fn(*args, **self.kwargs)
+
+    def np(self, *args):
+        return self.ref(*args, **self.kwargs)
+
+    def __repr__(self):
+        return f"OpRecord({self.id})"
+
+
+FLOAT64_TOL = 1e-11
+
+
+def tolerance(rec: OpRecord, dtype) -> dict:
+    """assert_allclose keywords for a result of `dtype`."""
+    t = rec.tol if np.dtype(dtype) != F64 else max(FLOAT64_TOL, rec.tol * 1e-7)
+    return {"rtol": t, "atol": t}
+
+
+def expected_dtype(rec: OpRecord, args, numpy_result) -> np.dtype:
+    """jitgrad's result dtype: NumPy's, mapped to jitgrad's dtypes, except the documented deviation
+    that math on int/bool inputs (no float64 among them) computes in float32, not float64."""
+    from jitgrad.dtypes import canonical_dtype
+    want = canonical_dtype(np.asarray(numpy_result).dtype)
+    # Python scalars and lists are weak / float32 in jitgrad: only float64 arrays count
+    has_f64 = any(isinstance(a, np.ndarray) and a.dtype == F64 for a in _leaves(args))
+    if (want == F64 or rec.float_result) and not has_f64 and "dtype" not in rec.kwargs:
+        return F32
+    return want
+
+
+def reference(rec: OpRecord, args):
+    """NumPy's result. Float math on bool inputs runs on float32 copies: NumPy would compute it
+    in float16, whose rounding is not what jitgrad's float32 result should be held to."""
+    args = tuple(np.asarray(a) if isinstance(a, list) else a for a in args)
+    if rec.float_result:
+        args = tuple(a.astype(F32) if isinstance(a, np.ndarray) and a.dtype == B else a
+                     for a in args)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)     # NumPy's "mean of empty slice"
+        return rec.np(*args)
+
+
+def _leaves(args):
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            yield from _leaves(a)
+        else:
+            yield a
+
+
+# ----------------------------------------------------------------------------- case generation
+
+def _draw(rng, spec, dtype, domain):
+    return np.asarray(_draw_values(rng, spec, dtype, domain))   # 0-d arrays, never NumPy scalars
+
+
+def _draw_values(rng, spec, dtype, domain):
+    if isinstance(spec, Ints):
+        return rng.integers(spec.low, spec.high, spec.shape, dtype=np.int64)
+    if isinstance(spec, Bools):
+        return rng.random(spec.shape) < 0.5
+    if dtype == B:
+        return rng.random(spec) < 0.5
+    (flo, fhi), (ilo, ihi) = DOMAINS[domain]
+    if dtype.kind == "f":
+        a = rng.uniform(flo, fhi, spec)
+    else:
+        a = rng.integers(ilo, ihi, spec)
+    if domain == "nonzero":
+        a = a * rng.choice([-1, 1], spec)
+    return np.asarray(a, dtype=dtype)
+
+
+def make_args(rec: OpRecord, case, dtype, seed=0):
+    rng = np.random.default_rng(zlib.crc32(f"{rec.id}|{case}|{dtype}|{seed}".encode()))
+    doms = rec.domain if isinstance(rec.domain, tuple) else (rec.domain,) * len(case)
+    return tuple(_draw(rng, spec, np.dtype(dtype), d) for spec, d in zip(case, doms))
+
+
+def iter_cases(records, dtypes=None, seed=0):
+    """Yield (record, args) for every shape case of every record, in each of its dtypes
+    (intersected with `dtypes` when given)."""
+    for rec in records:
+        for dt in rec.dtypes:
+            if dtypes is not None and np.dtype(dt) not in [np.dtype(d) for d in dtypes]:
+                continue
+            for case in rec.cases:
+                yield rec, make_args(rec, case, dt, seed)
+
+
+def run_traced(fn, *args):
+    """What jg.jit runs, executed by the reference interpreter: trace with `lower`, read the
+    printed IR back, interpret it. Cheap (no backend compile), so tables can run traced."""
+    import jitgrad as jg
+    from jitgrad import ir, tree_util
+    lowered = jg.jit(fn).lower(*args)
+    graph = ir.parse(lowered.ir, constants=lowered.graph.constants)
+    outs = ir.interpret(graph, [np.asarray(x) for x in tree_util.tree_leaves(args)])
+    return tree_util.tree_unflatten(lowered.out_tree, [jnp.asarray(o) for o in outs])
+
+
+def case_id(rec, args) -> str:
+    return rec.id + "[" + ",".join(f"{a.dtype.name}{list(a.shape)}" if isinstance(a, np.ndarray)
+                                   else repr(a) for a in _leaves(args)) + "]"
+
+
+# ----------------------------------------------------------------------------- shapes
+
+UNARY = (((),), ((5,),), ((3, 4),), ((2, 0, 3),))
+BINARY = (((), ()), ((5,), (5,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 3, 4), (3, 1)),
+          ((0, 3), (3,)), ((3, 4), ()))
+TERNARY = (((), (), ()), ((3, 4), (3, 4), (3, 4)), ((3, 1), (4,), ()), ((2, 3, 4), (3, 1), (4,)),
+           ((0, 2), (2,), ()))
+ND = (((),), ((5,),), ((3, 4),), ((2, 3, 4),))
+R2 = (((3, 4),), ((2, 3, 4),), ((1, 5),))
+R3 = (((2, 3, 4),),)
+
+
+RECORDS: list = []
+
+
+def record(name, fn, ref, cases, **kw):
+    RECORDS.append(OpRecord(name, fn, ref, tuple(cases), **kw))
+
+
+def _rsqrt(x):
+    return 1 / np.sqrt(x)
+
+
+# ----------------------------------------------------------------------------- elementwise binary
+
+for _n, _dt, _dom, _d in [
+        ("add", ALL, "any", True), ("subtract", NUMERIC, "any", True),
+        ("multiply", ALL, "any", True), ("maximum", ALL, "any", True),
+        ("minimum", ALL, "any", True)]:
+    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=_dt, domain=_dom,
+           differentiable=_d)
+
+for _n in ("divide", "true_divide"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=NUMERIC, domain=("any", "nonzero"),
+           float_result=True)
+record("floor_divide", jnp.floor_divide, np.floor_divide, BINARY, dtypes=NUMERIC,
+       domain=("any", "nonzero"), differentiable=False)
+record("mod", jnp.mod, np.mod, BINARY, dtypes=NUMERIC, domain=("any", "nonzero"),
+       differentiable=False)
+record("power", jnp.power, np.power, BINARY, dtypes=NUMERIC, domain=("positive", "nonneg_small"))
+record("hypot", jnp.hypot, np.hypot, BINARY, dtypes=NUMERIC, domain="nonzero", float_result=True)
+record("arctan2", jnp.arctan2, np.arctan2, BINARY, dtypes=NUMERIC, domain="nonzero",
+       float_result=True)
+record("logaddexp", jnp.logaddexp, np.logaddexp, BINARY, dtypes=NUMERIC, float_result=True)
+for _n in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=ALL, differentiable=False)
+for _n in ("logical_and", "logical_or", "logical_xor"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=(B, F32, I64),
+           differentiable=False)
+
+# ----------------------------------------------------------------------------- elementwise unary
+
+for _n, _ref, _dom in [
+        ("exp", np.exp, "any"), ("exp2", np.exp2, "any"), ("expm1", np.expm1, "any"),
+        ("log", np.log, "positive"), ("log2", np.log2, "positive"), ("log10", np.log10, "positive"),
+        ("log1p", np.log1p, "positive"), ("sqrt", np.sqrt, "positive"),
+        ("rsqrt", _rsqrt, "positive"), ("sin", np.sin, "any"), ("cos", np.cos, "any"),
+        ("tan", np.tan, "unit"), ("tanh", np.tanh, "any"), ("arcsin", np.arcsin, "unit"),
+        ("arccos", np.arccos, "unit"), ("arctan", np.arctan, "any"), ("sinh", np.sinh, "any"),
+        ("cosh", np.cosh, "any"), ("arcsinh", np.arcsinh, "any"), ("arccosh", np.arccosh, "ge1"),
+        ("arctanh", np.arctanh, "unit")]:
+    record(_n, getattr(jnp, _n), _ref, UNARY, dtypes=NUMERIC + ((B,) if _dom == "any" else ()),
+           domain=_dom, float_result=True)
+record("reciprocal", jnp.reciprocal, np.reciprocal, UNARY, dtypes=FLOATS, domain="nonzero")
+record("negative", jnp.negative, np.negative, UNARY, dtypes=NUMERIC)
+record("abs", jnp.abs, np.abs, UNARY, dtypes=ALL, domain="nonzero")
+record("sign", jnp.sign, np.sign, UNARY, dtypes=NUMERIC, differentiable=False)
+record("square", jnp.square, np.square, UNARY, dtypes=ALL)
+for _n in ("floor", "ceil"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), UNARY, dtypes=ALL, differentiable=False)
+record("round", jnp.round, np.round, UNARY, dtypes=NUMERIC, differentiable=False)
+record("round", jnp.round, np.round, UNARY, dtypes=FLOATS, kwargs={"decimals": 1},
+       differentiable=False, tol=1e-6)
+record("logical_not", jnp.logical_not, np.logical_not, UNARY, dtypes=(B, F32, I32),
+       differentiable=False)
+for _n in ("isnan", "isfinite", "isinf"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), UNARY, dtypes=ALL, differentiable=False)
+record("clip", jnp.clip, np.clip, UNARY, dtypes=NUMERIC, kwargs={"a_min": -1, "a_max": 1})
+record("clip", jnp.clip, np.clip, TERNARY[1:4], dtypes=NUMERIC)
+record("clip", lambda x: jnp.clip(x, 0.5), lambda x: np.clip(x, 0.5, None), UNARY, dtypes=FLOATS)
+record("where", jnp.where, np.where,
+       [(Bools(c), a, b) for c, a, b in TERNARY], dtypes=ALL)
+record("astype", jnp.astype, lambda x, dtype: np.asarray(x).astype(dtype), UNARY, dtypes=ALL,
+       kwargs={"dtype": "float32"})
+record("astype", jnp.astype, lambda x, dtype: np.asarray(x).astype(dtype), UNARY, dtypes=ALL,
+       kwargs={"dtype": "int32"}, differentiable=False)
+record("astype", jnp.astype, lambda x, dtype: np.asarray(x).astype(dtype), UNARY, dtypes=ALL,
+       kwargs={"dtype": "bool"}, differentiable=False)
+
+# ----------------------------------------------------------------------------- reductions
+
+for _n in ("sum", "prod", "max", "min", "mean"):
+    _dts = NUMERIC + ((B,) if _n in ("sum", "max", "min") else ())
+    _dom = "near1" if _n == "prod" else "any"
+    _fr = _n == "mean"
+    _nozero = _n in ("max", "min")      # NumPy: a zero-size max has no identity
+    record(_n, getattr(jnp, _n), getattr(np, _n), ND if _nozero else UNARY, dtypes=_dts,
+           domain=_dom, float_result=_fr)
+    record(_n, getattr(jnp, _n), getattr(np, _n), R2 + (() if _nozero else (((0, 3),),)),
+           dtypes=_dts, domain=_dom, kwargs={"axis": 0}, float_result=_fr)
+    record(_n, getattr(jnp, _n), getattr(np, _n), R2, dtypes=FLOATS, domain=_dom,
+           kwargs={"axis": -1, "keepdims": True})
+    record(_n, getattr(jnp, _n), getattr(np, _n), R3, dtypes=FLOATS, domain=_dom,
+           kwargs={"axis": (0, 2)})
+record("sum", jnp.sum, np.sum, R2, dtypes=(I32, B, F32), kwargs={"axis": 1, "dtype": "float64"})
+for _n in ("var", "std"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), ND, dtypes=NUMERIC, float_result=True)
+    record(_n, getattr(jnp, _n), getattr(np, _n), R2, dtypes=FLOATS, kwargs={"axis": 1, "ddof": 1})
+    record(_n, getattr(jnp, _n), getattr(np, _n), R3, dtypes=FLOATS,
+           kwargs={"axis": (0, 1), "keepdims": True})
+for _n in ("argmax", "argmin"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), ND, dtypes=ALL, differentiable=False)
+    record(_n, getattr(jnp, _n), getattr(np, _n), R2, dtypes=ALL, kwargs={"axis": -1},
+           differentiable=False)
+    record(_n, getattr(jnp, _n), getattr(np, _n), R2, dtypes=FLOATS,
+           kwargs={"axis": 0, "keepdims": True}, differentiable=False)
+for _n in ("any", "all"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), UNARY, dtypes=(B, F32, I32), differentiable=False)
+    record(_n, getattr(jnp, _n), getattr(np, _n), R2, dtypes=(B,), kwargs={"axis": 1},
+           differentiable=False)
+record("cumsum", jnp.cumsum, np.cumsum, UNARY, dtypes=ALL)
+record("cumsum", jnp.cumsum, np.cumsum, R2 + (((0, 3),),), dtypes=NUMERIC, kwargs={"axis": 1})
+record("cumsum", jnp.cumsum, np.cumsum, R2, dtypes=(I32,), kwargs={"axis": 0, "dtype": "float32"})
+record("sort", jnp.sort, np.sort, UNARY[1:] + R3, dtypes=NUMERIC)
+record("sort", jnp.sort, np.sort, R2, dtypes=NUMERIC + (B,), kwargs={"axis": 0})
+record("argsort", jnp.argsort, lambda x, **k: np.argsort(x, kind="stable", **k), UNARY[1:] + R3,
+       dtypes=NUMERIC, differentiable=False)
+
+# ----------------------------------------------------------------------------- products
+
+MATMUL = (((3, 4), (4, 5)), ((4,), (4,)), ((4,), (4, 3)), ((3, 4), (4,)), ((2, 3, 4), (4, 5)),
+          ((2, 1, 3, 4), (3, 4, 2)), ((0, 4), (4, 3)), ((3, 0), (0, 2)))
+record("matmul", jnp.matmul, np.matmul, MATMUL, dtypes=ALL)
+record("dot", jnp.dot, np.dot, MATMUL[:4] + (((), (3,)), ((2, 3), ()), ((2, 3, 4), (5, 4, 2))),
+       dtypes=NUMERIC)
+record("outer", jnp.outer, np.outer, [((3,), (4,)), ((2, 2), (3,)), ((), (2,))], dtypes=NUMERIC)
+record("inner", jnp.inner, np.inner, [((4,), (4,)), ((2, 4), (3, 4)), ((), (3,))], dtypes=NUMERIC)
+record("vdot", jnp.vdot, np.vdot, [((4,), (4,)), ((2, 3), (6,))], dtypes=NUMERIC)
+record("tensordot", jnp.tensordot, np.tensordot, [((2, 3, 4), (3, 4, 5)), ((3, 4), (3, 4))],
+       dtypes=NUMERIC)
+record("tensordot", jnp.tensordot, np.tensordot, [((2, 3, 4), (4, 3))], dtypes=FLOATS,
+       kwargs={"axes": ([1, 2], [1, 0])})
+record("tensordot", jnp.tensordot, np.tensordot, [((3,), (4,))], dtypes=FLOATS, kwargs={"axes": 0})
+for _spec, _cases in [
+        ("ij,jk->ik", [((3, 4), (4, 5))]), ("bij,bjk->bik", [((2, 3, 4), (2, 4, 5))]),
+        ("ij,kj->ik", [((3, 4), (5, 4))]), ("i,i->", [((4,), (4,))]), ("i,j->ij", [((3,), (4,))]),
+        ("bi,bi->b", [((3, 4), (3, 4))]), ("ij,j", [((3, 4), (4,))]), ("ij->ji", [((3, 4),)]),
+        ("ij->", [((3, 4),)]), ("ii->i", [((3, 3),)]), ("ij->j", [((3, 4),)]),
+        ("ijk,ikl->jl", [((2, 3, 4), (2, 4, 5))])]:
+    record(f"einsum[{_spec}]", lambda *xs, _s=_spec: jnp.einsum(_s, *xs),
+           lambda *xs, _s=_spec: np.einsum(_s, *xs), _cases, dtypes=NUMERIC)
+record("kron", jnp.kron, np.kron, [((2, 3), (3, 2)), ((3,), (2,)), ((2, 2), (3,))], dtypes=NUMERIC)
+record("trace", jnp.trace, np.trace, [((3, 3),), ((3, 4),), ((2, 3, 4),)], dtypes=NUMERIC)
+record("trace", jnp.trace, np.trace, [((3, 4),)], dtypes=FLOATS, kwargs={"offset": 1})
+record("diag", jnp.diag, np.diag, [((3,),), ((3, 4),), ((0,),)], dtypes=NUMERIC)
+record("diag", jnp.diag, np.diag, [((3,),), ((3, 4),)], dtypes=FLOATS, kwargs={"k": -1})
+record("diagonal", jnp.diagonal, np.diagonal, [((3, 4),), ((2, 3, 4),)], dtypes=FLOATS)
+record("cross", jnp.cross, np.cross, [((3,), (3,)), ((4, 3), (3,)), ((2, 4, 3), (2, 4, 3))],
+       dtypes=NUMERIC)
+
+# ----------------------------------------------------------------------------- shapes
+
+record("reshape", jnp.reshape, np.reshape, [((3, 4),), ((2, 3, 2),)], dtypes=ALL,
+       kwargs={"shape": (-1,)})
+record("reshape", jnp.reshape, np.reshape, [((3, 4),), ((12,),)], dtypes=FLOATS,
+       kwargs={"shape": (2, -1, 3)})
+record("reshape", jnp.reshape, np.reshape, [((),)], dtypes=FLOATS, kwargs={"shape": (1, 1)})
+record("ravel", jnp.ravel, np.ravel, ND + (((2, 0),),), dtypes=ALL)
+record("transpose", jnp.transpose, np.transpose, ND + (((2, 0),),), dtypes=ALL)
+record("transpose", jnp.transpose, np.transpose, R3, dtypes=FLOATS, kwargs={"axes": (1, 2, 0)})
+record("swapaxes", jnp.swapaxes, np.swapaxes, R2, dtypes=ALL, kwargs={"axis1": 0, "axis2": -1})
+record("moveaxis", jnp.moveaxis, np.moveaxis, R3, dtypes=FLOATS,
+       kwargs={"source": 0, "destination": -1})
+record("moveaxis", jnp.moveaxis, np.moveaxis, R3, dtypes=FLOATS,
+       kwargs={"source": (0, 1), "destination": (2, 0)})
+record("broadcast_to", jnp.broadcast_to, np.broadcast_to, [((),), ((4,),), ((1, 4),), ((3, 1),)],
+       dtypes=ALL, kwargs={"shape": (3, 4)})
+record("expand_dims", jnp.expand_dims, np.expand_dims, ND, dtypes=ALL, kwargs={"axis": 0})
+record("expand_dims", jnp.expand_dims, np.expand_dims, R2, dtypes=FLOATS, kwargs={"axis": (-1, 1)})
+record("squeeze", jnp.squeeze, np.squeeze, [((1,),), ((3, 1),), ((1, 3, 1),), ((),)], dtypes=ALL)
+record("squeeze", jnp.squeeze, np.squeeze, [((1, 3, 1),)], dtypes=FLOATS, kwargs={"axis": -1})
+record("concatenate", lambda *xs, **k: jnp.concatenate(xs, **k),
+       lambda *xs, **k: np.concatenate(xs, **k),
+       [((2, 3), (4, 3)), ((3,), (2,), (1,)), ((0, 3), (2, 3))], dtypes=ALL)
+record("concatenate", lambda *xs, **k: jnp.concatenate(xs, **k),
+       lambda *xs, **k: np.concatenate(xs, **k), [((2, 3), (2, 1))], dtypes=FLOATS,
+       kwargs={"axis": -1})
+record("concatenate", lambda *xs, **k: jnp.concatenate(xs, **k),
+       lambda *xs, **k: np.concatenate(xs, **k), [((2, 3), (5,))], dtypes=FLOATS,
+       kwargs={"axis": None})
+record("stack", lambda *xs, **k: jnp.stack(xs, **k), lambda *xs, **k: np.stack(xs, **k),
+       [((2, 3), (2, 3)), ((), ()), ((4,), (4,), (4,))], dtypes=ALL)
+record("stack", lambda *xs, **k: jnp.stack(xs, **k), lambda *xs, **k: np.stack(xs, **k),
+       [((2, 3), (2, 3))], dtypes=FLOATS, kwargs={"axis": -1})
+record("vstack", lambda *xs: jnp.vstack(xs), lambda *xs: np.vstack(xs),
+       [((3,), (3,)), ((2, 3), (1, 3)), ((2, 3), (3,))], dtypes=NUMERIC)
+record("hstack", lambda *xs: jnp.hstack(xs), lambda *xs: np.hstack(xs),
+       [((3,), (2,)), ((2, 3), (2, 1)), ((), (2,))], dtypes=NUMERIC)
+record("split", jnp.split, np.split, [((6, 2),), ((3,),)], dtypes=ALL,
+       kwargs={"indices_or_sections": 3})
+record("split", jnp.split, np.split, [((2, 6),)], dtypes=FLOATS,
+       kwargs={"indices_or_sections": [1, 4], "axis": 1})
+record("array_split", jnp.array_split, np.array_split, [((7,),)], dtypes=FLOATS,
+       kwargs={"indices_or_sections": 3})
+record("take", jnp.take, np.take, [((5,), Ints((3,), -5, 5)), ((3, 4), Ints((2, 2), 0, 12)),
+                                   ((3, 4), Ints((), -12, 12))], dtypes=ALL)
+record("take", jnp.take, np.take, [((3, 4), Ints((5,), -4, 4)), ((2, 4, 3), Ints((2, 3), 0, 4))],
+       dtypes=FLOATS, kwargs={"axis": 1})
+record("take_along_axis", jnp.take_along_axis, np.take_along_axis,
+       [((3, 4), Ints((3, 2), -4, 4)), ((3, 4), Ints((1, 5), 0, 4))], dtypes=ALL,
+       kwargs={"axis": 1})
+record("take_along_axis", jnp.take_along_axis, np.take_along_axis,
+       [((3, 4), Ints((2, 4), 0, 3))], dtypes=FLOATS, kwargs={"axis": 0})
+record("pad", jnp.pad, np.pad, [((3,),), ((2, 3),)], dtypes=ALL, kwargs={"pad_width": 1})
+record("pad", jnp.pad, np.pad, [((2, 3),)], dtypes=NUMERIC,
+       kwargs={"pad_width": ((1, 0), (2, 3)), "constant_values": 7})
+for _mode in ("edge", "reflect", "symmetric", "wrap"):
+    record("pad", jnp.pad, np.pad, [((4,),), ((3, 4),)], dtypes=FLOATS,
+           kwargs={"pad_width": 2, "mode": _mode})
+for _n in ("tril", "triu"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((3, 4),), ((4, 3),), ((2, 3, 3),)], dtypes=ALL)
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((4, 4),)], dtypes=FLOATS, kwargs={"k": -1})
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((3, 4),)], dtypes=FLOATS, kwargs={"k": 2})
+record("flip", jnp.flip, np.flip, ND, dtypes=ALL)
+record("flip", jnp.flip, np.flip, R2, dtypes=FLOATS, kwargs={"axis": -1})
+record("fliplr", jnp.fliplr, np.fliplr, R2, dtypes=FLOATS)
+record("flipud", jnp.flipud, np.flipud, R2, dtypes=FLOATS)
+record("roll", jnp.roll, np.roll, [((5,),), ((3, 4),)], dtypes=ALL, kwargs={"shift": 2})
+record("roll", jnp.roll, np.roll, [((3, 4),)], dtypes=FLOATS, kwargs={"shift": -1, "axis": 1})
+record("roll", jnp.roll, np.roll, [((3, 4),)], dtypes=FLOATS,
+       kwargs={"shift": (1, 2), "axis": (0, 1)})
+record("tile", jnp.tile, np.tile, [((3,),), ((2, 3),), ((),)], dtypes=ALL, kwargs={"reps": 2})
+record("tile", jnp.tile, np.tile, [((3,),), ((2, 3),)], dtypes=FLOATS, kwargs={"reps": (2, 1, 2)})
+record("repeat", jnp.repeat, np.repeat, [((3,),), ((2, 3),), ((),)], dtypes=ALL,
+       kwargs={"repeats": 2})
+record("repeat", jnp.repeat, np.repeat, [((2, 3),)], dtypes=FLOATS,
+       kwargs={"repeats": 3, "axis": 1})
+record("repeat", jnp.repeat, np.repeat, [((2, 3),)], dtypes=FLOATS,
+       kwargs={"repeats": [1, 0, 2], "axis": 1})
+record("full_like", jnp.full_like, np.full_like, UNARY, dtypes=ALL, kwargs={"fill_value": 3},
+       differentiable=False)
+record("zeros_like", jnp.zeros_like, np.zeros_like, UNARY, dtypes=ALL, differentiable=False)
+record("ones_like", jnp.ones_like, np.ones_like, UNARY, dtypes=ALL, differentiable=False)
+record("diff", jnp.diff, np.diff, [((5,),), ((3, 4),)], dtypes=NUMERIC)
+record("cumprod", jnp.cumprod, np.cumprod, [((5,),), ((3, 4),)], dtypes=FLOATS, domain="near1",
+       kwargs={"axis": -1})
+
+# ----------------------------------------------------------------------------- more NumPy
+
+record("signbit", jnp.signbit, np.signbit, UNARY, dtypes=NUMERIC, differentiable=False)
+record("trunc", jnp.trunc, np.trunc, UNARY, dtypes=FLOATS, differentiable=False)
+record("cbrt", jnp.cbrt, np.cbrt, UNARY, dtypes=FLOATS, domain="nonzero")
+record("sinc", jnp.sinc, np.sinc, UNARY, dtypes=FLOATS)
+record("deg2rad", jnp.deg2rad, np.deg2rad, UNARY, dtypes=FLOATS)
+record("copysign", jnp.copysign, np.copysign, BINARY, dtypes=FLOATS, domain="nonzero")
+record("logaddexp2", jnp.logaddexp2, np.logaddexp2, BINARY, dtypes=FLOATS)
+record("median", jnp.median, np.median, ND[1:], dtypes=FLOATS, differentiable=False)
+record("median", jnp.median, np.median, R2, dtypes=FLOATS, kwargs={"axis": -1},
+       differentiable=False)
+record("ptp", jnp.ptp, np.ptp, R2, dtypes=NUMERIC, kwargs={"axis": 1})
+record("count_nonzero", jnp.count_nonzero, np.count_nonzero, UNARY, dtypes=(I32, B),
+       differentiable=False)
+record("average", lambda x, w, **k: jnp.average(x, weights=w, **k),
+       lambda x, w, **k: np.average(x, weights=w, **k), [((3, 4), (4,))], dtypes=FLOATS,
+       domain=("any", "positive"), kwargs={"axis": 1})
+record("nan_to_num", jnp.nan_to_num, np.nan_to_num, UNARY, dtypes=FLOATS)
+
+# ----------------------------------------------------------------------------- indexing
+
+for _label, _key in [("[1]", 1), ("[-1]", -1), ("[1:3]", slice(1, 3)),
+                     ("[::-2]", slice(None, None, -2)),
+                     ("[None, :, 1]", (None, slice(None), 1)), ("[..., 2]", (Ellipsis, 2)),
+                     ("[[0, 0, 2]]", [0, 0, 2]), ("[1:, [3, -4]]", (slice(1, None), [3, -4])),
+                     ("[-2::-1, 1::2]", (slice(-2, None, -1), slice(1, None, 2)))]:
+    record(f"getitem{_label}", lambda x, _k=_key: x[_k], lambda x, _k=_key: x[_k],
+           (((3, 4),),), dtypes=ALL, takes_numpy=False)
+record("getitem[rows, labels]", lambda x, i, j: x[i, j], lambda x, i, j: x[i, j],
+       (((4, 5), Ints((4,), 0, 4), Ints((4,), -5, 5)),
+        ((3, 5), Ints((2, 1), 0, 3), Ints((3,), 0, 5))), dtypes=ALL, takes_numpy=False)
+record("getitem[:, idx]", lambda x, i: x[:, i], lambda x, i: x[:, i],
+       (((3, 5), Ints((2, 2), -5, 5)),), dtypes=FLOATS, takes_numpy=False)
+
+# ----------------------------------------------------------------------------- nn.functional
+
+
+def _np_sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _np_softmax(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _np_log_softmax(x, axis=-1):
+    return x - scipy.special.logsumexp(x, axis=axis, keepdims=True)
+
+
+def _np_gelu(x, approximate=False):
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + scipy.special.erf(x / math.sqrt(2)))
+
+
+def _np_one_hot(x, num_classes):
+    return (x[..., None] == np.arange(num_classes)).astype(np.float32)
+
+
+record("relu", F.relu, lambda x: np.maximum(x, 0), UNARY, dtypes=NUMERIC)
+record("sigmoid", F.sigmoid, _np_sigmoid, UNARY, dtypes=FLOATS)
+record("softplus", F.softplus, lambda x: np.logaddexp(0, x), UNARY, dtypes=FLOATS)
+record("silu", F.silu, lambda x: x * _np_sigmoid(x), UNARY, dtypes=FLOATS)
+record("gelu", F.gelu, _np_gelu, UNARY, dtypes=FLOATS)
+record("gelu", F.gelu, _np_gelu, UNARY, dtypes=FLOATS, kwargs={"approximate": True})
+record("softmax", F.softmax, _np_softmax, ND[1:], dtypes=FLOATS)
+record("softmax", F.softmax, _np_softmax, R2, dtypes=FLOATS, kwargs={"axis": 0})
+record("log_softmax", F.log_softmax, _np_log_softmax, ND[1:], dtypes=FLOATS)
+record("logsumexp", F.logsumexp, scipy.special.logsumexp, ND, dtypes=FLOATS)
+record("logsumexp", F.logsumexp, scipy.special.logsumexp, R2, dtypes=FLOATS,
+       kwargs={"axis": -1, "keepdims": True})
+record("one_hot", F.one_hot, _np_one_hot, [(Ints((5,), 0, 4),), (Ints((2, 3), 0, 4),)],
+       dtypes=(I64,), kwargs={"num_classes": 4}, differentiable=False)
+
+BY_NAME: dict = {}
+for _rec in RECORDS:
+    BY_NAME.setdefault(_rec.name, []).append(_rec)

@@ -1,0 +1,64 @@
+"""The on-disk kernel cache, across processes: a second process hits it, a damaged entry is
+detected and rebuilt, two processes compiling the same function at once both succeed."""
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+PROGRAM = """
+import numpy as np, jitgrad as jg, jitgrad.numpy as jnp
+f = jg.jit(lambda x: jnp.sum(jnp.tanh(x) * 2.0 + 1.0, axis=1))
+x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+got = np.asarray(f(x))
+assert np.allclose(got, np.sum(np.tanh(x) * 2 + 1, axis=1), rtol=1e-5), got
+print("ok")
+"""
+
+
+def _run(cache_dir, wait=True):
+    env = {**os.environ, "JITGRAD_CACHE_DIR": str(cache_dir), "JITGRAD_DEBUG": "1"}
+    p = subprocess.Popen([sys.executable, "-c", PROGRAM], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    return _finish(p) if wait else p
+
+
+def _finish(p):
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0 and out.strip() == "ok", err
+    return err
+
+
+@pytest.fixture
+def cache_dir(tmp_path):
+    return tmp_path / "kernels"
+
+
+def test_second_process_loads_compiled_code_from_disk(cache_dir):
+    first = _run(cache_dir)
+    assert "kernel cache miss" in first and "numba compiled" in first
+    second = _run(cache_dir)
+    assert "kernel cache hit" in second and "numba cache hit" in second
+    assert glob.glob(str(cache_dir / "cpu" / "__pycache__" / "*.nbc"))
+
+
+def test_truncated_source_and_garbled_machine_code_are_rebuilt(cache_dir):
+    _run(cache_dir)
+    (src,) = glob.glob(str(cache_dir / "cpu" / "*.py"))
+    with open(src, "r+") as f:
+        f.truncate(os.path.getsize(src) // 2)
+    err = _run(cache_dir)
+    assert "corrupt or truncated; rebuilding" in err
+    for nbc in glob.glob(str(cache_dir / "cpu" / "__pycache__" / "*.nbc")):
+        with open(nbc, "wb") as f:
+            f.write(b"garbage")
+    _run(cache_dir)                      # still right: numba's entry is rebuilt
+    assert "numba cache hit" in _run(cache_dir)
+
+
+def test_two_processes_compiling_at_once(cache_dir):
+    procs = [_run(cache_dir, wait=False) for _ in range(2)]
+    for p in procs:
+        _finish(p)
+    assert "numba cache hit" in _run(cache_dir)
