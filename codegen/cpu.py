@@ -17,6 +17,8 @@ supported); if even that fails, the backend returns None and the interpreter run
 """
 from __future__ import annotations
 
+import glob
+import os
 import threading
 import time
 from functools import partial
@@ -68,10 +70,10 @@ def _only_op(node):
 class _Program:
     """Buffers, kernels and entries of one schedule, as Python data and generated source."""
 
-    def __init__(self, graph, nodes, plan=None):
+    def __init__(self, graph, nodes, plan=None, native=False):
         self.graph, self.plan = graph, plan
         self.index = {n: i for i, n in enumerate(nodes)}     # schedule position (memory plan)
-        self.mb = ModuleBuilder()
+        self.mb = ModuleBuilder(native)
         self.flat = {}          # Value -> name of its flat array inside an entry
         self.bind = {}          # flat name -> binding expression
         self.consts = []        # writable copies of array constants, in parameter order
@@ -95,7 +97,7 @@ class _Program:
         j = self._const_index.get(lit.digest)
         if j is None:
             j = self._const_index[lit.digest] = len(self.consts)
-            self.consts.append(np.array(lit.array))
+            self.consts.append(np.array(lit.array, order="C"))   # writable, C-ordered
         return j
 
     def _plan(self, n):
@@ -352,6 +354,13 @@ def _source_of(prog, name):
     raise KeyError(name)
 
 
+def _module_files(name):
+    """The generated module's source and numba's cache files for it."""
+    root = disk_cache.cache_root()
+    return [os.path.join(root, name + ".py")] + sorted(
+        glob.glob(os.path.join(root, "__pycache__", glob.escape(name) + ".*")))
+
+
 def compile_cpu(graph, optimized, schedule, plan):
     from ..compiler import Executable
     nodes = _kernel_nodes(optimized, schedule)
@@ -369,4 +378,6 @@ def compile_cpu(graph, optimized, schedule, plan):
     module, fns = _load(prog, name, source)
     run = _Runner(prog, fns)
     run.module = module         # the generated module: its kernels' dispatchers (inspect_asm)
-    return Executable(graph, optimized, run, nodes, plan, source, "cpu")
+    exe = Executable(graph, optimized, run, nodes, plan, source, "cpu")
+    exe.cache_files = partial(_module_files, name)      # what an AOT artifact carries
+    return exe

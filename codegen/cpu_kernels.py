@@ -68,8 +68,9 @@ class _Kernel:
         head.writeline(f"# kernel {self.name} ({kind}) from {self.node.source_info or 'unknown source'}")
         for line in str(self.body).splitlines():
             head.writeline(f"#   {line}")
-        opts = ['cache=True', 'error_model="numpy"']
-        if self.parallel:
+        # no cache=True: the entry's cached machine code already holds every kernel it calls
+        opts = ['error_model="numpy"']
+        if self.parallel and not self.ctx.native:    # a library has no thread pool: prange is range
             opts.append("parallel=True")
         if self.fastmath:
             opts.append('fastmath={"reassoc"}')      # lets LLVM vectorize sum reductions
@@ -103,17 +104,6 @@ def _emit_flat_loop(k, n, parallel, emit):
             emit(k.cse.child(), "i")
 
 
-def _emit_nest(k, shape, parallel, emit, cse=None, vars_=()):
-    """Nested loops over `shape` (outermost prange when parallel); emit(cse, vars) writes the body."""
-    cse = cse or k.cse
-    d = len(vars_)
-    if d == len(shape):
-        emit(cse, list(vars_))
-        return
-    with k.buf.indent(_loop_header(f"i{d}", shape[d], parallel and d == 0)):
-        _emit_nest(k, shape, parallel, emit, cse.child(), vars_ + (f"i{d}",))
-
-
 def elementwise_loop(k, shape, nodes, given=None, operands=None, skip=()):
     """Write the loop nest computing every output of `k.body` over `shape`.
 
@@ -145,7 +135,8 @@ def elementwise_loop(k, shape, nodes, given=None, operands=None, skip=()):
         n = cshape[0] if cshape else 1
         _emit_flat_loop(k, n, parallel, lambda cse, i: body(cse, flat_space((n,), i, cse)))
     else:
-        _emit_nest(k, cshape, parallel, lambda cse, vs: body(cse, Space(cshape, vs, cse)))
+        _nest_named(k, cshape, [f"i{d}" for d in range(len(cshape))], parallel,
+                    lambda cse, vs: body(cse, Space(cshape, vs, cse)))
 
 
 def gen_elementwise(ctx, name, node) -> KernelSource:
@@ -536,7 +527,9 @@ def _emit_product(k, operands, shapes, pshape, prod, dt):
         cse = k.cse.child()
         space = flat_space(batch, "q", cse)
         ia, ib = space.offset(shapes[0][:-2]), space.offset(shapes[1][:-2])
-        if is_float(dt):
+        if is_float(dt) and k.ctx.native:      # C BLAS; transposes as flags, not F-ordered views
+            k.buf.writeline(f"gemm(a3[{ia}], b3[{ib}], p3[q], {bool(suffix[0])}, {bool(suffix[1])})")
+        elif is_float(dt):
             k.buf.writeline(f"np.dot(a3[{ia}]{suffix[0]}, b3[{ib}]{suffix[1]}, p3[q])")
         else:   # numba's BLAS binding is float-only
             with k.buf.indent(f"for i in range({M}):"):

@@ -8,8 +8,6 @@ view first, which is what the kernels index.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..ir.types import is_bool
@@ -41,10 +39,11 @@ def _literal(value, dtype) -> str:
 class ModuleBuilder:
     """Collects what the kernels of one module share: scalar constants and math imports."""
 
-    def __init__(self):
+    def __init__(self, native=False):
         self._consts: dict[str, str] = {}
         self._math: set[str] = set()
         self.kernels: list = []
+        self.native = native    # for a standalone C library: codegen/native_entry.py
 
     def const(self, value, dtype) -> str:
         lit = _literal(value, dtype)
@@ -68,6 +67,9 @@ class ModuleBuilder:
         buf.writelines(["import math", "", "import numpy as np", "from numba import njit, prange"])
         if self._math:
             buf.writeline(f"from jitgrad.codegen.mathlib import {', '.join(sorted(self._math))}")
+        if self.native:
+            buf.writeline("from jitgrad.codegen.native_entry import assign, gemm, reshape_c, "
+                          "stack_empty, stack_full, stack_zeros, transpose_c")
         buf.writeline()
         for lit, name in self._consts.items():
             buf.writeline(f"{name} = {lit}")
@@ -117,7 +119,3 @@ def arena_layout(values) -> tuple[dict, int]:
         offsets[v] = at
         at = aligned(at + max(v.type.nbytes, 1))
     return offsets, max(at, 64)
-
-
-def size_of(shape) -> int:
-    return math.prod(shape)

@@ -18,6 +18,7 @@ import hashlib
 import io
 import json
 import zipfile
+from collections import OrderedDict
 
 import numpy as np
 
@@ -40,10 +41,10 @@ def treedef_to_json(td):
         return "*"
     if td.kind in (tuple, list):
         return {"kind": td.kind.__name__, "children": [treedef_to_json(c) for c in td.children]}
-    if td.kind is dict:
+    if td.kind in (dict, OrderedDict):
         if not all(isinstance(k, str) for k in td.aux):
             raise ArtifactError("only dicts with string keys can be saved in an artifact")
-        return {"kind": "dict", "keys": list(td.aux),
+        return {"kind": td.kind.__name__, "keys": list(td.aux),
                 "children": [treedef_to_json(c) for c in td.children]}
     if td.kind is type(None):
         return {"kind": "None"}
@@ -56,12 +57,16 @@ def treedef_from_json(obj):
     from .tree_util import PyTreeDef
     if obj == "*":
         return PyTreeDef(None, None, ())
-    kinds = {"tuple": tuple, "list": list, "dict": dict, "None": type(None)}
+    kinds = {"tuple": tuple, "list": list, "dict": dict, "OrderedDict": OrderedDict,
+             "None": type(None)}
     if not isinstance(obj, dict) or obj.get("kind") not in kinds:
         raise ArtifactError(f"manifest: bad pytree structure {obj!r}")
     kind = kinds[obj["kind"]]
+    if kind in (dict, OrderedDict) and not (isinstance(obj.get("keys"), list) and
+                                            len(obj["keys"]) == len(obj.get("children", []))):
+        raise ArtifactError(f"manifest: bad dict structure {obj!r}")
     children = tuple(treedef_from_json(c) for c in obj.get("children", []))
-    aux = tuple(obj["keys"]) if kind is dict else None
+    aux = tuple(obj["keys"]) if kind in (dict, OrderedDict) else None
     return PyTreeDef(kind, aux, children)
 
 
@@ -101,6 +106,8 @@ def read(path):
             manifest = json.loads(z.read("manifest.json"))
         except (ValueError, zipfile.BadZipFile, OSError) as e:
             raise ArtifactError(f"{path}: manifest.json is unreadable ({e})") from None
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("members", {}), dict):
+            raise ArtifactError(f"{path}: manifest.json is not a jitgrad manifest")
         version = manifest.get("format_version")
         if version != FORMAT_VERSION:
             raise ArtifactError(f"{path}: artifact format version {version!r}, this jitgrad reads "

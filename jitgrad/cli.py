@@ -106,7 +106,8 @@ def _resolve(target: str, parser):
     import importlib.util
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
-        parser.error(f"expected MODULE:FUNCTION (e.g. mypkg.model:loss or model.py:loss), got {target!r}")
+        parser.error(f"expected MODULE:FUNCTION (e.g. mypkg.model:loss or model.py:loss), "
+                     f"got {target!r}")
     try:
         if module_name.endswith(".py"):
             spec = importlib.util.spec_from_file_location(
@@ -116,7 +117,8 @@ def _resolve(target: str, parser):
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
         else:
-            sys.path.insert(0, os.getcwd())
+            if os.getcwd() not in sys.path:    # as `python -m` would: modules in the cwd
+                sys.path.insert(0, os.getcwd())
             module = importlib.import_module(module_name)
     except Exception as e:   # the user's module may fail in any way while importing
         parser.error(f"cannot import {module_name!r}: {type(e).__name__}: {e}")
@@ -143,12 +145,11 @@ def _ir(args) -> int:
             sections.append(str(jg.make_graph(fn)(*args.arg)))
         if args.optimized or args.kernels or args.print_after:
             lowered = jg.jit(fn).lower(*args.arg)
+            lowered.schedule   # runs the pipeline, which prints after the chosen passes
             if args.optimized:
                 sections.append(lowered.optimized_ir)
             if args.kernels:
                 sections.append(lowered.kernels)
-            if not sections:
-                lowered.schedule   # runs the pipeline, which prints after the chosen passes
     except Exception as e:   # tracing runs user code: report any failure in one line
         print(f"jitgrad ir: {args.target}: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
@@ -180,9 +181,12 @@ def build_parser() -> Parser:
     d.add_argument("--quick", action="store_true", help="one epoch each (a smoke test)")
     d.add_argument("--data", metavar="DIR", help="train on MNIST IDX files in DIR instead "
                    "(train-images-idx3-ubyte[.gz], ...)")
-    d.add_argument("--plot", metavar="FILE.png", help="write loss/accuracy curves (needs matplotlib)")
+    d.add_argument("--plot", metavar="FILE.png",
+                   help="write loss/accuracy curves (needs matplotlib)")
     d.add_argument("--batch-size", type=_positive, help="mini-batch size (default: per dataset)")
     d.add_argument("--seed", type=int, default=0, help="shuffling and initialization seed")
+    d.add_argument("--save-params", metavar="FILE.npz",
+                   help="save the trained MLP's parameters (state_dict names) for `jitgrad aot`")
     d.set_defaults(run=_demo)
 
     sub.add_parser("bench", help="time jitgrad against NumPy, numba, PyTorch and JAX "
@@ -208,8 +212,11 @@ def build_parser() -> Parser:
                    ).set_defaults(run=_info)
     c = sub.add_parser("cache", help="show or clear the on-disk kernel cache",
                        description="The on-disk cache of generated kernels (JITGRAD_CACHE_DIR).")
-    c.add_argument("action", choices=("info", "clear"), help="info: location and size; clear: delete it")
+    c.add_argument("action", choices=("info", "clear"),
+                   help="info: location and size; clear: delete it")
     c.set_defaults(run=_cache)
+    from .aot_cli import add_parser as add_aot_parser   # `jitgrad aot` (jitgrad/aot_cli.py)
+    add_aot_parser(sub)
     return p
 
 

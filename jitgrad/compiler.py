@@ -38,6 +38,8 @@ def optimize(graph: Graph, donated=()):
 def compile_graph(graph: Graph, device="cpu", donated=()) -> Executable:
     optimized, schedule, plan = optimize(graph, donated)
     backend = _backend(device)
+    if str(device).startswith("cpu") and config.interpreter_only():
+        backend = None
     if backend is not None:
         exe = backend(graph, optimized, schedule, plan)
         if exe is not None:

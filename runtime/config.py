@@ -7,6 +7,9 @@ JITGRAD_DISABLE=fuse,cse   turn passes off (they return their input unchanged)
 JITGRAD_CACHE_DIR=path     where generated kernel source and numba's cache live
 JITGRAD_EXPLAIN_RECOMPILES=1   say which argument changed when a jitted function retraces
 JITGRAD_TRACEBACK=full     keep jitgrad's internal frames in tracebacks
+JITGRAD_BACKEND=interpreter   run jitted CPU graphs (still optimized) on the NumPy reference
+                           interpreter instead of generated code: a debugging aid, and what the
+                           test suite uses where it checks semantics rather than code generation
 """
 from __future__ import annotations
 
@@ -43,6 +46,10 @@ def verify_enabled() -> bool:
 
 def explain_recompiles() -> bool:
     return _get("JITGRAD_EXPLAIN_RECOMPILES") not in ("", "0")
+
+
+def interpreter_only() -> bool:
+    return _get("JITGRAD_BACKEND") == "interpreter"
 
 
 def full_traceback() -> bool:

@@ -17,6 +17,27 @@ except ImportError:  # hypothesis is in the test extra; tests that need it impor
     pass
 
 
+# Test files about code generation, compiled artifacts and end-to-end runs compile with numba;
+# the rest check semantics (ops, tracing, autodiff, passes, nn) and run jitted graphs, optimized
+# by the same pass pipeline, on the reference interpreter: numba compile time would otherwise
+# dominate the suite. Mark a test `@pytest.mark.codegen` to compile it anyway.
+_COMPILING = ("test_codegen", "test_demo", "test_aot", "test_bench", "test_native", "test_cli",
+              "test_cuda", "test_mathlib")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "codegen: compile jitted functions with numba even in a "
+                                       "semantics test file")
+
+
+@pytest.fixture(autouse=True)
+def _backend_for_test(request, monkeypatch):
+    module = request.node.module.__name__.rsplit(".", 1)[-1]
+    if not module.startswith(_COMPILING) and request.node.get_closest_marker("codegen") is None:
+        monkeypatch.setenv("JITGRAD_BACKEND", "interpreter")
+    yield
+
+
 @pytest.fixture
 def rng():
     import numpy as np

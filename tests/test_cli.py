@@ -68,9 +68,10 @@ def test_ir_prints_traced_and_gradient_graphs(model_dir):
     r = jitgrad("ir", *args, "--grad", cwd=model_dir)
     assert r.returncode == 0, r.stderr
     assert "-> f32[16,4]" in r.stdout.splitlines()[0]          # the gradient has w's type
-    r = jitgrad("ir", str(model_dir / "toy_model.py") + ":loss", *args[1:], "--optimized")
+    r = jitgrad("ir", str(model_dir / "toy_model.py") + ":loss", *args[1:], "--optimized",
+                "--print-after", "fuse")
     assert r.returncode == 0, r.stderr
-    assert "kernel" in r.stdout
+    assert "kernel" in r.stdout and "IR after fuse" in r.stderr
 
 
 def test_bad_arguments_exit_2_in_a_real_process():

@@ -107,7 +107,7 @@ def test_dtype_mismatch_names_both_types_and_the_line(mode):
 
 
 def test_other_shape_errors_name_the_line():
-    here = f"test_errors.py:{inspect.currentframe().f_lineno + 2}"
+    here = f"test_errors.py:{inspect.currentframe().f_lineno + 3}"
     msg = f"cannot reshape f32[6] into shape (4, 2) (at {here})"
     with pytest.raises(TypeError, match=re.escape(msg)):
         jnp.reshape(jg.zeros(6), (4, 2)).shape

@@ -72,15 +72,24 @@ def test_grad_is_model_shaped_and_jit_reuses_trace(rng):
     for p, g in zip(net.parameters(), grads.parameters()):
         np.testing.assert_allclose(np.asarray(p.grad), np.asarray(g), rtol=1e-4, atol=1e-6)
 
+
+def test_jit_takes_and_returns_models_without_retracing(rng):
+    x = rng.standard_normal((5, 4)).astype(np.float32)
+    y = rng.standard_normal((5, 2)).astype(np.float32)
+
+    def loss(model, x, y):
+        return F.mse_loss(model(x), y)
+
     @jg.jit
     def step(model, x, y):
         g = jg.grad(loss)(model, x, y)
         return jg.tree_util.tree_map(lambda p, d: p - 0.1 * d, model, g)
 
-    m1 = step(net, x, y)
+    model = nn.Linear(4, 2)
+    m1 = step(model, x, y)
     m2 = step(m1, x, y)
-    assert step.trace_count == 1 and type(m2) is Net
-    assert float(loss(m2, x, y)) < float(loss(net, x, y))
+    assert step.trace_count == 1 and type(m2) is nn.Linear and m2.in_features == 4
+    assert float(loss(m2, x, y)) < float(loss(model, x, y))
 
 
 def test_state_dict_round_trip():
@@ -99,8 +108,21 @@ def test_state_dict_round_trip():
         b.load_state_dict({**sd, "head.bias": np.zeros(4, np.float32)})
 
 
+def test_deepcopy_and_pickle():
+    import copy
+    import pickle
+    net = Net()
+    for clone in (copy.deepcopy(net), pickle.loads(pickle.dumps(net))):
+        assert type(clone) is Net and clone.note == "static"
+        for (n, p), (cn, c) in zip(net.named_parameters(), clone.named_parameters()):
+            assert n == cn and isinstance(c, nn.Parameter) and c.requires_grad
+            assert c._data is not p._data
+            np.testing.assert_array_equal(np.asarray(c.detach()), np.asarray(p.detach()))
+
+
 def test_repr_like_pytorch():
-    model = nn.Sequential(nn.Linear(128, 128), nn.ReLU(), nn.Dropout(0.1), nn.Linear(128, 10, bias=False))
+    model = nn.Sequential(nn.Linear(128, 128), nn.ReLU(), nn.Dropout(0.1),
+                          nn.Linear(128, 10, bias=False))
     assert repr(model) == (
         "Sequential(\n"
         "  (0): Linear(in_features=128, out_features=128, bias=True)\n"
@@ -108,8 +130,8 @@ def test_repr_like_pytorch():
         "  (2): Dropout(p=0.1)\n"
         "  (3): Linear(in_features=128, out_features=10, bias=False)\n"
         ")")
-    assert repr(Net()).splitlines()[:3] == ["Net(", "  (body): Sequential(",
-                                            "    (0): Linear(in_features=4, out_features=8, bias=True)"]
+    assert repr(Net()).splitlines()[:3] == [
+        "Net(", "  (body): Sequential(", "    (0): Linear(in_features=4, out_features=8, bias=True)"]
     assert repr(nn.Conv2d(1, 8, 3, stride=2, padding=1)) == \
         "Conv2d(1, 8, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1))"
     assert repr(nn.LayerNorm(16)) == "LayerNorm((16,), eps=1e-05, elementwise_affine=True)"

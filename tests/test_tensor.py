@@ -26,6 +26,9 @@ def test_attributes():
     assert jg.tensor(3).item() == 3 and isinstance(jg.tensor(3).item(), int)
     assert float(jg.tensor(2.5)) == 2.5 and int(jg.tensor(7)) == 7 and bool(jg.tensor(True))
     assert [v.item() for v in jg.tensor([4, 5])] == [4, 5]
+    seen = []
+    jg.make_graph(lambda t: seen.append(isinstance(t, jnp.ndarray)) or t)(x)
+    assert isinstance(x, jnp.ndarray) and seen == [True]      # traced values are arrays too
 
 
 def test_numpy_shares_memory():

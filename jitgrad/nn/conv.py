@@ -1,13 +1,14 @@
 """2-D convolution and pooling over NCHW tensors, as decompositions into primitives.
 
-A k x k window op reads k*k strided slices of the padded input, one per kernel offset. Pooling
-combines them elementwise (max/add: one fusible chain); convolution stacks them into columns
-(im2col) and does one matmul. Slices, pads and matmuls all have VJP rules, so these layers
-differentiate, fuse and compile like any other graph.
+A k x k window op pads the input and gathers every window with ONE `take` of precomputed flat
+indices (im2col). Convolution multiplies the columns by the reshaped weight (one matmul);
+pooling reduces over the window axis. take, pad, reshape and matmul all have VJP rules (take's
+is a scatter_add), so these layers differentiate, fuse and compile like any other graph, and a
+conv layer costs a handful of nodes (k*k strided slices would cost k*k nodes, and their
+gradient k*k pads).
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -43,18 +44,34 @@ def _check_nchw(x, where):
     return x
 
 
-def _windows(x, kernel, stride, pads, fill, where):
-    """The kernel-offset slices of padded x, each (N, C, OH, OW), in (ki, kj) row-major order."""
+def _window_index(shape, kernel, stride, channels_last, where):
+    """Flat indices that gather the windows of a (C, H, W) image (already padded):
+    (OH, OW, C, K) into the flattened image when channels_last, else (OH, OW, K) into one
+    flattened channel; K runs over kernel offsets (ki, kj) row-major."""
+    c, h, w = shape
     (kh, kw), (sh, sw) = kernel, stride
-    if pads != ((0, 0), (0, 0)):
-        x = jnp.pad(x, ((0, 0), (0, 0)) + pads, constant_values=fill)
-    h, w = x.shape[2], x.shape[3]
     if h < kh or w < kw:
-        raise ValueError(f"{where}: kernel {kernel} is larger than the padded input "
-                         f"{h}x{w}")
+        raise ValueError(f"{where}: kernel {kernel} is larger than the padded input {h}x{w}")
     oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
-    return [x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
-            for i in range(kh) for j in range(kw)]
+    rows = (np.arange(oh) * sh)[:, None, None, None] + np.arange(kh)[None, None, :, None]
+    cols = (np.arange(ow) * sw)[None, :, None, None] + np.arange(kw)[None, None, None, :]
+    idx = (rows * w + cols).reshape(oh, ow, kh * kw)
+    if channels_last:
+        idx = idx[:, :, None, :] + (np.arange(c) * h * w)[None, None, :, None]
+    return idx
+
+
+def _pad(x, pads, fill):
+    return x if pads == ((0, 0), (0, 0)) else jnp.pad(x, ((0, 0), (0, 0)) + pads,
+                                                       constant_values=fill)
+
+
+def _windows(x, kernel, stride, pads, fill, where):
+    """(N, C, OH, OW, K): every k x k window of padded x, gathered by one take."""
+    x = _pad(x, pads, fill)
+    n, c, h, w = x.shape
+    idx = _window_index((c, h, w), kernel, stride, False, where)
+    return jnp.take(jnp.reshape(x, (n, c, h * w)), idx, axis=2)
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0):
@@ -66,12 +83,14 @@ def conv2d(x, weight, bias=None, stride=1, padding=0):
                          f"(out_channels, {x.shape[1]}, kh, kw), got {tuple(weight.shape)}")
     out_c, in_c, kh, kw = weight.shape
     stride = _pair(stride, "conv2d stride")
-    cols = _windows(x, (kh, kw), stride, _padding(padding, (kh, kw), stride, "conv2d"), 0.0, "conv2d")
-    n, _, oh, ow = cols[0].shape
-    # (N, C, OH, OW, K) -> rows (N*OH*OW) of C*K features, matching weight.reshape(O, C*K)
-    cols = jnp.transpose(jnp.stack(cols, axis=-1), (0, 2, 3, 1, 4))
-    out = jnp.matmul(jnp.reshape(cols, (n * oh * ow, in_c * kh * kw)),
-                     jnp.transpose(jnp.reshape(weight, (out_c, in_c * kh * kw))))
+    x = _pad(x, _padding(padding, (kh, kw), stride, "conv2d"), 0.0)
+    n, _, h, w = x.shape
+    idx = _window_index((in_c, h, w), (kh, kw), stride, True, "conv2d")
+    oh, ow = idx.shape[:2]
+    # rows (N*OH*OW) of C*K features, matching weight.reshape(O, C*K)
+    cols = jnp.reshape(jnp.take(jnp.reshape(x, (n, in_c * h * w)), idx, axis=1),
+                       (n * oh * ow, in_c * kh * kw))
+    out = jnp.matmul(cols, jnp.transpose(jnp.reshape(weight, (out_c, in_c * kh * kw))))
     if bias is not None:
         out = jnp.add(out, bias)
     return jnp.transpose(jnp.reshape(out, (n, oh, ow, out_c)), (0, 3, 1, 2))
@@ -90,19 +109,20 @@ def max_pool2d(x, kernel_size, stride=None, padding=0):
     """Max over k x k windows (stride defaults to the kernel size; padding counts as -inf)."""
     x = _check_nchw(x, "max_pool2d")
     kernel, stride, pads = _pool_args(kernel_size, stride, padding, "max_pool2d")
-    return functools.reduce(jnp.maximum, _windows(x, kernel, stride, pads, -np.inf, "max_pool2d"))
+    return jnp.max(_windows(x, kernel, stride, pads, -np.inf, "max_pool2d"), axis=-1)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
     """Mean over k x k windows; with count_include_pad=False padded zeros are not counted."""
     x = _check_nchw(x, "avg_pool2d")
     kernel, stride, pads = _pool_args(kernel_size, stride, padding, "avg_pool2d")
-    total = functools.reduce(jnp.add, _windows(x, kernel, stride, pads, 0.0, "avg_pool2d"))
+    total = jnp.sum(_windows(x, kernel, stride, pads, 0.0, "avg_pool2d"), axis=-1)
     if count_include_pad or pads == ((0, 0), (0, 0)):
         return jnp.true_divide(total, math.prod(kernel))
-    ones = np.ones((1, 1) + tuple(x.shape[2:]), dtype=x.dtype)
-    counts = functools.reduce(np.add, [np.asarray(w) for w in _windows(
-        jnp.asarray(ones), kernel, stride, pads, 0.0, "avg_pool2d")])
+    # how many real (unpadded) pixels each window covers, from the same index
+    h, w = x.shape[2] + sum(pads[0]), x.shape[3] + sum(pads[1])
+    real = np.pad(np.ones(x.shape[2:], x.dtype), pads).reshape(-1)
+    counts = real[_window_index((1, h, w), kernel, stride, False, "avg_pool2d")].sum(-1)
     return jnp.true_divide(total, counts)
 
 
@@ -119,7 +139,8 @@ class Conv2d(Module):
         _padding(self.padding, self.kernel_size, self.stride, "Conv2d")   # validate now
         shape = (self.out_channels, self.in_channels) + self.kernel_size
         self.weight = Parameter(np.empty(shape, np.float32))
-        self.register_parameter("bias", Parameter(np.empty(out_channels, np.float32)) if bias else None)
+        self.register_parameter("bias", Parameter(np.empty(out_channels, np.float32))
+                                if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -132,9 +153,10 @@ class Conv2d(Module):
         return conv2d(x, self.weight, self.bias, self.stride, self.padding)
 
     def extra_repr(self):
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+             f"stride={self.stride}")
         if self.padding not in ((0, 0), "valid"):
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
+            s += f", padding={self.padding!r}"
         return s + ("" if self.bias is not None else ", bias=False")
 
 

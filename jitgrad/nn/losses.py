@@ -11,7 +11,8 @@ _REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda x: x}
 
 def _reduce(loss, reduction, where):
     if reduction not in _REDUCE:
-        raise ValueError(f"{where}: reduction must be one of {', '.join(_REDUCE)}, got {reduction!r}")
+        raise ValueError(f"{where}: reduction must be one of {', '.join(_REDUCE)}, "
+                         f"got {reduction!r}")
     return _REDUCE[reduction](loss)
 
 
@@ -29,13 +30,15 @@ def nll_loss(log_probs, target, reduction="mean"):
 
 
 def cross_entropy(logits, target, reduction="mean", label_smoothing=0.0):
-    """Softmax cross-entropy of logits (N, C) against integer labels (N,) or probabilities (N, C)."""
+    """Softmax cross-entropy of logits (N, C) against integer labels (N,) or class
+    probabilities (N, C) (one-hot or soft)."""
     logits, target = asarray(logits), asarray(target)
     n_classes = logits.shape[-1]
     if target.dtype.kind in "iu":
         if target.shape != logits.shape[:-1]:
             raise ValueError(f"cross_entropy: logits of shape {tuple(logits.shape)} need integer "
-                             f"labels of shape {tuple(logits.shape[:-1])}, got {tuple(target.shape)}")
+                             f"labels of shape {tuple(logits.shape[:-1])}, "
+                             f"got {tuple(target.shape)}")
         target = one_hot(target, n_classes, logits.dtype)
     elif target.shape != logits.shape:
         raise ValueError(f"cross_entropy: probability targets must have the logits' shape "

@@ -34,6 +34,9 @@ class Parameter(Tensor):
         p.requires_grad = bool(requires_grad)
         return p
 
+    def __reduce_ex__(self, protocol):   # copy.deepcopy and pickle (a copy of the data)
+        return Parameter, (self._host("pickling a Parameter"), self.requires_grad)
+
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
@@ -146,7 +149,8 @@ class Module:
 
     def add_module(self, name: str, module) -> None:
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"add_module: expected a Module for '{name}', got {type(module).__name__}")
+            raise TypeError(f"add_module: expected a Module for '{name}', "
+                            f"got {type(module).__name__}")
         self._registry("submodules")[1][name] = module
 
     # traversal -----------------------------------------------------------------------------

@@ -1,10 +1,22 @@
-"""jitgrad.numpy: NumPy's API over jitgrad tensors, eager or traced (`import jitgrad.numpy as jnp`)."""
+"""jitgrad.numpy: NumPy's API over jitgrad tensors, eager or traced (`import jitgrad.numpy as jnp`).
+
+Deliberate deviations from NumPy (tests/test_numpy_ops.py asserts each):
+- Python floats and lists of them are float32 (as in PyTorch and JAX); float64 arrays stay float64.
+- Float math on int/bool inputs (exp, mean, true_divide, ...) gives float32, not float64; and an
+  int/bool array meeting a Python float gives float32.
+- reciprocal of an int array is a float reciprocal (NumPy truncates 1/2 to 0).
+- dtypes jitgrad doesn't compute in widen: int8/int16/uint8/uint16 -> int32, uint32/uint64 ->
+  int64, float16 -> float32 (so bool ** bool is int32 where NumPy gives int8).
+- x.sort() returns a sorted copy (NumPy sorts in place). Basic-index results (x[1:3]) are views
+  as in NumPy; other results may or may not share storage, so write only through indexing.
+"""
 import math as _math
 
 import numpy as _np
 
 # NumPy's scalar types, as in NumPy: jnp.float32(1.5) works, and `x.dtype == jnp.float32`
 from numpy import bool_, float32, float64, int32, int64
+from ..array_ops import ArrayOps as _ArrayOps
 from ._convert import astype
 from .creation import (arange, array, asarray, copy, empty, empty_like, eye, full, full_like,
                        identity, linspace, logspace, ones, ones_like, tri, zeros, zeros_like)
@@ -25,7 +37,7 @@ bool = bool_  # noqa: A001
 newaxis = None
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 euler_gamma = _np.euler_gamma
-ndarray = None  # set below to the Tensor class so isinstance(x, jnp.ndarray) works
+ndarray = _ArrayOps  # isinstance(x, jnp.ndarray) holds for eager tensors and traced values
 
 
 def _names(*tables):
@@ -69,12 +81,3 @@ def iinfo(t):
 
 def finfo(t):
     return _np.finfo(dtype(t))
-
-
-def _bind_ndarray():
-    global ndarray
-    from ..tensor import Tensor
-    ndarray = Tensor
-
-
-_bind_ndarray()

@@ -15,7 +15,8 @@ from .rules import RULES
 
 
 class OptState(NamedTuple):
-    """step: int32 count of updates so far; slots: per-parameter state, each a params-shaped tree."""
+    """step: int32 count of updates so far; slots: per-parameter state tensors, each slot a
+    tree shaped like params."""
     step: object
     slots: tuple
 

@@ -70,7 +70,8 @@ class Rule:
                             f"{', '.join(self.defaults)}")
         h = {**self.defaults, **given}
         lr = h["lr"]
-        if not callable(lr) and not (isinstance(lr, (int, float)) and math.isfinite(lr) and lr >= 0):
+        number = isinstance(lr, (int, float)) and math.isfinite(lr) and lr >= 0
+        if not (callable(lr) or number):
             raise ValueError(f"{self.name}: lr must be a number >= 0 or a schedule step -> lr, "
                              f"got {lr!r}")
         for k in ("momentum", "weight_decay"):
@@ -82,7 +83,8 @@ class Rule:
 
 _ADAM = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8}
 RULES = {
-    "sgd": Rule("SGD", sgd_rule, {"lr": 1e-3, "momentum": 0.0, "nesterov": False, "weight_decay": 0.0},
+    "sgd": Rule("SGD", sgd_rule,
+                {"lr": 1e-3, "momentum": 0.0, "nesterov": False, "weight_decay": 0.0},
                 lambda h: 1 if h["momentum"] else 0, _check_sgd),
     "adam": Rule("Adam", adam_rule, {**_ADAM, "weight_decay": 0.0, "decoupled": False},
                  lambda h: 2, _check_adam),
