@@ -18,7 +18,7 @@ from .entry import arena_view
 from .evaluator import Evaluator, array_constants
 from .space import Space, at, collapse, flat_space, rows_space
 
-PARALLEL_MIN = 1 << 17      # elements; below this a prange costs more than it saves (2 cores)
+PARALLEL_MIN = 1 << 19      # element-costs; below, waking the other thread costs more than it saves
 CHUNK = 1 << 14             # elements per prange task of a flat loop
 LANES = 16                  # independent max/min accumulators: one AVX-512 register of float32
 _EXPENSIVE = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.tanh, Op.sigmoid, Op.erf, Op.sin,

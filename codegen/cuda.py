@@ -2,34 +2,30 @@
 
     BACKENDS["cuda"](graph, optimized, schedule, plan) -> Executable
 
-Elementwise kernels (fused chains, broadcasting, multiple outputs) become ONE generated
-numba.cuda kernel each: a grid-stride loop whose body is written by the CPU generator's
-Evaluator and iteration spaces (codegen/evaluator.py, codegen/space.py) with the CUDA expression
-table (codegen/cuda_exprs.py) in place of the CPU one — the renderer shares the CPU structure and
-overrides only the op table and the kernel prologue (no @njit; a grid-stride `while`).
+Every elementwise, reduce, rowwise and matmul kernel node becomes ONE generated numba.cuda kernel
+(codegen/cuda_fused.py: bodies written by the CPU generator's Evaluator with the CUDA expression
+table). Opaque kernels (shape ops, take, scatter_add, sort, cumsum, random, ...) and the few bodies
+the generators do not cover (argmax/argmin inside a fused kernel, integer matmul) run op by op
+through the eager per-op kernels (codegen/cuda_eager.py).
 
-Other kinds (reduce, rowwise, matmul, opaque) run their body op by op with the eager per-op
-kernels (codegen/cuda_eager.py: block-per-row reductions with warp shuffles, tiled matmul), so
-every jitted graph runs on the device today; fusing those kinds into single kernels is the next
-step (see the report in the issue). Everything is queued on the device's one stream, in order,
-with no host synchronization between kernels; intermediates come from the caching allocator,
-which recycles a dead intermediate's block for the next one of its size class.
+Memory follows the plan (ir/passes/plan_memory.py): each call takes ONE arena of
+plan.arena_bytes from the caching allocator and every planned intermediate is a view at its
+offset; graph outputs are fresh arrays, donated inputs give their storage. Outputs of op-by-op
+kernels come from the allocator instead (ignoring a planned offset never makes two live buffers
+share memory). Everything is queued on the device's one stream, in order, with no host
+synchronization between kernels; the arena goes back to the allocator when the call returns,
+stream-ordered, so the next call's kernels reuse it only after this call's have run.
 """
 from __future__ import annotations
 
-import math
 import re
 
 import numpy as np
 
 from ..ir.kernel import KERNEL, unfused_schedule
 from ..runtime import config, cuda_device
-from . import cuda_eager, cuda_exprs
-from .buffer import CSE, IndentedBuffer
-from .cuda_kernels import grid_stride
-from .cuda_source import NUMBA_TYPE, KernelSource, module_text
-from .evaluator import Evaluator, array_constants
-from .space import flat_space
+from . import cuda_eager
+from .cuda_fused import GENERATORS
 
 
 def _kernel_nodes(optimized, schedule):
@@ -40,68 +36,31 @@ def _kernel_nodes(optimized, schedule):
     return unfused_schedule(optimized).nodes
 
 
-def gen_elementwise(name, node) -> tuple:
-    """(KernelSource, array-constant Literals) of a fused elementwise kernel node. Parameters:
-    the node's inputs, its body's array constants, its outputs (all flat)."""
-    body = node.params["body"]
-    consts = array_constants(body)
-    arrays = {v: f"in{k}" for k, v in enumerate(body.inputs)}
-    arrays.update({n.outputs[0]: f"c{k}" for k, n in enumerate(consts)})
-    outs: dict = {}
-    for k, v in enumerate(body.outputs):
-        outs.setdefault(v, []).append(f"out{k}")
-    shape = max((v.type.shape for v in body.outputs), key=math.prod)
-    n = math.prod(shape)
-    params = list(arrays.values()) + [o for names in outs.values() for o in names]
-    ctx = cuda_exprs.ExprContext()
-    buf = IndentedBuffer()
-    with buf.indent(f"def {name}({', '.join(params)}):"):
-        with grid_stride(buf, str(n)):
-            cse = CSE(buf)
-            space = flat_space(shape, "i", cse)
-            ev = Evaluator(ctx, body, arrays, lambda v: space, cse,
-                           expr_table=cuda_exprs.scalar_expr)
-            for v, names in outs.items():
-                e = ev.expr(v)
-                for o in names:
-                    buf.writeline(f"{o}[{space.offset(v.type.shape)}] = {e}")
-            buf.writeline("i += step")
-    dtypes = [v.type.dtype for v in body.inputs] + [c.outputs[0].type.dtype for c in consts] + \
-        [v.type.dtype for v in body.outputs]
-    comment = f"kernel {name} (elementwise) from {node.source_info or 'unknown source'}\n" + \
-        "\n".join(f"  {line}" for line in str(body).splitlines())
-    text = module_text(comment, ctx.prologue(), buf._lines)
-    src = KernelSource(name, text, tuple(f"{NUMBA_TYPE[np.dtype(d)]}[::1]" for d in dtypes))
-    return src, [c.params["value"] for c in consts]
-
-
-class _FusedElementwise:
+class _Launch:
     """One launch of a generated kernel."""
 
-    def __init__(self, node, name, index):
-        src, consts = gen_elementwise(name, node)
-        self.source = src.text
-        self.kernel = cuda_eager.jit_source(src)
-        self.node, self.index = node, index
-        self.consts = [cuda_eager.upload(np.asarray(c.array), index) for c in consts]
-        self.n = math.prod(max((v.type.shape for v in node.outputs), key=math.prod))
+    def __init__(self, node, fused, index):
+        self.node, self.fused, self.index = node, fused, index
+        self.source = fused.source.text
+        self.kernel = cuda_eager.jit_source(fused.source)
+        self.consts = [cuda_eager.upload(np.asarray(c.array), index) for c in fused.constants]
 
-    def __call__(self, env):
-        outs = [cuda_eager.empty(v.type.shape, v.type.dtype, self.index) for v in self.node.outputs]
-        if self.n:
+    def __call__(self, env, alloc):
+        outs = [alloc(v) for v in self.node.outputs]
+        if any(v.type.size for v in self.node.outputs):
             args = [env[v] for v in self.node.inputs] + self.consts + outs
-            cuda_eager.launch(self.kernel, *cuda_eager.grid_1d(self.n),
+            cuda_eager.launch(self.kernel, self.fused.grid, self.fused.block,
                               *(cuda_eager.flat(a) for a in args), index=self.index)
         env.update(zip(self.node.outputs, outs))
 
 
 class _OpByOp:
-    """A kernel whose kind has no fused CUDA generator yet: its body's ops, each an eager kernel."""
+    """An opaque kernel, or a body the generators do not cover: its ops, each an eager kernel."""
 
     def __init__(self, node, name, index):
         self.node, self.source = node, f"# {name} ({node.params['kind']}): per-op eager kernels\n"
 
-    def __call__(self, env):
+    def __call__(self, env, alloc):
         body = self.node.params["body"]
         local = {b: env[v] for b, v in zip(body.inputs, self.node.inputs)}
         for n in body.nodes:
@@ -112,17 +71,32 @@ class _OpByOp:
 
 
 class _Runner:
-    """run(arrays) -> device arrays: upload host inputs, launch every step on the stream."""
+    """run(arrays) -> device arrays: upload host inputs, take the arena, launch every step."""
 
-    def __init__(self, graph, steps, index):
-        self.graph, self.steps, self.index = graph, steps, index
+    def __init__(self, graph, steps, plan, index):
+        self.graph, self.steps, self.plan, self.index = graph, steps, plan, index
 
     def __call__(self, arrays):
         env = {}
         for v, a in zip(self.graph.inputs, arrays):
             env[v] = cuda_eager.upload(a, self.index) if isinstance(a, np.ndarray) else a
+        plan = self.plan
+        arena = cuda_eager.empty((plan.arena_bytes,), np.uint8, self.index) \
+            if plan is not None and plan.arena_bytes else None
+
+        def alloc(v):
+            t = v.type
+            if plan is not None and t.nbytes:
+                if v in plan.offsets:
+                    off = plan.offsets[v]
+                    return arena[off:off + t.nbytes].view(t.dtype).reshape(t.shape)
+                if v in plan.donated:
+                    return cuda_eager.flat(env[self.graph.inputs[plan.donated[v]]]) \
+                        .view(t.dtype).reshape(t.shape)
+            return cuda_eager.empty(t.shape, t.dtype, self.index)
+
         for step in self.steps:
-            step(env)
+            step(env, alloc)
         return [env[v] for v in self.graph.outputs]
 
 
@@ -132,15 +106,15 @@ def compile_cuda(graph, optimized, schedule, plan, index=0):
     steps = []
     for i, node in enumerate(nodes):
         name = re.sub(r"\W", "_", f"{graph.name}_k{i}")
-        step = None
-        if node.params["kind"] == "elementwise":
+        gen, step = GENERATORS.get(node.params["kind"]), None
+        if gen is not None:
             try:
-                step = _FusedElementwise(node, name, index)
-            except NotImplementedError as e:     # a body the Evaluator can't express
+                step = _Launch(node, gen(name, node), index)
+            except NotImplementedError as e:     # a body the generators don't cover
                 config.log(1, f"cuda codegen: {name}: {e}; running it op by op")
         steps.append(step or _OpByOp(node, name, index))
     source = "\n".join(s.source for s in steps)
     config.log(4, source)
     cuda_device.check_available(index)
-    return Executable(graph, optimized, _Runner(optimized, steps, index), nodes, plan, source,
-                      "cuda")
+    return Executable(graph, optimized, _Runner(optimized, steps, plan, index), nodes, plan,
+                      source, "cuda")

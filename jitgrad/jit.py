@@ -51,10 +51,15 @@ class Jitted:
         return self if obj is None else functools.partial(self, obj)
 
     # signature ------------------------------------------------------------------------------
+    def _static(self, n_args) -> frozenset:
+        """static_argnums as non-negative positions (negative ones count from the end)."""
+        return frozenset(i % n_args if n_args else i for i in self.static_argnums)
+
     def _split(self, args, kwargs):
         static, dyn = [], []
+        static_pos = self._static(len(args))
         for i, a in enumerate(args):
-            if i in self.static_argnums:
+            if i in static_pos:
                 try:
                     hash(a)
                 except TypeError:
@@ -78,7 +83,8 @@ class Jitted:
             ch = [f"static argument {i}: {a!r} -> {b!r}" for (i, a), (_, b) in zip(old.static, sig.static) if a != b]
             why = "; ".join(ch) or "static arguments changed"
         else:
-            names = _leaf_names(self.fn, self._last_args or (), self.static_argnums) or []
+            last = self._last_args or ()
+            names = _leaf_names(self.fn, last, self._static(len(last))) or []
             ch = []
             for k, (a, b) in enumerate(zip(old.leaves, sig.leaves)):
                 if a != b:
@@ -103,7 +109,7 @@ class Jitted:
         # trace with abstract leaves (tracers' and tensors' values are not used)
         graph, out_tree, captures, _ = trace_to_graph(
             inner, tuple(dyn), kwargs, name=inner.__name__,
-            leaf_names=_leaf_names(self.fn, args, self.static_argnums))
+            leaf_names=_leaf_names(self.fn, args, self._static(len(args))))
         self._last, self._last_args = sig, args
         return graph, out_tree, captures
 
@@ -149,8 +155,9 @@ class Jitted:
     def _donated(self, args):
         """Graph-input indices of the leaves of the donate_argnums arguments."""
         out, offset = [], 0
+        static_pos = self._static(len(args))
         for i, a in enumerate(args):
-            if i in self.static_argnums:
+            if i in static_pos:
                 continue
             n = len(tree_util.tree_leaves(a))
             if i in self.donate_argnums:

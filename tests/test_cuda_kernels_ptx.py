@@ -90,13 +90,14 @@ def test_generated_source_names_what_it_computes():
 
 # ----------------------------------------------------------------------------- fused (@jit) kernels
 
-def _fused_elementwise_kernels():
-    """Fused elementwise kernels of the benchmark workloads' schedules (fusion runs the same
-    whatever the device, so CPU lowering gives the schedule the cuda backend compiles)."""
+def _fused_kernels():
+    """One generated kernel per fused kind, from the benchmark workloads' schedules (fusion runs
+    the same whatever the device, so CPU lowering gives the schedule the cuda backend compiles).
+    Each kind compiles once per arch: NVVM is the slow part of this file."""
     import jitgrad as jg
     import jitgrad.nn.functional as F
     import jitgrad.numpy as jnp
-    from jitgrad.codegen.cuda import gen_elementwise
+    from jitgrad.codegen.cuda_fused import GENERATORS
 
     def ew_chain(x):
         return jnp.tanh(x * 2.0 + 1.0) * x - jnp.exp(-x * x) * 0.5
@@ -110,29 +111,38 @@ def _fused_elementwise_kernels():
 
     f32 = lambda *s: jg.ShapeDtype(s, "float32")   # noqa: E731
     workloads = {"ew_chain": (ew_chain, f32(64, 256)),
+                 "sum_sq": (lambda x: jnp.sum(x * x, axis=0), f32(64, 256)),
                  "layernorm": (layernorm, f32(64, 256), f32(256), f32(256)),
                  "softmax": (lambda x: F.softmax(x, axis=-1), f32(64, 256)),
+                 "linear": (lambda x, w, b: F.relu(x @ w + b), f32(8, 32), f32(32, 16), f32(16)),
                  "mlp_grad": (mlp_grad, f32(32, 16), f32(8, 32))}
     out = {}
     for name, (fn, *args) in workloads.items():
         for i, node in enumerate(jg.jit(fn).lower(*args).schedule):
-            if node.params["kind"] == "elementwise":
-                out[f"{name}_k{i}"] = gen_elementwise(f"{name}_k{i}", node)[0]
+            kind = node.params["kind"]
+            key = f"{kind}_{name}"
+            if kind in GENERATORS and not any(k.startswith(kind) for k in out):
+                out[key] = GENERATORS[kind](f"{name}_k{i}", node).source
     return out
 
 
 @pytest.fixture(scope="module")
 def fused():
-    return _fused_elementwise_kernels()
+    return _fused_kernels()
 
 
-def test_ew_chain_fuses_into_one_generated_kernel(fused):
-    assert "ew_chain_k0" in fused and "math.tanh" in fused["ew_chain_k0"].text
+def test_every_fused_kind_is_generated(fused):
+    assert sorted(k.split("_")[0] for k in fused) == ["elementwise", "matmul", "reduce", "rowwise"]
+    text = "\n".join(src.text for src in fused.values())
+    assert "math.tanh" in fused["elementwise_ew_chain"].text
+    assert "cuda.shfl_down_sync" in text and "cuda.shared.array((TILE, TILE)" in text
 
 
 @pytest.mark.parametrize("cc", CCS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
-def test_fused_elementwise_kernels_compile_and_link(fused, cc):
+def test_fused_kernels_compile_and_link(fused, cc):
     arch = f"sm_{cc[0]}{cc[1]}"
     for name, src in fused.items():
         ptx = _ptx(src, cc)
+        assert f".target {arch}" in ptx and src.name in ptx, name
+        assert ".extern .func" not in ptx, f"{name}: generated kernels must be self-contained"
         assert tc.link_cubin(ptx, arch)[:4] == b"\x7fELF", name

@@ -39,7 +39,8 @@ def test_getitem_traced_and_decomposed():
     """All keys in one jitted call, and again on a requires_grad tensor (decomposed eagerly)."""
     keys = list(KEYS.values())
     with_grad = jg.tensor(X, requires_grad=True)
-    for outs in (run_traced(lambda x: [x[k] for k in keys], X), [with_grad[k] for k in keys]):
+    every_key = lambda x: [x[k] for k in keys]  # noqa: E731
+    for outs in (run_traced(every_key, X), jg.jit(every_key)(X), [with_grad[k] for k in keys]):
         for k, got in zip(keys, outs):
             want = X[k]
             assert got.shape == want.shape, k
@@ -53,7 +54,8 @@ def test_tensor_indices_traced():
         return logp[jnp.arange(n), labels], logp[:, labels[0]], logp[labels]
     logp = np.log(np.random.default_rng(0).dirichlet(np.ones(4), 5)).astype(np.float32)
     labels = np.array([3, 0, -1, 2, 1])
-    for a, b, c in (pick(jg.tensor(logp), jg.tensor(labels)), run_traced(pick, logp, labels)):
+    for a, b, c in (pick(jg.tensor(logp), jg.tensor(labels)), run_traced(pick, logp, labels),
+                    jg.jit(pick)(logp, labels)):
         np.testing.assert_array_equal(a.numpy(), logp[np.arange(5), labels])
         np.testing.assert_array_equal(b.numpy(), logp[:, 3])
         np.testing.assert_array_equal(c.numpy(), logp[labels])

@@ -75,5 +75,6 @@ def run_pipeline(graph: Graph, donated=()):
     plan = _timed(config, "plan_memory", lambda s: plan_memory(s, donated=donated,
                                                        reuse="plan_memory" not in disabled), g)
     _after(config, "plan_memory", plan, printed, lambda p: p.check())
-    config.log(3, f"optimized IR of {graph.name} ({len(g.nodes)} kernels):\n{g}")
+    if config.debug_level() >= 3:     # printing a large graph costs; only when asked
+        config.log(3, f"optimized IR of {graph.name} ({len(g.nodes)} kernels):\n{g}")
     return g, list(g.nodes), plan

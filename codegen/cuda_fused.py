@@ -1,0 +1,397 @@
+"""Fused CUDA kernel generators for @jit: one numba.cuda kernel per scheduled kernel node.
+
+Each generator writes the kernel body with the CPU generator's Evaluator (codegen/evaluator.py)
+and iteration spaces (codegen/space.py), passing the CUDA expression table; what is CUDA-specific
+is the prologue and the loop structure around the body:
+
+  elementwise  a grid-stride loop over the kernel's domain
+  reduce       one block per output element (grid-striding over them): each thread folds a
+               strided slice of the reduced elements, with the elementwise prologue computed in
+               the fold; warps fold through shuffles, warp partials meet in shared memory, and
+               lane 0 writes the elementwise epilogue
+  rowwise      one block per row: one pass over the row per reduction level (max, then sum of
+               exp, then the output); each level's reductions are block reductions whose results
+               are broadcast to the block through shared memory; per-row values (mean, 1/std)
+               are computed once per row, the epilogue is stored in the last pass
+  matmul       TILE x TILE shared-memory tiles, transposed operands loaded coalesced, the
+               elementwise epilogue applied to the accumulator before the only store. cuBLAS is
+               not reachable from numba-cuda without extra dependencies (cupy or nvmath-python,
+               whose cuBLAS calls could not fuse the epilogue anyway), so this is the matmul.
+
+Kernels are self-contained (no device-function calls: compile_ptx cannot build callees without a
+GPU); block sizes and shared-array sizes are module-level constants. Each generator returns a
+`Fused`: the source, its array constants and the launch configuration.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ir.ops import REDUCE, Op
+from ..ir.types import is_bool, is_float
+from . import cuda_exprs
+from .buffer import CSE, IndentedBuffer
+from .cuda_kernels import FULL_MASK, TILE, WARP, grid_stride
+from .cuda_source import NUMBA_TYPE, KernelSource, module_text
+from .evaluator import Evaluator, array_constants
+from .space import Space, flat_space, rows_space
+
+MAX_BLOCK = 256            # threads per block of reduce / rowwise kernels (8 warps)
+MAX_BLOCKS = 4096          # grid-stride over rows / output elements beyond this many blocks
+
+
+@dataclass(frozen=True)
+class Fused:
+    source: KernelSource
+    constants: list        # Literals passed after the inputs, as flat arrays
+    grid: tuple
+    block: tuple
+
+
+def _block_for(n: int) -> int:
+    """Threads per block for folding n elements: whole warps, at most MAX_BLOCK."""
+    return min(MAX_BLOCK, max(WARP, -(-n // WARP) * WARP))
+
+
+class _Kernel:
+    """Parameters (inputs, array constants, outputs, all flat), the buffer, and the module."""
+
+    def __init__(self, name, node, kind):
+        self.name, self.node, self.kind = name, node, kind
+        self.body = node.params["body"]
+        self.ctx = cuda_exprs.ExprContext()
+        self.consts = array_constants(self.body)
+        self.arrays = {v: f"in{k}" for k, v in enumerate(self.body.inputs)}
+        self.arrays.update({n.outputs[0]: f"c{k}" for k, n in enumerate(self.consts)})
+        self.outs: dict = {}
+        for k, v in enumerate(self.body.outputs):
+            self.outs.setdefault(v, []).append(f"out{k}")
+        self.buf = IndentedBuffer()
+        self.module_consts: list[str] = []
+
+    def header(self):
+        params = list(self.arrays.values()) + [o for names in self.outs.values() for o in names]
+        return self.buf.indent(f"def {self.name}({', '.join(params)}):")
+
+    def evaluator(self, space_of, cse, given=None):
+        return Evaluator(self.ctx, self.body, self.arrays, space_of, cse, given,
+                         expr_table=cuda_exprs.scalar_expr)
+
+    def store(self, v, space, expr):
+        for o in self.outs[v]:
+            self.buf.writeline(f"{o}[{space.offset(v.type.shape)}] = {expr}")
+
+    def finish(self, grid, block) -> Fused:
+        dtypes = [v.type.dtype for v in self.body.inputs] + \
+            [c.outputs[0].type.dtype for c in self.consts] + \
+            [v.type.dtype for v, names in self.outs.items() for _ in names]
+        comment = f"kernel {self.name} ({self.kind}) from {self.node.source_info or 'unknown'}\n" + \
+            "\n".join(f"  {line}" for line in str(self.body).splitlines())
+        consts = self.ctx.prologue() + self.module_consts
+        text = module_text(comment, consts, self.buf._lines)
+        src = KernelSource(self.name, text,
+                           tuple(f"{NUMBA_TYPE[np.dtype(d)]}[::1]" for d in dtypes))
+        return Fused(src, [c.params["value"] for c in self.consts], grid, block)
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+def gen_elementwise(name, node) -> Fused:
+    k = _Kernel(name, node, "elementwise")
+    shape = max((v.type.shape for v in k.body.outputs), key=math.prod)
+    n = math.prod(shape)
+    with k.header():
+        with grid_stride(k.buf, str(n)):
+            cse = CSE(k.buf)
+            space = flat_space(shape, "i", cse)
+            ev = k.evaluator(lambda v: space, cse)
+            for v in k.outs:
+                k.store(v, space, ev.expr(v))
+            k.buf.writeline("i += step")
+    threads = min(MAX_BLOCK, max(WARP, -(-n // WARP) * WARP))
+    return k.finish((min(MAX_BLOCKS, max(1, -(-n // threads))),), (threads,))
+
+
+# ----------------------------------------------------------------------------- block reductions
+
+class _BlockReductions:
+    """Accumulators of a body's reductions and the block-wide fold that combines them."""
+
+    def __init__(self, k, nodes):
+        for n in nodes:
+            if cuda_exprs.REDUCER_KIND[n.op][1]:
+                raise NotImplementedError(f"cuda codegen: {n.op} runs as an eager kernel")
+        self.k, self.nodes = k, nodes
+        self.names = {n: f"acc{i}" for i, n in enumerate(nodes)}
+
+    def _dt(self, n):
+        dt = n.inputs[0].type.dtype
+        return np.dtype("int32") if is_bool(dt) else dt   # shuffles and shared memory need numbers
+
+    def _init(self, n):
+        return cuda_exprs.REDUCE_INIT[cuda_exprs.REDUCER_KIND[n.op][0]](self.k.ctx, self._dt(n))
+
+    def _combine(self, n, acc, v):
+        dt = self._dt(n)
+        e = cuda_exprs.REDUCE_COMBINE[cuda_exprs.REDUCER_KIND[n.op][0]](acc, v, dt)
+        return f"np.{dt.name}({e})" if dt.kind == "i" else e   # numba widens int32 arithmetic
+
+    def declare(self, nodes=None):
+        for n in nodes or self.nodes:
+            self.k.buf.writeline(f"sh{self.names[n][3:]} = cuda.shared.array(WARPS, "
+                                 f"{NUMBA_TYPE[self._dt(n)]})")
+
+    def init(self, nodes):
+        for n in nodes:
+            self.k.buf.writeline(f"{self.names[n]} = {self._init(n)}")
+
+    def update(self, n, v):
+        v = f"np.int32({v})" if is_bool(n.inputs[0].type.dtype) else v
+        self.k.buf.writeline(f"{self.names[n]} = {self._combine(n, self.names[n], v)}")
+
+    def _warp_fold(self, nodes):
+        buf = self.k.buf
+        with buf.indent("for offset in (16, 8, 4, 2, 1):"):
+            for n in nodes:   # every lane shuffles exactly once per step, outside conditionals
+                a = self.names[n]
+                buf.writeline(f"{a}_o = cuda.shfl_down_sync({FULL_MASK}, {a}, offset)")
+                buf.writeline(f"{a} = {self._combine(n, a, a + '_o')}")
+
+    def fold(self, nodes, at_lane0):
+        """Fold every thread's accumulators; then at_lane0() runs in thread 0 with the results
+        in the accumulators (as results(nodes) names them)."""
+        buf = self.k.buf
+        self._warp_fold(nodes)
+        with buf.indent("if lane == 0:"):
+            for n in nodes:
+                buf.writeline(f"sh{self.names[n][3:]}[warp] = {self.names[n]}")
+        buf.writeline("cuda.syncthreads()")
+        with buf.indent("if warp == 0:"):
+            for n in nodes:
+                a = self.names[n]
+                buf.writeline(f"{a} = sh{a[3:]}[lane] if lane < WARPS else {self._init(n)}")
+            self._warp_fold(nodes)
+            with buf.indent("if lane == 0:"):
+                at_lane0()
+
+    def results(self, nodes):
+        return {n.output: f"({self.names[n]} != 0)" if is_bool(n.output.type.dtype)
+                else self.names[n] for n in nodes}
+
+
+def _block_prologue(k, block, reds, rows):
+    k.module_consts += [f"BLOCK = {block}", f"WARPS = {block // WARP}  # shared.array size", ""]
+    reds.declare()
+    for line in ("tid = cuda.threadIdx.x", "lane = tid % 32", "warp = tid // 32",
+                 "r = cuda.blockIdx.x"):
+        k.buf.writeline(line)
+    return k.buf.indent(f"while r < {rows}:")
+
+
+def _post(body, reds):
+    """Body values computed from reduction results (the epilogue)."""
+    post = {r.output for r in reds}
+    for n in body.nodes:
+        if n.op not in REDUCE and any(x in post for x in n.inputs):
+            post.update(n.outputs)
+    return post
+
+
+def gen_reduce(name, node) -> Fused:
+    k = _Kernel(name, node, "reduce")
+    reds = [n for n in k.body.nodes if n.op in REDUCE]
+    xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
+    if any(tuple(sorted(r.params["axes"])) != axes or r.inputs[0].type.shape != xshape
+           for r in reds):
+        raise NotImplementedError("cuda codegen: reductions over different axes in one kernel")
+    post = _post(k.body, reds)
+    if any(v not in post for v in k.body.outputs):
+        raise NotImplementedError("cuda codegen: reduce kernel outputs must follow its reductions")
+    kept = [d for d in range(len(xshape)) if d not in axes]
+    rshape, jshape = tuple(xshape[d] for d in kept), tuple(xshape[d] for d in axes)
+    rows, length = math.prod(rshape), math.prod(jshape)
+    block = _block_for(length)
+    red = _BlockReductions(k, reds)
+    with k.header():
+        with _block_prologue(k, block, red, rows):
+            red.init(reds)
+            k.buf.writeline("j = tid")
+            with k.buf.indent(f"while j < {length}:"):
+                cse = CSE(k.buf)
+                rs, js = flat_space(rshape, "r", cse), flat_space(jshape, "j", cse)
+                where = {d: (rs, i) for i, d in enumerate(kept)}
+                where.update({d: (js, i) for i, d in enumerate(axes)})
+                xspace = Space(xshape, [functools.partial(s.index, i) for s, i in
+                                        (where[d] for d in range(len(xshape)))], cse)
+                ev = k.evaluator(lambda v: xspace, cse)
+                for n in reds:
+                    red.update(n, ev.expr(n.inputs[0]))
+                k.buf.writeline(f"j += {block}")
+
+            def epilogue():
+                cse = CSE(k.buf, "e")
+                rspace = flat_space(rshape, "r", cse)
+                ev = k.evaluator(lambda v: rspace, cse, red.results(reds))
+                for v in k.outs:
+                    k.store(v, rspace, ev.expr(v))
+            red.fold(reds, epilogue)
+            k.buf.writeline("cuda.syncthreads()   # the shared partials are reused next row")
+            k.buf.writeline("r += cuda.gridDim.x")
+    return k.finish((max(1, min(rows, MAX_BLOCKS)),), (block,))
+
+
+# ----------------------------------------------------------------------------- rowwise
+
+def _levels(body, reds):
+    """Pass of every body value (a value needing reduction results comes one pass after the
+    reductions' inputs) and the per-row values (reduction results and what is computed from
+    them and scalar constants alone)."""
+    red_out = {r.output for r in reds}
+    level, per_row = {v: 0 for v in body.inputs}, set()
+    for n in body.nodes:
+        ins = [level.get(x, 0) for x in n.inputs]
+        if n.output in red_out:
+            level[n.output] = ins[0] + 1
+            per_row.add(n.output)
+            continue
+        for v in n.outputs:
+            level[v] = max(ins, default=0)
+        scalar_const = n.op == Op.constant and n.params["value"].size == 1
+        if scalar_const or (n.inputs and all(x in per_row for x in n.inputs)):
+            per_row.update(n.outputs)
+    return level, per_row
+
+
+def gen_rowwise(name, node) -> Fused:
+    k = _Kernel(name, node, "rowwise")
+    reds = [n for n in k.body.nodes if n.op in REDUCE]
+    xshape = reds[0].inputs[0].type.shape
+    nd = len(xshape)
+    if any(r.inputs[0].type.shape != xshape or tuple(r.params["axes"]) != (nd - 1,)
+           for r in reds):
+        raise NotImplementedError("cuda codegen: rowwise reductions must all be over the last axis")
+    L, rows = xshape[-1], math.prod(xshape[:-1])
+    level, per_row = _levels(k.body, reds)
+    passes = 1 + max([level[r.inputs[0]] for r in reds] +
+                     [level[v] for v in k.body.outputs if v not in per_row])
+    # per-row values read by row elements, handed to the element passes once computed
+    feeds = [v for n in k.body.nodes if n.output not in per_row for v in n.inputs
+             if v in per_row]
+    block = _block_for(L)
+    red = _BlockReductions(k, reds)
+    with k.header():
+        with _block_prologue(k, block, red, rows):
+            rcse = CSE(k.buf, "r")
+            rspace = flat_space(xshape[:-1], "r", rcse)
+            given = {}
+            for p in range(passes):
+                mine = [n for n in reds if level[n.inputs[0]] == p]
+                rev = k.evaluator(lambda v: rspace, rcse, given)
+                g = {v: rev.expr(v) for v in dict.fromkeys(feeds) if level[v] <= p}
+                red.init(mine)
+                k.buf.writeline("j = tid")
+                with k.buf.indent(f"while j < {L}:"):
+                    cse = CSE(k.buf, "t", rcse)
+                    xspace = rows_space(xshape, "r", "j", cse)
+                    ev = k.evaluator(lambda v: xspace, cse, {**given, **g})
+                    for n in mine:
+                        red.update(n, ev.expr(n.inputs[0]))
+                    for v in k.outs:
+                        if v not in per_row and level[v] == p:
+                            k.store(v, xspace, ev.expr(v))
+                    k.buf.writeline(f"j += {block}")
+                if mine:
+                    def publish():
+                        for n in mine:
+                            k.buf.writeline(f"sh{red.names[n][3:]}[0] = {red.names[n]}")
+                    red.fold(mine, publish)
+                    k.buf.writeline("cuda.syncthreads()")
+                    for n in mine:   # every thread reads the row's result
+                        k.buf.writeline(f"{red.names[n]} = sh{red.names[n][3:]}[0]")
+                    given.update(red.results(mine))
+            row_outs = [v for v in k.outs if v in per_row]
+            if row_outs:
+                with k.buf.indent("if tid == 0:"):
+                    cse = CSE(k.buf, "e", rcse)
+                    ev = k.evaluator(lambda v: rspace, cse, given)
+                    for v in row_outs:
+                        k.store(v, rspace, ev.expr(v))
+            k.buf.writeline("cuda.syncthreads()   # the shared slots are reused next row")
+            k.buf.writeline("r += cuda.gridDim.x")
+    return k.finish((max(1, min(rows, MAX_BLOCKS)),), (block,))
+
+
+# ----------------------------------------------------------------------------- matmul
+
+def _operand(k, v, producers):
+    """(array name, shape as stored, transposed) of a matmul operand."""
+    p = producers.get(v)
+    if p is not None and p.op == Op.transpose:
+        return k.arrays[p.inputs[0]], p.inputs[0].type.shape, True
+    if v not in k.arrays:
+        raise NotImplementedError("cuda codegen: matmul operand computed inside the kernel")
+    return k.arrays[v], v.type.shape, False
+
+
+def gen_matmul(name, node) -> Fused:
+    k = _Kernel(name, node, "matmul")
+    producers = k.body.producers()
+    (mm,) = [n for n in k.body.nodes if n.op == Op.matmul]
+    D = mm.output.type.shape
+    dt = mm.output.type.dtype
+    if not is_float(dt):
+        raise NotImplementedError(f"cuda codegen: {dt} matmul runs as an eager kernel")
+    M, N = D[-2], D[-1]
+    Kdim = mm.inputs[0].type.shape[-1]
+    batch = D[:-2]
+    nt = NUMBA_TYPE[np.dtype(dt)]
+    zero = k.ctx.const(0, dt)
+    (a, ashape, at), (b, bshape, bt) = (_operand(k, v, producers) for v in mm.inputs)
+    k.module_consts += [f"TILE = {TILE}  # shared.array needs a module constant", ""]
+    buf = k.buf
+    with k.header():
+        buf.writeline(f"a_tile = cuda.shared.array((TILE, TILE), {nt})")
+        buf.writeline(f"b_tile = cuda.shared.array((TILE, TILE), {nt})")
+        for line in ("tx = cuda.threadIdx.x", "ty = cuda.threadIdx.y", "bat = cuda.blockIdx.z",
+                     "row0 = cuda.blockIdx.y * TILE", "col0 = cuda.blockIdx.x * TILE",
+                     "row = row0 + ty", "col = col0 + tx"):
+            buf.writeline(line)
+        cse = CSE(buf, "b")
+        bspace = flat_space(batch, "bat", cse)
+        abase = f"({bspace.offset(ashape[:-2])}) * {M * Kdim}"
+        bbase = f"({bspace.offset(bshape[:-2])}) * {Kdim * N}"
+        buf.writeline(f"acc = {zero}")
+        with buf.indent(f"for k0 in range(0, {Kdim}, TILE):"):
+            buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
+            if at:    # stored (K, M): thread (ty, tx) loads m = row0 + tx, k = k0 + ty
+                buf.writeline(f"a_tile[tx, ty] = {a}[{abase} + (k0 + ty) * {M} + row0 + tx] "
+                              f"if row0 + tx < {M} and k0 + ty < {Kdim} else {zero}")
+            else:
+                buf.writeline(f"a_tile[ty, tx] = {a}[{abase} + row * {Kdim} + k0 + tx] "
+                              f"if row < {M} and k0 + tx < {Kdim} else {zero}")
+            if bt:    # stored (N, K): thread (ty, tx) loads k = k0 + tx, n = col0 + ty
+                buf.writeline(f"b_tile[tx, ty] = {b}[{bbase} + (col0 + ty) * {Kdim} + k0 + tx] "
+                              f"if k0 + tx < {Kdim} and col0 + ty < {N} else {zero}")
+            else:
+                buf.writeline(f"b_tile[ty, tx] = {b}[{bbase} + (k0 + ty) * {N} + col] "
+                              f"if k0 + ty < {Kdim} and col < {N} else {zero}")
+            buf.writeline("cuda.syncthreads()")
+            with buf.indent("for kk in range(TILE):"):
+                buf.writeline("acc += a_tile[ty, kk] * b_tile[kk, tx]")
+            buf.writeline("cuda.syncthreads()")
+        with buf.indent(f"if row < {M} and col < {N}:"):
+            ecse = CSE(buf, "e", cse)
+            space = Space(D, [functools.partial(bspace.index, i) for i in range(len(batch))]
+                          + ["row", "col"], ecse)
+            ev = k.evaluator(lambda v: space, ecse, {mm.output: "acc"})
+            for v in k.outs:
+                k.store(v, space, ev.expr(v))
+    grid = (max(1, -(-N // TILE)), max(1, -(-M // TILE)), max(1, math.prod(batch)))
+    return k.finish(grid, (TILE, TILE))
+
+
+GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": gen_rowwise,
+              "matmul": gen_matmul}
