@@ -1,6 +1,8 @@
 """Operators and methods shared by eager Tensors and Tracers; all delegate to jitgrad.numpy."""
 from __future__ import annotations
 
+from .errors import api_boundary
+
 
 def _np():
     from . import numpy as jnp
@@ -8,6 +10,7 @@ def _np():
 
 
 def _binop(name, reflected=False):
+    @api_boundary
     def method(self, other):
         fn = getattr(_np(), name)
         return fn(other, self) if reflected else fn(self, other)
@@ -16,6 +19,7 @@ def _binop(name, reflected=False):
 
 
 def _method(name):
+    @api_boundary
     def method(self, *args, **kwargs):
         fn = getattr(_np(), name, None)
         if fn is None:

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import tree_util
 from .compiler import compile_graph
+from .errors import api_boundary
 from .core import Tracer
 from .runtime import config
 from .tensor import Tensor
@@ -113,6 +114,7 @@ class Jitted:
         self._last, self._last_args = sig, args
         return graph, out_tree, captures
 
+    @api_boundary
     def __call__(self, *args, **kwargs):
         if not kwargs:      # fast path: arguments are CPU tensors / arrays seen before
             fast = self._fast.get(_fast_key(args))
@@ -144,6 +146,7 @@ class Jitted:
         outs = call_graph(entry.graph, ins + list(captures))
         return tree_util.tree_unflatten(entry.out_tree, outs)
 
+    @api_boundary
     def lower(self, *args, **kwargs):
         sig, leaves, dyn = self._split(args, kwargs)
         graph, out_tree, captures = self._trace(sig, args, kwargs, dyn)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .array_ops import ArrayOps
+from .errors import api_boundary
 from .dtypes import canonical_dtype, float32, scalar_dtype
 from .ir.types import TensorType
 from .runtime.device import CPU, META, Device, device as as_device
@@ -147,6 +148,7 @@ class Tensor(ArrayOps):
         self._retain = True
         return self
 
+    @api_boundary
     def backward(self, gradient=None, retain_graph=False):
         from .autograd import backward
         backward(self, gradient, retain_graph)

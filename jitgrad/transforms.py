@@ -9,6 +9,7 @@ import functools
 
 
 from . import tree_util
+from .errors import api_boundary
 from .core import Tracer, apply
 from .ir import Op
 from .tensor import Tensor
@@ -73,6 +74,7 @@ def value_and_grad(fn, argnums=0, has_aux=False):
     from .ir.autodiff import vjp_graph
 
     @functools.wraps(fn)
+    @api_boundary
     def wrapper(*args):
         graph, out_tree, captures, leaves, in_tree, _ = _trace_wrt(fn, args, argnums, "grad")
         n_out = len(graph.outputs)
@@ -118,6 +120,7 @@ def _ones_like_value(v, inputs):
     return ones(v.type.shape, dtype=v.type.dtype, device=dev)
 
 
+@api_boundary
 def vjp(fn, *primals, has_aux=False):
     """jg.vjp(fn, *primals) -> (out, vjp_fn); vjp_fn(cotangent) returns one cotangent per primal."""
     from .ir.autodiff import vjp_graph
@@ -147,6 +150,7 @@ def vjp(fn, *primals, has_aux=False):
     return (out[0], vjp_fn, out[1]) if has_aux else (out, vjp_fn)
 
 
+@api_boundary
 def jvp(fn, primals, tangents, has_aux=False):
     """jg.jvp(fn, primals, tangents) -> (out, tangent_out), forward mode."""
     from .ir.autodiff import jvp_graph

@@ -165,3 +165,21 @@ def test_dtype_errors():
         x += 0.5
     with pytest.raises(TypeError, match="bool tensors only"):
         jg.tensor([1, 2]) & jg.tensor([1, 0])
+
+
+def test_tracebacks_show_the_user_call_not_jitgrad_internals(monkeypatch):
+    import traceback
+    monkeypatch.delenv("JITGRAD_TRACEBACK", raising=False)
+    x, y = jg.ones((3, 4)), jg.ones((5, 6))
+    try:
+        x @ y
+    except Exception as e:  # noqa: BLE001
+        files = [f.filename for f in traceback.extract_tb(e.__traceback__)]
+    internal = [f for f in files if "/jitgrad/" in f and not f.endswith("errors.py")]
+    assert files[0].endswith("test_errors.py") and not internal, files
+    monkeypatch.setenv("JITGRAD_TRACEBACK", "full")
+    try:
+        x @ y
+    except Exception as e:  # noqa: BLE001
+        files = [f.filename for f in traceback.extract_tb(e.__traceback__)]
+    assert any(f.endswith("core.py") for f in files)

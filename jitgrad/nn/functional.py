@@ -100,3 +100,8 @@ def one_hot(x, num_classes, dtype="float32"):
 
 
 from .functional_exports import *  # noqa: E402,F401,F403  losses, conv/pool, dropout, norms (nn/)
+
+
+from ..errors import wrap_public_functions as _wrap  # noqa: E402
+
+_wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames

@@ -81,3 +81,8 @@ def iinfo(t):
 
 def finfo(t):
     return _np.finfo(dtype(t))
+
+
+from ..errors import wrap_public_functions as _wrap  # noqa: E402
+
+_wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames

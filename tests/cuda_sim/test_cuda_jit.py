@@ -1,5 +1,6 @@
-"""@jit on cuda tensors under the simulator: fused elementwise kernels and the launcher match
-NumPy for the benchmark workloads at small sizes. Run by tests/test_cuda_sim_runner.py."""
+"""@jit on cuda tensors under the simulator: every scheduled kernel of the benchmark workloads runs
+as one generated kernel (elementwise, reduce, rowwise, matmul) and matches NumPy at small sizes.
+Run by tests/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
@@ -28,31 +29,65 @@ def layernorm(x, w, b):
     return (x - mu) / jnp.sqrt(var + 1e-5) * w + b
 
 
-def _check(fn, *arrays, rtol=1e-5, atol=1e-6):
+def _check(fn, *arrays, rtol=1e-5, atol=1e-6, kinds=None):
+    """fn jitted on cuda matches eager NumPy; every scheduled kernel ran as one generated kernel
+    (`kinds`: the schedule's kernel kinds, in order, when given)."""
     want = fn(*[jg.tensor(a) for a in arrays])
-    got = jg.jit(fn)(*[jg.tensor(a, device="cuda") for a in arrays])
+    args = [jg.tensor(a, device="cuda") for a in arrays]
+    got = jg.jit(fn)(*args)
     for g, w in zip(jg.tree_util.tree_leaves(got), jg.tree_util.tree_leaves(want)):
         assert g.device == jg.device("cuda")
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=rtol, atol=atol)
+    lowered = jg.jit(fn).lower(*args)
+    _assert_fused(lowered, kinds)
+    return lowered
+
+
+def _assert_fused(lowered, kinds=None):
+    schedule = [n.params["kind"] for n in lowered.schedule]
+    if kinds is not None:
+        assert schedule == kinds
+    assert lowered.kernels.count("# kernel ") == len(schedule) - schedule.count("opaque")
+    assert "per-op eager kernels" not in lowered.kernels.replace("(opaque): per-op", "")
 
 
 def test_ew_chain_is_one_fused_kernel(rng):
     a = rng.standard_normal((16, 128)).astype(np.float32)
-    _check(ew_chain, a, rtol=1e-4)
-    lowered = jg.jit(ew_chain).lower(jg.tensor(a, device="cuda"))
-    assert len(lowered.schedule) == 1
+    lowered = _check(ew_chain, a, rtol=1e-4, kinds=["elementwise"])
     assert "while i < 2048:" in lowered.kernels and "math.tanh" in lowered.kernels
 
 
-def test_softmax(rng):
-    _check(lambda x: F.softmax(x, axis=-1), rng.standard_normal((8, 96)).astype(np.float32))
+def test_softmax_is_one_rowwise_kernel(rng):
+    _check(lambda x: F.softmax(x, axis=-1), rng.standard_normal((8, 96)).astype(np.float32),
+           kinds=["rowwise"])
+
+
+def test_sum_of_squares_is_one_reduce_kernel(rng):
+    x = rng.standard_normal((6, 40)).astype(np.float32)
+    _check(lambda x: jnp.sum(x * x), x, rtol=1e-5, kinds=["reduce"])
+    _check(lambda x: jnp.sum(x * x, axis=0), x, rtol=1e-5, kinds=["reduce"])
+
+
+def test_matmul_bias_relu_is_one_matmul_kernel(rng):
+    x = rng.standard_normal((20, 24)).astype(np.float32)
+    w = rng.standard_normal((24, 18)).astype(np.float32)
+    b = rng.standard_normal(18).astype(np.float32)
+    lowered = _check(lambda x, w, b: F.relu(x @ w + b), x, w, b, rtol=1e-4, atol=1e-5,
+                     kinds=["matmul"])
+    assert "cuda.shared.array((TILE, TILE)" in lowered.kernels
+
+
+def test_matmul_with_transposed_operands(rng):
+    a = rng.standard_normal((17, 20)).astype(np.float32)
+    b = rng.standard_normal((9, 17)).astype(np.float32)
+    _check(lambda a, b: a.T @ b.T * 2.0, a, b, rtol=1e-4, atol=1e-5, kinds=["matmul"])
 
 
 def test_layernorm(rng):
     x = rng.standard_normal((8, 64)).astype(np.float32)
     w = rng.standard_normal(64).astype(np.float32)
     b = rng.standard_normal(64).astype(np.float32)
-    _check(layernorm, x, w, b, rtol=1e-4, atol=1e-5)
+    _check(layernorm, x, w, b, rtol=1e-4, atol=1e-5, kinds=["rowwise"])
 
 
 def test_mlp_training_step(rng):
@@ -77,3 +112,9 @@ def test_mlp_training_step(rng):
     for g, w in zip(got_p, want_p):
         assert g.device.type == "cuda"
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-4, atol=1e-6)
+    lowered = jg.jit(step).lower([jg.tensor(p, device="cuda") for p in params],
+                                 jg.tensor(x, device="cuda"), jg.tensor(y, device="cuda"))
+    _assert_fused(lowered)
+    kinds = {n.params["kind"] for n in lowered.schedule}
+    assert {"matmul", "rowwise", "reduce"} <= kinds, kinds
+    assert lowered.memory_plan.arena_bytes > 0

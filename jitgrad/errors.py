@@ -1,0 +1,65 @@
+"""Trimmed tracebacks: an error raised inside jitgrad is shown from the user's call, with
+jitgrad's internal frames removed (JITGRAD_TRACEBACK=full keeps them), as JAX does."""
+from __future__ import annotations
+
+import functools
+import os
+import types
+
+from .runtime import config
+
+_ROOTS = None
+
+
+def _internal_roots():
+    global _ROOTS
+    if _ROOTS is None:
+        import jitgrad
+        here = os.path.dirname(os.path.abspath(jitgrad.__file__))
+        roots = {here}
+        for name in ("ir", "runtime", "codegen"):
+            mod = getattr(jitgrad, name, None)
+            if mod is not None:
+                roots.add(os.path.dirname(os.path.abspath(mod.__file__)))
+        _ROOTS = tuple(r + os.sep for r in roots)
+    return _ROOTS
+
+
+def _trim(tb):
+    """The traceback without jitgrad's frames (the last frame is kept if all are internal)."""
+    frames = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    roots = _internal_roots()
+    keep = [f for f in frames if not f.tb_frame.f_code.co_filename.startswith(roots)]
+    if not keep:
+        return None
+    out = None
+    for f in reversed(keep):
+        out = types.TracebackType(out, f.tb_frame, f.tb_lasti, f.tb_lineno)
+    return out
+
+
+def api_boundary(fn):
+    """Decorate a public entry point: errors leave it with jitgrad's frames trimmed."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            if config.full_traceback():
+                raise
+            # trimming again at an outer boundary drops the internal frames added since
+            raise e.with_traceback(_trim(e.__traceback__)) from e.__cause__
+    wrapper.__wrapped_by_api_boundary__ = True
+    return wrapper
+
+
+def wrap_public_functions(namespace: dict, package: str) -> None:
+    """Put an api_boundary around every function in `namespace` defined inside `package`."""
+    for name, obj in list(namespace.items()):
+        if (isinstance(obj, types.FunctionType) and not name.startswith("_")
+                and obj.__module__.startswith(package)
+                and not getattr(obj, "__wrapped_by_api_boundary__", False)):
+            namespace[name] = api_boundary(obj)
