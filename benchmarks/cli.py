@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m jitgrad.benchmark
     if args.plot:
         report.require_matplotlib()
     if args.device == "cuda":
-        print("device cuda: not available yet (the benchmarks have CPU implementations only)", file=sys.stderr)
-        return 1
+        from .cuda_workloads import main as cuda_main
+        return cuda_main(args)
 
     selected = [BY_NAME[w] for w in args.workloads] or WORKLOADS
     impls, skipped = load_all(args.impls)

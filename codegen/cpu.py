@@ -259,7 +259,6 @@ class _Runner:
         g = prog.graph
         self.fns = fns
         self.consts = prog.consts
-        self.out_specs = [(v.type.shape, v.type.dtype) for v in prog.outputs]
         # small outputs come from malloc (warm already), large ones from the caching pool
         self.makers = [partial(np.empty if v.type.nbytes < allocator.SMALL else allocator.empty,
                                v.type.shape, v.type.dtype) for v in prog.outputs]

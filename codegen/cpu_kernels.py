@@ -20,6 +20,7 @@ from .space import Space, at, collapse, flat_space, rows_space
 
 PARALLEL_MIN = 1 << 19      # element-costs; below, waking the other thread costs more than it saves
 CHUNK = 1 << 14             # elements per prange task of a flat loop
+SUM_BLOCK = 1 << 12         # a long sum is added up in blocks of this many elements
 LANES = 16                  # independent max/min accumulators: one AVX-512 register of float32
 _EXPENSIVE = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.tanh, Op.sigmoid, Op.erf, Op.sin,
                         Op.cos, Op.tan, Op.pow, Op.atan2, Op.sinh, Op.cosh, Op.asin, Op.acos,
@@ -242,17 +243,38 @@ def _reduce_inner(k, red, xshape, axes, kept, rshape, post):
         rspace = Space(rshape, vars_, cse)
         inner_shape = [xshape[d] for d in axes]
 
-        def inner(cse2, ivars):
+        def inner(cse2, ivars, blocked=()):
             idx = dict(zip(kept, vars_))
             idx.update(zip(axes, ivars))
             xspace = Space(xshape, [idx[d] for d in range(len(xshape))], cse2)
             ev = Evaluator(k.ctx, k.body, k.arrays, _x_space_of(post, xspace, rspace), cse2)
             for n, a in red.acc.items():
-                red.update(k.buf, n, ev.expr(n.inputs[0]), a, ivars[-1] if ivars else "0")
-        _nest_named(k, inner_shape, [names[d] for d in axes], False, inner, cse)
+                red.update(k.buf, n, ev.expr(n.inputs[0]), a + "b" if n in blocked else a,
+                           ivars[-1] if ivars else "0")
+
+        sums = [n for n in red.acc if red.kind(n)[0] in ("sum", "prod")]
+        if sums and inner_shape and inner_shape[-1] > SUM_BLOCK:
+            _nest_named(k, inner_shape[:-1], [names[d] for d in axes[:-1]], False,
+                        lambda cse2, ivars: _blocked_loop(k, red, sums, names[axes[-1]],
+                                                          inner_shape[-1], inner, cse2, ivars), cse)
+        else:
+            _nest_named(k, inner_shape, [names[d] for d in axes], False, inner, cse)
         _store_post(k, red.results(), rspace, post, cse)
 
     _nest_named(k, outer, [names[d] for d in kept], parallel, kept_body)
+
+
+def _blocked_loop(k, red, sums, var, n, inner, cse, ivars):
+    """The innermost reduced loop in blocks of SUM_BLOCK, each summed on its own and then added
+    to the total: float32 rounding error then grows with the block size and the block count,
+    not with n (NumPy's pairwise summation has the same aim)."""
+    with k.buf.indent(f"for {var}b in range(0, {n}, {SUM_BLOCK}):"):
+        for r in sums:
+            k.buf.writeline(f"{red.acc[r]}b = {REDUCE_INIT[red.kind(r)[0]](k.ctx, r.inputs[0].type.dtype)}")
+        with k.buf.indent(f"for {var} in range({var}b, min({var}b + {SUM_BLOCK}, {n})):"):
+            inner(cse.child(), ivars + [var], set(sums))
+        for r in sums:
+            k.buf.writeline(f"{red.acc[r]} = {REDUCE_COMBINE[red.kind(r)[0]](red.acc[r], red.acc[r] + 'b', None)}")
 
 
 def _nest_named(k, shape, names, parallel, emit, cse=None, done=()):

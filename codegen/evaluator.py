@@ -35,7 +35,7 @@ class Evaluator:
         if hit is not None:
             return hit
         node = self.producers.get(v)
-        if node is None:
+        if node is None or v in self.arrays:      # an input, array constant or stored product
             e = self.load(v)
         elif node.op == Op.constant:
             e = self._constant(node, v)

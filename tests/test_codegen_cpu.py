@@ -116,6 +116,7 @@ def _kernel_graph(kind, in_types, build):
 def _run_kernel(kind, in_types, build, args):
     g, body = _kernel_graph(kind, in_types, build)
     exe = compile_cpu(g, g, g.nodes, None)
+    assert exe.kernels.count("\ndef k") == 1, "the kernel was split into single ops"
     got = exe.run(args)
     want = ir.interpret(body, args)
     for a, b in zip(got, want):
@@ -154,8 +155,12 @@ def test_reduce_kernels_inner_outer_and_arg():
         _run_kernel("reduce", [T(x.shape, F32)], lambda b, a: [b.emit1(Op.argmax, (a,), {"axes": axes})], [x])
 
 
-def test_large_full_reduction_runs_parallel_chunks():
+def test_long_sums_are_blocked_and_large_ones_parallel():
     x = np.random.default_rng(2).standard_normal(300_001).astype(F32)
+    exe = _run_kernel("reduce", [T(x.shape, F32)],
+                      lambda b, a: [b.emit1(Op.reduce_sum, (b.emit1(Op.mul, (a, a)),), {"axes": (0,)})], [x])
+    assert "for i0b in range(0, 300001" in exe.kernels
+    x = np.random.default_rng(2).standard_normal(1_200_001).astype(F32)
     exe = _run_kernel("reduce", [T(x.shape, F32)],
                       lambda b, a: [b.emit1(Op.reduce_sum, (b.emit1(Op.mul, (a, a)),), {"axes": (0,)}),
                                     b.emit1(Op.argmin, (a,), {"axes": (0,)})], [x])
