@@ -22,18 +22,10 @@ import re
 
 import numpy as np
 
-from ..ir.kernel import KERNEL, unfused_schedule
+from ..ir.kernel import kernel_nodes
 from ..runtime import config, cuda_device
 from . import cuda_eager
 from .cuda_fused import GENERATORS
-
-
-def _kernel_nodes(optimized, schedule):
-    if schedule and all(getattr(n, "op", None) == KERNEL for n in schedule):
-        return list(schedule)
-    if optimized.nodes and all(n.op == KERNEL for n in optimized.nodes):
-        return list(optimized.nodes)
-    return unfused_schedule(optimized).nodes
 
 
 class _Launch:
@@ -102,7 +94,7 @@ class _Runner:
 
 def compile_cuda(graph, optimized, schedule, plan, index=0):
     from ..compiler import Executable
-    nodes = _kernel_nodes(optimized, schedule)
+    nodes = kernel_nodes(optimized, schedule)
     steps = []
     for i, node in enumerate(nodes):
         name = re.sub(r"\W", "_", f"{graph.name}_k{i}")

@@ -526,51 +526,35 @@ def _scale(C, beta):
             C[i, j] = C[i, j] * beta if beta != 0 else 0
 
 
-@njit(nogil=True)
-def sgemm(A, B, C, transA=False, transB=False, alpha=1.0, beta=0.0):
-    """``C = alpha * op(A) @ op(B) + beta * C`` on float32 2-D row-major arrays
-    through OpenBLAS's ``cblas_sgemm``; never allocates or raises.
-
-    Returns 0 on success, -1 on mismatched shapes, -2 when an array's rows are
-    not unit-stride (BLAS cannot take it), -3 when a dimension exceeds int32.
-    """
-    _require_blas()
-    status, M, N, K = _gemm_dims(A, B, C, transA, transB)
-    if status != 0:
-        return np.int32(status)
-    if M == 0 or N == 0:
+def _gemm_for(cblas_gemm, scalar):
+    """A gemm over 2-D row-major arrays through `cblas_gemm`, computing in `scalar`."""
+    @njit(nogil=True)
+    def gemm(A, B, C, transA=False, transB=False, alpha=1.0, beta=0.0):
+        _require_blas()
+        status, M, N, K = _gemm_dims(A, B, C, transA, transB)
+        if status != 0:
+            return np.int32(status)
+        if M == 0 or N == 0:
+            return np.int32(0)
+        if K == 0:
+            _scale(C, beta)
+            return np.int32(0)
+        lda, ldb, ldc = _leading_dim(A), _leading_dim(B), _leading_dim(C)
+        if lda < 0 or ldb < 0 or ldc < 0:
+            return np.int32(-2)
+        cblas_gemm(np.int32(CBLAS_ROW_MAJOR), _gemm_transpose_flag(transA),
+                   _gemm_transpose_flag(transB), np.int32(M), np.int32(N), np.int32(K),
+                   scalar(alpha), data_ptr(A), np.int32(lda), data_ptr(B), np.int32(ldb),
+                   scalar(beta), data_ptr(C), np.int32(ldc))
         return np.int32(0)
-    if K == 0:
-        _scale(C, beta)
-        return np.int32(0)
-    lda, ldb, ldc = _leading_dim(A), _leading_dim(B), _leading_dim(C)
-    if lda < 0 or ldb < 0 or ldc < 0:
-        return np.int32(-2)
-    cblas_sgemm(np.int32(CBLAS_ROW_MAJOR), _gemm_transpose_flag(transA), _gemm_transpose_flag(transB),
-                np.int32(M), np.int32(N), np.int32(K), np.float32(alpha), data_ptr(A), np.int32(lda),
-                data_ptr(B), np.int32(ldb), np.float32(beta), data_ptr(C), np.int32(ldc))
-    return np.int32(0)
+    return gemm
 
 
-@njit(nogil=True)
-def dgemm(A, B, C, transA=False, transB=False, alpha=1.0, beta=0.0):
-    """float64 :func:`sgemm` through ``cblas_dgemm``; same status codes."""
-    _require_blas()
-    status, M, N, K = _gemm_dims(A, B, C, transA, transB)
-    if status != 0:
-        return np.int32(status)
-    if M == 0 or N == 0:
-        return np.int32(0)
-    if K == 0:
-        _scale(C, beta)
-        return np.int32(0)
-    lda, ldb, ldc = _leading_dim(A), _leading_dim(B), _leading_dim(C)
-    if lda < 0 or ldb < 0 or ldc < 0:
-        return np.int32(-2)
-    cblas_dgemm(np.int32(CBLAS_ROW_MAJOR), _gemm_transpose_flag(transA), _gemm_transpose_flag(transB),
-                np.int32(M), np.int32(N), np.int32(K), np.float64(alpha), data_ptr(A), np.int32(lda),
-                data_ptr(B), np.int32(ldb), np.float64(beta), data_ptr(C), np.int32(ldc))
-    return np.int32(0)
+# ``C = alpha * op(A) @ op(B) + beta * C`` on 2-D row-major arrays through OpenBLAS; never
+# allocates or raises. Returns 0 on success, -1 on mismatched shapes, -2 when an array's rows
+# are not unit-stride (BLAS cannot take it), -3 when a dimension exceeds int32.
+sgemm = _gemm_for(cblas_sgemm, np.float32)
+dgemm = _gemm_for(cblas_dgemm, np.float64)
 
 
 @njit(nogil=True, inline="always")

@@ -99,3 +99,12 @@ def unfused_schedule(g: Graph) -> Graph:
     out = Graph(list(g.inputs), [], list(g.outputs), g.name, g.arg_names)
     out.nodes = [n if n.op == KERNEL else single_op_kernel(n, f"k{i}") for i, n in enumerate(g.nodes)]
     return out
+
+
+def kernel_nodes(optimized: Graph, schedule) -> list:
+    """The kernel nodes a backend runs: the schedule when it is one, else one kernel per node."""
+    if schedule and all(getattr(n, "op", None) == KERNEL for n in schedule):
+        return list(schedule)
+    if optimized.nodes and all(n.op == KERNEL for n in optimized.nodes):
+        return list(optimized.nodes)
+    return unfused_schedule(optimized).nodes

@@ -16,6 +16,7 @@ from ..types import is_float
 from .emitter import Emitter
 from .jvp_rules import JVP_RULES
 from .vjp_rules import VJP_RULES
+from ..passes.dce import dce as prune   # rules emit pieces one mode or input doesn't need
 
 
 def _names(graph, extra_names):
@@ -51,18 +52,6 @@ def _rule(table, op, concern):
     if rule is None:
         raise MissingRuleError(op, concern)
     return rule
-
-
-def prune(graph: Graph) -> Graph:
-    """Drop nodes nothing uses (rules emit some pieces only one mode or one input needs)."""
-    live = set(graph.outputs)
-    kept = []
-    for n in reversed(graph.nodes):
-        if any(v in live for v in n.outputs):
-            kept.append(n)
-            live.update(n.inputs)
-    graph.nodes = kept[::-1]
-    return graph
 
 
 def vjp_values(graph: Graph, wrt_values, out_idx) -> Graph:
