@@ -2,11 +2,13 @@
 
     BACKENDS["cpu"](graph, optimized, schedule, plan) -> Executable
 
-Every kernel becomes an @njit function (codegen/cpu_kernels.py); the whole schedule becomes ONE
-@njit entry per signature (codegen/entry.py) taking the inputs, the array constants, an arena for
-the intermediates (reused across calls; a fresh one only when a call re-enters) and the output
-arrays (from the caching host allocator). The Python side of a call is: make inputs
-C-contiguous, take outputs from the pool, one call into machine code.
+Every kernel is generated as an @njit function (codegen/cpu_kernels.py); the whole schedule becomes
+ONE @njit entry per signature (codegen/entry.py), into which the serial kernels without fastmath
+flags are written as plain statements (numba then types and optimizes one function, not one per
+kernel: most of a cold compile), and which calls the others. The entry takes the inputs, the
+array constants, an arena for the intermediates (reused across calls; a fresh one only when a
+call re-enters) and the output arrays (from the caching host allocator). The Python side of a
+call is: make inputs C-contiguous, take outputs from the pool, one call into machine code.
 
 Host ops. `random` runs outside the entry, with the NumPy reference: the reference stream is
 NumPy's Philox generator, which numba cannot reproduce bit for bit. A schedule containing one is
@@ -31,7 +33,8 @@ from ..ir.reference import evaluate
 from ..runtime import allocator, config, threads
 from . import disk_cache
 from .cpu_kernels import GENERATORS
-from .entry import ModuleBuilder, arena_layout, arena_view, entry_source, flat_view
+from .entry import (ModuleBuilder, arena_layout, arena_view, entry_source, flat_view,
+                    inline_kernel)
 
 HOST_OPS = frozenset({Op.random})
 _ALIAS_OPS = frozenset({Op.reshape, Op.stop_gradient})   # same bytes, other type: no copy
@@ -60,6 +63,15 @@ def _split(node):
         env.update(zip(n.outputs, k.outputs))
         out.append(k)
     return out
+
+
+LONG_LOOP = 1024     # elements: below, a kernel's loops gain little from SIMD
+
+
+def _work(node):
+    """The largest array a kernel reads or writes, in elements."""
+    body = node.params["body"]
+    return max([v.type.size for n in body.nodes for v in (*n.inputs, *n.outputs)] + [0])
 
 
 def _only_op(node):
@@ -123,6 +135,7 @@ class _Program:
         name = f"k{self._count}_{kind}"
         self._count += 1
         self.mb.product_hint = self._product_hint(n)
+        self.mb.long_loop = _work(n) >= LONG_LOOP
         try:
             ks = GENERATORS[kind](self.mb, name, n)
         except NotImplementedError as e:
@@ -190,12 +203,15 @@ class _Program:
                 args += [self.flat[v] for v in n.outputs]
                 used += args
                 args += ks.extra_args
-                calls.append(f"{ks.name}({', '.join(args)})")
+                if ks.inline:
+                    calls += inline_kernel(ks, args, self.mb.global_names())
+                else:
+                    calls.append(f"{ks.name}({', '.join(args)})")
             bindings = [(nm, self.bind[nm]) for nm in dict.fromkeys(used) if nm in self.bind]
             ename = f"entry{len(self.entry_names)}"
             self.entry_names.append(ename)
             entries.append(entry_source(ename, self.params, bindings, calls,
-                                        f"{ename}: {len(calls)} kernel calls of graph {self.graph.name}"))
+                                        f"{ename}: {len(items)} kernels of graph {self.graph.name}"))
         return self.mb.source(f"jitgrad kernels for graph {self.graph.name}", entries)
 
     def _const_arg(self, lit):

@@ -16,7 +16,7 @@ from .buffer import CSE, IndentedBuffer
 from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better
 from .entry import arena_view
 from .evaluator import Evaluator, array_constants
-from .space import Space, at, collapse, flat_space, rows_space
+from .space import Space, at, c_strides, collapse, flat_space, rows_space
 
 PARALLEL_MIN = 1 << 19      # element-costs; below, waking the other thread costs more than it saves
 CHUNK = 1 << 14             # elements per prange task of a flat loop
@@ -30,9 +30,13 @@ _EXPENSIVE = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.tanh, Op.sigmoid,
 @dataclass
 class KernelSource:
     name: str
-    source: str
+    source: str             # the @njit function
     consts: list = field(default_factory=list)     # Literals passed after the inputs
     extra_args: list = field(default_factory=list)  # expressions passed after the outputs
+    params: list = field(default_factory=list)
+    body: str = ""          # the function's statements, for inlining into the entry
+    comment: str = ""
+    inline: bool = False    # written into the entry rather than called (codegen/entry.py)
 
 
 class _Kernel:
@@ -66,11 +70,13 @@ class _Kernel:
     def finish(self) -> KernelSource:
         head = IndentedBuffer()
         kind = self.node.params["kind"]
-        head.writeline(f"# kernel {self.name} ({kind}) from {self.node.source_info or 'unknown source'}")
+        comment = f"kernel {self.name} ({kind}) from {self.node.source_info or 'unknown source'}"
+        head.writeline(f"# {comment}")
         for line in str(self.body).splitlines():
             head.writeline(f"#   {line}")
-        # no cache=True: the entry's cached machine code already holds every kernel it calls
-        opts = ['error_model="numpy"']
+        # no cache=True: the entry's cached machine code already holds every kernel it calls;
+        # no wrappers: only the entry calls a kernel, never Python (~25 ms of compile each)
+        opts = ['error_model="numpy"', "no_cpython_wrapper=True", "no_cfunc_wrapper=True"]
         if self.parallel and not self.ctx.native:    # a library has no thread pool: prange is range
             opts.append("parallel=True")
         if self.fastmath:
@@ -79,8 +85,12 @@ class _Kernel:
         with head.indent(f"def {self.name}({', '.join(self.params)}):"):
             head.splice(self.buf)
             head.writeline("return")
+        # a serial kernel without fastmath flags compiles as part of the entry (one numba
+        # function to type and optimize, not one per kernel); the others keep their own flags
+        inline = not self.parallel and not self.fastmath and not self.ctx.native
         return KernelSource(self.name, head.getvalue(), [n.params["value"] for n in self.const_nodes],
-                            list(self.extra_args))
+                            list(self.extra_args), list(self.params), self.buf.getvalue(), comment,
+                            inline)
 
 
 def _cost(nodes) -> int:
@@ -332,10 +342,11 @@ def _reduce_outer(k, red, xshape, axes, kept, rshape, post):
     rsize = math.prod(rshape)
     for n, a in red.acc.items():
         kind, arg = red.kind(n)
-        k.buf.writeline(f"{a} = np.full({rsize}, {REDUCE_INIT[kind](k.ctx, n.inputs[0].type.dtype)}, "
-                        f"{red.acc_dtype(n)})")
+        k.buf.writeline(f"{a} = np.empty({rsize}, {red.acc_dtype(n)})")
+        _fill(k, a, rsize, REDUCE_INIT[kind](k.ctx, n.inputs[0].type.dtype))
         if arg:
-            k.buf.writeline(f"{a}i = np.zeros({rsize}, np.int64)")
+            k.buf.writeline(f"{a}i = np.empty({rsize}, np.int64)")
+            _fill(k, f"{a}i", rsize, "0")
     (axis,) = axes if len(axes) == 1 else (None,)
 
     def body(cse, vars_):
@@ -378,7 +389,7 @@ def _lane_loops(k, red, laned, lanes, L, pass_body):
     whole = L - L % LANES
     for n in laned:
         kind = red.kind(n)[0]
-        k.buf.writeline(f"{lanes[n]}[:] = {REDUCE_INIT[kind](k.ctx, n.inputs[0].type.dtype)}")
+        _fill(k, lanes[n], LANES, REDUCE_INIT[kind](k.ctx, n.inputs[0].type.dtype))
     with k.buf.indent(f"for j0 in range(0, {whole}, {LANES}):"):
         with k.buf.indent(f"for lane in range({LANES}):"):
             k.buf.writeline("j = j0 + lane")
@@ -535,7 +546,7 @@ def _emit_product(k, operands, shapes, pshape, prod, dt):
     if math.prod(pshape) == 0:
         return
     if K == 0:
-        k.buf.writeline(f"{prod}[:] = 0")
+        _fill(k, prod, math.prod(pshape), "0")
         return
     suffix = []
     for name, (arr, shape, trans), want in zip(("a3", "b3"), operands, shapes):
@@ -580,46 +591,68 @@ def _copy(k, n):
         k.buf.writeline(f"out0[i] = {_in(k, n)}[i]")
 
 
+def _fill(k, name, size, value):
+    with k.buf.indent(f"for i in range({size}):"):
+        k.buf.writeline(f"{name}[i] = {value}")
+
+
+def _affine(base, coefs, names):
+    """base + sum(coef * index): an offset linear in the loop indices."""
+    text = str(base) if base or not any(coefs) else ""
+    for c, v in zip(coefs, names):
+        if c:
+            term = v if abs(c) == 1 else f"{v} * {abs(c)}"
+            text = f"{text} {'-' if c < 0 else '+'} {term}" if text else (term if c > 0 else f"-{term}")
+    return at(text)
+
+
+def _affine_copy(k, shape, dst, dst_at, src, src_at):
+    """dst[dst_at] = src[src_at] over every index of `shape`, with (base, coefs) offsets: plain
+    loops, not NumPy slice assignment, which numba takes seconds to compile (a 2-d transpose 5.8 s)."""
+    if math.prod(shape) == 0:
+        return
+    names = [f"i{d}" for d in range(len(shape))]
+    line = f"{dst}[{_affine(*dst_at, names)}] = {src}[{_affine(*src_at, names)}]"
+    _nest_named(k, shape, names, False, lambda cse, vs: k.buf.writeline(line))
+
+
 def _transpose(k, n):
-    x = n.inputs[0]
-    if x.type.ndim <= 1:
-        return _copy(k, n)
-    k.buf.writeline(f"{_nd('out0', n.output.type.shape)}[...] = "
-                    f"np.transpose({_nd(_in(k, n), x.type.shape)}, {_shape(n.params['perm'])})")
-
-
-def _index(parts):
-    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
+    x, perm = n.inputs[0], n.params["perm"]
+    xs = c_strides(x.type.shape)
+    _affine_copy(k, n.output.type.shape, "out0", (0, c_strides(n.output.type.shape)),
+                 _in(k, n), (0, [xs[p] for p in perm]))
 
 
 def _slice(k, n):
-    p = n.params
-    parts = [f"{a}:{b}:{s}" for a, b, s in zip(p["start"], p["stop"], p["step"])]
-    k.buf.writeline(f"{_nd('out0', n.output.type.shape)}[...] = "
-                    f"{_nd(_in(k, n), n.inputs[0].type.shape)}[{_index(parts)}]")
+    p, xs = n.params, c_strides(n.inputs[0].type.shape)
+    base = sum(a * s for a, s in zip(p["start"], xs))
+    _affine_copy(k, n.output.type.shape, "out0", (0, c_strides(n.output.type.shape)),
+                 _in(k, n), (base, [st * s for st, s in zip(p["step"], xs)]))
 
 
 def _rev(k, n):
-    x = n.inputs[0]
-    parts = ["::-1" if d in n.params["axes"] else ":" for d in range(x.type.ndim)]
-    k.buf.writeline(f"{_nd('out0', x.type.shape)}[...] = {_nd(_in(k, n), x.type.shape)}[{_index(parts)}]")
+    shape, axes = n.inputs[0].type.shape, n.params["axes"]
+    xs = c_strides(shape)
+    base = sum((shape[d] - 1) * xs[d] for d in axes)
+    flipped = [-s if d in axes else s for d, s in enumerate(xs)]
+    _affine_copy(k, shape, "out0", (0, xs), _in(k, n), (base, flipped))
 
 
 def _pad(k, n):
     x, p = n.inputs[0], n.params
-    k.buf.writeline(f"out0[:] = {k.ctx.const(p.get('value', 0), x.type.dtype)}")
-    parts = [f"{lo}:{lo + d}" for lo, d in zip(p["lo"], x.type.shape)]
-    k.buf.writeline(f"{_nd('out0', n.output.type.shape)}[{_index(parts)}] = {_nd(_in(k, n), x.type.shape)}")
+    _fill(k, "out0", n.output.type.size, k.ctx.const(p.get("value", 0), x.type.dtype))
+    os_ = c_strides(n.output.type.shape)
+    _affine_copy(k, x.type.shape, "out0", (sum(lo * s for lo, s in zip(p["lo"], os_)), os_),
+                 _in(k, n), (0, c_strides(x.type.shape)))
 
 
 def _concatenate(k, n):
-    axis, at = n.params["axis"], 0
+    axis, start = n.params["axis"], 0
+    os_ = c_strides(n.output.type.shape)
     for i, x in enumerate(n.inputs):
-        d = x.type.shape[axis]
-        parts = [":"] * x.type.ndim
-        parts[axis] = f"{at}:{at + d}"
-        at += d
-        k.buf.writeline(f"{_nd('out0', n.output.type.shape)}[{_index(parts)}] = {_nd(_in(k, n, i), x.type.shape)}")
+        _affine_copy(k, x.type.shape, "out0", (start * os_[axis], os_), _in(k, n, i),
+                     (0, c_strides(x.type.shape)))
+        start += x.type.shape[axis]
 
 
 def _pnq(shape, axis):
@@ -642,7 +675,7 @@ def _scatter_add(k, n):
     idx, upd = n.inputs
     P, m, Q = _pnq(n.params["shape"], n.params["axis"])
     I = idx.type.size
-    k.buf.writeline("out0[:] = 0")
+    _fill(k, "out0", n.output.type.size, "0")
     if P * I * Q == 0:
         return
     k.buf.writeline(f"u3 = {_nd(_in(k, n, 1), (P, I, Q))}")

@@ -8,6 +8,9 @@ view first, which is what the kernels index.
 """
 from __future__ import annotations
 
+import ast
+import builtins
+
 import numpy as np
 
 from ..ir.types import is_bool
@@ -44,6 +47,7 @@ class ModuleBuilder:
         self._math: set[str] = set()
         self.kernels: list = []
         self.native = native    # for a standalone C library: codegen/native_entry.py
+        self.long_loop = True   # set per kernel: whether its loops are long enough to vectorize
 
     def const(self, value, dtype) -> str:
         lit = _literal(value, dtype)
@@ -55,11 +59,19 @@ class ModuleBuilder:
         suffix = {"float32": "f32", "float64": "f64"}.get(np.dtype(dtype).name)
         fn = f"{name}_{suffix}" if suffix else None
         if fn and mathlib is not None and hasattr(mathlib, fn):
+            # the called variant compiles once per process (mathlib.NEEDS_NUMBA_INLINE); a C
+            # library keeps the inlined one: a call's error-status path would reach Python
+            if not self.native and not (self.long_loop and name in mathlib.NEEDS_NUMBA_INLINE):
+                fn += "_call"
             self._math.add(fn)
             return fn
         if not required:
             return None
         return f"math.{name}"    # libm: correct, but a scalar call LLVM will not vectorize
+
+    def global_names(self) -> set[str]:
+        """Module-level names a kernel body may use (constants, math functions)."""
+        return set(self._consts.values()) | self._math
 
     def source(self, title: str, entries: list[str]) -> str:
         buf = IndentedBuffer()
@@ -74,6 +86,8 @@ class ModuleBuilder:
         for lit, name in self._consts.items():
             buf.writeline(f"{name} = {lit}")
         for k in self.kernels:
+            if k.inline:
+                continue
             buf.writeline()
             buf.writeline()
             buf.writelines(k.source.rstrip("\n").splitlines())
@@ -82,6 +96,33 @@ class ModuleBuilder:
             buf.writeline()
             buf.writelines(e.rstrip("\n").splitlines())
         return buf.getvalue()
+
+
+def inline_kernel(ks, args: list[str], module_names) -> list[str]:
+    """Kernel `ks` called with `args`, as statements of the entry: parameters replaced by the
+    arguments (an expression is bound to a name first), every local renamed `<kernel>_<name>`:
+    numba gives a variable one type per function, and two kernels' `t1` may differ."""
+    prefix = ks.name.split("_")[0] + "_"
+    lines, names = [f"# {ks.comment}"], {}
+    for p, a in zip(ks.params, args):
+        if a.isidentifier():
+            names[p] = a
+        else:
+            names[p] = prefix + p
+            lines.append(f"{names[p]} = {a}")
+    keep = _BUILTINS | set(module_names)
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id not in keep:
+                node.id = names.get(node.id, prefix + node.id)
+            return node
+
+    tree = Rename().visit(ast.parse(ks.body))
+    return lines + (ast.unparse(tree).splitlines() if tree.body else [])
+
+
+_BUILTINS = frozenset(dir(builtins)) | {"math", "np", "njit", "prange"}
 
 
 def flat_view(name: str, type) -> str:

@@ -9,8 +9,9 @@ says otherwise), so that
         out[i] = exp_f32(x[i])
 
 compiles to packed AVX-512/AVX2 code. Generated kernels import them by name
-(`<name>_f32`, `<name>_f64`); `MATH` and `math_function` map (name, dtype) to
-them, with libm fallbacks where no fast float64 version exists.
+(`<name>_f32`, `<name>_f64`, or the called `..._call` variants, see below);
+`MATH` and `math_function` map (name, dtype) to them, with libm fallbacks
+where no fast float64 version exists.
 
 Rules that keep them vectorizable and in the right precision:
 - Conditions are `a if cond else b` over values that are already computed;
@@ -693,6 +694,17 @@ BINARY = frozenset({"atan2", "pow"})
 
 MATH = {(name, dtype): globals()[f"{name}_{suffix}"]
         for name in NAMES for dtype, suffix in (("float32", "f32"), ("float64", "f64"))}
+
+
+# Called variants, `<name>_<suffix>_call`: plain @njit functions typed and compiled once per
+# process (and kept in numba's disk cache), where the inline="always" ones are typed again at
+# every call site: the larger part of a kernel's compile time. LLVM inlines most of them into
+# the calling loop and vectorizes it; it declines these (over its inlining threshold), whose
+# loops then stay scalar calls, 10-20x slower: a long loop needs the numba-level inline.
+NEEDS_NUMBA_INLINE = frozenset({"erf", "pow", "atan2", "softplus"})
+for _fn in MATH.values():
+    globals()[f"{_fn.py_func.__name__}_call"] = njit(cache=True, error_model="numpy")(_fn.py_func)
+del _fn
 
 
 def math_function(name: str, dtype: str):

@@ -19,7 +19,7 @@ def at(offset: str) -> str:
     return offset if offset.isdigit() else f"np.uint64({offset})"
 
 
-def _strides(shape):
+def c_strides(shape):
     out, acc = [], 1
     for d in reversed(shape):
         out.append(acc)
@@ -46,7 +46,7 @@ class Space:
     @property
     def flat(self) -> str:
         if self._flat is None:
-            self._flat = self.dot(range(len(self.shape)), _strides(self.shape))
+            self._flat = self.dot(range(len(self.shape)), c_strides(self.shape))
         return self._flat
 
     def dot(self, dims, strides) -> str:
@@ -65,7 +65,7 @@ class Space:
         if lead < 0 or any(e not in (1, self.shape[lead + k]) for k, e in enumerate(shape)):
             raise NotImplementedError(f"cpu codegen: operand shape {shape} does not broadcast to "
                                       f"the iteration space {self.shape}")
-        strides = _strides(shape)
+        strides = c_strides(shape)
         dims = [(lead + k, s) for k, (e, s) in enumerate(zip(shape, strides)) if e != 1]
         return self.dot([d for d, _ in dims], [s for _, s in dims])
 
@@ -73,7 +73,7 @@ class Space:
 def flat_space(shape, var, cse):
     """A space walked by one flat index `var`; per-dim indices are derived by divmod on demand."""
     shape = tuple(shape)
-    strides = _strides(shape)
+    strides = c_strides(shape)
 
     def idx(d):
         e = f"{var} // {strides[d]}" if strides[d] != 1 else var
@@ -87,7 +87,7 @@ def rows_space(shape, row, col, cse):
     """A (..., L) space walked by a row index over the leading dims and a column index `col`."""
     shape = tuple(shape)
     lead = shape[:-1]
-    strides = _strides(lead)
+    strides = c_strides(lead)
 
     def idx(d):
         e = f"{row} // {strides[d]}" if strides[d] != 1 else row

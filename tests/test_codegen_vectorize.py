@@ -28,7 +28,7 @@ def test_main_kernels_use_packed_simd(name):
     f(*args)
     module = next(iter(f._cache.values())).exe.run.module
     kernels = [getattr(module, n) for n in dir(module) if re.fullmatch(r"k\d+_\w+", n)]
-    assert kernels
+    kernels = kernels or [module.entry0]    # serial kernels are written into the entry
     for k in kernels:
         asm = "\n".join(k.inspect_asm().values())
         assert len(PACKED.findall(asm)) >= 4, f"{name}: {k.__name__} has no packed float arithmetic"
