@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..ir.ops import REDUCE, Op
+from ..ir.passes.fusion_rules import row_pass_levels
 from ..ir.types import is_float, is_int
 from .buffer import CSE, IndentedBuffer
 from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better
@@ -364,25 +365,6 @@ def _reduce_outer(k, red, xshape, axes, kept, rshape, post):
 
 # ----------------------------------------------------------------------------- rowwise
 
-def _levels(body, reds):
-    """Pass number of every body value: a row value can be computed in the pass after the
-    reductions it depends on; a reduction's result is available after its input's pass."""
-    red_of = {r.output: r for r in reds}
-    level, per_row = {v: 0 for v in body.inputs}, set()
-    for n in body.nodes:
-        ins = [level.get(x, 0) for x in n.inputs]
-        if n.output in red_of:
-            level[n.output] = ins[0] + 1
-            per_row.add(n.output)
-            continue
-        for v in n.outputs:
-            level[v] = max(ins, default=0)
-        if (n.op == Op.constant and n.params["value"].size == 1) or (all(x in per_row for x in n.inputs)
-                                   and any(x in per_row for x in n.inputs)):
-            per_row.update(n.outputs)
-    return level, per_row
-
-
 def _lane_loops(k, red, laned, lanes, L, pass_body):
     """The row walked LANES elements at a time (lane l keeps its own max/min), then the tail,
     then the lanes folded into the scalar accumulators."""
@@ -416,7 +398,7 @@ def gen_rowwise(ctx, name, node) -> KernelSource:
     L, rows = xshape[-1], math.prod(xshape[:-1])
     if rows * L == 0 and not any(v in _split_body(k.body, reds) and v.type.size for v in k.body.outputs):
         return k.finish()
-    level, per_row = _levels(k.body, reds)
+    level, per_row = row_pass_levels(k.body, reds)
     consts = {n.output for n in k.body.nodes if n.op == Op.constant}
     producers = k.body.producers()
     row_vals = [v for v in level if v not in per_row and v not in consts and v in producers]

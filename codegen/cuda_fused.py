@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir.ops import REDUCE, Op
+from ..ir.passes.fusion_rules import row_pass_levels
 from ..ir.types import is_bool, is_float
 from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
@@ -245,26 +246,6 @@ def gen_reduce(name, node) -> Fused:
 
 # ----------------------------------------------------------------------------- rowwise
 
-def _levels(body, reds):
-    """Pass of every body value (a value needing reduction results comes one pass after the
-    reductions' inputs) and the per-row values (reduction results and what is computed from
-    them and scalar constants alone)."""
-    red_out = {r.output for r in reds}
-    level, per_row = {v: 0 for v in body.inputs}, set()
-    for n in body.nodes:
-        ins = [level.get(x, 0) for x in n.inputs]
-        if n.output in red_out:
-            level[n.output] = ins[0] + 1
-            per_row.add(n.output)
-            continue
-        for v in n.outputs:
-            level[v] = max(ins, default=0)
-        scalar_const = n.op == Op.constant and n.params["value"].size == 1
-        if scalar_const or (n.inputs and all(x in per_row for x in n.inputs)):
-            per_row.update(n.outputs)
-    return level, per_row
-
-
 def gen_rowwise(name, node) -> Fused:
     k = _Kernel(name, node, "rowwise")
     reds = [n for n in k.body.nodes if n.op in REDUCE]
@@ -274,7 +255,7 @@ def gen_rowwise(name, node) -> Fused:
            for r in reds):
         raise NotImplementedError("cuda codegen: rowwise reductions must all be over the last axis")
     L, rows = xshape[-1], math.prod(xshape[:-1])
-    level, per_row = _levels(k.body, reds)
+    level, per_row = row_pass_levels(k.body, reds)
     passes = 1 + max([level[r.inputs[0]] for r in reds] +
                      [level[v] for v in k.body.outputs if v not in per_row])
     # per-row values read by row elements, handed to the element passes once computed

@@ -290,3 +290,24 @@ def analyze_kernel(node) -> KernelInfo:
         raise ValueError(f"kernel {body.name}: the body does not form a {node.params['kind']} "
                          "kernel")
     return info
+
+
+def row_pass_levels(body, reds):
+    """For a rowwise kernel body: the pass over the row each value is computed in (a value that
+    needs reduction results comes one pass after the reductions' inputs), and the per-row
+    values (reduction results and what is computed from them and scalar constants alone).
+    Both the CPU and the CUDA generator lay their loops out from this."""
+    red_out = {r.output for r in reds}
+    level, per_row = {v: 0 for v in body.inputs}, set()
+    for n in body.nodes:
+        ins = [level.get(x, 0) for x in n.inputs]
+        if n.output in red_out:
+            level[n.output] = ins[0] + 1
+            per_row.add(n.output)
+            continue
+        for v in n.outputs:
+            level[v] = max(ins, default=0)
+        scalar_const = n.op == Op.constant and n.params["value"].size == 1
+        if scalar_const or (n.inputs and all(x in per_row for x in n.inputs)):
+            per_row.update(n.outputs)
+    return level, per_row
