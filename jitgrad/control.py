@@ -96,16 +96,14 @@ def while_loop(cond_fun, body_fun, init_val):
 def fori_loop(lower, upper, body_fun, init_val):
     """jg.fori_loop(lower, upper, body_fun, init_val): body_fun(i, val) for i in [lower, upper).
     With Python-int bounds it is a scan (reverse-differentiable), otherwise a while_loop."""
+    from . import numpy as jnp
     if isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer)):
-        from . import numpy as jnp
-
         def step(carry, _):
             i, val = carry
             return (jnp.add(i, 1), body_fun(i, val)), None
         n = max(0, int(upper) - int(lower))
         (_, val), _ = scan(step, (asarray(np.int64(lower)), init_val), None, length=n)
         return val
-    from . import numpy as jnp
 
     def c(carry):
         return jnp.less(carry[0], upper)

@@ -16,7 +16,7 @@ import threading
 
 import numpy as np
 
-from .ir import Builder, Op
+from .ir import Builder
 from .ir.errors import ShapeError
 from .ir.ops import infer_types
 from .ir.reference import EXTRA_REFERENCE, evaluate
