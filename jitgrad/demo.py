@@ -202,6 +202,10 @@ def _settings(name, args) -> Settings:
     return s
 
 
+def _epochs(n) -> str:
+    return f"{n} epoch" + ("" if n == 1 else "s")
+
+
 def main(args=None) -> int:
     start = time.perf_counter()
     plot_path = getattr(args, "plot", None)
@@ -221,13 +225,13 @@ def main(args=None) -> int:
     seed = getattr(args, "seed", 0)
     print(f"jitgrad demo: {about}, {len(train[0])} train / {len(test[0])} test images\n")
 
-    print(f"(a) softmax regression, eager, {s.softmax_epochs} epochs of batch {s.batch_size}:\n"
+    print(f"(a) softmax regression, eager, {_epochs(s.softmax_epochs)} of batch {s.batch_size}:\n"
           "        W_grad = jg.grad(loss)(W, x, y); W = W - lr * W_grad", flush=True)
     a = softmax_regression(train, test, s, seed)
     print(f"    test accuracy {a.accuracy:.1%}   {a.samples_per_s:,.0f} samples/s   "
           f"{a.train_s:.1f} s\n")
 
-    print(f"(b) MLP {train[0].shape[1]}-{s.hidden}-10, {s.mlp_epochs} epochs of batch "
+    print(f"(b) MLP {train[0].shape[1]}-{s.hidden}-10, {_epochs(s.mlp_epochs)} of batch "
           f"{s.batch_size}, one jitted training step (value_and_grad + Adam)", flush=True)
     b, t = mlp(train, test, s, seed)
     print(f"    test accuracy {b.accuracy:.1%}   {b.samples_per_s:,.0f} samples/s   "
