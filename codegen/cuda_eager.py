@@ -21,6 +21,7 @@ from ..ir.reference import evaluate
 from ..runtime import cuda_device
 from ..runtime.cuda_memory import allocator
 from . import cuda_kernels as K
+from .space import c_strides
 
 MAX_BLOCKS = 4096          # grid-stride loops: enough blocks to fill an H100's 132 SMs
 LONG_ROW = 1024            # rows at least this long get a block each, shorter ones a thread
@@ -80,17 +81,9 @@ def upload(host, index=0):
 
 # ----------------------------------------------------------------------------- strides
 
-def contiguous_strides(shape):
-    strides, acc = [], 1
-    for d in reversed(shape):
-        strides.append(acc)
-        acc *= d
-    return tuple(reversed(strides))
-
-
 def broadcast_strides(shape, out_shape):
     """Element strides reading a contiguous `shape` array over `out_shape` (0 on broadcast axes)."""
-    own = contiguous_strides(shape)
+    own = c_strides(shape)
     lead = len(out_shape) - len(shape)
     return tuple(0 if k < lead or shape[k - lead] == 1 and out_shape[k] != 1 else own[k - lead]
                  for k in range(len(out_shape)))
@@ -152,7 +145,7 @@ def copy_into(out, out_offset, out_strides, src, src_offset, src_strides, shape,
 def strided_view_copy(src, out_t, offset, strides, index=0):
     """A new contiguous array of type out_t read from `src` at offset + i.strides."""
     out = empty(out_t.shape, out_t.dtype, index)
-    copy_into(out, 0, contiguous_strides(out_t.shape), src, offset, strides, out_t.shape, index)
+    copy_into(out, 0, c_strides(out_t.shape), src, offset, strides, out_t.shape, index)
     return out
 
 
@@ -165,7 +158,7 @@ def fill(out, value, index=0):
 
 
 def _transpose(x, params, out_t, index):
-    own = contiguous_strides(x.shape)
+    own = c_strides(x.shape)
     return strided_view_copy(x, out_t, 0, tuple(own[p] for p in params["perm"]), index)
 
 
@@ -174,14 +167,14 @@ def _broadcast_to(x, params, out_t, index):
 
 
 def _slice(x, params, out_t, index):
-    own = contiguous_strides(x.shape)
+    own = c_strides(x.shape)
     offset = sum(a * s for a, s in zip(params["start"], own))
     strides = tuple(s * st for s, st in zip(own, params["step"]))
     return strided_view_copy(x, out_t, offset, strides, index)
 
 
 def _rev(x, params, out_t, index):
-    own = list(contiguous_strides(x.shape))
+    own = list(c_strides(x.shape))
     offset = 0
     for a in params["axes"]:
         offset += (x.shape[a] - 1) * own[a]
@@ -195,17 +188,17 @@ def _reshape(x, params, out_t, index):
 
 def _pad(x, params, out_t, index):
     out = fill(empty(out_t.shape, out_t.dtype, index), params.get("value", 0), index)
-    os_ = contiguous_strides(out_t.shape)
+    os_ = c_strides(out_t.shape)
     offset = sum(lo * s for lo, s in zip(params["lo"], os_))
-    copy_into(out, offset, os_, x, 0, contiguous_strides(x.shape), x.shape, index)
+    copy_into(out, offset, os_, x, 0, c_strides(x.shape), x.shape, index)
     return out
 
 
 def _concatenate(arrays, params, out_t, index):
     out = empty(out_t.shape, out_t.dtype, index)
-    os_, axis, at = contiguous_strides(out_t.shape), params["axis"], 0
+    os_, axis, at = c_strides(out_t.shape), params["axis"], 0
     for a in arrays:
-        copy_into(out, at * os_[axis], os_, a, 0, contiguous_strides(a.shape), a.shape, index)
+        copy_into(out, at * os_[axis], os_, a, 0, c_strides(a.shape), a.shape, index)
         at += a.shape[axis]
     return out
 
@@ -223,7 +216,7 @@ def rows_last(x, axes, index=0):
     rows = int(np.prod([x.shape[k] for k in kept], dtype=np.int64))
     perm = kept + list(axes)
     if perm != list(range(x.ndim)):
-        own = contiguous_strides(x.shape)
+        own = c_strides(x.shape)
         from ..ir.types import TensorType
         t = TensorType(tuple(x.shape[p] for p in perm), np.dtype(x.dtype))
         x = strided_view_copy(x, t, 0, tuple(own[p] for p in perm), index)
@@ -259,7 +252,7 @@ def _scan(op, arrays, params, out_types, index):
     # move the axis back: res is x's shape with `axis` last
     perm = [k for k in range(x.ndim) if k != axis] + [axis]
     inverse = [perm.index(k) for k in range(x.ndim)]
-    own = contiguous_strides(res.shape)
+    own = c_strides(res.shape)
     return (strided_view_copy(res, out_t, 0, tuple(own[p] for p in inverse), index),)
 
 

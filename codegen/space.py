@@ -19,12 +19,13 @@ def at(offset: str) -> str:
     return offset if offset.isdigit() else f"np.uint64({offset})"
 
 
-def c_strides(shape):
+def c_strides(shape) -> tuple:
+    """Element strides of a C-contiguous array of `shape`."""
     out, acc = [], 1
     for d in reversed(shape):
         out.append(acc)
         acc *= d
-    return out[::-1]
+    return tuple(out[::-1])
 
 
 class Space:
@@ -70,9 +71,8 @@ class Space:
         return self.dot([d for d, _ in dims], [s for _, s in dims])
 
 
-def flat_space(shape, var, cse):
-    """A space walked by one flat index `var`; per-dim indices are derived by divmod on demand."""
-    shape = tuple(shape)
+def _unravel(shape, var, cse) -> list:
+    """Per-dim index getters for a flat C-order index `var` over `shape` (divmod, on demand)."""
     strides = c_strides(shape)
 
     def idx(d):
@@ -80,22 +80,20 @@ def flat_space(shape, var, cse):
         if d > 0:
             e = f"({e}) % {shape[d]}"
         return lambda: cse.get(e)
-    return Space(shape, [idx(d) for d in range(len(shape))], cse, flat=var)
+    return [idx(d) for d in range(len(shape))]
+
+
+def flat_space(shape, var, cse):
+    """A space walked by one flat index `var`; per-dim indices are derived by divmod on demand."""
+    shape = tuple(shape)
+    return Space(shape, _unravel(shape, var, cse), cse, flat=var)
 
 
 def rows_space(shape, row, col, cse):
     """A (..., L) space walked by a row index over the leading dims and a column index `col`."""
     shape = tuple(shape)
-    lead = shape[:-1]
-    strides = c_strides(lead)
-
-    def idx(d):
-        e = f"{row} // {strides[d]}" if strides[d] != 1 else row
-        if d > 0:
-            e = f"({e}) % {lead[d]}"
-        return lambda: cse.get(e)
     flat = cse.get(f"{row} * {shape[-1]} + {col}") if shape[-1] != 1 else row
-    return Space(shape, [idx(d) for d in range(len(lead))] + [col], cse, flat=flat)
+    return Space(shape, _unravel(shape[:-1], row, cse) + [col], cse, flat=flat)
 
 
 def collapse(shape, operand_shapes):

@@ -70,16 +70,17 @@ def _convert(rw, node, ins):
     return ins[0] if ins[0].type.dtype == node.params["dtype"] else None
 
 
-def _reshape(rw, node, ins):
+def _collapse_chain(rw, node, ins):
+    """reshape∘reshape and broadcast∘broadcast are one op; a no-op shape change disappears."""
     (x,) = ins
     inner = rw.producer.get(x)
-    if inner is not None and inner.op == Op.reshape:
+    if inner is not None and inner.op == node.op:
         x = inner.inputs[0]
     if x.type.shape == node.params["shape"]:
         return x
     if x is ins[0]:
         return None
-    return rw.emit(Op.reshape, (x,), node.params, node.source_info)
+    return rw.emit(node.op, (x,), node.params, node.source_info)
 
 
 def _transpose(rw, node, ins):
@@ -93,18 +94,6 @@ def _transpose(rw, node, ins):
     if x is ins[0]:
         return None
     return rw.emit(Op.transpose, (x,), {"perm": perm}, node.source_info)
-
-
-def _broadcast_to(rw, node, ins):
-    (x,) = ins
-    inner = rw.producer.get(x)
-    if inner is not None and inner.op == Op.broadcast_to:
-        x = inner.inputs[0]
-    if x.type.shape == node.params["shape"]:
-        return x
-    if x is ins[0]:
-        return None
-    return rw.emit(Op.broadcast_to, (x,), node.params, node.source_info)
 
 
 def _reduce(rw, node, ins):
@@ -129,9 +118,9 @@ RULES = {
     Op.neg: _neg,
     Op.stop_gradient: _identity,
     Op.convert: _convert,
-    Op.reshape: _reshape,
+    Op.reshape: _collapse_chain,
     Op.transpose: _transpose,
-    Op.broadcast_to: _broadcast_to,
+    Op.broadcast_to: _collapse_chain,
     **{op: _reduce for op in REDUCE},
 }
 
