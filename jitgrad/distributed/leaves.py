@@ -1,0 +1,100 @@
+"""Pytree leaves as host NumPy arrays for MPI, and back to the leaf's own kind afterwards.
+
+A leaf may be a jitgrad Tensor (any device; Parameters stay Parameters), a NumPy array or
+scalar, or a Python number; each comes back as the same kind with the collective's result (a gathered scalar
+becomes a NumPy array with one entry per rank).
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import tree_util
+from ..core import Tracer
+from ..tensor import Tensor
+
+
+@dataclass
+class HostLeaf:
+    array: np.ndarray        # C-contiguous host data (the leaf's own buffer when it already is)
+    rebuild: object          # result ndarray -> a leaf of the original kind
+
+
+def _tensor(x: Tensor, where: str) -> HostLeaf:
+    device, keep_grad = x.device, x.requires_grad and x.is_leaf
+
+    def rebuild(a):
+        t = type(x)._wrap(a)
+        t = t if device.type == "cpu" else t.to(device)
+        t.requires_grad = keep_grad
+        return t
+    return HostLeaf(np.ascontiguousarray(x._host(where)), rebuild)
+
+
+def _number(x, where: str) -> HostLeaf:
+    kind = type(x)
+    return HostLeaf(np.asarray(x), lambda a: kind(a.item()) if a.ndim == 0 else a)
+
+
+_KINDS = (
+    (Tensor, _tensor),
+    (np.ndarray, lambda x, where: HostLeaf(np.ascontiguousarray(x), lambda a: a)),
+    (np.generic, lambda x, where: HostLeaf(np.asarray(x), lambda a: a[()])),
+    ((bool, int, float, complex), _number),
+)
+
+
+def host_leaves(tree, where: str):
+    """(leaves as HostLeaf, treedef, leaf paths) for `tree`, or a TypeError naming the leaf."""
+    leaves, treedef = tree_util.tree_flatten(tree)
+    paths = leaf_paths(treedef)
+    out = []
+    for leaf, path in zip(leaves, paths):
+        if isinstance(leaf, Tracer):
+            raise TypeError(
+                f"{where}: the leaf at {path} is a value traced inside jg.jit; collectives "
+                f"run on concrete arrays: return it from the jitted function and call "
+                f"{where} on the result (e.g. grads = allreduce(step(params, x, y)))")
+        convert = next((fn for kinds, fn in _KINDS if isinstance(leaf, kinds)), None)
+        if convert is None:
+            raise TypeError(f"{where}: the leaf at {path} is a {type(leaf).__name__}; expected "
+                            f"jitgrad tensors, NumPy arrays or Python numbers")
+        out.append(convert(leaf, where))
+    return out, treedef, paths
+
+
+# ---------------------------------------------------------------------------------- naming
+
+def _children_names(td) -> list[str]:
+    """How each child of a pytree node is reached: '[0]', "['key']", '.weight'."""
+    from ..nn.module import Module
+    kind, aux = td.kind, td.aux
+    if kind in (dict, OrderedDict):
+        return [f"[{k!r}]" for k in aux]
+    if isinstance(kind, type) and issubclass(kind, Module):
+        return [f".{n}" for n in aux[1] + aux[2]]
+    if isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields"):
+        return [f".{n}" for n in kind._fields]
+    return [f"[{i}]" for i in range(len(td.children))]
+
+
+def leaf_paths(treedef) -> list[str]:
+    """'tree', 'tree[0]', "tree['w'].bias", ... for every leaf, in flattening order."""
+    paths = []
+
+    def walk(td, path):
+        if td.kind is None:
+            paths.append(path)
+            return
+        for name, child in zip(_children_names(td), td.children):
+            walk(child, path + name)
+    walk(treedef, "tree")
+    return paths
+
+
+def describe(treedef, arrays) -> str:
+    """The structure with every leaf's dtype and shape, e.g. "tree['w']: float32[3, 4]; ..."."""
+    paths = leaf_paths(treedef)
+    return "; ".join(f"{p}: {a.dtype}{list(a.shape)}" for p, a in zip(paths, arrays)) or "no leaves"
