@@ -226,6 +226,14 @@ class DataLoader:
     same ``seed`` yield the same sequence of epochs; ``seed=None`` picks a random seed.
     Set ``loader.epoch`` to resume a run at a given epoch.
 
+    ``shard=(rank, world)`` gives this process its part of every epoch, for data-parallel
+    training (as torch's DistributedSampler): all ranks draw the same order from ``seed``
+    and rank ``r`` takes every ``world``-th sample from position ``r``, so the shards are
+    disjoint and together cover each sample once. Shards then differ in length by at most one
+    sample; with ``drop_last=True`` every rank gets the same number of full batches,
+    ``(num_samples // world) // batch_size``, so ranks that average gradients every step stay
+    in step. ``num_samples`` stays the whole data set's size.
+
     >>> x, y = np.zeros((10, 3), np.float32), np.arange(10)
     >>> loader = DataLoader(x, y, batch_size=4, shuffle=True, seed=0)
     >>> len(loader), [len(yb) for xb, yb in loader]
@@ -240,6 +248,7 @@ class DataLoader:
         shuffle: bool = False,
         seed: int | None = None,
         drop_last: bool = False,
+        shard: tuple[int, int] | None = None,
     ):
         is_int = isinstance(batch_size, (int, np.integer)) and not isinstance(batch_size, bool)
         if not (is_int and batch_size >= 1):
@@ -250,17 +259,26 @@ class DataLoader:
         self.shuffle = shuffle
         self.seed = np.random.SeedSequence().entropy if seed is None else seed
         self.drop_last = drop_last
+        self.rank, self.world = _check_shard(shard)
         self.epoch = 0
+
+    def _shard_length(self) -> int:
+        if self.drop_last:
+            return self.num_samples // self.world
+        return len(range(self.rank, self.num_samples, self.world))
 
     def __len__(self) -> int:
         if self.drop_last:
-            return self.num_samples // self.batch_size
-        return -(-self.num_samples // self.batch_size)
+            return self._shard_length() // self.batch_size
+        return -(-self._shard_length() // self.batch_size)
 
     def __iter__(self):
         order = None
         if self.shuffle:
             order = np.random.default_rng((self.seed, self.epoch)).permutation(self.num_samples)
+        if self.world > 1:
+            order = np.arange(self.num_samples) if order is None else order
+            order = order[self.rank::self.world][:self._shard_length()]
         self.epoch += 1
         return self._batches(order)
 
@@ -270,6 +288,19 @@ class DataLoader:
             if order is not None:
                 rows = order[rows]
             yield tuple(a[rows] for a in self.arrays)
+
+
+def _check_shard(shard) -> tuple[int, int]:
+    """(rank, world) from DataLoader's ``shard`` argument; (0, 1) for None."""
+    if shard is None:
+        return 0, 1
+    ints = isinstance(shard, tuple) and len(shard) == 2 and all(
+        isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in shard)
+    if not (ints and shard[1] >= 1 and 0 <= shard[0] < shard[1]):
+        raise ValueError(f"DataLoader: shard must be a tuple (rank, world) of ints with "
+                         f"0 <= rank < world, e.g. (jg.distributed.rank(), "
+                         f"jg.distributed.world_size()), got {shard!r}")
+    return int(shard[0]), int(shard[1])
 
 
 def _common_length(*arrays: np.ndarray, where: str) -> int:

@@ -1,6 +1,7 @@
 """jitgrad.data: IDX parsing, MNIST loading and its errors, bundled digits, splits, DataLoader."""
 
 import gzip
+import re
 import struct
 
 import numpy as np
@@ -304,3 +305,49 @@ def test_loader_rejects_mismatched_or_scalar_arrays():
         DataLoader(np.zeros((4, 2)), np.zeros(5))
     with pytest.raises(ValueError, match=r"DataLoader: arrays need at least one dimension"):
         DataLoader(np.float32(1.0))
+
+
+# ---------------------------------------------------------------- DataLoader shards
+
+
+@pytest.mark.parametrize("n,world,batch", [(10, 2, 3), (11, 3, 2), (7, 4, 5), (3, 4, 1)])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_loader_shards_cover_every_sample_once_per_epoch(n, world, batch, shuffle):
+    y = np.arange(n)
+    loaders = [DataLoader(y * 10, y, batch_size=batch, shuffle=shuffle, seed=5, shard=(r, world))
+               for r in range(world)]
+    for _ in range(3):   # each epoch: disjoint shards whose union is every sample exactly once
+        seen = [np.concatenate([yb for _, yb in ld] or [np.zeros(0, int)]) for ld in loaders]
+        np.testing.assert_array_equal(np.sort(np.concatenate(seen)), y)
+        assert max(map(len, seen)) - min(map(len, seen)) <= 1
+        for ld, s in zip(loaders, seen):
+            assert len(ld) == -(-len(s) // batch)
+
+
+def test_loader_shards_are_deterministic_per_seed_and_follow_the_global_order():
+    y = np.arange(40)
+    full = epochs(DataLoader(y, y, batch_size=40, shuffle=True, seed=3), 2)
+    for r in range(2):
+        mine = epochs(DataLoader(y, y, batch_size=4, shuffle=True, seed=3, shard=(r, 2)), 2)
+        again = epochs(DataLoader(y, y, batch_size=4, shuffle=True, seed=3, shard=(r, 2)), 2)
+        for e in range(2):
+            np.testing.assert_array_equal(mine[e], full[e][r::2])
+            np.testing.assert_array_equal(mine[e], again[e])
+
+
+def test_loader_shards_with_drop_last_give_every_rank_the_same_full_batches():
+    y = np.arange(23)
+    loaders = [DataLoader(y, y, batch_size=3, shuffle=True, seed=0, drop_last=True,
+                          shard=(r, 3)) for r in range(3)]
+    assert [len(ld) for ld in loaders] == [2, 2, 2]          # (23 // 3) // 3
+    batches = [[yb for _, yb in ld] for ld in loaders]
+    assert all(len(b) == 2 and all(len(yb) == 3 for yb in b) for b in batches)
+    rows = np.concatenate([np.concatenate(b) for b in batches])
+    assert len(np.unique(rows)) == len(rows) == 18            # still disjoint
+
+
+@pytest.mark.parametrize("shard", [(2, 2), (-1, 2), (0, 0), [0, 2], (0.0, 2), (True, 2), (0,)])
+def test_loader_rejects_bad_shard(shard):
+    with pytest.raises(ValueError, match=r"DataLoader: shard must be a tuple \(rank, world\) of "
+                                         r"ints with 0 <= rank < world, .*got " + re.escape(repr(shard))):
+        DataLoader(np.zeros(4), batch_size=1, shard=shard)
