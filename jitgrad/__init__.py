@@ -15,6 +15,7 @@ from .runtime.device import Device, device  # noqa: E402
 from .tensor import Tensor, as_tensor, tensor  # noqa: E402
 from .tracing import ShapeDtype, make_graph  # noqa: E402
 from .transforms import grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: E402
+from .vmap import vmap  # noqa: E402
 from .jacobians import hessian, jacfwd, jacrev  # noqa: E402
 from .custom import custom_vjp  # noqa: E402
 from . import test_util  # noqa: E402,F401

@@ -1,0 +1,145 @@
+"""Batching rules of the primitives: op -> fn(e, node, args, batched) -> [(value, batched)].
+
+`node` is the per-example node (its params and types), `args` its inputs in the batched graph,
+`batched[i]` whether args[i] carries the batch axis (always axis 0, see emitter.py). A rule is
+called only when at least one input is batched, and returns one (value, is_batched) per output.
+Every rule emits ordinary primitives, so a batched graph fuses and compiles like any other.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..graph import Graph
+from ..ops import ELEMENTWISE, REDUCE, Op
+from ..types import TensorType
+
+
+def _elementwise(e, node, args, batched):
+    rank = node.outputs[0].type.ndim
+    lifted = [e.lift(a, b, rank) for a, b in zip(args, batched)]
+    return [(e(node.op, *lifted, **node.params), True)]
+
+
+def _shift(key):
+    """Rules of one-input ops whose param `key` holds axes (a tuple) or one axis (an int)."""
+    def rule(e, node, args, batched):
+        p = node.params[key]
+        moved = tuple(a + 1 for a in p) if isinstance(p, tuple) else p + 1
+        return [(e(node.op, args[0], **{**node.params, key: moved}), True)]
+    return rule
+
+
+def _prepend(**extra):
+    """Rules of one-input ops whose per-axis params get one entry for the batch axis in front."""
+    def rule(e, node, args, batched):
+        p = dict(node.params)
+        for key, value in extra.items():
+            p[key] = ((e.size if value is None else value),) + tuple(p[key])
+        return [(e(node.op, args[0], **p), True)]
+    return rule
+
+
+def _transpose(e, node, args, batched):
+    perm = (0,) + tuple(p + 1 for p in node.params["perm"])
+    return [(e(Op.transpose, args[0], perm=perm), True)]
+
+
+def _broadcast_to(e, node, args, batched):
+    shape = node.params["shape"]
+    x = e.lift(args[0], True, len(shape))
+    return [(e(Op.broadcast_to, x, shape=(e.size,) + tuple(shape)), True)]
+
+
+def _concatenate(e, node, args, batched):
+    parts = [e.batched(a, b) for a, b in zip(args, batched)]
+    return [(e(Op.concatenate, *parts, axis=node.params["axis"] + 1), True)]
+
+
+# ----------------------------------------------------------------------------- indexing
+
+def _flat_positions(e, idx, n):
+    """Per-example indices idx[B, ...] into an axis of size n, as positions into the B * n rows
+    of the examples stacked along that axis. Negative indices wrap; an out-of-range one maps to
+    row B * n, so the gather/scatter still reports it (IndexError) instead of reading another
+    example's row."""
+    dt = idx.type.dtype
+    wrapped = e.select(e(Op.lt, idx, e.const(0, dt)), e.add(idx, n), idx)
+    ok = e(Op.logical_and, e(Op.ge, wrapped, e.const(0, dt)), e(Op.lt, wrapped, e.const(n, dt)))
+    offsets = (np.arange(e.size, dtype=dt) * n).reshape((e.size,) + (1,) * (idx.type.ndim - 1))
+    return e.select(ok, e.add(wrapped, e.const(offsets, dt)), e.size * n)
+
+
+def _take(e, node, args, batched):
+    (x, idx), (bx, bi), axis = args, batched, node.params["axis"]
+    if not bi:
+        return [(e(Op.take, x, idx, axis=axis + 1), True)]
+    if not bx:      # the batch axis of idx lands at position `axis` of the result
+        return [(e.move_axis(e(Op.take, x, idx, axis=axis), axis, 0), True)]
+    # both batched: gather rows of [B * n, rest...], where rest = x's axes other than `axis`
+    n, rest = x.type.shape[axis + 1], x.type.shape[1:axis + 1] + x.type.shape[axis + 2:]
+    rows = e.reshape(e.move_axis(x, axis + 1, 1), (e.size * n,) + rest)
+    out = e(Op.take, rows, _flat_positions(e, idx, n), axis=0)     # [B, idx..., rest...]
+    k = idx.type.ndim - 1
+    perm = [0] + list(range(1 + k, 1 + k + axis)) + list(range(1, 1 + k)) \
+        + list(range(1 + k + axis, out.type.ndim))
+    return [(e.transpose(out, perm), True)]
+
+
+def _scatter_add(e, node, args, batched):
+    (idx, upd), (bi, bu) = args, batched
+    shape, axis = tuple(node.params["shape"]), node.params["axis"]
+    if not bi:
+        return [(e(Op.scatter_add, idx, upd, shape=(e.size,) + shape, axis=axis + 1), True)]
+    upd = e.batched(upd, bu)                # [B, shape[:axis], idx..., shape[axis+1:]]
+    k, n = idx.type.ndim - 1, shape[axis]
+    perm = [0] + list(range(1 + axis, 1 + axis + k)) + list(range(1, 1 + axis)) \
+        + list(range(1 + axis + k, upd.type.ndim))
+    rest = shape[:axis] + shape[axis + 1:]
+    out = e(Op.scatter_add, _flat_positions(e, idx, n), e.transpose(upd, perm),
+            shape=(e.size * n,) + rest, axis=0)
+    out = e.reshape(out, (e.size, n) + rest)
+    return [(e.move_axis(out, 1, axis + 1), True)]
+
+
+# ----------------------------------------------------------------------------- matmul
+
+def _matmul(e, node, args, batched):
+    (a, b), (ba, bb) = args, batched
+    out = node.outputs[0].type
+    if ba and not bb and b.type.ndim == 2:
+        # every example's rows against one matrix: a single GEMM over [B * rows, k]
+        k = a.type.shape[-1]
+        rows = e.reshape(a, (int(np.prod(a.type.shape[:-1], dtype=np.int64)), k))
+        return [(e.reshape(e(Op.matmul, rows, b), (e.size,) + out.shape), True)]
+    rank = out.ndim
+    return [(e(Op.matmul, e.lift(a, ba, rank), e.lift(b, bb, rank)), True)]
+
+
+# ----------------------------------------------------------------------------- random
+
+def _random(e, node, args, batched):
+    """A batched key gives independent streams: one draw per key, as a scan over the keys
+    (each lane's result equals the unbatched draw with its own key)."""
+    from ..builder import Builder
+    from ..control import SCAN
+    body = Builder(Graph(name="random_lane"))
+    key = body.add_input(TensorType(args[0].type.shape[1:], args[0].type.dtype))
+    body.graph.outputs = [body.emit1(Op.random, [key], node.params, node.source_info)]
+    (out,) = e.b.emit(SCAN, [args[0]], {"body": body.graph, "n_carry": 0, "n_xs": 1,
+                                         "length": e.size, "reverse": False}, e.source_info)
+    return [(out, True)]
+
+
+BATCH_RULES = {
+    **{op: _elementwise for op in ELEMENTWISE},
+    **{op: _shift("axes") for op in REDUCE | {Op.rev}},
+    **{op: _shift("axis") for op in (Op.cumsum, Op.sort, Op.argsort)},
+    Op.reshape: _prepend(shape=None), Op.transpose: _transpose,
+    Op.broadcast_to: _broadcast_to,
+    Op.slice: _prepend(start=0, stop=None, step=1), Op.pad: _prepend(lo=0, hi=0),
+    Op.concatenate: _concatenate,
+    Op.take: _take, Op.scatter_add: _scatter_add, Op.matmul: _matmul, Op.random: _random,
+}
+
+# Ops with no batching rule, each with the reason.
+UNBATCHABLE = {Op.constant: "it takes no inputs, so its result is never batched"}
