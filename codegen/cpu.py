@@ -27,8 +27,10 @@ from functools import partial
 
 import numpy as np
 
+from ..ir.errors import out_of_bounds
 from ..ir.kernel import KERNEL, single_op_kernel, unfused_schedule
 from ..ir.ops import Op
+from ..ir.printer import ident
 from ..ir.reference import evaluate
 from ..runtime import allocator, config, threads
 from . import disk_cache
@@ -211,8 +213,9 @@ class _Program:
             ename = f"entry{len(self.entry_names)}"
             self.entry_names.append(ename)
             entries.append(entry_source(ename, self.params, bindings, calls,
-                                        f"{ename}: {len(items)} kernels of graph {self.graph.name}"))
-        return self.mb.source(f"jitgrad kernels for graph {self.graph.name}", entries)
+                                        f"{ename}: {len(items)} kernels of graph {ident(self.graph.name)}",
+                                        any("st" in ks.extra_args for ks, _ in items)))
+        return self.mb.source(f"jitgrad kernels for graph {ident(self.graph.name)}", entries)
 
     def _const_arg(self, lit):
         j = self._const(lit)
@@ -231,14 +234,14 @@ def _array_type(ndim, dtype):
 def _load(prog, name, source):
     """Import the module from the cache directory and compile (or load) every entry. A numba
     cache entry that fails to load is deleted and compiled afresh."""
-    path, status = disk_cache.ensure_source(name, source)
     sig = tuple(_array_type(t.ndim, t.dtype) for t in _param_types(prog))
     for attempt in (0, 1):
         try:
-            module = disk_cache.import_module(name, path)
+            module, status = disk_cache.load_module(name, source)
             t0 = time.perf_counter()
             fns = [getattr(module, e).compile(sig) for e in prog.entry_names]
             dt = time.perf_counter() - t0
+            disk_cache.seal(name)
             hits = sum(sum(getattr(module, e).stats.cache_hits.values()) for e in prog.entry_names)
             how = "numba cache hit" if hits == len(fns) else "numba compiled"
             config.log(1, f"kernel cache {status}: {name} ({how}, {dt:.3f} s)")
@@ -274,6 +277,7 @@ class _Runner:
     def __init__(self, prog, fns):
         g = prog.graph
         self.fns = fns
+        self.checks = prog.mb.checks
         self.consts = prog.consts
         # small outputs come from malloc (warm already), large ones from the caching pool
         self.makers = [partial(np.empty if v.type.nbytes < allocator.SMALL else allocator.empty,
@@ -294,6 +298,11 @@ class _Runner:
                 self.results.append(self._getter(prog, v))
         self.simple = (not prog.hosts and len(fns) == 1
                        and self.results == list(range(len(prog.outputs))))
+
+    def _out_of_bounds(self, st):
+        """The IndexError of a failed bounds check (status [check number, index])."""
+        op, size, src = self.checks[st[0] - 1]
+        return out_of_bounds(op, st[1], size, src)
 
     def _getter(self, prog, v):
         """fn(xs, hs, arena, outs) -> a fresh copy of v (an input, constant, host result, ...)."""
@@ -337,7 +346,9 @@ class _Runner:
         if self.simple:
             # one compiled call holding the GIL from start to end: nothing can re-enter it
             # while the arena is in use, so the arena needs no lock
-            self.fns[0](*xs, *self.consts, self._arena, *outs)
+            st = self.fns[0](*xs, *self.consts, self._arena, *outs)
+            if st is not None and st[0]:
+                raise self._out_of_bounds(st)
             return outs
         locked = self._busy.acquire(blocking=False)
         arena = self._arena if locked else np.empty(self.arena_bytes, np.uint8)   # re-entered
@@ -352,7 +363,9 @@ class _Runner:
         hs = [allocator.empty(shape, dt) for shape, dt in self.host_specs]
         for step in self.plan:
             if step[0] == "entry":
-                step[1](*xs, *hs, *self.consts, arena, *outs)
+                st = step[1](*xs, *hs, *self.consts, arena, *outs)
+                if st is not None and st[0]:
+                    raise self._out_of_bounds(st)
             else:
                 _, node, gets, j = step
                 ins = [get(xs, hs, arena, outs) for get in gets]

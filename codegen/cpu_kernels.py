@@ -650,7 +650,7 @@ def _take(k, n):
         return
     k.buf.writeline(f"x3 = {_nd(_in(k, n), (P, m, Q))}")
     k.buf.writeline(f"o3 = {_nd('out0', (P, I, Q))}")
-    _gather_scatter(k, _in(k, n, 1), P, m, I, Q, "o3[p, i, q] = x3[p, j, q]")
+    _gather_scatter(k, n, _in(k, n, 1), P, m, I, Q, "o3[p, i, q] = x3[p, j, q]")
 
 
 def _scatter_add(k, n):
@@ -662,17 +662,31 @@ def _scatter_add(k, n):
         return
     k.buf.writeline(f"u3 = {_nd(_in(k, n, 1), (P, I, Q))}")
     k.buf.writeline(f"o3 = {_nd('out0', (P, m, Q))}")
-    _gather_scatter(k, _in(k, n, 0), P, m, I, Q, "o3[p, j, q] += u3[p, i, q]")
+    _gather_scatter(k, n, _in(k, n, 0), P, m, I, Q, "o3[p, j, q] += u3[p, i, q]")
 
 
-def _gather_scatter(k, idx, P, m, I, Q, stmt):
-    """Loops over (p, i, q) with j = idx[i] wrapped (negative counts from the end) and clamped
-    into range, as JAX does: an index never reads or writes outside the array."""
-    with k.buf.indent(f"for p in range({P}):"):
-        with k.buf.indent(f"for i in range({I}):"):
-            k.buf.writeline(f"j = {idx}[i]")
-            k.buf.writeline(f"j = j + {m} if j < 0 else j")
+def _gather_scatter(k, n, idx, P, m, I, Q, stmt):
+    """Loops over (p, i, q) with j = idx[i], negatives counting from the end. An index outside
+    [-m, m) is recorded in the entry's status array (the first one: [check number + 1, index];
+    the caller raises IndexError, ir.errors.out_of_bounds) and never read or written. A C
+    library (ctx.native) has no status channel: there it is clamped into range, as JAX does."""
+    checks = None if k.ctx.native else k.ctx.checks
+    if checks is not None:
+        checks.append((str(n.op), m, n.source_info))
+        k.params += ["status", "check"]
+        k.extra_args += ["st", str(len(checks))]
+    with k.buf.indent(f"for i in range({I}):"):
+        k.buf.writeline(f"j = {idx}[i]")
+        k.buf.writeline(f"j = j + {m} if j < 0 else j")
+        if checks is None:
             k.buf.writeline(f"j = min(max(j, 0), {m - 1})")
+        else:
+            with k.buf.indent(f"if j < 0 or j >= {m}:"):
+                with k.buf.indent("if status[0] == 0:"):
+                    k.buf.writeline("status[0] = check")
+                    k.buf.writeline(f"status[1] = {idx}[i]")
+                k.buf.writeline("continue")
+        with k.buf.indent(f"for p in range({P}):"):
             with k.buf.indent(f"for q in range({Q}):"):
                 k.buf.writeline(stmt)
 

@@ -48,6 +48,7 @@ class ModuleBuilder:
         self.kernels: list = []
         self.native = native    # for a standalone C library: codegen/native_entry.py
         self.long_loop = True   # set per kernel: whether its loops are long enough to vectorize
+        self.checks: list = []  # bounds checks: (op, axis size, source line); status code = index + 1
 
     def const(self, value, dtype) -> str:
         lit = _literal(value, dtype)
@@ -135,16 +136,20 @@ def arena_view(offset: int, type) -> str:
 
 
 def entry_source(name: str, params: list[str], bindings: list[tuple[str, str]],
-                 calls: list[str], comment: str) -> str:
-    """`@njit def name(params): <flat views>; <kernel calls>`."""
+                 calls: list[str], comment: str, status: bool = False) -> str:
+    """`@njit def name(params): <flat views>; <kernel calls>`. With `status`, the kernels record
+    failed bounds checks in `st` ([check number, index], zero when all passed) and the entry
+    returns it for the caller to raise."""
     buf = IndentedBuffer()
     buf.writeline(f"# {comment}")
     buf.writeline('@njit(cache=True, error_model="numpy")')
     with buf.indent(f"def {name}({', '.join(params)}):"):
         for var, expr in bindings:
             buf.writeline(f"{var} = {expr}")
+        if status:
+            buf.writeline("st = np.zeros(2, np.int64)")
         buf.writelines(calls)
-        buf.writeline("return")
+        buf.writeline("return st" if status else "return")
     return buf.getvalue()
 
 

@@ -18,3 +18,18 @@ class MissingRuleError(NotImplementedError):
 
     def __init__(self, op, concern: str):
         super().__init__(f"op '{op}' has no {concern} rule")
+
+
+def out_of_bounds(op, index, size, source_info=None) -> IndexError:
+    """The one out-of-bounds message of every path (eager, interpreter, CPU and CUDA kernels)."""
+    at = f" (at {source_info})" if source_info else ""
+    return IndexError(f"{op}: index {int(index)} is out of bounds for an axis of size {int(size)}"
+                      f"{at}; pass mode='clip', 'fill' or 'drop' (jnp.take, x.at[...]) to "
+                      "opt out of the check")
+
+
+def with_source(e: Exception, source_info) -> Exception:
+    """e with ' (at file:line)' appended, once."""
+    if source_info and "(at " not in str(e):
+        return type(e)(f"{e} (at {source_info})")
+    return e

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import MissingRuleError
+from .errors import MissingRuleError, with_source
 from .graph import Graph
 from .reference import EXTRA_REFERENCE, evaluate
 
@@ -22,12 +22,15 @@ def interpret(graph: Graph, args) -> list:
     for node in graph.nodes:
         ins = [env[v] for v in node.inputs]
         extra = EXTRA_REFERENCE.get(node.op)
-        if extra is not None:
-            outs = extra(node, ins)
-        elif isinstance(node.op, str) and not hasattr(node.op, "value"):
-            raise MissingRuleError(node.op, "NumPy reference")
-        else:
-            outs = evaluate(node.op, ins, node.params, [v.type for v in node.outputs])
+        try:
+            if extra is not None:
+                outs = extra(node, ins)
+            elif isinstance(node.op, str) and not hasattr(node.op, "value"):
+                raise MissingRuleError(node.op, "NumPy reference")
+            else:
+                outs = evaluate(node.op, ins, node.params, [v.type for v in node.outputs])
+        except IndexError as e:     # out of bounds: name the user's line
+            raise with_source(e, node.source_info) from None
         for v, o in zip(node.outputs, outs):
             env[v] = o
     return [env[v] for v in graph.outputs]

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .errors import MissingRuleError
+from .errors import MissingRuleError, out_of_bounds
 from .ops import Op
 
 
@@ -24,7 +24,21 @@ def _sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _checked(op, idx, n):
+    """idx with negatives wrapped; IndexError (ir.errors.out_of_bounds) outside [-n, n)."""
+    idx = np.asarray(idx)
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        raise out_of_bounds(op, idx[bad].flat[0], n)
+    return np.where(idx < 0, idx + n, idx)
+
+
+def _take(x, idx, *, axis):
+    return np.take(x, _checked("take", idx, x.shape[axis]), axis=axis)
+
+
 def _scatter_add(idx, upd, *, shape, axis):
+    idx = _checked("scatter_add", idx, shape[axis])
     out = np.zeros(shape, upd.dtype)
     np.add.at(out, (slice(None),) * axis + (idx,), upd)
     return out
@@ -79,7 +93,7 @@ REFERENCE = {
     Op.broadcast_to: lambda x, *, shape: np.broadcast_to(x, shape),
     Op.slice: _slice, Op.rev: lambda x, *, axes: np.flip(x, axes), Op.pad: _pad,
     Op.concatenate: lambda *xs, axis: np.concatenate(xs, axis=axis),
-    Op.take: lambda x, idx, *, axis: np.take(x, idx, axis=axis),
+    Op.take: _take,
     Op.scatter_add: _scatter_add, Op.matmul: np.matmul,
     Op.constant: lambda *, value: value.array, Op.random: _random,
 }

@@ -34,7 +34,13 @@ def _np_key(key):
     return tuple(conv(k) for k in key) if isinstance(key, tuple) else conv(key)
 
 
-def getitem(x, key):
+def getitem(x, key, mode=None, fill_value=None):
+    """x[key]. Out-of-bounds integer indices raise IndexError on every path; `mode` (as in
+    JAX's `x.at[key].get(mode=...)`) opts out: "clip", "fill" (fill_value; NaN, the type's
+    minimum or True by default) or "promise_in_bounds" (clipped, as JAX does)."""
+    mode = _check_mode(mode)
+    if mode != "raise":
+        return _index(asarray(x), _arrays_for_ints(key), mode, fill_value)
     if isinstance(x, Tensor) and x.device.type == "cpu" and not (x.requires_grad and grad_enabled()):
         k = _np_key(key)
         if not any(isinstance(e, Tracer) for e in (key if isinstance(key, tuple) else (key,))):
@@ -91,7 +97,27 @@ def _expand_key(x, key):
     return entries
 
 
-def _index(x, key):
+_MODES = ("raise", "clip", "fill", "drop", "promise_in_bounds")
+
+
+def _check_mode(mode):
+    if mode is None:
+        return "raise"
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {', '.join(map(repr, _MODES))} or None, got "
+                         f"{mode!r}" + (f" (at {user_source_info()})" if user_source_info() else ""))
+    return mode
+
+
+def _arrays_for_ints(key):
+    """Integer indices as 0-d index arrays: under an opt-out mode they are clipped or filled
+    like array indices rather than raising on the host."""
+    conv = (lambda k: np.asarray(k, np.int64) if isinstance(k, numbers.Integral)
+            and not isinstance(k, (bool, np.bool_)) else k)
+    return tuple(conv(k) for k in key) if isinstance(key, tuple) else conv(key)
+
+
+def _index(x, key, mode="raise", fill_value=None):
     entries = _expand_key(x, key)
     has_adv = any(not _is_basic(e) for e in entries)
     start, stop, step, rev_axes = [], [], [], []
@@ -131,11 +157,15 @@ def _index(x, key):
         y = apply(Op.slice, [y], {"start": tuple(start), "stop": tuple(stop), "step": tuple(step)})
     from .shape import reshape
     y = reshape(y, tuple(out_shape))
-    return _gather(y, adv) if adv else y
+    return _gather(y, adv, mode, fill_value) if adv else y
 
 
-def _normalized_index(idx, n, axis, device):
-    """Index array on `device` with negatives wrapped; bounds are checked when the value is known."""
+def _normalized_index(idx, n, axis, device, mode="raise", raw_ok=False):
+    """(index array on `device` in [0, n), valid mask or None). mode "raise": an index outside
+    [-n, n) raises IndexError, on the host when its value is known, else in the `take` kernel
+    (raw_ok: the caller's take reads idx directly; otherwise a take from arange(n) wraps and
+    checks it). "clip" / "promise_in_bounds": clipped into range. "fill" / "drop": out-of-range
+    entries become 0 and the mask says which were valid."""
     c = _concrete(idx)
     if c is not None:
         c = np.asarray(c)
@@ -143,21 +173,58 @@ def _normalized_index(idx, n, axis, device):
             raise IndexError(f"arrays used as indices must be of integer type, got {c.dtype}")
         c = c.astype(np.int64)
         bad = (c < -n) | (c >= n)
-        if bad.any():
+        if mode == "raise" and bad.any():
             raise IndexError(f"index {int(c[bad].flat[0])} is out of bounds for axis {axis} "
                              f"with size {n}" + (f" (at {user_source_info()})" if user_source_info() else ""))
         if not isinstance(idx, Tracer):
-            return host_array(np.where(c < 0, c + n, c), device)
-    from .elementwise import add, less, where
+            w = np.where(c < 0, c + n, c)
+            if mode in ("raise", "clip", "promise_in_bounds"):
+                return host_array(np.clip(w, 0, max(n - 1, 0)), device), None
+            return host_array(np.where(bad, 0, w), device), host_array(~bad, device)
     idx = astype(idx, "int64") if is_array(idx) else host_array(idx, device, "int64")
-    return where(less(idx, 0), add(idx, n), idx)
+    if mode == "raise":
+        if raw_ok:
+            return idx, None
+        iota = host_array(np.arange(n, dtype=np.int64), device)
+        return apply(Op.take, [iota, idx], {"axis": 0}), None
+    from .elementwise import add, clip, greater_equal, less, logical_and, where
+    w = where(less(idx, 0), add(idx, n), idx)
+    if mode in ("clip", "promise_in_bounds"):
+        return clip(w, 0, max(n - 1, 0)), None
+    valid = logical_and(greater_equal(w, 0), less(w, n))
+    return where(valid, w, 0), valid
 
 
-def _gather(y, adv):
-    from .elementwise import add, multiply
+def _fill_value(dtype, fill_value):
+    """JAX's default fill for mode="fill": NaN, the integer type's minimum (maximum when
+    unsigned), True for bool."""
+    if fill_value is not None:
+        return fill_value
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return np.nan
+    if dtype.kind == "b":
+        return True
+    return np.iinfo(dtype).max if dtype.kind == "u" else np.iinfo(dtype).min
+
+
+def _masked(out, valid, dtype, fill_value, shape):
+    """out where valid (broadcast from its leading axes), else the fill value."""
+    from .elementwise import where
+    from .shape import reshape
+    v = reshape(valid, tuple(valid.shape) + (1,) * (len(shape) - valid.ndim))
+    return where(v, out, host_array(np.asarray(_fill_value(dtype, fill_value), dtype),
+                                    device_of(out), dtype))
+
+
+def _gather(y, adv, mode="raise", fill_value=None):
+    from .elementwise import add, logical_and, multiply
     from .shape import broadcast_to, reshape, transpose
     positions = [p for p, _, _ in adv]
-    idxs = [_normalized_index(e, y.shape[p], d, device_of(y)) for p, d, e in adv]
+    direct = len(adv) == 1 and mode == "raise"      # the one take checks the raw index
+    pairs = [_normalized_index(e, y.shape[p], d, device_of(y), mode, direct) for p, d, e in adv]
+    idxs = [i for i, _ in pairs]
+    masks = [m for _, m in pairs if m is not None]
     bshape = np.broadcast_shapes(*(i.shape for i in idxs))
     rest = [i for i in range(y.ndim) if i not in positions]
     yt = transpose(y, positions + rest)
@@ -169,6 +236,12 @@ def _gather(y, adv):
         lin = term if lin is None else add(lin, term)
         stride *= d
     out = apply(Op.take, [flat, _to_device_of(lin, flat)], {"axis": 0})
+    if masks:
+        valid = masks[0]
+        for m in masks[1:]:
+            valid = logical_and(valid, m)
+        out = _masked(out, _to_device_of(broadcast_to(valid, bshape), out), y.dtype, fill_value,
+                      out.shape)
     contiguous = positions == list(range(positions[0], positions[0] + len(positions)))
     if contiguous and positions[0] > 0:
         nb, p0 = len(bshape), positions[0]
@@ -179,24 +252,34 @@ def _gather(y, adv):
 
 # ----------------------------------------------------------------------------- take & friends
 
-def take(a, indices, axis=None, mode=None):
+def take(a, indices, axis=None, mode=None, fill_value=None):
+    """jnp.take: out-of-bounds indices raise IndexError (mode=None / "raise"); mode="clip",
+    "fill" (with fill_value) or "promise_in_bounds" opt out, as in JAX."""
+    mode = _check_mode(mode)
     x = asarray(a)
     if axis is None:
         from .shape import ravel
         x, axis = ravel(x), 0
     ax = normalize_axis(axis, x.ndim)
-    idx = _normalized_index(indices, x.shape[ax], ax, device_of(x))
-    return apply(Op.take, [x, idx], {"axis": ax})
+    idx, valid = _normalized_index(indices, x.shape[ax], ax, device_of(x), mode, raw_ok=True)
+    out = apply(Op.take, [x, _to_device_of(idx, x)], {"axis": ax})
+    if valid is None:
+        return out
+    from .shape import moveaxis
+    lead = moveaxis(out, list(range(ax, ax + idx.ndim)), list(range(idx.ndim)))
+    filled = _masked(lead, _to_device_of(valid, x), x.dtype, fill_value, lead.shape)
+    return moveaxis(filled, list(range(idx.ndim)), list(range(ax, ax + idx.ndim)))
 
 
-def take_along_axis(arr, indices, axis):
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
     from .elementwise import add, multiply
     from .shape import broadcast_to, ravel, reshape
     x = asarray(arr)
     if axis is None:
         x, axis = ravel(x), 0
     ax = normalize_axis(axis, x.ndim)
-    idx = _normalized_index(indices, x.shape[ax], ax, device_of(x))
+    mode = _check_mode(mode)
+    idx, valid = _normalized_index(indices, x.shape[ax], ax, device_of(x), mode)
     if idx.ndim != x.ndim:
         raise ValueError(f"take_along_axis: indices of dimension {idx.ndim} don't match an array "
                          f"of dimension {x.ndim}")
@@ -212,7 +295,9 @@ def take_along_axis(arr, indices, axis):
         term = multiply(term, stride) if stride != 1 else term
         lin = term if lin is None else add(lin, term)
         stride *= x.shape[d]
-    return reshape(apply(Op.take, [ravel(x), ravel(lin)], {"axis": 0}), shape)
+    out = reshape(apply(Op.take, [ravel(x), ravel(lin)], {"axis": 0}), shape)
+    return out if valid is None else _masked(out, broadcast_to(valid, shape), x.dtype,
+                                             fill_value, shape)
 
 
 def nonzero(a):
@@ -255,47 +340,60 @@ def _to_device_of(t, like):
     return t
 
 
-def _positions(x, key):
-    """Flat element positions x[key] selects (an int array shaped like x[key])."""
+def _positions(x, key, mode="raise"):
+    """Flat element positions x[key] selects (an int array shaped like x[key]); under "fill" /
+    "drop" / "promise_in_bounds" an out-of-bounds index selects position -1 (dropped)."""
     iota = host_array(np.arange(x.size, dtype=np.int64).reshape(x.shape), device_of(x))
-    return getitem(iota, key)
+    if mode == "raise":
+        return getitem(iota, key)
+    if mode == "clip":
+        return getitem(iota, key, "clip")
+    return getitem(iota, key, "fill", -1)
 
 
-def _scatter(x, key, values):
-    from .elementwise import greater
+def _scatter(x, key, values, mode="raise"):
+    """(x's shape: the values scattered to x[key], summed where indices repeat; mask of the
+    positions hit). Out-of-bounds indices raise, or are clipped or dropped (mode)."""
+    from .elementwise import greater, greater_equal, where
     from .shape import broadcast_to, ravel, reshape
-    pos = _to_device_of(_positions(x, key), x)
+    pos = _to_device_of(_positions(x, key, _check_mode(mode)), x)
     v = astype(values, x.dtype) if is_array(values) else host_array(values, device_of(x), x.dtype)
     v = broadcast_to(v, pos.shape)
-    vals = reshape(apply(Op.scatter_add, [ravel(pos), ravel(v)], {"shape": (x.size,), "axis": 0}),
-                   x.shape)
     ones = broadcast_to(host_array(np.ones((), x.dtype if x.dtype.kind != "b" else np.int64),
                                    device_of(x)), pos.shape)
+    if mode not in (None, "raise", "clip"):       # dropped updates: position 0, adding zero
+        keep = greater_equal(pos, 0)
+        pos, v, ones = where(keep, pos, 0), where(keep, v, 0), where(keep, ones, 0)
+    vals = reshape(apply(Op.scatter_add, [ravel(pos), ravel(v)], {"shape": (x.size,), "axis": 0}),
+                   x.shape)
     hits = reshape(apply(Op.scatter_add, [ravel(pos), ravel(ones)], {"shape": (x.size,), "axis": 0}),
                    x.shape)
     return vals, greater(hits, 0)
 
 
 class _AtRef:
+    """x.at[key]: out-of-bounds indices raise IndexError unless `mode` opts out, as in JAX:
+    "clip" clamps, "drop" / "fill" / "promise_in_bounds" skip the update (a get fills)."""
+
     def __init__(self, x, key):
         self.x, self.key = x, key
 
-    def get(self):
-        return getitem(self.x, self.key)
+    def get(self, mode=None, fill_value=None):
+        return getitem(self.x, self.key, mode, fill_value)
 
-    def set(self, values):
+    def set(self, values, mode=None):
         from .elementwise import where
-        vals, mask = _scatter(self.x, self.key, values)
+        vals, mask = _scatter(self.x, self.key, values, mode)
         return where(mask, vals, self.x)
 
-    def add(self, values):
+    def add(self, values, mode=None):
         from .elementwise import add
-        vals, _ = _scatter(self.x, self.key, values)
+        vals, _ = _scatter(self.x, self.key, values, mode)
         return add(self.x, vals)
 
-    def multiply(self, values):
+    def multiply(self, values, mode=None):
         from .elementwise import multiply, where
-        vals, mask = _scatter(self.x, self.key, values)
+        vals, mask = _scatter(self.x, self.key, values, mode)
         return where(mask, multiply(self.x, vals), self.x)
 
 
