@@ -29,8 +29,8 @@ Measured 2026-11 on a 2-core machine with no GPU and no driver (Python 3.11, num
   whose compile_ptx is None; numba also re-reads the variable on every compile, so setting it later
   in a process mixes a real `numba.cuda` with simulated `cuda.jit` kernels. Simulator and compile_ptx
   therefore live in separate processes. The simulator reports one fake cc (5, 2) GPU, so
-  `numba.cuda.is_available()` is True there; it has no warp shuffles (shfl_*_sync: numba#8433), which
-  tests/cuda_sim/conftest.py emulates for full warps.
+  `numba.cuda.is_available()` is True there; it has no warp shuffles (shfl_*_sync: numba#8433), so
+  jitgrad installs a full-warp `shfl_down_sync` into it when it first uses it (runtime/cuda_sim.py).
 """
 import importlib
 import importlib.util

@@ -3,7 +3,8 @@
 Probed lazily so importing jitgrad never touches a driver. numba 0.68 still ships a deprecated
 built-in `numba.cuda`, so a successful `import numba.cuda` proves nothing: the NVIDIA package
 `numba_cuda` must be installed. Under NUMBA_ENABLE_CUDASIM=1 numba.cuda is the simulator, which
-reports one fake GPU; jitgrad then treats "cuda:0" as usable (that is how CI tests the backend).
+reports one fake GPU; jitgrad then treats "cuda:0" as usable (that is how CI tests the backend),
+and gives the simulator the warp shuffles its kernels use (runtime/cuda_sim.py).
 """
 from __future__ import annotations
 
@@ -64,6 +65,9 @@ def check_available(index: int) -> None:
 def numba_cuda():
     """The numba.cuda module (real or simulator); callers have checked availability."""
     from numba import cuda
+    if simulator_enabled():
+        from . import cuda_sim
+        cuda_sim.install()
     return cuda
 
 

@@ -20,6 +20,8 @@ if importlib.util.find_spec("numba_cuda") is None:
 
 from numba import cuda  # noqa: E402  (the simulator, given the variable)
 
+from jitgrad.runtime import cuda_sim  # noqa: E402
+
 from .kernels import BLOCK, TILE, block_sum, elementwise_grid_stride, matmul_tiled  # noqa: E402
 
 
@@ -37,6 +39,7 @@ def test_elementwise_grid_stride(rng):
 
 
 def test_block_sum_with_warp_shuffles(rng):
+    cuda_sim.install()   # jitgrad's shuffle emulation, which its own kernels get automatically
     n, blocks = 3000, 2  # n is no multiple of the 256 threads, so the tail is masked
     x = rng.standard_normal(n, dtype=np.float32)
     partial = np.zeros(blocks, np.float32)
@@ -54,3 +57,15 @@ def test_matmul_tiled(rng):
     grid = (-(-n // TILE), -(-m // TILE))
     cuda.jit(matmul_tiled)[grid, (TILE, TILE)](a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def _half_warp_shuffle(x, out):
+    i = cuda.threadIdx.x
+    out[i] = cuda.shfl_down_sync(0xFFFF, x[i], 1)
+
+
+def test_partial_warp_shuffle_is_refused_with_the_mask():
+    cuda_sim.install()
+    x = np.arange(32, dtype=np.float32)
+    with pytest.raises(NotImplementedError, match=r"full warps only \(mask 0xFFFFFFFF\), got mask 0xffff"):
+        cuda.jit(_half_warp_shuffle)[1, 32](x, np.zeros(32, np.float32))
