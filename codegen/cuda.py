@@ -22,6 +22,7 @@ import re
 
 import numpy as np
 
+from ..ir.errors import with_source
 from ..ir.kernel import kernel_nodes
 from ..runtime import config, cuda_device
 from . import cuda_eager
@@ -57,8 +58,11 @@ class _OpByOp:
         local = {b: env[v] for b, v in zip(body.inputs, self.node.inputs)}
         for n in body.nodes:
             arrays = [local[v] for v in n.inputs]
-            local.update(zip(n.outputs, cuda_eager.run(n.op, arrays, n.params,
-                                                       [v.type for v in n.outputs])))
+            try:
+                outs = cuda_eager.run(n.op, arrays, n.params, [v.type for v in n.outputs])
+            except IndexError as e:     # a failed bounds check: name the user's line
+                raise with_source(e, n.source_info) from None
+            local.update(zip(n.outputs, outs))
         env.update((v, local[b]) for b, v in zip(body.outputs, self.node.outputs))
 
 

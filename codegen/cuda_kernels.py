@@ -307,7 +307,9 @@ def scan_rows(op, dtype) -> KernelSource:
 # ----------------------------------------------------------------------------- gather / scatter
 
 def _gather_index(buf):
-    """From flat i over (P, J, Q): p, j, q, and k = idx[j] with negative indices wrapped."""
+    """From flat i over (P, J, Q): p, j, q, and k = idx[j] with negative indices wrapped. An
+    index outside [-N, N) is recorded in st ([1, index], the host raises IndexError) and its
+    element skipped: one compare per index."""
     buf.writeline("q = i % Q")
     buf.writeline("t = i // Q")
     buf.writeline("j = t % J")
@@ -315,32 +317,37 @@ def _gather_index(buf):
     buf.writeline("k = idx[j]")
     with buf.indent("if k < 0:"):
         buf.writeline("k += N")
+    with buf.indent("if k < 0 or k >= N:"):
+        buf.writeline("st[1] = idx[j]")
+        buf.writeline("st[0] = 1")
+        buf.writeline("i += step")
+        buf.writeline("continue")
 
 
 def take(dtype, idx_dtype) -> KernelSource:
     """o (P, J, Q) = a (P, N, Q) gathered along the middle axis by idx (J)."""
     name = f"take_{short(dtype)}_{short(idx_dtype)}"
     buf = IndentedBuffer()
-    with buf.indent(f"def {name}(o, a, idx, n, J, Q, N):"):
+    with buf.indent(f"def {name}(o, a, idx, n, J, Q, N, st):"):
         with grid_stride(buf):
             _gather_index(buf)
             buf.writeline("o[i] = a[(p * N + k) * Q + q]")
             buf.writeline("i += step")
     return _finish(name, f"take along an axis, {short(dtype)}", None, buf,
-                   [_arr(dtype), _arr(dtype), _arr(idx_dtype), I64, I64, I64, I64])
+                   [_arr(dtype), _arr(dtype), _arr(idx_dtype), I64, I64, I64, I64, _arr(I64)])
 
 
 def scatter_add(dtype, idx_dtype) -> KernelSource:
     """o (P, N, Q), zero-filled first, += upd (P, J, Q) at idx (J) along the middle axis."""
     name = f"scatter_add_{short(dtype)}_{short(idx_dtype)}"
     buf = IndentedBuffer()
-    with buf.indent(f"def {name}(o, idx, upd, n, J, Q, N):"):
+    with buf.indent(f"def {name}(o, idx, upd, n, J, Q, N, st):"):
         with grid_stride(buf):
             _gather_index(buf)
             buf.writeline("cuda.atomic.add(o, (p * N + k) * Q + q, upd[i])")
             buf.writeline("i += step")
     return _finish(name, f"scatter_add along an axis, {short(dtype)}", None, buf,
-                   [_arr(dtype), _arr(idx_dtype), _arr(dtype), I64, I64, I64, I64])
+                   [_arr(dtype), _arr(idx_dtype), _arr(dtype), I64, I64, I64, I64, _arr(I64)])
 
 
 # ----------------------------------------------------------------------------- matmul
