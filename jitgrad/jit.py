@@ -6,6 +6,7 @@ import functools
 import numpy as np
 
 from . import tree_util
+from .autograd_jit import needs_record, record_call
 from .compiler import compile_graph
 from .errors import api_boundary
 from .core import Tracer
@@ -132,6 +133,10 @@ class Jitted:
             config.log(1, f"cache hit {self.__name__}")
         if any(isinstance(x, Tracer) for x in leaves) or entry.on_meta():
             return self._inline(entry, leaves, [])
+        if needs_record(leaves):        # inside eager autograd: one op, its backward the VJP
+            outs = entry.call_flat(leaves)
+            record_call(entry.graph, leaves, outs)
+            return tree_util.tree_unflatten(entry.out_tree, outs)
         out = entry.call(leaves)
         if not kwargs and not self.static_argnums and _device_of(sig) == "cpu":
             key = _fast_key(args)
@@ -181,7 +186,7 @@ def _fast_key(args):
         t = type(a)
         if t is Tensor:
             d = a._data
-            if d is None or a._device.type != "cpu":
+            if d is None or a._device.type != "cpu" or a.requires_grad:
                 return None
             key.append((d.shape, d.dtype))
         elif t is np.ndarray:
@@ -208,14 +213,18 @@ class _Entry:
         return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
 
     def call(self, leaves):
+        return tree_util.tree_unflatten(self.out_tree, self.call_flat(leaves))
+
+    def call_flat(self, leaves):
+        """The output tensors, flat."""
         if self.exe is None:
             self.exe = compile_graph(self.graph, _device_of(self.sig), self.donated)
         arrays = [leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)]
         outs = self.exe.run(arrays)
         dev = _device_of(self.sig)
         if dev != "cpu" and dev.type == "cuda":     # results stay in device memory
-            return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o, dev) for o in outs])
-        return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(np.asarray(o)) for o in outs])
+            return [Tensor._wrap(o, dev) for o in outs]
+        return [Tensor._wrap(np.asarray(o)) for o in outs]
 
 
 def _device_of(sig):
@@ -274,12 +283,16 @@ class Compiled:
         if tree != self.sig.tree or [s[0] for s in specs] != [s[0] for s in self.sig.leaves]:
             raise TypeError(self._mismatch(specs, tree))
         outs = self.exe.run([leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)])
-        return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(np.asarray(o)) for o in outs])
+        outs = [Tensor._wrap(np.asarray(o)) for o in outs]
+        if needs_record(leaves):
+            record_call(self.exe.graph, leaves, outs)
+        return tree_util.tree_unflatten(self.out_tree, outs)
 
-    def save(self, path) -> None:
-        """Write an artifact that jg.load runs in another process without retracing."""
+    def save(self, path, key=None) -> None:
+        """Write an artifact that jg.load runs in another process without retracing, signed
+        with `key` (or $JITGRAD_ARTIFACT_KEY) so that a loader holding it may use its code."""
         from .aot import save
-        save(self, path)
+        save(self, path, key)
 
     def _mismatch(self, specs, tree):
         lines = [f"{self.name} was compiled for other argument types:"]
