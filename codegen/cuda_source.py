@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir.types import SHORT_NAME
-from ..runtime import config
+from ..runtime import cache, config
 
 HEADER = ("import math", "", "import numpy as np", "from numba import cuda",
           "from numba import boolean, float32, float64, int32, int64  # noqa: F401", "")
@@ -47,13 +47,14 @@ class KernelSource:
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
     def path(self) -> str:
-        return os.path.join(config.cache_dir(), "cuda", f"{self.name}-{self.digest}.py")
+        return os.path.join(cache.kernel_dir("cuda"), f"{self.name}-{self.digest}.py")
 
     def load(self):
         """The kernel's Python function, imported from its cached file (written when missing
         or when what is there is not exactly this source, e.g. a truncated write)."""
         path = self.path()
         if not _has_text(path, self.text):
+            cache.make_root()
             os.makedirs(os.path.dirname(path), exist_ok=True)
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "w") as f:

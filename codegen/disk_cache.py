@@ -2,24 +2,39 @@
 
 A module's name is content-addressed: a hash of the optimized IR text, the generated source, the
 backend, the jitgrad/numba/llvmlite versions and the host CPU. The source is written to
-`<JITGRAD_CACHE_DIR>/cpu/<name>.py` (temp file + os.replace, so a reader never sees half a file
-and two processes writing the same entry both leave a whole one), imported from there with
-importlib and registered in sys.modules; numba keeps the compiled machine code beside it in
-__pycache__. A file whose text is not exactly the expected source (truncated, garbled) is logged
-and rewritten; a numba cache entry that fails to load is deleted and compiled again.
+`<kernel dir>/<name>.py` (runtime/cache.py: a marked subdirectory of JITGRAD_CACHE_DIR; temp
+file + os.replace, so a reader never sees half a file and two processes writing the same entry
+both leave a whole one), imported from there and registered in sys.modules; numba keeps the
+compiled code beside it in __pycache__.
+
+Every entry carries `<name>.sha256`: the SHA-256 of each of its files (source, numba's index and
+object code), written by `seal` once numba has compiled and checked by `load_module` before
+numba reads anything. A source file that is not exactly the expected text, or compiled code
+that does not match its checksums (or has none), is logged and rebuilt: numba never unpickles
+or runs a damaged entry. A cache directory that cannot be written (read-only, a file, full,
+not creatable) means compiling in memory, with one warning per directory.
 """
 from __future__ import annotations
 
+import ast
 import glob
 import hashlib
 import importlib.util
+import json
 import os
 import sys
 import tempfile
+import types
+import warnings
 
-from ..runtime import config
+from ..runtime import cache, config
 
 _VERSIONS = None
+_UNUSABLE: dict[str, str] = {}       # kernel dir -> why it cannot be written (warned once)
+
+
+class CacheWarning(RuntimeWarning):
+    """The kernel cache directory is unusable; kernels compile in memory."""
 
 
 def _versions() -> str:
@@ -44,14 +59,102 @@ def module_name(ir_text: str, source: str, backend: str = "cpu") -> str:
 
 
 def cache_root(backend: str = "cpu") -> str:
-    return os.path.join(config.cache_dir(), backend)
+    return cache.kernel_dir(backend)
 
 
-def _write_atomic(path: str, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=".py")
+# ----------------------------------------------------------------------------- loading
+
+def load_module(name: str, source: str, backend: str = "cpu"):
+    """(module, 'hit'|'miss'|'rebuilt'|'memory'): the generated module, from a verified cache
+    entry when the cache directory is usable, else compiled in memory."""
+    root = _usable_root(backend)
+    if root is not None:
+        try:
+            path, status = _ensure_source(root, name, source)
+            if not _verified(root, name):
+                status = "rebuilt"
+            return _import_file(name, path), status
+        except OSError as e:        # full disk, permissions changed meanwhile: as if unusable
+            _give_up(root, e)
+    return _import_source(name, source), "memory"
+
+
+def seal(name: str, backend: str = "cpu") -> None:
+    """Record the checksums of the entry's files, after numba has written its code."""
+    root = cache_root(backend)
+    if root in _UNUSABLE or not os.path.isfile(os.path.join(root, name + ".py")):
+        return
+    sums = _checksums(root, name)
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        if _read_sums(root, name) != sums:
+            _write_atomic(_sums_path(root, name), json.dumps(sums, indent=1, sort_keys=True))
+    except OSError as e:
+        config.log(1, f"kernel cache: cannot write checksums of {name} ({e}); it is rebuilt next time")
+
+
+def drop_numba_cache(name: str, backend: str = "cpu") -> None:
+    _drop(cache_root(backend), name)
+
+
+def install(files: dict, mtimes: dict) -> None:
+    """Write entries carried by a verified artifact: files maps '<backend>/<relative path>' to
+    bytes (only names jitgrad gives its entries), mtimes the sources' numba stamps; then seal.
+    Without a usable cache directory nothing is written (the backend compiles in memory)."""
+    for rel in files:
+        backend, _, inner = rel.partition("/")
+        if backend not in ("cpu", "native") or not cache.is_entry_path(inner):
+            raise ValueError(f"{rel!r} is not a kernel cache entry")
+    entries = set()
+    for rel, data in sorted(files.items()):
+        backend, _, inner = rel.partition("/")
+        root = _usable_root(backend)
+        if root is None:
+            continue
+        dest = os.path.join(root, inner)
+        try:
+            _write_atomic(dest, data)
+            if rel in mtimes:              # numba's index checks the source file's stamp
+                os.utime(dest, ns=(mtimes[rel], mtimes[rel]))
+        except OSError as e:
+            _give_up(root, e)
+            continue
+        entries.add((backend, os.path.basename(inner).split(".")[0]))
+    for backend, name in entries:
+        seal(name, backend)
+
+
+# ----------------------------------------------------------------------------- the directory
+
+def _usable_root(backend: str):
+    """The backend's kernel dir, created and probed for writing; None (warned once) if unusable."""
+    root = cache_root(backend)
+    if root in _UNUSABLE:
+        return None
+    try:
+        cache.make_root()
+        os.makedirs(os.path.join(root, "__pycache__"), exist_ok=True)
+        with tempfile.TemporaryFile(dir=os.path.join(root, "__pycache__")):
+            pass
+    except OSError as e:
+        _give_up(root, e)
+        return None
+    return root
+
+
+def _give_up(root: str, e: OSError) -> None:
+    if root not in _UNUSABLE:
+        _UNUSABLE[root] = str(e)
+        warnings.warn(f"jitgrad: the kernel cache {config.cache_dir()} cannot be used "
+                      f"({type(e).__name__}: {e}); compiling in memory (set JITGRAD_CACHE_DIR "
+                      "to a writable directory)", CacheWarning, stacklevel=2)
+
+
+def _write_atomic(path: str, data) -> None:
+    suffix = ".sha256" if path.endswith(".sha256") else ".py"
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -59,15 +162,14 @@ def _write_atomic(path: str, text: str) -> None:
         raise
 
 
-def ensure_source(name: str, source: str, backend: str = "cpu") -> tuple[str, str]:
+def _ensure_source(root: str, name: str, source: str) -> tuple[str, str]:
     """Write the module file unless an identical one is there. Returns (path, 'hit'|'miss'|'rebuilt')."""
-    root = cache_root(backend)
-    os.makedirs(root, exist_ok=True)
     path = os.path.join(root, name + ".py")
     try:
         with open(path) as f:
             on_disk = f.read()
     except FileNotFoundError:
+        _drop(root, name)
         _write_atomic(path, source)
         return path, "miss"
     except (OSError, UnicodeDecodeError):
@@ -75,23 +177,89 @@ def ensure_source(name: str, source: str, backend: str = "cpu") -> tuple[str, st
     if on_disk == source:
         return path, "hit"
     config.log(1, f"kernel cache: {path} is corrupt or truncated; rebuilding it")
-    drop_numba_cache(name, backend)
+    _drop(root, name)
     _write_atomic(path, source)
     return path, "rebuilt"
 
 
-def drop_numba_cache(name: str, backend: str = "cpu") -> None:
-    for p in glob.glob(os.path.join(cache_root(backend), "__pycache__", name + ".*")):
+def _drop(root: str, name: str) -> None:
+    """Delete the entry's compiled code and checksums (the source stays)."""
+    for p in _numba_files(root, name) + [_sums_path(root, name)]:
         try:
             os.unlink(p)
         except OSError:
             pass
 
 
-def import_module(name: str, path: str):
+# ----------------------------------------------------------------------------- checksums
+
+def _numba_files(root: str, name: str) -> list[str]:
+    return sorted(p for p in glob.glob(os.path.join(root, "__pycache__", glob.escape(name) + ".*"))
+                  if p.endswith((".nbi", ".nbc")))
+
+
+def _sums_path(root: str, name: str) -> str:
+    return os.path.join(root, name + ".sha256")
+
+
+def _checksums(root: str, name: str) -> dict:
+    sums = {}
+    for p in [os.path.join(root, name + ".py")] + _numba_files(root, name):
+        try:
+            with open(p, "rb") as f:
+                sums[os.path.relpath(p, root)] = hashlib.sha256(f.read()).hexdigest()
+        except FileNotFoundError:
+            pass                            # replaced by another process meanwhile
+    return sums
+
+
+def _read_sums(root: str, name: str):
+    try:
+        with open(_sums_path(root, name)) as f:
+            sums = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return sums if isinstance(sums, dict) else None
+
+
+def _verified(root: str, name: str) -> bool:
+    """True when the entry's compiled code (if any) matches its checksums; else it is dropped
+    (numba compiles afresh) and the mismatch logged."""
+    if not _numba_files(root, name):
+        return True
+    recorded, now = _read_sums(root, name), _checksums(root, name)
+    if recorded == now:
+        return True
+    bad = sorted(k for k in set(now) | set(recorded or {}) if (recorded or {}).get(k) != now.get(k))
+    why = "has no checksums" if recorded is None else f"fails its checksum ({', '.join(bad)})"
+    config.log(1, f"kernel cache: {name} {why}; rebuilding its compiled code")
+    _drop(root, name)
+    return False
+
+
+# ----------------------------------------------------------------------------- importing
+
+def _import_file(name: str, path: str):
     """Import the module at `path` under `name` (a fresh module object each time)."""
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    return module
+
+
+class _NoDiskCache(ast.NodeTransformer):
+    """njit(cache=True, ...) -> njit(cache=False, ...): a module without a file has no cache."""
+
+    def visit_keyword(self, node):
+        if node.arg == "cache":
+            node.value = ast.Constant(False)
+        return node
+
+
+def _import_source(name: str, source: str):
+    tree = ast.fix_missing_locations(_NoDiskCache().visit(ast.parse(source)))
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec(compile(tree, f"<jitgrad kernels {name}>", "exec"), module.__dict__)
     return module

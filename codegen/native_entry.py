@@ -282,9 +282,9 @@ def _label(graph, i):
 
 def _load_module(optimized, source):
     name = disk_cache.module_name(str(optimized), source, backend="native")
-    path, status = disk_cache.ensure_source(name, source, backend="native")
+    module, status = disk_cache.load_module(name, source, backend="native")
     config.log(1, f"native kernels {status}: {name}")
-    return disk_cache.import_module(name, path)
+    return module
 
 
 def _np_dtype(t) -> str:

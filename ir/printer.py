@@ -48,7 +48,9 @@ def format_param(v, indent: str) -> str:
     raise TypeError(f"cannot print param value {v!r}")
 
 
-def _ident(name: str) -> str:
+def ident(name: str) -> str:
+    """A graph's name as printed (and parsed back): generated code names graphs this way too, so
+    a graph read back from its text yields the same kernel source (and cache key)."""
     return re.sub(r"\W", "_", name.strip("<>")) or "graph"
 
 
@@ -64,7 +66,7 @@ def print_graph(g: Graph, indent: str = "") -> str:
     args = ", ".join(f"{names[v]}: {v.type}" for v in g.inputs)
     outs = [v.type for v in g.outputs]
     out_t = str(outs[0]) if len(outs) == 1 else "(" + ", ".join(map(str, outs)) + ")"
-    lines.append(f"{indent}graph {_ident(g.name)}({args}) -> {out_t} {{")
+    lines.append(f"{indent}graph {ident(g.name)}({args}) -> {out_t} {{")
     inner = indent + "  "
 
     def name(v):

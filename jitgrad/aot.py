@@ -1,13 +1,15 @@
-"""Saving a compiled function as an artifact and loading it elsewhere: `compiled.save(path)`,
-`jg.load(path)`. The loaded function parses the carried optimized IR and hands it to the same
-backend; with the carried kernel source and numba cache files installed in the cache directory,
-the backend finds everything compiled already (same CPU and versions), else it recompiles from
-the carried IR and says so once.
+"""Saving a compiled function as an artifact and loading it elsewhere: `compiled.save(path,
+key=None)`, `jg.load(path, key=None)`. The loaded function parses the carried optimized IR with
+jitgrad's parser, checks it with the verifier and hands it to the same backend, which generates
+its own kernel source from it.
 
-Trust: the SHA-256 of every member catches a damaged or edited artifact, not someone who also
-rewrites the manifest. The IR and constants are parsed as data; the carried numba cache files
-are machine code plus numba's own pickles, so `jg.load(path, trusted=False)` ignores them and
-compiles from the IR (only jitgrad's generated source runs) for an artifact of unknown origin.
+Trust: the SHA-256 of every member catches a damaged artifact, not someone who also rewrites
+the manifest. The IR and constants are read as data (no pickle), so a hostile IR can at worst
+compute wrong numbers. The carried numba cache files are machine code inside numba's pickles:
+they are installed into the kernel cache only when the artifact is signed (HMAC-SHA256 of the
+manifest) with the loader's key (`key=` or $JITGRAD_ARTIFACT_KEY) and built for this machine's
+CPU and versions. Otherwise the loader says once why and compiles from the IR (or finds the
+kernels in this machine's cache).
 
 Argument structures: an artifact stores tuples, lists, dicts and None, not registered classes.
 A model's parameters go in as a dict (`model.state_dict()`, or any dict of arrays), matched by
@@ -23,8 +25,11 @@ import numpy as np
 
 from . import artifact, tree_util
 from .artifact import ArtifactError
+from .codegen import disk_cache
 from .ir import parse
-from .runtime import config
+from .ir.errors import VerifyError
+from .ir.verifier import verify
+from .runtime import cache, config
 
 
 def _versions() -> dict:
@@ -50,20 +55,24 @@ def workspace_bytes(exe) -> int:
     return int(arena if arena is not None else getattr(plan, "peak_bytes", 0) if plan else 0)
 
 
-def save(compiled, path) -> None:
-    """Write `compiled` (from jg.jit(f).lower(...).compile()) to the zip artifact at `path`."""
+def save(compiled, path, key=None) -> None:
+    """Write `compiled` (from jg.jit(f).lower(...).compile()) to the zip artifact at `path`,
+    signed with `key` (or $JITGRAD_ARTIFACT_KEY) when there is one."""
     exe = compiled.exe
     members = {"graph.ir": str(exe.graph).encode(), "optimized.ir": str(exe.optimized).encode()}
     for g in (exe.graph, exe.optimized):
         for digest, arr in g.constants.items():
             members[f"constants/{digest}.npy"] = artifact.array_bytes(arr)
     code = {}
-    root = config.cache_dir()
+    root = cache.root()
     for p in getattr(exe, "cache_files", lambda: [])():
         rel = os.path.relpath(p, root)
-        with open(p, "rb") as f:
-            members["code/" + rel] = f.read()
-        code[rel] = os.stat(p).st_mtime_ns
+        try:
+            with open(p, "rb") as f:
+                members["code/" + rel] = f.read()
+            code[rel] = os.stat(p).st_mtime_ns
+        except FileNotFoundError:
+            continue        # compiled in memory (no usable cache): the artifact carries only IR
     manifest = {
         **_versions(), "backend": exe.backend, "name": compiled.name,
         "inputs": [_spec_json(s) for s in compiled.sig.leaves],
@@ -74,18 +83,19 @@ def save(compiled, path) -> None:
         "workspace_bytes": workspace_bytes(exe),
         "code_mtimes": code,
     }
-    artifact.write(path, manifest, members)
+    artifact.write(path, manifest, members, key)
 
 
-def load(path, trusted=True):
-    """jg.load(path) -> a callable running the saved compiled function. trusted=False ignores
-    the machine code the artifact carries and compiles from its IR (see the module doc)."""
-    manifest, members = artifact.read(path)
-    return LoadedFunction(manifest, members, str(path), trusted)
+def load(path, key=None):
+    """jg.load(path) -> a callable running the saved compiled function. The machine code it
+    carries is used only when it is signed with `key` (or $JITGRAD_ARTIFACT_KEY); see the
+    module doc."""
+    manifest, members, distrust = artifact.read(path, key)
+    return LoadedFunction(manifest, members, str(path), distrust)
 
 
 class LoadedFunction:
-    def __init__(self, manifest, members, path, trusted=True):
+    def __init__(self, manifest, members, path, distrust=None):
         from .compiler import Executable, backend_for
         from .ir.interpreter import interpret
         from .ir.types import parse_type
@@ -93,15 +103,15 @@ class LoadedFunction:
         try:
             consts = {n[len("constants/"):-len(".npy")]: artifact.load_array(d)
                       for n, d in members.items() if n.startswith("constants/")}
-            graph = parse(members["graph.ir"].decode(), consts)
-            optimized = parse(members["optimized.ir"].decode(), consts)
+            graph = verify(parse(members["graph.ir"].decode(), consts))
+            optimized = verify(parse(members["optimized.ir"].decode(), consts))
             declared = [parse_type(s["type"]) for s in manifest["inputs"]]
             self.in_tree = artifact.treedef_from_json(manifest["input_tree"])
             self.out_tree = artifact.treedef_from_json(manifest["output_tree"])
             donated = tuple(int(i) for i in manifest.get("donated", []))
         except ArtifactError:
             raise
-        except (KeyError, ValueError, TypeError) as e:
+        except (KeyError, ValueError, TypeError, UnicodeDecodeError, VerifyError) as e:
             raise ArtifactError(f"{path}: the artifact's IR or manifest is invalid ({e})") from None
         # the compiled code trusts these types: they come from the IR, the manifest must agree
         self.in_types = [v.type for v in optimized.inputs]
@@ -112,11 +122,15 @@ class LoadedFunction:
                                 "match the carried IR")
         ours = _versions()
         theirs = {k: manifest.get(k) for k in ours}
-        if theirs != ours:
+        code = {n[len("code/"):]: d for n, d in members.items() if n.startswith("code/")}
+        if code and theirs != ours:
             print(f"[jitgrad] {path} was built for {theirs}; this machine has {ours}: "
                   "recompiling from the carried IR", file=sys.stderr, flush=True)
-        elif trusted:
-            self._install_code(members, manifest.get("code_mtimes", {}))
+        elif code and distrust:
+            print(f"[jitgrad] {path}: its machine code is not used because {distrust}; "
+                  "compiling from the carried IR", file=sys.stderr, flush=True)
+        elif code:
+            self._install_code(code, manifest.get("code_mtimes", {}))
         config.log(1, f"load {path}: {self.name} from carried IR (no trace)")
         backend = backend_for(manifest.get("backend", "interpreter"))
         self.exe = None
@@ -128,23 +142,11 @@ class LoadedFunction:
             self.exe = Executable(graph, optimized, lambda arrays: interpret(optimized, arrays),
                                   list(optimized.nodes))
 
-    def _install_code(self, members, mtimes):
-        root = config.cache_dir()
-        for name, data in members.items():
-            if not name.startswith("code/"):
-                continue
-            rel = name[len("code/"):]
-            dest = os.path.normpath(os.path.join(root, rel))
-            if not dest.startswith(os.path.normpath(root) + os.sep):
-                raise ArtifactError(f"{self.path}: member {name} points outside the cache directory")
-            os.makedirs(os.path.dirname(dest), exist_ok=True)
-            if not os.path.exists(dest) or open(dest, "rb").read() != data:
-                tmp = dest + ".tmp-load"
-                with open(tmp, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, dest)
-            if rel in mtimes:      # numba's cache index checks the source file's timestamp
-                os.utime(dest, ns=(mtimes[rel], mtimes[rel]))
+    def _install_code(self, code, mtimes):
+        try:
+            disk_cache.install(code, mtimes if isinstance(mtimes, dict) else {})
+        except ValueError as e:
+            raise ArtifactError(f"{self.path}: {e}") from None
 
     def __call__(self, *args):
         from .tensor import Tensor

@@ -4,25 +4,32 @@ process without the user's code, tracing, or (on the same CPU and versions) numb
 Members
   manifest.json        format version, jitgrad/numba/llvmlite versions, CPU, backend,
                        input/output pytree structures and types, SHA-256 of every other member
+  signature.hmac       optional: HMAC-SHA256 of manifest.json's bytes under the saver's key
   graph.ir             the traced graph (text IR)
   optimized.ir         the schedule the backend compiled (text IR, kernel nodes)
   constants/<digest>.npy   large constants, saved with allow_pickle=False
   code/<path>          the backend's generated source and numba's cache files (optional)
 
-Loading checks the zip, the format version, and every member's hash before using anything, and
-never unpickles: the only code it runs is jitgrad's own generated kernel source.
+Reading checks the zip, the format version and every member's hash before using anything, and
+says whether the manifest (so every member) carries a valid signature under the reader's key.
+Nothing here unpickles or runs anything; whether the carried code is used is jitgrad/aot.py's
+decision, and it needs that signature.
 """
 from __future__ import annotations
 
 import hashlib
+import hmac
 import io
 import json
+import os
 import zipfile
 from collections import OrderedDict
 
 import numpy as np
 
 FORMAT_VERSION = 1
+SIGNATURE = "signature.hmac"
+KEY_ENV = "JITGRAD_ARTIFACT_KEY"
 
 
 class ArtifactError(ValueError):
@@ -72,12 +79,32 @@ def treedef_from_json(obj):
 
 # ----------------------------------------------------------------------------- writing
 
-def write(path, manifest: dict, members: dict) -> None:
-    """members: name -> bytes. The manifest gains the members' hashes."""
+def key_bytes(key=None):
+    """The signing key: `key` (str or bytes), else $JITGRAD_ARTIFACT_KEY, else None."""
+    if key is None:
+        key = os.environ.get(KEY_ENV, "")
+    if isinstance(key, str):
+        key = key.encode()
+    if isinstance(key, bytes):
+        return key or None
+    raise TypeError(f"an artifact key is a str or bytes, got {type(key).__name__}")
+
+
+def _signature(key: bytes, manifest: bytes) -> str:
+    return hmac.new(key, manifest, hashlib.sha256).hexdigest()
+
+
+def write(path, manifest: dict, members: dict, key=None) -> None:
+    """members: name -> bytes. The manifest gains the members' hashes; with a key (argument or
+    $JITGRAD_ARTIFACT_KEY) the manifest is signed."""
     manifest = dict(manifest, format_version=FORMAT_VERSION,
                     members={name: sha256(data) for name, data in sorted(members.items())})
+    text = json.dumps(manifest, indent=2, sort_keys=True).encode()
+    key = key_bytes(key)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr("manifest.json", json.dumps(manifest, indent=2, sort_keys=True))
+        z.writestr("manifest.json", text)
+        if key:
+            z.writestr(SIGNATURE, _signature(key, text))
         for name, data in sorted(members.items()):
             z.writestr(name, data)
 
@@ -90,8 +117,10 @@ def array_bytes(a) -> bytes:
 
 # ----------------------------------------------------------------------------- reading
 
-def read(path):
-    """(manifest, members) after every check; ArtifactError says what is wrong."""
+def read(path, key=None):
+    """(manifest, members, distrust) after every check; ArtifactError says what is wrong.
+    distrust is None when the artifact is signed under `key` (or $JITGRAD_ARTIFACT_KEY), else
+    why it is not trusted."""
     try:
         z = zipfile.ZipFile(path)
     except FileNotFoundError:
@@ -103,7 +132,8 @@ def read(path):
         if "manifest.json" not in names:
             raise ArtifactError(f"{path}: no manifest.json; not a jitgrad artifact")
         try:
-            manifest = json.loads(z.read("manifest.json"))
+            text = z.read("manifest.json")
+            manifest = json.loads(text)
         except (ValueError, zipfile.BadZipFile, OSError) as e:
             raise ArtifactError(f"{path}: manifest.json is unreadable ({e})") from None
         if not isinstance(manifest, dict) or not isinstance(manifest.get("members", {}), dict):
@@ -114,7 +144,8 @@ def read(path):
                                 f"version {FORMAT_VERSION}" + (" (made by a newer jitgrad; upgrade)"
                                                                if isinstance(version, int) and version > FORMAT_VERSION else ""))
         expected = manifest.get("members", {})
-        extra = names - set(expected) - {"manifest.json"}
+        distrust = _distrust(z, names, text, key_bytes(key))
+        extra = names - set(expected) - {"manifest.json", SIGNATURE}
         if extra:
             raise ArtifactError(f"{path}: members not listed in the manifest: {sorted(extra)}")
         members = {}
@@ -129,7 +160,21 @@ def read(path):
                 raise ArtifactError(f"{path}: member {name} does not match its SHA-256 in the "
                                     "manifest (the artifact was modified)")
             members[name] = data
-    return manifest, members
+    return manifest, members, distrust
+
+
+def _distrust(z, names, manifest: bytes, key):
+    if SIGNATURE not in names:
+        return "it is not signed"
+    if key is None:
+        return f"it is signed, but no key was given (key= or ${KEY_ENV})"
+    try:
+        signature = z.read(SIGNATURE).decode("ascii").strip()
+    except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError):
+        return "its signature is unreadable"
+    if not hmac.compare_digest(signature, _signature(key, manifest)):
+        return "its signature does not match your key"
+    return None
 
 
 def load_array(data: bytes):

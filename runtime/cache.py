@@ -1,35 +1,124 @@
-"""The on-disk kernel cache as a whole: what `jitgrad cache info` and `jitgrad cache clear` show.
+"""The on-disk kernel cache as a whole: its layout, and what `jitgrad cache info|clear` do.
 
-Layout under JITGRAD_CACHE_DIR (runtime/config.cache_dir()): one directory per backend holding
-the generated modules (`<backend>/<name>.py`, content-addressed, see codegen/disk_cache.py) and
-numba's compiled code for them (`<backend>/__pycache__/<name>.*.nbi|.nbc`).
+JITGRAD_CACHE_DIR (runtime/config.cache_dir()) may be any directory, even one holding the user's
+own files, so jitgrad keeps everything it writes in one subdirectory it marks as its own:
+
+    <JITGRAD_CACHE_DIR>/jitgrad-kernels/
+        CACHEDIR.TAG                      the marker (the standard tag: backup tools skip it)
+        <backend>/<name>.py               a generated module (content-addressed: jg_<backend>_<hex>)
+        <backend>/<name>.sha256           the entry's checksums: every file of the entry
+        <backend>/__pycache__/<name>.*    numba's index (.nbi) and object code (.nbc)
+
+`cache_clear` deletes only files under a marked subdirectory whose names jitgrad gives its
+entries; it refuses, deleting nothing, where the marker is missing.
 """
 from __future__ import annotations
 
 import os
-import shutil
+import re
 
 from . import config
 
+SUBDIR = "jitgrad-kernels"
+MARKER = "CACHEDIR.TAG"
+MARKER_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+               "# This directory is jitgrad's kernel cache; `jitgrad cache clear` empties it.\n")
+# what jitgrad writes: generated modules and their checksums, numba's files for them, CUDA
+# kernel modules (`<kernel>-<16 hex>.py`), and temporary files of an interrupted write
+_ENTRY = r"(jg_[a-z]+_[0-9a-f]{24}|\w+-[0-9a-f]{16})"
+_OWN_FILE = re.compile(_ENTRY + r"(\.py|\.sha256|\..+\.nb[ic])(\.tmp\.\w+|\.\d+\.tmp)?"
+                       r"|\.tmp-\w+\.(py|sha256)")
+_OWN_DIRS = {"cpu", "native", "cuda", "__pycache__"}
+_ENTRY_PATH = re.compile(_ENTRY + r"\.py|__pycache__/" + _ENTRY + r"\.[^/]+\.nb[ic]")
+
+
+class CacheError(OSError):
+    """`jitgrad cache clear` on a directory that is not a jitgrad cache."""
+
+
+def root() -> str:
+    """Where jitgrad's entries live: a marked subdirectory of JITGRAD_CACHE_DIR."""
+    return os.path.join(config.cache_dir(), SUBDIR)
+
+
+def kernel_dir(backend: str) -> str:
+    return os.path.join(root(), backend)
+
+
+def is_entry_path(rel: str) -> bool:
+    """Whether rel (relative to a backend's kernel dir) names a module or numba's code for it."""
+    return _ENTRY_PATH.fullmatch(rel) is not None
+
+
+def make_root() -> str:
+    """Create the marked subdirectory (OSError when the cache directory cannot be written)."""
+    r = root()
+    os.makedirs(r, exist_ok=True)
+    tag = os.path.join(r, MARKER)
+    if not os.path.isfile(tag):
+        with open(tag, "w") as f:
+            f.write(MARKER_TEXT)
+    return r
+
+
+def is_marked(path: str) -> bool:
+    try:
+        with open(os.path.join(path, MARKER)) as f:
+            return f.read() == MARKER_TEXT
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _own_files(r: str):
+    """(own files, foreign files) under the marked root r."""
+    own, foreign = [], []
+    for dirpath, dirnames, names in os.walk(r):
+        rel = os.path.relpath(dirpath, r)
+        ours = rel == "." or all(part in _OWN_DIRS for part in rel.split(os.sep))
+        for n in names:
+            p = os.path.join(dirpath, n)
+            (own if ours and (rel != "." and _OWN_FILE.fullmatch(n)) else foreign).append(p)
+    tag = os.path.join(r, MARKER)
+    if tag in foreign:
+        foreign.remove(tag)
+    return own, foreign
+
 
 def cache_info() -> dict:
-    """{'dir', 'modules', 'files', 'bytes'} of the kernel cache directory."""
-    root = config.cache_dir()
-    modules = files = size = 0
-    for dirpath, _, names in os.walk(root):
-        for n in names:
-            try:
-                size += os.path.getsize(os.path.join(dirpath, n))
-            except OSError:
-                continue            # removed by another process meanwhile
-            files += 1
-            modules += n.endswith(".py") and os.path.basename(dirpath) != "__pycache__"
-    return {"dir": root, "modules": modules, "files": files, "bytes": size}
+    """{'dir', 'marked', 'files', 'bytes', 'foreign'} of the kernel cache."""
+    r = root()
+    own, foreign = _own_files(r) if is_marked(r) else ([], [])
+    size = 0
+    for p in own:
+        try:
+            size += os.path.getsize(p)
+        except OSError:
+            pass            # removed by another process meanwhile
+    return {"dir": r, "marked": is_marked(r), "files": len(own), "bytes": size,
+            "foreign": len(foreign)}
 
 
 def cache_clear() -> dict:
-    """Delete the kernel cache directory; returns what it held. Processes running code loaded
-    from it keep running (their modules are in memory); later compiles rebuild entries."""
+    """Delete jitgrad's entries (never anything else) and the directories they leave empty;
+    returns what was there. Raises CacheError, deleting nothing, unless the directory is marked
+    as a jitgrad cache. Processes running code loaded from it keep running."""
+    base, r = config.cache_dir(), root()
+    if not os.path.lexists(base) or (os.path.isdir(base) and not os.path.lexists(r)):
+        return {"dir": r, "marked": False, "files": 0, "bytes": 0, "foreign": 0}
+    if os.path.islink(r) or not os.path.isdir(r) or not is_marked(r):
+        raise CacheError(f"{base} does not look like a jitgrad cache (no {SUBDIR}/{MARKER} "
+                         "marker); nothing deleted")
     info = cache_info()
-    shutil.rmtree(info["dir"], ignore_errors=True)
+    own, _ = _own_files(r)
+    for p in own:
+        try:
+            os.unlink(p)
+        except FileNotFoundError:
+            pass
+    for dirpath, _, _ in os.walk(r, topdown=False):
+        if dirpath != r and os.path.basename(dirpath) in _OWN_DIRS:
+            try:
+                os.rmdir(dirpath)        # only when empty: a foreign file keeps its directory
+            except OSError:
+                pass
     return info

@@ -1,5 +1,6 @@
 """The on-disk kernel cache, across processes: a second process hits it, a damaged entry is
-detected and rebuilt, two processes compiling the same function at once both succeed."""
+detected and rebuilt, two processes compiling the same function at once both succeed.
+(Fault injection of every kind: tests/test_faults.py.)"""
 import glob
 import os
 import subprocess
@@ -35,22 +36,26 @@ def cache_dir(tmp_path):
     return tmp_path / "kernels"
 
 
+def entries(cache_dir):
+    return cache_dir / "jitgrad-kernels" / "cpu"
+
+
 def test_second_process_loads_compiled_code_from_disk(cache_dir):
     first = _run(cache_dir)
     assert "kernel cache miss" in first and "numba compiled" in first
     second = _run(cache_dir)
     assert "kernel cache hit" in second and "numba cache hit" in second
-    assert glob.glob(str(cache_dir / "cpu" / "__pycache__" / "*.nbc"))
+    assert glob.glob(str(entries(cache_dir) / "__pycache__" / "*.nbc"))
 
 
 def test_truncated_source_and_garbled_machine_code_are_rebuilt(cache_dir):
     _run(cache_dir)
-    (src,) = glob.glob(str(cache_dir / "cpu" / "*.py"))
+    (src,) = glob.glob(str(entries(cache_dir) / "*.py"))
     with open(src, "r+") as f:
         f.truncate(os.path.getsize(src) // 2)
     err = _run(cache_dir)
     assert "corrupt or truncated; rebuilding" in err
-    for nbc in glob.glob(str(cache_dir / "cpu" / "__pycache__" / "*.nbc")):
+    for nbc in glob.glob(str(entries(cache_dir) / "__pycache__" / "*.nbc")):
         with open(nbc, "wb") as f:
             f.write(b"garbage")
     _run(cache_dir)                      # still right: numba's entry is rebuilt
