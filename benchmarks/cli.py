@@ -21,7 +21,8 @@ DEFAULT_COMPARE = "numpy,numba,torch,jax"
 
 
 def parse(argv: list[str], prog: str) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog=prog, description="Time jitgrad against NumPy, numba, PyTorch and "
+    from jitgrad.cli import Parser, output_file     # one-line errors, exit status 2
+    p = Parser(prog=prog, description="Time jitgrad against NumPy, numba, PyTorch and "
                                 "JAX on the same workloads, interleaved in one process.")
     p.add_argument("workloads", nargs="*", metavar="WORKLOAD",
                    help=f"any of: {', '.join(BY_NAME)} (default: all)")
@@ -30,8 +31,8 @@ def parse(argv: list[str], prog: str) -> argparse.Namespace:
                         f"torch.compile; jitgrad always runs (default: {DEFAULT_COMPARE})")
     p.add_argument("--repeat", type=int, help="timed rounds per workload (default: 11, --quick: 3)")
     p.add_argument("--quick", action="store_true", help="small sizes and short batches, for smoke tests")
-    p.add_argument("--json", metavar="FILE", help="also write all results as JSON")
-    p.add_argument("--plot", metavar="FILE.png", help="also draw the ratios as a bar chart (matplotlib)")
+    p.add_argument("--json", metavar="FILE", type=output_file, help="also write all results as JSON")
+    p.add_argument("--plot", metavar="FILE.png", type=output_file, help="also draw the ratios as a bar chart (matplotlib)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     p.add_argument("--no-first-call", action="store_true",
                    help="skip the fresh-process first-call measurement of mlp_step")

@@ -6,14 +6,36 @@ Both print the input and output signature and the workspace size."""
 from __future__ import annotations
 
 import argparse
+import keyword
 import os
 import re
 import sys
+import tempfile
+
+
+# C11/C23 keywords and the header's own type names: a function named one would not compile
+C_RESERVED = frozenset("""auto break case char const continue default do double else enum extern
+float for goto if inline int long register restrict return short signed sizeof static struct
+switch typedef union unsigned void volatile while alignas alignof bool constexpr false nullptr
+static_assert thread_local true typeof typeof_unqual int8_t int16_t int32_t int64_t uint8_t
+uint16_t uint32_t uint64_t size_t""".split())
+
+
+def c_name_problem(text: str):
+    """Why `text` cannot name the artifact, library and C function; None when it can."""
+    if not re.fullmatch(r"[A-Za-z_]\w*", text):
+        return "expected a C identifier like predict"
+    if text in C_RESERVED or keyword.iskeyword(text):
+        return "a C or Python keyword or type name"
+    if re.match(r"_[A-Z_]", text):
+        return "names starting with _ and a capital or __ are reserved in C"
+    return None
 
 
 def _c_name(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z_]\w*", text):
-        raise argparse.ArgumentTypeError(f"bad --name {text!r}: expected a C identifier like predict")
+    why = c_name_problem(text)
+    if why:
+        raise argparse.ArgumentTypeError(f"bad --name {text!r}: {why}")
     return text
 
 
@@ -37,16 +59,22 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from .cli import _resolve
+    from .cli import _resolve, one_line
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        with tempfile.TemporaryFile(dir=args.out):
+            pass
+    except OSError as e:             # checked before tracing and compiling
+        args.subparser.error(f"cannot write into -o {args.out}: {e.strerror or e}")
     fn = _resolve(args.target, args.subparser)
     name = args.name or getattr(fn, "__name__", "")
-    if not re.fullmatch(r"[A-Za-z_]\w*", name):
-        args.subparser.error(f"{args.target} has no usable name ({name!r}); pass --name")
-    os.makedirs(args.out, exist_ok=True)
+    why = c_name_problem(name)
+    if why:
+        args.subparser.error(f"{args.target} cannot name the output ({name!r}: {why}); pass --name")
     try:
         lines = (_native if args.native else _artifact)(fn, args, name)
     except Exception as e:   # tracing runs user code; export errors explain themselves
-        print(f"jitgrad aot: {args.target}: {type(e).__name__}: {e}", file=sys.stderr)
+        print(f"jitgrad aot: {args.target}: {type(e).__name__}: {one_line(e)}", file=sys.stderr)
         return 1
     print("\n".join(lines))
     return 0

@@ -22,7 +22,7 @@ def _info(args) -> int:
     import numpy
 
     import jitgrad
-    from jitgrad.runtime import config
+    from jitgrad.runtime.cache import cache_info
     from jitgrad.runtime.cuda_device import _probe
     count, why = _probe()
     try:
@@ -30,45 +30,52 @@ def _info(args) -> int:
         backends = ", ".join(sorted(BACKENDS)) or "none (reference interpreter)"
     except ImportError:
         backends = "none (reference interpreter)"
-    files, size = _cache_usage(config.cache_dir())
+    info = cache_info()
     print(f"jitgrad   {jitgrad.__version__}")
     print(f"numpy     {numpy.__version__}")
     print(f"numba     {numba.__version__}")
     print(f"llvmlite  {llvmlite.__version__}")
     print("devices   cpu, meta" + (f", cuda (x{count})" if count else f"  (cuda: {why})"))
     print(f"codegen   {backends}")
-    print(f"cache     {config.cache_dir()} ({files} files, {size / 2**20:.1f} MiB)")
+    print(f"cache     {info['dir']} ({info['files']} files, {info['bytes'] / 2**20:.1f} MiB)")
     return 0
-
-
-def _cache_usage(root: str) -> tuple[int, int]:
-    """(file count, total bytes) under the kernel cache directory."""
-    files = size = 0
-    for dirpath, _, names in os.walk(root):
-        for n in names:
-            try:
-                size += os.path.getsize(os.path.join(dirpath, n))
-                files += 1
-            except OSError:
-                pass   # removed by another process meanwhile
-    return files, size
 
 
 def _cache(args) -> int:
-    import shutil
-
-    from jitgrad.runtime import config
-    root = config.cache_dir()
-    files, size = _cache_usage(root)
+    from jitgrad.runtime.cache import CacheError, cache_clear, cache_info
     if args.action == "info":
-        print(f"cache directory  {root}")
-        print(f"files            {files}")
-        print(f"size             {size / 2**20:.1f} MiB")
+        info = cache_info()
+        print(f"cache directory  {info['dir']}")
+        print(f"files            {info['files']}")
+        print(f"size             {info['bytes'] / 2**20:.1f} MiB")
         return 0
-    if os.path.isdir(root):
-        shutil.rmtree(root)
-    print(f"cleared {root}: removed {files} files ({size / 2**20:.1f} MiB)")
+    try:
+        info = cache_clear()
+    except CacheError as e:
+        print(f"jitgrad cache clear: {e}", file=sys.stderr)
+        return 1
+    print(f"cleared {info['dir']}: removed {_files(info['files'])} ({info['bytes'] / 2**20:.1f} MiB)"
+          + (f"; kept {_files(info['foreign'])} jitgrad did not write" if info["foreign"] else ""))
     return 0
+
+
+def _files(n: int) -> str:
+    return f"{n} file" + ("" if n == 1 else "s")
+
+
+def output_file(text: str) -> str:
+    """An argparse type for a file to write later: its directory must exist and take a new
+    file now, so a bad path fails before any long work (training, compiling)."""
+    import tempfile
+    parent = os.path.dirname(os.path.abspath(text))
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is a directory; expected a file path")
+    try:
+        with tempfile.TemporaryFile(dir=parent):
+            pass
+    except OSError as e:
+        raise argparse.ArgumentTypeError(f"cannot write {text}: {e.strerror or e} ({parent})")
+    return text
 
 
 # ---------------------------------------------------------------------------------- demo, bench
@@ -181,11 +188,11 @@ def build_parser() -> Parser:
     d.add_argument("--quick", action="store_true", help="one epoch each (a smoke test)")
     d.add_argument("--data", metavar="DIR", help="train on MNIST IDX files in DIR instead "
                    "(train-images-idx3-ubyte[.gz], ...)")
-    d.add_argument("--plot", metavar="FILE.png",
+    d.add_argument("--plot", metavar="FILE.png", type=output_file,
                    help="write loss/accuracy curves (needs matplotlib)")
     d.add_argument("--batch-size", type=_positive, help="mini-batch size (default: per dataset)")
     d.add_argument("--seed", type=int, default=0, help="shuffling and initialization seed")
-    d.add_argument("--save-params", metavar="FILE.npz",
+    d.add_argument("--save-params", metavar="FILE.npz", type=output_file,
                    help="save the trained MLP's parameters (state_dict names) for `jitgrad aot`")
     d.set_defaults(run=_demo)
 
@@ -237,9 +244,24 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 2
-    return args.run(args)
+        parser.error("expected a command: demo, bench, ir, aot, info or cache")
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        print(f"jitgrad {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:   # noqa: BLE001 - a failure is one line; the traceback on request
+        from jitgrad.runtime import config
+        if config.full_traceback():
+            raise
+        print(f"jitgrad {args.command}: {type(e).__name__}: {one_line(e)} "
+              "(JITGRAD_TRACEBACK=full shows the traceback)", file=sys.stderr)
+        return 1
+
+
+def one_line(e: BaseException) -> str:
+    """An exception's message on one line (jitgrad's messages may list one item a line)."""
+    return "; ".join(line.strip() for line in str(e).splitlines() if line.strip())
 
 
 if __name__ == "__main__":

@@ -9,8 +9,8 @@ own files, so jitgrad keeps everything it writes in one subdirectory it marks as
         <backend>/<name>.sha256           the entry's checksums: every file of the entry
         <backend>/__pycache__/<name>.*    numba's index (.nbi) and object code (.nbc)
 
-`cache_clear` deletes only files under a marked subdirectory whose names jitgrad gives its
-entries; it refuses, deleting nothing, where the marker is missing.
+`cache_clear` deletes only files under the marked subdirectory whose names jitgrad gives its
+entries; on a directory without the marker it refuses and deletes nothing.
 """
 from __future__ import annotations
 
@@ -103,8 +103,8 @@ def cache_clear() -> dict:
     returns what was there. Raises CacheError, deleting nothing, unless the directory is marked
     as a jitgrad cache. Processes running code loaded from it keep running."""
     base, r = config.cache_dir(), root()
-    if not os.path.lexists(base) or (os.path.isdir(base) and not os.path.lexists(r)):
-        return {"dir": r, "marked": False, "files": 0, "bytes": 0, "foreign": 0}
+    if not os.path.lexists(base) or (os.path.isdir(base) and not os.listdir(base)):
+        return {"dir": r, "marked": False, "files": 0, "bytes": 0, "foreign": 0}   # nothing there
     if os.path.islink(r) or not os.path.isdir(r) or not is_marked(r):
         raise CacheError(f"{base} does not look like a jitgrad cache (no {SUBDIR}/{MARKER} "
                          "marker); nothing deleted")
