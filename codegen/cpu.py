@@ -27,7 +27,7 @@ from functools import partial
 
 import numpy as np
 
-from ..ir.errors import out_of_bounds
+from ..ir.errors import check_error
 from ..ir.kernel import KERNEL, single_op_kernel, unfused_schedule
 from ..ir.ops import Op
 from ..ir.printer import ident
@@ -301,8 +301,8 @@ class _Runner:
 
     def _out_of_bounds(self, st):
         """The IndexError of a failed bounds check (status [check number, index])."""
-        op, size, src = self.checks[st[0] - 1]
-        return out_of_bounds(op, st[1], size, src)
+        op, label_of, size, src = self.checks[st[0] - 1]
+        return check_error(op, label_of, st[1], size, src)
 
     def _getter(self, prog, v):
         """fn(xs, hs, arena, outs) -> a fresh copy of v (an input, constant, host result, ...)."""

@@ -7,11 +7,12 @@ waking the second thread (PARALLEL_MIN), and stay serial below.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 
 from ..ir.ops import REDUCE, Op
-from ..ir.passes.fusion_rules import row_pass_levels
+from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from ..ir.types import is_float, is_int
 from .buffer import CSE, IndentedBuffer
 from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better
@@ -64,9 +65,39 @@ class _Kernel:
         self.cse = CSE(self.buf)
         self.parallel, self.fastmath = parallel, fastmath
         self.extra_args = []
+        # fused kinds: the domain D, reduced axes R and every body value's index map, from the
+        # same analysis that made the kernel legal (codegen never re-derives broadcasting)
+        self.info = analyze_kernel(node) if node.params["kind"] != "opaque" else None
 
     def stores(self, v):
         return self.out_names.get(v, [])
+
+    def shape_in(self, v, drop=()) -> tuple:
+        """v's shape aligned to D by its index map (D's extent on the axes v is indexed by, 1
+        elsewhere), without the axes in `drop`: a C-ordered array of that shape has v's layout."""
+        spans = set(self.info.maps[v])
+        D = self.info.domain
+        return tuple(D[a] if a in spans else 1 for a in range(len(D)) if a not in drop)
+
+    def reduced(self, v) -> bool:
+        """Whether v is indexed by a reduced axis (else it is one value per reduced element)."""
+        return any(a in self.info.reduce_axes for a in self.info.maps[v])
+
+    def evaluator(self, space_of, cse, given=None, drop=(), shapes=None):
+        """An Evaluator over index-map-aligned shapes: values indexed by a reduced axis in the
+        space of D, the others in the space of D without the axes `drop`."""
+        if shapes is None:
+            shapes = {v: self.shape_in(v, () if self.reduced(v) else drop) for v in self.info.maps}
+        return Evaluator(self.ctx, self.body, self.arrays, space_of, cse, given, shapes,
+                         aligned=True)
+
+    def store_all(self, ev, values, offset_of):
+        """Compute every value first, then store them: an output written in place of an input
+        (memory plan) or of the product must not clobber what a later expression reads."""
+        exprs = [(v, ev.expr(v)) for v in values]
+        for v, e in exprs:
+            for name in self.stores(v):
+                self.buf.writeline(f"{name}[{at(offset_of(v))}] = {e}")
 
     def finish(self) -> KernelSource:
         head = IndentedBuffer()
@@ -116,32 +147,27 @@ def _emit_flat_loop(k, n, parallel, emit):
             emit(k.cse.child(), "i")
 
 
-def elementwise_loop(k, shape, nodes, given=None, operands=None, skip=()):
-    """Write the loop nest computing every output of `k.body` over `shape`.
+def elementwise_loop(k, nodes, given=None, skip=()):
+    """Write the loop nest computing every output of `k.body` over the kernel's domain D.
 
-    Dims over which all operands broadcast alike are merged first, so the common cases run as
-    one flat loop (all operands full-size or scalar) or two (a row broadcast against a matrix);
-    the innermost loop is always unit-stride and LLVM vectorizes it."""
-    size = math.prod(shape)
+    Axes of D over which every value is indexed alike are merged first (space.collapse on the
+    index-map-aligned shapes), so the common cases run as one flat loop (all values full-size or
+    scalar) or two (a row broadcast against a matrix); the innermost loop is unit-stride and LLVM
+    vectorizes it."""
+    D = k.info.domain
+    size = math.prod(D)
     if size == 0:
         return
     parallel = size * _cost(nodes) >= PARALLEL_MIN
     k.parallel |= parallel
-    values = list(operands or k.arrays) + [v for v in k.body.outputs]
-    if any(n.op == Op.reshape for n in nodes):
-        cshape, load = (size,), {}                 # reshapes reread in other shapes: stay flat
-    else:
-        cshape, cshapes = collapse(shape, [v.type.shape for v in values])
-        load = dict(zip(values, cshapes))
+    values = [v for v in k.info.maps if v in k.arrays or v in k.out_names]   # loads and stores
+    cshape, cshapes = collapse(D, [k.shape_in(v) for v in values])
+    load = dict(zip(values, cshapes))
+    outs = [v for v in k.body.outputs if v not in skip]
 
     def body(cse, space):
-        ev = Evaluator(k.ctx, k.body, k.arrays, lambda v: space, cse, given, load)
-        for v in k.body.outputs:
-            if v in skip:
-                continue
-            e = ev.expr(v)
-            for name in k.stores(v):
-                k.buf.writeline(f"{name}[{at(space.offset(load.get(v, v.type.shape)))}] = {e}")
+        ev = k.evaluator(lambda v: space, cse, given, shapes=load)
+        k.store_all(ev, outs, lambda v: space.offset(load[v]))
 
     if len(cshape) <= 1:
         n = cshape[0] if cshape else 1
@@ -153,8 +179,7 @@ def elementwise_loop(k, shape, nodes, given=None, operands=None, skip=()):
 
 def gen_elementwise(ctx, name, node) -> KernelSource:
     k = _Kernel(ctx, name, node)
-    shape = max((v.type.shape for v in k.body.outputs), key=math.prod)
-    elementwise_loop(k, shape, k.body.nodes)
+    elementwise_loop(k, k.body.nodes)
     return k.finish()
 
 
@@ -205,47 +230,46 @@ def _arg_name(acc):
     return acc + "i" if "[" not in acc else acc.replace("[", "i[", 1)
 
 
-def _split_body(body, reductions):
-    """Body values computed after the reductions (in reduced space): their outputs and everything
-    downstream of them."""
-    post = {r.output for r in reductions}
-    for n in body.nodes:
-        if n.op not in REDUCE and any(x in post for x in n.inputs):
-            post.update(n.outputs)
-    return post
-
-
 def gen_reduce(ctx, name, node) -> KernelSource:
+    """Reductions over the same axes R of D with an elementwise prologue and epilogue. Values
+    indexed by R are computed once per point of D (the reduction loops; outputs among them are
+    stored there), the others once per reduced element, after the reductions."""
     k = _Kernel(ctx, name, node)
     reds = [n for n in k.body.nodes if n.op in REDUCE]
-    xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
-    if any(tuple(sorted(r.params["axes"])) != axes or r.inputs[0].type.shape != xshape for r in reds):
-        raise NotImplementedError("cpu codegen: reductions over different axes in one kernel")
-    post = _split_body(k.body, reds)
-    if any(x in post for r in reds for x in r.inputs) or any(v not in post for v in k.body.outputs):
-        raise NotImplementedError("cpu codegen: reduce kernel outputs must follow its reductions")
+    xshape, axes = k.info.domain, k.info.reduce_axes
+    if any(k.reduced(x) is False for r in reds for x in r.inputs):
+        raise AssertionError(f"cpu codegen: kernel {name}: a reduction input without its axes")
     kept = [d for d in range(len(xshape)) if d not in axes]
     rshape = tuple(xshape[d] for d in kept)
+    pre = [v for v in k.body.outputs if k.reduced(v)]
+    post = [v for v in k.body.outputs if not k.reduced(v)]
     if math.prod(xshape) == 0 and math.prod(rshape) == 0:
         return k.finish()
     red = _Reductions(k, reds)
     k.fastmath = True
     last_kept = bool(kept) and kept[-1] == len(xshape) - 1 and len(axes) > 0
-    (_reduce_outer if last_kept else _reduce_inner)(k, red, xshape, axes, kept, rshape, post)
+    (_reduce_outer if last_kept else _reduce_inner)(k, red, xshape, axes, kept, rshape, pre, post)
     return k.finish()
 
 
-def _x_space_of(post, xspace, rspace):
-    return lambda v: rspace if v in post else xspace
+def _route(k, xspace, rspace):
+    return lambda v: xspace if k.reduced(v) else rspace
 
 
-def _reduce_inner(k, red, xshape, axes, kept, rshape, post):
+def _reduce_point(k, red, ev, xspace, pre, idx, blocked=()):
+    """One point of D: every reduction absorbs its input, the outputs indexed by R are stored."""
+    for n, a in red.acc.items():
+        red.update(k.buf, n, ev.expr(n.inputs[0]), a + "b" if n in blocked else a, idx)
+    k.store_all(ev, pre, lambda v: xspace.offset(k.shape_in(v)))
+
+
+def _reduce_inner(k, red, xshape, axes, kept, rshape, pre, post):
     """Reduced dims innermost (contiguous): scalar accumulators per output element."""
     size = math.prod(xshape)
     parallel = size * _cost(k.body.nodes) >= PARALLEL_MIN
     outer = [xshape[d] for d in kept]
     if parallel and (not kept or math.prod(outer) < 2):
-        return _reduce_full_parallel(k, red, xshape, axes, post)
+        return _reduce_full_parallel(k, red, xshape, axes, rshape, pre, post)
     k.parallel |= parallel and bool(kept)
     names = {d: f"i{d}" for d in range(len(xshape))}
 
@@ -258,10 +282,8 @@ def _reduce_inner(k, red, xshape, axes, kept, rshape, post):
             idx = dict(zip(kept, vars_))
             idx.update(zip(axes, ivars))
             xspace = Space(xshape, [idx[d] for d in range(len(xshape))], cse2)
-            ev = Evaluator(k.ctx, k.body, k.arrays, _x_space_of(post, xspace, rspace), cse2)
-            for n, a in red.acc.items():
-                red.update(k.buf, n, ev.expr(n.inputs[0]), a + "b" if n in blocked else a,
-                           ivars[-1] if ivars else "0")
+            ev = k.evaluator(_route(k, xspace, rspace), cse2, drop=axes)
+            _reduce_point(k, red, ev, xspace, pre, ivars[-1] if ivars else "0", blocked)
 
         sums = [n for n in red.acc if red.kind(n)[0] in ("sum", "prod")]
         if sums and inner_shape and inner_shape[-1] > SUM_BLOCK:
@@ -270,7 +292,7 @@ def _reduce_inner(k, red, xshape, axes, kept, rshape, post):
                                                           inner_shape[-1], inner, cse2, ivars), cse)
         else:
             _nest_named(k, inner_shape, [names[d] for d in axes], False, inner, cse)
-        _store_post(k, red.results(), rspace, post, cse)
+        _store_post(k, red.results(), rspace, post, cse, axes)
 
     _nest_named(k, outer, [names[d] for d in kept], parallel, kept_body)
 
@@ -289,25 +311,23 @@ def _blocked_loop(k, red, sums, var, n, inner, cse, ivars):
 
 
 def _nest_named(k, shape, names, parallel, emit, cse=None, done=()):
-    """Nested loops with the given index names; emit(cse, vars) writes the innermost body."""
+    """Nested loops with the given index names; emit(cse, vars) writes the innermost body.
+    Iterative: one `with` per level would recurse as deep as the nest."""
     cse = cse or k.cse
-    d = len(done)
-    if d == len(shape):
-        emit(cse, list(done))
-        return
-    with k.buf.indent(_loop_header(names[d], shape[d], parallel and d == 0)):
-        _nest_named(k, shape, names, parallel, emit, cse.child(), done + (names[d],))
+    with contextlib.ExitStack() as stack:
+        for d in range(len(done), len(shape)):
+            stack.enter_context(k.buf.indent(_loop_header(names[d], shape[d], parallel and d == 0)))
+            cse = cse.child()
+        emit(cse, list(done) + list(names[len(done):len(shape)]))
 
 
-def _store_post(k, given, rspace, post, cse):
-    ev = Evaluator(k.ctx, k.body, k.arrays, lambda v: rspace, cse, given)
-    for v in k.body.outputs:
-        e = ev.expr(v)
-        for name in k.stores(v):
-            k.buf.writeline(f"{name}[{at(rspace.offset(v.type.shape))}] = {e}")
+def _store_post(k, given, rspace, outs, cse, drop):
+    """The values of one reduced element: the epilogue on the reduction results."""
+    ev = k.evaluator(lambda v: rspace, cse, given, drop=drop)
+    k.store_all(ev, outs, lambda v: rspace.offset(k.shape_in(v, drop)))
 
 
-def _reduce_full_parallel(k, red, xshape, axes, post):
+def _reduce_full_parallel(k, red, xshape, axes, rshape, pre, post):
     """A large reduction to one element: prange over chunks of the flat input, partial results
     per chunk combined serially (argmax/argmin keep the first winner: chunks are in order)."""
     k.parallel = True
@@ -317,14 +337,14 @@ def _reduce_full_parallel(k, red, xshape, axes, post):
         k.buf.writeline(f"{a}p = np.empty({chunks}, {red.acc_dtype(n)})")
         if red.kind(n)[1]:
             k.buf.writeline(f"{a}ip = np.empty({chunks}, np.int64)")
+    rspace = Space(rshape, ["0"] * len(rshape), k.cse)
     with k.buf.indent(_loop_header("c", chunks, True)):
         red.init_scalars(k.buf)
         with k.buf.indent(f"for i in range(c * {CHUNK}, min(c * {CHUNK} + {CHUNK}, {size})):"):
             cse = k.cse.child()
             xspace = flat_space(xshape, "i", cse)
-            ev = Evaluator(k.ctx, k.body, k.arrays, lambda v: xspace, cse)
-            for n, a in red.acc.items():
-                red.update(k.buf, n, ev.expr(n.inputs[0]), a, "i")
+            ev = k.evaluator(_route(k, xspace, rspace), cse, drop=axes)
+            _reduce_point(k, red, ev, xspace, pre, "i")
         for n, a in red.acc.items():
             k.buf.writeline(f"{a}p[c] = {a}")
             if red.kind(n)[1]:
@@ -333,11 +353,10 @@ def _reduce_full_parallel(k, red, xshape, axes, post):
     with k.buf.indent(f"for c in range({chunks}):"):
         for n, a in red.acc.items():
             red.update(k.buf, n, f"{a}p[c]", a, f"{a}ip[c]")
-    rspace = Space((), [], k.cse)
-    _store_post(k, red.results(), rspace, post, k.cse)
+    _store_post(k, red.results(), rspace, post, k.cse, axes)
 
 
-def _reduce_outer(k, red, xshape, axes, kept, rshape, post):
+def _reduce_outer(k, red, xshape, axes, kept, rshape, pre, post):
     """Last dim kept (e.g. a column sum): walk the input in memory order, accumulating into
     arrays indexed by the kept dims, so the innermost loop stays unit-stride; then the epilogue."""
     rsize = math.prod(rshape)
@@ -353,14 +372,15 @@ def _reduce_outer(k, red, xshape, axes, kept, rshape, post):
     def body(cse, vars_):
         xspace = Space(xshape, vars_, cse)
         rspace = Space(rshape, [vars_[d] for d in kept], cse)
-        ev = Evaluator(k.ctx, k.body, k.arrays, _x_space_of(post, xspace, rspace), cse)
+        ev = k.evaluator(_route(k, xspace, rspace), cse, drop=axes)
         r = at(rspace.flat)
         for n, a in red.acc.items():
             red.update(k.buf, n, ev.expr(n.inputs[0]), f"{a}[{r}]", vars_[axis] if axis is not None else "0")
+        k.store_all(ev, pre, lambda v: xspace.offset(k.shape_in(v)))
     _nest_named(k, xshape, [f"i{d}" for d in range(len(xshape))], False, body)
     with k.buf.indent(f"for r in range({rsize}):"):
         cse = k.cse.child()
-        _store_post(k, red.results("r"), flat_space(rshape, "r", cse), post, cse)
+        _store_post(k, red.results("r"), flat_space(rshape, "r", cse), post, cse, axes)
 
 
 # ----------------------------------------------------------------------------- rowwise
@@ -387,18 +407,22 @@ def _lane_loops(k, red, laned, lanes, L, pass_body):
 def gen_rowwise(ctx, name, node) -> KernelSource:
     """Softmax/layernorm shape: reductions over the last axis whose results combine with the row.
     Each row is walked once per dependent reduction level (max, then sum, then the output), row
-    values that are expensive to recompute (exp) are kept in a scratch row between passes."""
+    values that are expensive to recompute (exp) are kept in a scratch row between passes.
+    Values not indexed by the last axis (reduction results, per-row inputs and what is computed
+    from them) are computed once per row."""
     k = _Kernel(ctx, name, node)
     reds = [n for n in k.body.nodes if n.op in REDUCE]
-    xshape = reds[0].inputs[0].type.shape
+    xshape = k.info.domain
     nd = len(xshape)
-    if nd == 0 or any(r.inputs[0].type.shape != xshape or tuple(r.params["axes"]) != (nd - 1,)
-                      for r in reds):
-        raise NotImplementedError("cpu codegen: rowwise reductions must all be over the last axis")
+    R = (nd - 1,)
+    if k.info.reduce_axes != R or any(not k.reduced(r.inputs[0]) for r in reds):
+        raise AssertionError(f"cpu codegen: kernel {name}: rowwise reductions must all be over "
+                             "the last axis")
     L, rows = xshape[-1], math.prod(xshape[:-1])
-    if rows * L == 0 and not any(v in _split_body(k.body, reds) and v.type.size for v in k.body.outputs):
+    per_row = {v for v in k.info.maps if not k.reduced(v)}
+    if rows * L == 0 and not any(v in per_row and v.type.size for v in k.body.outputs):
         return k.finish()
-    level, per_row = row_pass_levels(k.body, reds)
+    level, _ = row_pass_levels(k.body, reds)
     consts = {n.output for n in k.body.nodes if n.op == Op.constant}
     producers = k.body.producers()
     row_vals = [v for v in level if v not in per_row and v not in consts and v in producers]
@@ -406,7 +430,7 @@ def gen_rowwise(ctx, name, node) -> KernelSource:
     passes = 1 + max([level[r.inputs[0]] for r in reds] +
                      [level.get(v, 0) for v in k.body.outputs if v not in per_row])
     # scratch rows: expensive row values read again in a later pass
-    scratch = [v for v in row_vals if producers[v].op in _EXPENSIVE and v.type.shape == xshape
+    scratch = [v for v in row_vals if producers[v].op in _EXPENSIVE and v.type.size == rows * L
                and any(u.op not in REDUCE and level[u.outputs[0]] > level[v]
                        for u in users.get(v, []))]
     sname = {v: f"row{i}" for i, v in enumerate(scratch)}
@@ -433,37 +457,29 @@ def gen_rowwise(ctx, name, node) -> KernelSource:
             for p in range(passes):
                 mine = [n for n in reds if level[n.inputs[0]] == p]
                 laned = [n for n in mine if n in lanes]
+                outs = [v for v in k.body.outputs if v not in per_row and level[v] == p]
 
                 def pass_body(j, lane=None):
                     cse = rcse.child()
                     xspace = rows_space(xshape, "r", j, cse)
                     g = dict(given)
                     g.update({v: f"{sname[v]}[{j}]" for v in scratch if level[v] < p})
-                    ev = Evaluator(k.ctx, k.body, k.arrays,
-                                   lambda v: rspace if v in per_row else xspace, cse, g)
+                    ev = k.evaluator(_route(k, xspace, rspace), cse, g, drop=R)
                     for n in mine:
                         acc = f"{lanes[n]}[{lane}]" if lane and n in lanes else red.acc[n]
                         red.update(k.buf, n, ev.expr(n.inputs[0]), acc, j)
                     for v in scratch:
                         if level[v] == p:
                             k.buf.writeline(f"{sname[v]}[{j}] = {ev.expr(v)}")
-                    for v in k.body.outputs:
-                        if v not in per_row and level[v] == p:
-                            for nm in k.stores(v):
-                                k.buf.writeline(f"{nm}[{at(xspace.flat)}] = {ev.expr(v)}")
+                    k.store_all(ev, outs, lambda v: xspace.offset(k.shape_in(v)))
                 if laned and L >= LANES:
                     _lane_loops(k, red, laned, lanes, L, pass_body)
                 else:
                     with k.buf.indent(f"for j in range({L}):"):
                         pass_body("j")
                 given.update({n.output: red.results()[n.output] for n in mine})
-            ev = Evaluator(k.ctx, k.body, k.arrays, lambda v: rspace, rcse, given)
-            for v in k.body.outputs:
-                if v in per_row:
-                    for nm in k.stores(v):
-                        k.buf.writeline(f"{nm}[{at(rspace.offset(v.type.shape))}] = {ev.expr(v)}")
+            _store_post(k, given, rspace, [v for v in k.body.outputs if v in per_row], rcse, R)
     return k.finish()
-
 
 
 # ----------------------------------------------------------------------------- matmul
@@ -516,8 +532,7 @@ def gen_matmul(ctx, name, node) -> KernelSource:
             k.buf.writeline(f"{extra}[i] = {prod}[i]")
     epilogue = [n for n in k.body.nodes if n is not m and n.op != Op.transpose]
     if any(v is not pv for v in k.body.outputs):
-        shape = max((v.type.shape for v in k.body.outputs), key=math.prod)
-        elementwise_loop(k, shape, epilogue, operands=[*k.arrays], skip=(pv,))
+        elementwise_loop(k, epilogue, skip=(pv,))
     return k.finish()
 
 
@@ -666,18 +681,20 @@ def _scatter_add(k, n):
 
 
 def _gather_scatter(k, n, idx, P, m, I, Q, stmt):
-    """Loops over (p, i, q) with j = idx[i], negatives counting from the end. An index outside
-    [-m, m) is recorded in the entry's status array (the first one: [check number + 1, index];
+    """Loops over (p, i, q) with j = idx[i], negatives counting from the end (not for class
+    labels, params label_of). An index outside [-m, m) is recorded in the entry's status array (the first one: [check number + 1, index];
     the caller raises IndexError, ir.errors.out_of_bounds) and never read or written. A C
     library (ctx.native) has no status channel: there it is clamped into range, as JAX does."""
     checks = None if k.ctx.native else k.ctx.checks
+    label_of = n.params.get("label_of")     # class labels: [0, m), negatives invalid too
     if checks is not None:
-        checks.append((str(n.op), m, n.source_info))
+        checks.append((str(n.op), label_of, m, n.source_info))
         k.params += ["status", "check"]
         k.extra_args += ["st", str(len(checks))]
     with k.buf.indent(f"for i in range({I}):"):
         k.buf.writeline(f"j = {idx}[i]")
-        k.buf.writeline(f"j = j + {m} if j < 0 else j")
+        if not label_of:
+            k.buf.writeline(f"j = j + {m} if j < 0 else j")
         if checks is None:
             k.buf.writeline(f"j = min(max(j, 0), {m - 1})")
         else:

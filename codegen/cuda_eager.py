@@ -264,17 +264,17 @@ def _split(shape, axis):
     return p, shape[axis], q
 
 
-def _checked(kernel, op, size, grid, *args, index):
-    """Launch a gather/scatter kernel with a status array; IndexError (ir.errors.out_of_bounds)
+def _checked(kernel, op, label_of, size, grid, *args, index):
+    """Launch a gather/scatter kernel with a status array; IndexError (ir.errors.check_error)
     when it saw an index out of range. Reading the status waits for the kernel."""
-    from ..ir.errors import out_of_bounds
+    from ..ir.errors import check_error
     st = fill(empty((2,), np.int64, index), 0, index)
     launch(kernel, *grid, *args, st, index=index)
     s = cuda_device.stream(index)
     host = st.copy_to_host(stream=s)
     s.synchronize()
     if host[0]:
-        raise out_of_bounds(op, host[1], size)
+        raise check_error(op, label_of, host[1], size)
 
 
 def _take(arrays, params, out_types, index):
@@ -282,8 +282,9 @@ def _take(arrays, params, out_types, index):
     out = empty(out_t.shape, out_t.dtype, index)
     if out.size:
         _, n, q = _split(x.shape, params["axis"])
-        kernel = compiled(K.take, np.dtype(x.dtype), np.dtype(idx.dtype))
-        _checked(kernel, "take", n, grid_1d(out.size), flat(out), flat(x), flat(idx), out.size,
+        label_of = params.get("label_of")
+        kernel = compiled(K.take, np.dtype(x.dtype), np.dtype(idx.dtype), not label_of)
+        _checked(kernel, "take", label_of, n, grid_1d(out.size), flat(out), flat(x), flat(idx), out.size,
                  idx.size, q, n, index=index)
     return (out,)
 
@@ -296,7 +297,7 @@ def _scatter_add(arrays, params, out_types, index):
     if upd.size:
         _, n, q = _split(out_t.shape, params["axis"])
         kernel = compiled(K.scatter_add, np.dtype(upd.dtype), np.dtype(idx.dtype))
-        _checked(kernel, "scatter_add", n, grid_1d(upd.size), flat(out), flat(idx), flat(upd),
+        _checked(kernel, "scatter_add", None, n, grid_1d(upd.size), flat(out), flat(idx), flat(upd),
                  upd.size, idx.size, q, n, index=index)
     return (out,)
 

@@ -306,7 +306,7 @@ def scan_rows(op, dtype) -> KernelSource:
 
 # ----------------------------------------------------------------------------- gather / scatter
 
-def _gather_index(buf):
+def _gather_index(buf, wrap=True):
     """From flat i over (P, J, Q): p, j, q, and k = idx[j] with negative indices wrapped. An
     index outside [-N, N) is recorded in st ([1, index], the host raises IndexError) and its
     element skipped: one compare per index."""
@@ -315,8 +315,9 @@ def _gather_index(buf):
     buf.writeline("j = t % J")
     buf.writeline("p = t // J")
     buf.writeline("k = idx[j]")
-    with buf.indent("if k < 0:"):
-        buf.writeline("k += N")
+    if wrap:
+        with buf.indent("if k < 0:"):
+            buf.writeline("k += N")
     with buf.indent("if k < 0 or k >= N:"):
         buf.writeline("st[1] = idx[j]")
         buf.writeline("st[0] = 1")
@@ -324,13 +325,14 @@ def _gather_index(buf):
         buf.writeline("continue")
 
 
-def take(dtype, idx_dtype) -> KernelSource:
-    """o (P, J, Q) = a (P, N, Q) gathered along the middle axis by idx (J)."""
-    name = f"take_{short(dtype)}_{short(idx_dtype)}"
+def take(dtype, idx_dtype, wrap=True) -> KernelSource:
+    """o (P, J, Q) = a (P, N, Q) gathered along the middle axis by idx (J); wrap=False for
+    class labels (negative ones are out of bounds)."""
+    name = f"take_{short(dtype)}_{short(idx_dtype)}{'' if wrap else '_labels'}"
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, a, idx, n, J, Q, N, st):"):
         with grid_stride(buf):
-            _gather_index(buf)
+            _gather_index(buf, wrap)
             buf.writeline("o[i] = a[(p * N + k) * Q + q]")
             buf.writeline("i += step")
     return _finish(name, f"take along an axis, {short(dtype)}", None, buf,

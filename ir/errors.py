@@ -28,6 +28,21 @@ def out_of_bounds(op, index, size, source_info=None) -> IndexError:
                       "opt out of the check")
 
 
+def bad_label(loss, label, n_classes, source_info=None) -> IndexError:
+    """A class label outside [0, n_classes) (the losses; PyTorch raises too)."""
+    at = f" (at {source_info})" if source_info else ""
+    return IndexError(f"{loss}: target label {int(label)} is out of bounds: expected class "
+                      f"labels in [0, {int(n_classes)}){at}")
+
+
+def check_error(op, label_of, index, size, source_info=None) -> IndexError:
+    """The error of a failed bounds check of a `take` (label_of: the loss whose labels it
+    checks, or None for an index)."""
+    if label_of:
+        return bad_label(label_of, index, size, source_info)
+    return out_of_bounds(op, index, size, source_info)
+
+
 def with_source(e: Exception, source_info) -> Exception:
     """e with ' (at file:line)' appended, once."""
     if source_info and "(at " not in str(e):

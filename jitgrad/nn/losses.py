@@ -2,8 +2,14 @@
 logsumexp-based; the logistic loss uses softplus). Re-exported by jitgrad.nn.functional."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import numpy as jnp
-from ..numpy._convert import asarray
+from ..core import apply, user_source_info
+from ..ir import Op
+from ..ir.errors import bad_label
+from ..numpy._convert import asarray, device_of, host_array
+from ..tensor import Tensor
 from .functional import log_softmax, one_hot, softplus
 
 _REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda x: x}
@@ -16,30 +22,64 @@ def _reduce(loss, reduction, where):
     return _REDUCE[reduction](loss)
 
 
-def nll_loss(log_probs, target, reduction="mean"):
-    """Negative log-likelihood of integer class labels `target` (N,) under log_probs (N, C)."""
+def _labels(target, n_classes, ignore_index, where):
+    """(one-hot of the labels, mask of the counted ones or None). A label outside
+    [0, n_classes) other than ignore_index raises IndexError on every path, as in PyTorch: on
+    the host when its value is known, else in the kernel of a checked `take` (ir.errors)."""
+    ignored = None if ignore_index is None else jnp.equal(target, ignore_index)
+    safe = target if ignored is None else jnp.where(ignored, 0, target)
+    known = safe._data if isinstance(safe, Tensor) else None
+    if known is not None:
+        bad = (known < 0) | (known >= n_classes)
+        if bad.any():
+            raise bad_label(where, known[bad].flat[0], n_classes, user_source_info())
+    elif safe.device.type != "meta":
+        iota = host_array(np.arange(n_classes, dtype=safe.dtype), device_of(safe))
+        safe = apply(Op.take, [iota, safe], {"axis": 0, "label_of": where})
+    keep = None if ignored is None else jnp.logical_not(ignored)
+    return safe, keep
+
+
+def _reduce_labels(loss, keep, reduction, where):
+    """The per-sample loss reduced; ignored samples (keep False) add zero and, for "mean", are
+    not counted, as in PyTorch."""
+    if keep is None:
+        return _reduce(loss, reduction, where)
+    loss = jnp.where(keep, loss, 0)
+    if reduction == "mean":
+        return jnp.true_divide(jnp.sum(loss), jnp.sum(keep.astype(loss.dtype)))
+    return _reduce(loss, reduction, where)
+
+
+def nll_loss(log_probs, target, reduction="mean", ignore_index=-100):
+    """Negative log-likelihood of integer class labels `target` (N,) under log_probs (N, C).
+    Labels outside [0, C) raise IndexError; those equal to ignore_index count as zero."""
     log_probs, target = asarray(log_probs), asarray(target)
     if target.dtype.kind not in "iu":
         raise TypeError(f"nll_loss: expected integer class labels, got {target.dtype}")
     if log_probs.shape[:-1] != target.shape:
         raise ValueError(f"nll_loss: log_probs of shape {tuple(log_probs.shape)} needs labels of "
                          f"shape {tuple(log_probs.shape[:-1])}, got {tuple(target.shape)}")
-    picked = jnp.sum(jnp.multiply(log_probs, one_hot(target, log_probs.shape[-1], log_probs.dtype)),
+    labels, keep = _labels(target, log_probs.shape[-1], ignore_index, "nll_loss")
+    picked = jnp.sum(jnp.multiply(log_probs, one_hot(labels, log_probs.shape[-1], log_probs.dtype)),
                      axis=-1)
-    return _reduce(jnp.negative(picked), reduction, "nll_loss")
+    return _reduce_labels(jnp.negative(picked), keep, reduction, "nll_loss")
 
 
-def cross_entropy(logits, target, reduction="mean", label_smoothing=0.0):
+def cross_entropy(logits, target, reduction="mean", label_smoothing=0.0, ignore_index=-100):
     """Softmax cross-entropy of logits (N, C) against integer labels (N,) or class
-    probabilities (N, C) (one-hot or soft)."""
+    probabilities (N, C) (one-hot or soft). Integer labels outside [0, C) raise IndexError;
+    those equal to ignore_index count as zero (PyTorch's semantics)."""
     logits, target = asarray(logits), asarray(target)
     n_classes = logits.shape[-1]
+    keep = None
     if target.dtype.kind in "iu":
         if target.shape != logits.shape[:-1]:
             raise ValueError(f"cross_entropy: logits of shape {tuple(logits.shape)} need integer "
                              f"labels of shape {tuple(logits.shape[:-1])}, "
                              f"got {tuple(target.shape)}")
-        target = one_hot(target, n_classes, logits.dtype)
+        labels, keep = _labels(target, n_classes, ignore_index, "cross_entropy")
+        target = one_hot(labels, n_classes, logits.dtype)
     elif target.shape != logits.shape:
         raise ValueError(f"cross_entropy: probability targets must have the logits' shape "
                          f"{tuple(logits.shape)}, got {tuple(target.shape)}")
@@ -47,7 +87,7 @@ def cross_entropy(logits, target, reduction="mean", label_smoothing=0.0):
     if label_smoothing:
         target = jnp.add(jnp.multiply(target, 1.0 - label_smoothing), label_smoothing / n_classes)
     loss = jnp.negative(jnp.sum(jnp.multiply(target, log_softmax(logits, axis=-1)), axis=-1))
-    return _reduce(loss, reduction, "cross_entropy")
+    return _reduce_labels(loss, keep, reduction, "cross_entropy")
 
 
 def mse_loss(input, target, reduction="mean"):
