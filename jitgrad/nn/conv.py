@@ -19,10 +19,13 @@ from . import init
 from .module import Module, Parameter
 
 
-def _pair(v, name):
+def _pair(v, name, least=0):
+    """(a, b) from an int or a pair of ints, each at least `least`."""
     pair = (v, v) if isinstance(v, (int, np.integer)) else tuple(v)
-    if len(pair) != 2 or not all(isinstance(i, (int, np.integer)) and i >= 0 for i in pair):
-        raise ValueError(f"{name}: expected a non-negative int or a pair of them, got {v!r}")
+    if len(pair) != 2 or not all(isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+                                 and i >= least for i in pair):
+        what = "a non-negative" if least == 0 else "a positive"
+        raise ValueError(f"{name}: expected {what} int or a pair of them, got {v!r}")
     return tuple(int(i) for i in pair)
 
 
@@ -82,7 +85,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0):
         raise ValueError(f"conv2d: input has {x.shape[1]} channels, so the weight must have shape "
                          f"(out_channels, {x.shape[1]}, kh, kw), got {tuple(weight.shape)}")
     out_c, in_c, kh, kw = weight.shape
-    stride = _pair(stride, "conv2d stride")
+    stride = _pair(stride, "conv2d stride", 1)
     x = _pad(x, _padding(padding, (kh, kw), stride, "conv2d"), 0.0)
     n, _, h, w = x.shape
     idx = _window_index((in_c, h, w), (kh, kw), stride, True, "conv2d")
@@ -97,8 +100,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0):
 
 
 def _pool_args(kernel_size, stride, padding, where):
-    kernel = _pair(kernel_size, f"{where} kernel_size")
-    stride = kernel if stride is None else _pair(stride, f"{where} stride")
+    kernel = _pair(kernel_size, f"{where} kernel_size", 1)
+    stride = kernel if stride is None else _pair(stride, f"{where} stride", 1)
     pad = _pair(padding, f"{where} padding")
     if any(2 * p > k for p, k in zip(pad, kernel)):
         raise ValueError(f"{where}: padding {pad} must be at most half the kernel size {kernel}")
@@ -133,8 +136,8 @@ class Conv2d(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, bias=True):
         super().__init__()
         self.in_channels, self.out_channels = int(in_channels), int(out_channels)
-        self.kernel_size = _pair(kernel_size, "Conv2d kernel_size")
-        self.stride = _pair(stride, "Conv2d stride")
+        self.kernel_size = _pair(kernel_size, "Conv2d kernel_size", 1)
+        self.stride = _pair(stride, "Conv2d stride", 1)
         self.padding = padding if isinstance(padding, str) else _pair(padding, "Conv2d padding")
         _padding(self.padding, self.kernel_size, self.stride, "Conv2d")   # validate now
         shape = (self.out_channels, self.in_channels) + self.kernel_size

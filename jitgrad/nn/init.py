@@ -5,6 +5,7 @@ reproducible the way `torch.manual_seed` does (the numbers differ from PyTorch's
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -66,12 +67,16 @@ def ones_(tensor):
 
 
 def xavier_uniform_(tensor, gain=1.0):
+    if _zero_element(tensor):
+        return tensor
     fan_in, fan_out = fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
     return uniform_(tensor, -bound, bound)
 
 
 def xavier_normal_(tensor, gain=1.0):
+    if _zero_element(tensor):
+        return tensor
     fan_in, fan_out = fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
 
@@ -83,12 +88,24 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
     return calculate_gain(nonlinearity, a) / math.sqrt(fans[mode])
 
 
+def _zero_element(tensor) -> bool:
+    """A tensor with no elements is left as it is, with PyTorch's warning (its fan is 0)."""
+    if tensor.size:
+        return False
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+    return True
+
+
 def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    if _zero_element(tensor):
+        return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return uniform_(tensor, -bound, bound)
 
 
 def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    if _zero_element(tensor):
+        return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
 
 
