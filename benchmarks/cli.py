@@ -9,9 +9,9 @@ import sys
 
 import numpy as np
 
-from . import first_call, limits, report
+from . import cuda_workloads, first_call, limits, report
 from .harness import Settings, add_ratios, run_workload
-from .impl import PEERS, expand, load, load_all
+from .impl import GROUPS, PEERS, expand, load, load_all
 from .workloads import BY_NAME, WORKLOADS
 
 # See harness.py: thread pools read these when their library loads, so they must be in the
@@ -26,9 +26,11 @@ def parse(argv: list[str], prog: str) -> argparse.Namespace:
                                 "JAX on the same workloads, interleaved in one process.")
     p.add_argument("workloads", nargs="*", metavar="WORKLOAD",
                    help=f"any of: {', '.join(BY_NAME)} (default: all)")
-    p.add_argument("--compare", default=DEFAULT_COMPARE,
-                   help=f"comma-separated peers from {', '.join(PEERS)}; 'torch' means eager and "
-                        f"torch.compile; jitgrad always runs (default: {DEFAULT_COMPARE})")
+    p.add_argument("--compare",
+                   help=f"comma-separated peers from {', '.join(PEERS)} "
+                        f"({', '.join(cuda_workloads.PEERS)} with --device cuda); 'torch' means "
+                        f"eager and torch.compile; jitgrad "
+                        f"always runs (default: {DEFAULT_COMPARE}; on cuda all of them)")
     p.add_argument("--repeat", type=int, help="timed rounds per workload (default: 11, --quick: 3)")
     p.add_argument("--quick", action="store_true", help="small sizes and short batches, for smoke tests")
     p.add_argument("--json", metavar="FILE", type=output_file, help="also write all results as JSON")
@@ -40,8 +42,17 @@ def parse(argv: list[str], prog: str) -> argparse.Namespace:
     unknown = [w for w in args.workloads if w not in BY_NAME]
     if unknown:
         p.error(f"unknown workload(s) {', '.join(unknown)}; choose from {', '.join(BY_NAME)}")
+    if args.device == "cuda":
+        names = [n for n in (args.compare or ",".join(cuda_workloads.PEERS)).split(",") if n]
+        names = list(dict.fromkeys(i for n in names for i in GROUPS.get(n, (n,)) if i != "jitgrad"))
+        bad = [n for n in names if n not in cuda_workloads.PEERS]
+        if bad:
+            p.error(f"--device cuda: unknown peer(s) {', '.join(bad)}; choose from "
+                    f"{', '.join(cuda_workloads.PEERS)}")
+        args.compare_gpu = names
     try:
-        peers = expand([name for name in args.compare.split(",") if name])
+        peers = expand([name for name in (args.compare or DEFAULT_COMPARE).split(",")
+                        if name and args.device == "cpu"])
     except ValueError as e:
         p.error(str(e))
     args.impls = ["jitgrad"] + [i for i in peers if i != "jitgrad"]
@@ -59,8 +70,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m jitgrad.benchmark
     if args.plot:
         report.require_matplotlib()
     if args.device == "cuda":
-        from .cuda_workloads import main as cuda_main
-        return cuda_main(args)
+        return cuda_workloads.main(args)
 
     selected = [BY_NAME[w] for w in args.workloads] or WORKLOADS
     impls, skipped = load_all(args.impls)

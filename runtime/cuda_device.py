@@ -49,6 +49,11 @@ def is_available() -> bool:
     return _probe()[0] > 0
 
 
+def unavailable_reason() -> str:
+    """Why no cuda device can be used here ("" when one can)."""
+    return _probe()[1]
+
+
 def device_count() -> int:
     return _probe()[0]
 
