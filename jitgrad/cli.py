@@ -194,6 +194,8 @@ def build_parser() -> Parser:
     d.add_argument("--seed", type=int, default=0, help="shuffling and initialization seed")
     d.add_argument("--save-params", metavar="FILE.npz", type=output_file,
                    help="save the trained MLP's parameters (state_dict names) for `jitgrad aot`")
+    d.add_argument("--distributed", action="store_true", help="data-parallel over MPI ranks: "
+                   "run under mpiexec -n N (see README: Distributed training)")
     d.set_defaults(run=_demo)
 
     sub.add_parser("bench", help="time jitgrad against NumPy, numba, PyTorch and JAX "

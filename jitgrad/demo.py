@@ -60,13 +60,13 @@ def accuracy(logits, y) -> float:
     return float(np.mean(np.asarray(jnp.argmax(logits, axis=-1)) == y))
 
 
-def _bar(steps, epoch, epochs, label):
+def _bar(steps, epoch, epochs, label, disable=False):
     """A progress bar for one epoch; the caller updates it per step and closes it after
-    writing the epoch's loss and test accuracy into it."""
+    writing the epoch's loss and test accuracy into it. `disable` hides it (ranks > 0)."""
     from tqdm import tqdm
     return tqdm(total=steps, desc=f"  {label} epoch {epoch + 1:>2}/{epochs}", leave=True,
                 bar_format="{desc} {bar:24} {n_fmt}/{total_fmt} [{elapsed}] {postfix}",
-                file=sys.stderr)
+                file=sys.stderr, disable=disable)
 
 
 # ---------------------------------------------------------------------------------- (a)
@@ -100,6 +100,10 @@ def softmax_regression(train, test, s: Settings, seed: int) -> Run:
 
 # ---------------------------------------------------------------------------------- (b)
 
+def mlp_loss(model, x, y):
+    return F.cross_entropy(model(x), y)
+
+
 def mlp(train, test, s: Settings, seed: int) -> tuple[Run, dict]:
     (x_train, y_train), (x_test, y_test) = train, test
     run = Run(f"MLP {x_train.shape[1]}-{s.hidden}-10")
@@ -108,11 +112,8 @@ def mlp(train, test, s: Settings, seed: int) -> tuple[Run, dict]:
     opt = jg.optim.adam(s.mlp_lr)
     state = opt.init(model)
 
-    def loss_fn(model, x, y):
-        return F.cross_entropy(model(x), y)
-
     def train_step(model, state, x, y):
-        loss, grads = jg.value_and_grad(loss_fn)(model, x, y)
+        loss, grads = jg.value_and_grad(mlp_loss)(model, x, y)
         model, state = opt.update(grads, state, model)
         return model, state, loss
 
@@ -207,6 +208,9 @@ def _epochs(n) -> str:
 
 
 def main(args=None) -> int:
+    if getattr(args, "distributed", False):
+        from .demo_distributed import main as distributed_main
+        return distributed_main(args)
     start = time.perf_counter()
     plot_path = getattr(args, "plot", None)
     if plot_path:

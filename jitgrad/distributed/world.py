@@ -39,7 +39,8 @@ def init() -> None:
     Idempotent. Under `mpiexec -n N` it duplicates COMM_WORLD (so jitgrad's messages never
     mix with the program's own MPI traffic) and, with N > 1, installs a hook that turns an
     uncaught exception on any rank into MPI_Abort of the whole job, naming the rank, instead of
-    leaving the other ranks waiting forever in their next collective.
+    leaving the other ranks waiting forever in their next collective; ranks sharing a machine
+    share its cores for parallel kernels.
     """
     global _comm, _initialized
     if _initialized:
@@ -55,7 +56,18 @@ def init() -> None:
         _comm = MPI.COMM_WORLD.Dup()
         if _comm.Get_size() > 1:
             sys.excepthook = _abort_on_uncaught_exception
+            _share_cores(_comm.Split_type(MPI.COMM_TYPE_SHARED).Get_size())
     _initialized = True
+
+
+def _share_cores(local_ranks: int) -> None:
+    """Give each of the ranks on this machine its share of the cores for parallel kernels
+    (numba's prange), unless NUMBA_NUM_THREADS says otherwise: N ranks each running as many
+    threads as there are cores would oversubscribe the machine N times."""
+    if local_ranks > 1 and "NUMBA_NUM_THREADS" not in os.environ:
+        import numba
+        numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS,
+                                         (os.cpu_count() or 1) // local_ranks)))
 
 
 def is_initialized() -> bool:
