@@ -301,8 +301,8 @@ class _Runner:
 
     def _out_of_bounds(self, st):
         """The IndexError of a failed bounds check (status [check number, index])."""
-        op, label_of, size, src = self.checks[st[0] - 1]
-        return check_error(op, label_of, st[1], size, src)
+        op, check, size, src = self.checks[st[0] - 1]
+        return check_error(op, check, st[1], size, src)
 
     def _getter(self, prog, v):
         """fn(xs, hs, arena, outs) -> a fresh copy of v (an input, constant, host result, ...)."""

@@ -682,18 +682,18 @@ def _scatter_add(k, n):
 
 def _gather_scatter(k, n, idx, P, m, I, Q, stmt):
     """Loops over (p, i, q) with j = idx[i], negatives counting from the end (not for class
-    labels, params label_of). An index outside [-m, m) is recorded in the entry's status array (the first one: [check number + 1, index];
+    labels and other assertions, params check). An index outside [-m, m) is recorded in the entry's status array (the first one: [check number + 1, index];
     the caller raises IndexError, ir.errors.out_of_bounds) and never read or written. A C
     library (ctx.native) has no status channel: there it is clamped into range, as JAX does."""
     checks = None if k.ctx.native else k.ctx.checks
-    label_of = n.params.get("label_of")     # class labels: [0, m), negatives invalid too
+    check = n.params.get("check")     # an assertion (class labels, ...): [0, m), no wrapping
     if checks is not None:
-        checks.append((str(n.op), label_of, m, n.source_info))
+        checks.append((str(n.op), check, m, n.source_info))
         k.params += ["status", "check"]
         k.extra_args += ["st", str(len(checks))]
     with k.buf.indent(f"for i in range({I}):"):
         k.buf.writeline(f"j = {idx}[i]")
-        if not label_of:
+        if not check:
             k.buf.writeline(f"j = j + {m} if j < 0 else j")
         if checks is None:
             k.buf.writeline(f"j = min(max(j, 0), {m - 1})")

@@ -60,7 +60,7 @@ class _OpByOp:
             arrays = [local[v] for v in n.inputs]
             try:
                 outs = cuda_eager.run(n.op, arrays, n.params, [v.type for v in n.outputs])
-            except IndexError as e:     # a failed bounds check: name the user's line
+            except (IndexError, ValueError) as e:     # a failed check: name the user's line
                 raise with_source(e, n.source_info) from None
             local.update(zip(n.outputs, outs))
         env.update((v, local[b]) for b, v in zip(body.outputs, self.node.outputs))

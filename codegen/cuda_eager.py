@@ -264,7 +264,7 @@ def _split(shape, axis):
     return p, shape[axis], q
 
 
-def _checked(kernel, op, label_of, size, grid, *args, index):
+def _checked(kernel, op, check, size, grid, *args, index):
     """Launch a gather/scatter kernel with a status array; IndexError (ir.errors.check_error)
     when it saw an index out of range. Reading the status waits for the kernel."""
     from ..ir.errors import check_error
@@ -274,7 +274,7 @@ def _checked(kernel, op, label_of, size, grid, *args, index):
     host = st.copy_to_host(stream=s)
     s.synchronize()
     if host[0]:
-        raise check_error(op, label_of, host[1], size)
+        raise check_error(op, check, host[1], size)
 
 
 def _take(arrays, params, out_types, index):
@@ -282,10 +282,10 @@ def _take(arrays, params, out_types, index):
     out = empty(out_t.shape, out_t.dtype, index)
     if out.size:
         _, n, q = _split(x.shape, params["axis"])
-        label_of = params.get("label_of")
-        kernel = compiled(K.take, np.dtype(x.dtype), np.dtype(idx.dtype), not label_of)
-        _checked(kernel, "take", label_of, n, grid_1d(out.size), flat(out), flat(x), flat(idx), out.size,
-                 idx.size, q, n, index=index)
+        check = params.get("check")
+        kernel = compiled(K.take, np.dtype(x.dtype), np.dtype(idx.dtype), not check)
+        _checked(kernel, "take", check, n, grid_1d(out.size), flat(out), flat(x), flat(idx),
+                 out.size, idx.size, q, n, index=index)
     return (out,)
 
 

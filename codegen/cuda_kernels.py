@@ -327,8 +327,8 @@ def _gather_index(buf, wrap=True):
 
 def take(dtype, idx_dtype, wrap=True) -> KernelSource:
     """o (P, J, Q) = a (P, N, Q) gathered along the middle axis by idx (J); wrap=False for
-    class labels (negative ones are out of bounds)."""
-    name = f"take_{short(dtype)}_{short(idx_dtype)}{'' if wrap else '_labels'}"
+    assertions such as class labels (negative indices are out of bounds)."""
+    name = f"take_{short(dtype)}_{short(idx_dtype)}{'' if wrap else '_nowrap'}"
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, a, idx, n, J, Q, N, st):"):
         with grid_stride(buf):

@@ -35,11 +35,24 @@ def bad_label(loss, label, n_classes, source_info=None) -> IndexError:
                       f"labels in [0, {int(n_classes)}){at}")
 
 
-def check_error(op, label_of, index, size, source_info=None) -> IndexError:
-    """The error of a failed bounds check of a `take` (label_of: the loss whose labels it
-    checks, or None for an index)."""
-    if label_of:
-        return bad_label(label_of, index, size, source_info)
+def negative_power(what, exponent, source_info=None) -> ValueError:
+    """NumPy's error for an integer to a negative integer power, on every path."""
+    at = f" (at {source_info})" if source_info else ""
+    return ValueError(f"Integers to negative integer powers are not allowed ({what}: exponent "
+                      f"{int(exponent)}){at}")
+
+
+# A `take` with params check="kind:what" is an assertion on data: its indices must lie in
+# [0, n) (no wrapping) and a failed one raises the kind's error instead of out_of_bounds.
+_CHECKS = {"labels": lambda what, index, size, at: bad_label(what, index, size, at),
+           "power": lambda what, index, size, at: negative_power(what, index, at)}
+
+
+def check_error(op, check, index, size, source_info=None) -> Exception:
+    """The error of a failed bounds check of a `take` (check: its params' "check" or None)."""
+    if check:
+        kind, _, what = check.partition(":")
+        return _CHECKS[kind](what, index, size, source_info)
     return out_of_bounds(op, index, size, source_info)
 
 

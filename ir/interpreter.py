@@ -29,7 +29,7 @@ def interpret(graph: Graph, args) -> list:
                 raise MissingRuleError(node.op, "NumPy reference")
             else:
                 outs = evaluate(node.op, ins, node.params, [v.type for v in node.outputs])
-        except IndexError as e:     # out of bounds: name the user's line
+        except (IndexError, ValueError) as e:     # a failed check: name the user's line
             raise with_source(e, node.source_info) from None
         for v, o in zip(node.outputs, outs):
             env[v] = o

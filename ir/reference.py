@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .errors import MissingRuleError, bad_label, out_of_bounds
+from .errors import MissingRuleError, check_error, out_of_bounds
 from .ops import Op
 
 
@@ -33,13 +33,13 @@ def _checked(op, idx, n):
     return np.where(idx < 0, idx + n, idx)
 
 
-def _take(x, idx, *, axis, label_of=None):
-    """label_of (a loss's name): idx are class labels, valid in [0, n) with no wrapping."""
-    if label_of:
+def _take(x, idx, *, axis, check=None):
+    """check (ir.errors.check_error): an assertion, idx valid in [0, n) with no wrapping."""
+    if check:
         n = x.shape[axis]
         bad = (idx < 0) | (idx >= n)
         if bad.any():
-            raise bad_label(label_of, idx[bad].flat[0], n)
+            raise check_error("take", check, idx[bad].flat[0], n)
         return np.take(x, idx, axis=axis)
     return np.take(x, _checked("take", idx, x.shape[axis]), axis=axis)
 

@@ -12,9 +12,10 @@ from ..numpy._convert import normalize_axes, operands
 
 
 def relu(x):
-    # a select, not max(x, 0): relu'(0) = 0 as in PyTorch (max splits a tie's gradient in half)
+    # a select, not max(x, 0): relu'(0) = 0 as in PyTorch (max splits a tie's gradient in half);
+    # selecting 0 where x <= 0 (not x where x > 0) keeps NaN, as torch and JAX do
     x = jnp.asarray(x)
-    return jnp.where(jnp.greater(x, 0), x, 0)
+    return jnp.where(jnp.less_equal(x, 0), 0, x)
 
 
 def relu6(x):
@@ -82,8 +83,13 @@ def logsumexp(x, axis=None, keepdims=False):
 
 
 def log_softmax(x, axis=-1):
+    """(x - m) - log(sum(exp(x - m))), shift first: x - (m + log s) would round the large
+    m + log s and lose the small differences that matter (470 ulp at logits ~1e4)."""
+    from ..transforms import stop_gradient
     (x,) = operands(x, float_only=True)
-    return jnp.subtract(x, logsumexp(x, axis=axis, keepdims=True))
+    m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))
+    shifted = jnp.subtract(x, jnp.where(jnp.isfinite(m), m, 0.0))
+    return jnp.subtract(shifted, jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True)))
 
 
 def softmax(x, axis=-1):

@@ -2,13 +2,11 @@
 logsumexp-based; the logistic loss uses softplus). Re-exported by jitgrad.nn.functional."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import numpy as jnp
-from ..core import apply, user_source_info
-from ..ir import Op
+from ..core import user_source_info
 from ..ir.errors import bad_label
-from ..numpy._convert import asarray, device_of, host_array
+from ..numpy._convert import asarray
+from ..numpy.indexing import checked
 from ..tensor import Tensor
 from .functional import log_softmax, one_hot, softplus
 
@@ -34,8 +32,7 @@ def _labels(target, n_classes, ignore_index, where):
         if bad.any():
             raise bad_label(where, known[bad].flat[0], n_classes, user_source_info())
     elif safe.device.type != "meta":
-        iota = host_array(np.arange(n_classes, dtype=safe.dtype), device_of(safe))
-        safe = apply(Op.take, [iota, safe], {"axis": 0, "label_of": where})
+        safe = checked(safe, n_classes, f"labels:{where}")
     keep = None if ignored is None else jnp.logical_not(ignored)
     return safe, keep
 

@@ -5,9 +5,10 @@ import math
 
 import numpy as np
 
-from ..core import apply
+from ..core import Tracer, apply, user_source_info
 from ..ir import Op
 from ._convert import asarray, astype, device_of, is_array, is_scalar, operands, scalar
+from ..tensor import Tensor
 
 # name -> primitive, for unary functions computed in floating point
 _FLOAT_UNARY = {
@@ -78,8 +79,25 @@ def _binary(op):
             if op in _BOOL_LOGICAL:
                 return apply(_BOOL_LOGICAL[op], [a, b])
             a, b = operands(a, b, dtype="int32")
+        if op is Op.pow and a.dtype.kind in "iu":
+            b = _nonnegative_exponent(b)
         return apply(op, [a, b])
     return fn
+
+
+def _nonnegative_exponent(b):
+    """An integer exponent, asserted >= 0 on every path as NumPy raises eagerly: checked now
+    when its value is known, else by a checked take in the compiled code (indexing.checked)."""
+    from ..ir.errors import negative_power
+    if isinstance(b, Tensor) and b.device.type != "meta":
+        if (b._data < 0).any():
+            raise negative_power("power", b._data[b._data < 0].flat[0], user_source_info())
+        return b
+    if not isinstance(b, Tracer):
+        return b
+    from .indexing import checked
+    zero = checked(where(less(b, 0), b, 0), 1, "power:power")
+    return add(b, zero)
 
 
 def _compare(op):

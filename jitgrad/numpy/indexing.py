@@ -195,6 +195,14 @@ def _normalized_index(idx, n, axis, device, mode="raise", raw_ok=False):
     return where(valid, w, 0), valid
 
 
+def checked(x, n, check):
+    """x, asserted to lie in [0, n) on every path: a `take` from arange(n) with params
+    check="kind:what" (ir.errors.check_error names the error). Use the result, not x: an
+    unused check is dead code to the compiler."""
+    iota = host_array(np.arange(n, dtype=x.dtype), device_of(x))
+    return apply(Op.take, [iota, x], {"axis": 0, "check": check})
+
+
 def _fill_value(dtype, fill_value):
     """JAX's default fill for mode="fill": NaN, the integer type's minimum (maximum when
     unsigned), True for bool."""
