@@ -95,12 +95,14 @@ def _while(e, node, args, flags):
     bcond, _ = batch_graph(cond, carry_b + k_b, size)
     bbody, _ = batch_graph(body, carry_b + k_b, size, force_out=carry_b)
     if pred_b:
+        per_lane_cond, per_lane_body = bcond, bbody
+
         def any_lane(be, ins):
-            return [be(Op.reduce_max, be.inline(bcond, ins)[0], axes=(0,))]
+            return [be(Op.reduce_max, be.inline(per_lane_cond, ins)[0], axes=(0,))]
 
         def masked_body(be, ins):
-            going = be.inline(bcond, ins)[0]
-            new = be.inline(bbody, ins)
+            going = be.inline(per_lane_cond, ins)[0]
+            new = be.inline(per_lane_body, ins)
             return [be(Op.select, be.lift(going, True, c.type.ndim - 1), n, c)
                     for n, c in zip(new, ins[:nc])]
         in_flags = carry_b + k_b

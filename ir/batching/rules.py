@@ -41,7 +41,31 @@ def _prepend(**extra):
 
 def _transpose(e, node, args, batched):
     perm = (0,) + tuple(p + 1 for p in node.params["perm"])
-    return [(e(Op.transpose, args[0], perm=perm), True)]
+    return [(_permute(e, args[0], perm), True)]
+
+
+def _permute(e, x, perm):
+    """transpose(x, perm), emitted as a reshape when it only moves size-1 axes, and pushed into
+    the operands of a broadcast product (the per-example outer products of weight gradients),
+    so the large result is written once, already in its final order."""
+    shape = x.type.shape
+    out = tuple(shape[p] for p in perm)
+    if [p for p in perm if shape[p] != 1] == [i for i, d in enumerate(shape) if d != 1]:
+        return e.reshape(x, out)
+    made = _producer(e, x)
+    if made is not None and made.op is Op.mul and all(
+            v.type.ndim == x.type.ndim and v.type.size < x.type.size for v in made.inputs):
+        return e.mul(*[_permute(e, v, perm) for v in made.inputs])
+    return e.transpose(x, perm)
+
+
+def _producer(e, v, window=4):
+    """The node that just produced `v` in the graph being built (None if not among the last
+    few); rules use it for local rewrites of what they emitted themselves."""
+    for n in e.b.graph.nodes[-window:]:
+        if v in n.outputs:
+            return n
+    return None
 
 
 def _broadcast_to(e, node, args, batched):
@@ -112,7 +136,12 @@ def _matmul(e, node, args, batched):
         rows = e.reshape(a, (int(np.prod(a.type.shape[:-1], dtype=np.int64)), k))
         return [(e.reshape(e(Op.matmul, rows, b), (e.size,) + out.shape), True)]
     rank = out.ndim
-    return [(e(Op.matmul, e.lift(a, ba, rank), e.lift(b, bb, rank)), True)]
+    a, b = e.lift(a, ba, rank), e.lift(b, bb, rank)
+    if a.type.shape[-1] == 1:
+        # an outer product per example (per-example weight gradients): a broadcast multiply,
+        # which fuses, instead of B tiny GEMMs
+        return [(e.mul(a, b), True)]
+    return [(e(Op.matmul, a, b), True)]
 
 
 # ----------------------------------------------------------------------------- random
