@@ -18,8 +18,12 @@ _RESHAPES = (Op.reshape, Op.broadcast_to)
 
 class Evaluator:
     def __init__(self, ctx, body, arrays, space_of, cse, given=None, load_shapes=None,
-                 expr_table=None):
+                 expr_table=None, aligned=False):
+        """aligned: `load_shapes` gives every value its shape aligned to its space by the
+        kernel's index maps (ir.passes.fusion_rules), so reshapes and broadcasts are the identity
+        at a point; otherwise operands broadcast NumPy-style against the space."""
         self.ctx, self.arrays, self.space_of, self.cse = ctx, arrays, space_of, cse
+        self.aligned = aligned
         self.scalar_expr = expr_table or scalar_expr     # the CUDA renderer passes its own
         self.load_shapes = load_shapes or {}
         self.producers = body.producers()
@@ -56,6 +60,8 @@ class Evaluator:
 
     def _relabel(self, node, v):
         (x,) = node.inputs
+        if self.aligned:        # index maps place x and v at the same element of every point
+            return self.expr(x)
         space = self.space_of(v)
         if x.type.size in (1, space.size) and self.space_of(x).size == space.size:
             return self.expr(x)

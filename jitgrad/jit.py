@@ -48,6 +48,8 @@ class Jitted:
         self.trace_count = 0
         # updated=(): never copy a wrapped Jitted's __dict__ (fn, _cache) over this one's
         functools.update_wrapper(self, fn, updated=())
+        if not hasattr(self, "__name__"):     # functools.partial and other callables have none
+            self.__name__ = getattr(getattr(fn, "func", None), "__name__", type(fn).__name__)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)

@@ -75,23 +75,63 @@ class _Group:
         self.nodes, self.info = nodes, info
 
 
+def _reaches(start, target, skip, group_of, facts, limit):
+    """Whether a path of kernels leads from one of the groups in `start` to `target` without
+    passing through `skip`. Only nodes at positions <= limit can lie on such a path (the node
+    order is topological and every node of `target` is at or before `limit`)."""
+    seen, todo = set(), list(start)
+    while todo:
+        g = todo.pop()
+        if g is target:
+            return True
+        if g in seen or g is skip:
+            continue
+        seen.add(g)
+        for n in g.nodes:
+            for v in n.outputs:
+                for u in facts.users.get(v, ()):
+                    if facts.position[u] <= limit and u in group_of and group_of[u] is not g:
+                        todo.append(group_of[u])
+    return False
+
+
+def _successors(g, group_of, facts, limit):
+    return [group_of[u] for n in g.nodes for v in n.outputs for u in facts.users.get(v, ())
+            if facts.position[u] <= limit and u in group_of and group_of[u] is not g]
+
+
+def _makes_cycle(p, g, group_of, facts, limit) -> bool:
+    """Whether merging groups p and g would close a cycle between kernels: a path from one to the
+    other through a third group (pairwise checks on nodes miss paths that jump through groups)."""
+    return (_reaches([q for q in _successors(p, group_of, facts, limit) if q is not g], g, p,
+                     group_of, facts, limit) or
+            _reaches([q for q in _successors(g, group_of, facts, limit) if q is not p], p, g,
+                     group_of, facts, limit))
+
+
 def _group(graph: Graph, facts: GraphFacts):
-    """Node -> _Group after the greedy producer-consumer sweep."""
+    """Node -> _Group after the greedy producer-consumer sweep. Candidates are tried in the
+    order of their first node, so the same graph always gives the same groups."""
     group_of = {}
     producer = graph.producers()
     for n in graph.nodes:
         alone = analyze([n], facts.outputs([n]), facts.category) or KernelInfo("opaque", ())
         g = _Group(frozenset([n]), alone)
-        for m in g.nodes:
-            group_of[m] = g
+        group_of[n] = g
+        limit = facts.position[n]
         while True:
             best = None
-            for p in {group_of[producer[x]] for x in n.inputs if x in producer} - {g}:
+            cands = {id(group_of[producer[x]]): group_of[producer[x]] for x in n.inputs
+                     if x in producer}
+            cands.pop(id(g), None)
+            for p in sorted(cands.values(), key=lambda q: min(map(facts.position.__getitem__,
+                                                                  q.nodes))):
                 info = can_fuse(p.nodes, g.nodes, facts)
                 if info is None:
                     continue
                 s = score(p.nodes, g.nodes, info, p.info, g.info, facts)
-                if s > 0 and (best is None or s > best[0]):
+                if s > 0 and (best is None or s > best[0]) and not _makes_cycle(
+                        p, g, group_of, facts, limit):
                     best = (s, p, info)
             if best is None:
                 break
@@ -140,6 +180,9 @@ def _schedule(groups, producer, subst, facts):
             indeg[s] -= 1
             if indeg[s] == 0:
                 heapq.heappush(ready, (first[s], s))
+    if len(order) != len(groups):
+        raise AssertionError(f"fuse: the kernels form a cycle ({len(groups) - len(order)} of "
+                             f"{len(groups)} kernels cannot be scheduled)")
     return order
 
 
@@ -165,9 +208,17 @@ def _kernel(g, index, facts, subst, origin):
             outs = b.emit(n.op, ins, n.params, n.source_info)
             copies[key] = outs
         env.update(zip(n.outputs, outs))
-    b.graph.outputs = [env[v] for v in outputs]
+    # two copies of a cheap node merged above are one body value: write it once, and let the
+    # later kernels and the graph outputs read the kept copy (subst)
+    kept = {}
+    for v in outputs:
+        if env[v] in kept:
+            subst[v] = kept[env[v]]
+        else:
+            kept[env[v]] = v
+    b.graph.outputs = list(kept)
     k = make_kernel(g.info.kind, b.graph, list(outer))
-    k.outputs = tuple(outputs)
+    k.outputs = tuple(kept.values())
     return k
 
 
@@ -179,8 +230,8 @@ def fuse(graph: Graph) -> Graph:
     groups, subst = _merge_lone_copies(sorted(groups, key=lambda g: min(
         facts.position[n] for n in g.nodes)), origin, facts)
     order = _schedule(groups, dup.producers(), subst, facts)
-    out = Graph(list(graph.inputs), [], [subst.get(v, v) for v in dup.outputs], graph.name,
-                graph.arg_names)
+    out = Graph(list(graph.inputs), [], [], graph.name, graph.arg_names)
     out.nodes = [_kernel(g, i, facts, subst, origin) for i, g in enumerate(order)]
+    out.outputs = [subst.get(v, v) for v in dup.outputs]
     return out
 

@@ -131,6 +131,16 @@ def _matmul_ok(nodes, mm, outputs, cat):
                for x in mm.inputs)
 
 
+def _reduced(red, D) -> tuple:
+    """The non-unit axes of D a reduction reduces, in order."""
+    return tuple(sorted(k for k in red.params["axes"] if D[k] != 1))
+
+
+def _monotonic(m) -> bool:
+    axes = [a for a in m if a is not None]
+    return all(a < b for a, b in zip(axes, axes[1:]))
+
+
 def analyze(nodes, outputs, categories=None) -> KernelInfo | None:
     """The kernel that runs `nodes` (in topological order) producing `outputs`, or None when
     they cannot form one kernel. `categories`: node -> _category(node), when precomputed."""
@@ -151,9 +161,9 @@ def analyze(nodes, outputs, categories=None) -> KernelInfo | None:
         return None
     elif reds:
         D = reds[0].inputs[0].type.shape
-        if any(r.inputs[0].type.shape != D for r in reds):
-            return None
-        R = tuple(k for k in reds[0].params["axes"] if D[k] != 1)
+        R = _reduced(reds[0], D)
+        if any(r.inputs[0].type.shape != D or _reduced(r, D) != R for r in reds):
+            return None         # one loop nest: every reduction runs over the same axes of D
     else:
         D = max((v.type.shape for v in outputs), key=lambda s: (int(np.prod(s)), len(s)))
     maps = {}
@@ -173,6 +183,8 @@ def analyze(nodes, outputs, categories=None) -> KernelInfo | None:
         m = maps.get(n.output)
         if m is None or not all(put(x, im) for x, im in zip(n.inputs, _input_maps(n, m, R))):
             return None
+    if not all(_monotonic(m) for m in maps.values()):
+        return None             # a value read with its axes permuted is not one flat offset
     if mms:
         return KernelInfo("matmul", D, (), maps)
     if not reds:
@@ -219,29 +231,14 @@ def score(a, b, merged: KernelInfo, a_info, b_info, facts) -> float:
 
 
 class GraphFacts:
-    """What legality needs to know about the whole graph: order, users, graph outputs, each
-    node's category, and ancestor / descendant sets (as bit masks over node positions)."""
+    """What legality needs to know about the whole graph: order, users, graph outputs and each
+    node's category."""
 
     def __init__(self, graph):
         self.position = {n: i for i, n in enumerate(graph.nodes)}
         self.users = graph.consumers()
         self.graph_outputs = set(graph.outputs)
         self.category = {n: _category(n) for n in graph.nodes}
-        producer = graph.producers()
-        self.ancestors, self.descendants = {}, dict.fromkeys(graph.nodes, 0)
-        for n in graph.nodes:
-            mask = 0
-            for v in n.inputs:
-                p = producer.get(v)
-                if p is not None:
-                    mask |= self.ancestors[p] | (1 << self.position[p])
-            self.ancestors[n] = mask
-        for n in reversed(graph.nodes):
-            bit = 1 << self.position[n]
-            for v in n.inputs:
-                p = producer.get(v)
-                if p is not None:
-                    self.descendants[p] |= self.descendants[n] | bit
 
     def needed_outside(self, v, group) -> bool:
         """Whether a kernel running `group` must write v. A value no one reads (dce was switched
@@ -254,27 +251,11 @@ class GraphFacts:
         group = set(nodes)
         return [v for n in nodes for v in n.outputs if self.needed_outside(v, group)]
 
-    def makes_cycle(self, a, b) -> bool:
-        """Whether some node in neither group lies on a path between them: merging a and b into
-        one kernel would then make a cycle between kernels."""
-        def union(masks, nodes):
-            out = 0
-            for n in nodes:
-                out |= masks[n]
-            return out
-        members = 0
-        for n in a | b:
-            members |= 1 << self.position[n]
-        between = (union(self.descendants, a) & union(self.ancestors, b)) | (
-            union(self.descendants, b) & union(self.ancestors, a))
-        return bool(between & ~members)
-
 
 def can_fuse(a, b, facts: GraphFacts) -> KernelInfo | None:
-    """Legality of running node sets a and b as one kernel: the merged kernel's KernelInfo, or
-    None (no valid kernel kind, or the merge would make a cycle between kernels)."""
-    if facts.makes_cycle(a, b):
-        return None
+    """Legality of running node sets a and b as one kernel body: the merged kernel's KernelInfo,
+    or None (no valid kernel kind). Whether the merge keeps the schedule acyclic is the caller's
+    check (fuse.py), which knows the other groups."""
     nodes = sorted(a | b, key=facts.position.__getitem__)
     return analyze(nodes, facts.outputs(nodes), facts.category)
 

@@ -1,0 +1,313 @@
+"""Random straight-line array programs for differential testing of the compiled path.
+
+`program(seed)` draws a Program: input shapes (ranks 0-4, dims 1-3, so size-1 broadcast dims are
+common), a dtype, and statements over jitgrad.numpy / nn.functional, each a line of Python.
+`check(prog, mode)` runs it eagerly (the reference: op by op on the NumPy implementation) and under
+`jg.jit` on the interpreter, compiled with fusion, and compiled with fusion off, and returns a
+description of the first disagreement (values beyond tolerance, or different exception types).
+Modes: forward, grad (every argnum), jvp, and all three in one jitted function.
+`shrink(prog, mode)` deletes statements while the failure persists; `prog.source()` prints the
+minimal program as Python that runs as pasted.
+"""
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import jitgrad as jg
+import jitgrad.nn.functional as F
+import jitgrad.numpy as jnp
+
+MODES = ("forward", "grad", "jvp", "combined")
+PATHS = ("interpreter", "fused", "unfused")
+_ENV = {"interpreter": {"JITGRAD_BACKEND": "interpreter"},
+        "fused": {"JITGRAD_BACKEND": "cpu"},
+        "unfused": {"JITGRAD_BACKEND": "cpu", "JITGRAD_DISABLE": "fuse"}}
+TOL = {"float32": dict(rtol=2e-3, atol=2e-4), "float64": dict(rtol=1e-7, atol=1e-9)}
+
+
+@dataclass
+class Program:
+    shapes: list                       # input shapes
+    dtype: str
+    lines: list = field(default_factory=list)     # (name, expr, shape)
+    outputs: list = field(default_factory=list)   # names returned
+
+    def source(self) -> str:
+        args = ", ".join(f"x{i}" for i in range(len(self.shapes)))
+        body = [f"    {n} = {e}" for n, e, _ in self.lines]
+        ret = ", ".join(self.outputs) + ("," if len(self.outputs) == 1 else "")
+        return "\n".join([f"def f({args}):", *body, f"    return ({ret})"])
+
+    def fn(self):
+        scope = {"jnp": jnp, "F": F, "np": np}
+        exec(compile(self.source(), "<fuzzed program>", "exec"), scope)  # noqa: S102 - own text
+        return scope["f"]
+
+    def inputs(self, seed=0):
+        rng = np.random.default_rng(seed)
+        return [rng.uniform(-1.5, 1.5, s).astype(self.dtype) for s in self.shapes]
+
+
+# ----------------------------------------------------------------------------- generation
+
+def _axis(rng, nd):
+    return int(rng.integers(-nd, nd)) if nd else None
+
+
+def _axes(rng, nd):
+    r = rng.random()
+    if nd == 0 or r < 0.25:
+        return None
+    if r < 0.6:
+        return _axis(rng, nd)
+    k = int(rng.integers(1, nd + 1))
+    return tuple(sorted(int(a) for a in rng.choice(nd, k, replace=False)))
+
+
+def _reduced_shape(shape, axes, keepdims):
+    nd = len(shape)
+    ax = range(nd) if axes is None else [a % nd for a in np.atleast_1d(axes)]
+    return tuple(1 if k in ax else d for k, d in enumerate(shape) if keepdims or k not in ax)
+
+
+UNARY = ["jnp.sin({a})", "jnp.cos({a})", "jnp.tanh({a})", "jnp.exp(jnp.tanh({a}))",
+         "jnp.log(jnp.abs({a}) + 0.5)", "jnp.sqrt({a} * {a} + 0.25)", "jnp.square({a})",
+         "-{a}", "jnp.abs({a})", "F.sigmoid({a})", "F.relu({a})", "jnp.clip({a}, -0.5, 0.75)",
+         "jnp.cosh(jnp.tanh({a}))", "({a} * 2.0 + 1.0)", "{a} ** 2"]
+BINARY = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / ({b} * {b} + 1.0)", "jnp.maximum({a}, {b})",
+          "jnp.minimum({a}, {b})", "jnp.where({a} > 0, {a}, {b})", "jnp.logaddexp({a}, {b})"]
+REDUCERS = ["jnp.sum", "jnp.mean", "jnp.max", "jnp.min", "jnp.prod", "F.logsumexp"]
+
+
+def _unary(rng, a, sa, pick):
+    return UNARY[int(rng.integers(len(UNARY)))].format(a=a), sa
+
+
+def _binary(rng, a, sa, pick):
+    b, sb = pick()
+    try:
+        shape = np.broadcast_shapes(sa, sb)
+    except ValueError:
+        return None
+    return BINARY[int(rng.integers(len(BINARY)))].format(a=a, b=b), tuple(shape)
+
+
+def _reduce(rng, a, sa, pick):
+    fn = REDUCERS[int(rng.integers(len(REDUCERS)))]
+    axes = _axes(rng, len(sa))
+    kd = bool(rng.random() < 0.4)
+    return f"{fn}({a}, axis={axes!r}, keepdims={kd})", _reduced_shape(sa, axes, kd)
+
+
+def _softmax(rng, a, sa, pick):
+    if not sa:
+        return None
+    fn = "F.softmax" if rng.random() < 0.5 else "F.log_softmax"
+    return f"{fn}({a}, axis={_axis(rng, len(sa))})", sa
+
+
+def _matmul(rng, a, sa, pick):
+    if len(sa) >= 2:
+        if rng.random() < 0.5:
+            return f"{a} @ jnp.swapaxes({a}, -1, -2)", sa[:-1] + (sa[-2],)
+        b, sb = pick()
+        if len(sb) >= 2 and sb[-2] == sa[-1]:
+            try:
+                batch = np.broadcast_shapes(sa[:-2], sb[:-2])
+            except ValueError:
+                return None
+            return f"jnp.matmul({a}, {b})", tuple(batch) + (sa[-2], sb[-1])
+        return None
+    if len(sa) == 1:
+        b, sb = pick()
+        if sb == sa:
+            return (f"jnp.dot({a}, {b})", ()) if rng.random() < 0.5 else \
+                (f"jnp.einsum('a,b->ab', {a}, {b})", sa + sb)
+        return f"jnp.einsum('a,a->', {a}, {a})", ()
+    return None
+
+
+def _shape_op(rng, a, sa, pick):
+    nd, r = len(sa), rng.random()
+    if r < 0.15:
+        return f"jnp.reshape({a}, (-1,))", (int(np.prod(sa)),)
+    if r < 0.3 and nd:
+        perm = tuple(int(p) for p in rng.permutation(nd))
+        return f"jnp.transpose({a}, {perm})", tuple(sa[p] for p in perm)
+    if r < 0.42 and nd < 4:
+        ax = int(rng.integers(0, nd + 1))
+        return f"jnp.expand_dims({a}, {ax})", sa[:ax] + (1,) + sa[ax:]
+    if r < 0.5 and 1 in sa:
+        ax = sa.index(1)
+        return f"jnp.squeeze({a}, axis={ax})", sa[:ax] + sa[ax + 1:]
+    if r < 0.6 and nd < 4:
+        new = tuple(int(d) for d in rng.integers(2, 4, 1)) + tuple(
+            int(rng.integers(2, 4)) if d == 1 else d for d in sa)
+        return f"jnp.broadcast_to({a}, {new})", new
+    if r < 0.7 and nd:
+        ax = _axis(rng, nd)
+        s = list(sa)
+        if rng.random() < 0.5:
+            s[ax] *= 2
+            return f"jnp.concatenate([{a}, jnp.sin({a})], axis={ax})", tuple(s)
+        ax = int(rng.integers(0, nd + 1))
+        return f"jnp.stack([{a}, {a} * 0.5], axis={ax})", sa[:ax] + (2,) + sa[ax:]
+    if r < 0.78 and nd and sa[-1] > 1:
+        k = int(rng.integers(1, sa[-1]))
+        return f"{a}[..., {k}:]", sa[:-1] + (sa[-1] - k,)
+    if r < 0.86 and nd:
+        ax = _axis(rng, nd)
+        idx = [int(i) for i in rng.integers(0, sa[ax], int(rng.integers(1, 4)))]
+        s = list(sa)
+        s[ax] = len(idx)
+        return f"jnp.take({a}, np.array({idx}), axis={ax})", tuple(s)
+    if r < 0.93 and nd:
+        return f"jnp.cumsum({a}, axis={_axis(rng, nd)})", sa
+    if nd:
+        return f"jnp.sort({a}, axis={_axis(rng, nd)})", sa
+    return None
+
+
+BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1), (_shape_op, 2)]
+
+
+def program(seed: int, n_stmts=None) -> Program:
+    rng = np.random.default_rng(seed)
+    rank = int(rng.integers(0, 5))
+    base = tuple(int(d) for d in rng.integers(1, 4, rank))
+    shapes = []
+    for _ in range(int(rng.integers(1, 4))):
+        k = int(rng.integers(0, rank + 1))
+        shapes.append(tuple(1 if rng.random() < 0.3 else d for d in base[rank - k:]))
+    prog = Program(shapes, "float64" if rng.random() < 0.5 else "float32")
+    env = [(f"x{i}", s) for i, s in enumerate(shapes)]
+    weights = np.array([w for _, w in BUILDERS], float)
+    n = n_stmts or int(rng.integers(2, 9))
+    while len(prog.lines) < n:
+        def pick():
+            # favour recent values: programs then chain rather than fan out
+            j = len(env) - 1 - min(int(rng.geometric(0.45)) - 1, len(env) - 1)
+            return env[j]
+        a, sa = pick()
+        build = BUILDERS[int(rng.choice(len(BUILDERS), p=weights / weights.sum()))][0]
+        made = build(rng, a, sa, pick)
+        if made is None or made[1] is None or int(np.prod(made[1])) > 256 or len(made[1]) > 4:
+            continue
+        name = f"v{len(prog.lines)}"
+        prog.lines.append((name, made[0], tuple(made[1])))
+        env.append((name, tuple(made[1])))
+    outs = [prog.lines[-1][0]]
+    if len(prog.lines) > 2 and rng.random() < 0.5:
+        outs.insert(0, prog.lines[int(rng.integers(0, len(prog.lines) - 1))][0])
+    prog.outputs = outs
+    return prog
+
+
+# ----------------------------------------------------------------------------- checking
+
+@contextmanager
+def _env(values):
+    old = {k: os.environ.get(k) for k in ("JITGRAD_BACKEND", "JITGRAD_DISABLE")}
+    for k in old:
+        os.environ.pop(k, None)
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _task(prog, mode):
+    """fn(*xs) -> flat list of arrays for the mode, plus the (fixed) cotangents and tangents."""
+    f = prog.fn()
+    rng = np.random.default_rng(1)
+    xs = prog.inputs()
+    outs_shapes = [dict((n, s) for n, _, s in prog.lines)[o] for o in prog.outputs]
+    ws = [rng.uniform(-1, 1, s).astype(prog.dtype) for s in outs_shapes]
+    ts = [rng.uniform(-1, 1, x.shape).astype(prog.dtype) for x in xs]
+    argnums = tuple(range(len(xs)))
+
+    def loss(*a):
+        return sum(jnp.sum(o * w) for o, w in zip(f(*a), ws))
+
+    def forward(*a):
+        return list(f(*a))
+
+    def grad(*a):
+        return list(jg.grad(loss, argnums=argnums)(*a))
+
+    def jvp(*a):
+        return list(jg.jvp(f, tuple(a), tuple(ts))[1])
+
+    def combined(*a):
+        return forward(*a) + grad(*a) + jvp(*a)
+
+    return {"forward": forward, "grad": grad, "jvp": jvp, "combined": combined}[mode], xs
+
+
+def _run(fn, xs):
+    try:
+        return [np.asarray(o) for o in fn(*[jnp.asarray(x) for x in xs])], None
+    except Exception as e:  # noqa: BLE001 - the error itself is what we compare
+        return None, e
+
+
+def check(prog: Program, mode: str, paths=PATHS):
+    """None when every path agrees with eager, else a one-line description of the difference."""
+    fn, xs = _task(prog, mode)
+    ref, ref_err = _run(fn, xs)
+    for path in paths:
+        with _env(_ENV[path]):
+            got, err = _run(jg.jit(fn), xs)
+        if ref_err is not None or err is not None:
+            if type(ref_err) is not type(err):
+                return (f"{mode}/{path}: eager gave {type(ref_err).__name__}: {ref_err}, "
+                        f"jit gave {type(err).__name__}: {err}")
+            continue
+        for k, (r, g) in enumerate(zip(ref, got)):
+            if r.shape != g.shape or not np.allclose(g, r, equal_nan=True, **TOL[prog.dtype]):
+                diff = np.max(np.abs(g - r)) if r.shape == g.shape else f"shape {g.shape} vs {r.shape}"
+                return f"{mode}/{path}: result {k} differs from eager by {diff}"
+    return None
+
+
+def _needed(lines, outputs):
+    """The statements the outputs depend on (by name)."""
+    need, keep = set(outputs), []
+    for name, expr, shape in reversed(lines):
+        if name in need:
+            keep.append((name, expr, shape))
+            need.update(w for w, _, _ in lines if w in expr.replace("(", " ").replace(",", " ")
+                        .replace(")", " ").replace("[", " ").replace("]", " ").split())
+            need.update(f"x{i}" for i in range(8) if f"x{i}" in expr)
+    return keep[::-1]
+
+
+def shrink(prog: Program, mode: str, paths=PATHS) -> Program:
+    """A smaller program failing the same check: fewer outputs, earlier outputs, fewer lines."""
+    best = prog
+    changed = True
+    while changed:
+        changed = False
+        cands = []
+        for o in best.outputs:
+            for name, _, _ in best.lines:
+                cands.append([name] if name != o else [o])
+        for outs in cands:
+            lines = _needed(best.lines, outs)
+            if len(lines) >= len(best.lines) and outs == best.outputs:
+                continue
+            trial = Program(best.shapes, best.dtype, lines, outs)
+            if len(lines) < len(best.lines) or len(outs) < len(best.outputs):
+                if check(trial, mode, paths) is not None:
+                    best, changed = trial, True
+                    break
+    return best
