@@ -13,7 +13,7 @@ from .runtime.device import CPU, META, Device, device as as_device
 
 class Tensor(ArrayOps):
     __slots__ = ("_data", "_device", "_meta_type", "requires_grad", "grad", "_ctx", "_version",
-                 "_retain", "__weakref__")
+                 "_retain", "_base", "_views", "__weakref__")
     __array_priority__ = 1000
 
     # construction -------------------------------------------------------------------------
@@ -23,6 +23,7 @@ class Tensor(ArrayOps):
         t._data, t._device, t._meta_type = data, device, None
         t.requires_grad, t.grad, t._ctx, t._retain = False, None, None, False
         t._version = version if version is not None else [0]
+        t._base = t._views = None
         return t
 
     @classmethod
@@ -180,20 +181,54 @@ class Tensor(ArrayOps):
         from .numpy.indexing import setitem
         setitem(self, key, value)
 
+    # views -------------------------------------------------------------------------------
+    def _track_view(self, base, key):
+        """Make this tensor the view base[key] (a basic index): in-place updates of either
+        reach the other, with or without autograd, as PyTorch's views do."""
+        import weakref
+        self._base = (base, key)
+        if base._views is None:     # id -> view (tensors compare elementwise: no WeakSet)
+            base._views = weakref.WeakValueDictionary()
+        base._views[id(self)] = self
+        return self
+
+    def _refresh_views(self, recorded):
+        """After an in-place update of this tensor: every view takes its new value (a recorded
+        view op when the update was recorded; a copy where storage is not shared)."""
+        for view in list((self._views or {}).values()):
+            key = view._base[1]
+            if recorded:
+                view._rebind(self[key])
+                view._refresh_views(True)
+            elif not np.may_share_memory(view._data, self._data):
+                view._data[...] = self._data[key]
+                view._refresh_views(False)
+
+    def _rebind(self, result):
+        """This tensor now stands for `result`'s value and autograd history (new storage)."""
+        self._version = result._version
+        self._data = result._data
+        self._ctx, self.requires_grad = result._ctx, result.requires_grad
+        if self._ctx is not None:
+            import weakref
+            self._ctx.outputs = [weakref.ref(self) if r() is result else r
+                                 for r in self._ctx.outputs]
+
     def _assign(self, result, what):
         """In-place op: write `result` into this tensor's storage (views see it)."""
         from .core import grad_enabled
         if grad_enabled() and (self.requires_grad or getattr(result, "requires_grad", False)):
             if self.requires_grad and self.is_leaf:
                 self._check_mutable(what)
+            if self._base is not None:
+                # a view: update its base (recorded), which refreshes every view of it
+                base, key = self._base
+                base._assign(base.at[key].set(result), what)
+                return self
             # recorded in-place update: this tensor now stands for the new value, in new
             # storage (with its own version counter); what recorded ops saw stays intact
-            self._version = result._version
-            self._data = result._data
-            self._ctx, self.requires_grad = result._ctx, True
-            if self._ctx is not None:
-                import weakref
-                self._ctx.outputs = [weakref.ref(self)]
+            self._rebind(result)
+            self._refresh_views(True)
             return self
         self._check_mutable(what)
         if result.dtype != self.dtype:
@@ -205,7 +240,18 @@ class Tensor(ArrayOps):
         else:
             np.copyto(self._data, result._data)
         self._version[0] += 1
+        self._write_through()
         return self
+
+    def _write_through(self):
+        """After an unrecorded in-place write: a view whose storage is its own (taken under
+        autograd) passes it on to its base; the base's other views follow."""
+        if self._base is not None and not np.may_share_memory(self._data, self._base[0]._data):
+            base, key = self._base
+            base._data[key] = self._data
+            base._version[0] += 1
+            base._write_through()
+        self._refresh_views(False)
 
     def __iadd__(self, other):
         from . import numpy as jnp

@@ -48,11 +48,17 @@ def getitem(x, key, mode=None, fill_value=None):
                 out = x._data[k]
             except IndexError as e:
                 raise IndexError(f"{e} (at {user_source_info()})") from None
-            basic = all(_is_basic(e) for e in (k if isinstance(k, tuple) else (k,)))
-            if basic:
-                return Tensor._wrap(out, x.device, x._version)   # a view: shares storage
+            if _all_basic(k):     # a view: shares storage and the version counter
+                return Tensor._wrap(out, x.device, x._version)._track_view(x, key)
             return Tensor._wrap(np.asarray(out), x.device)
-    return _index(asarray(x), key)
+    out = _index(asarray(x), key)
+    if isinstance(x, Tensor) and isinstance(out, Tensor) and _all_basic(key):
+        out._track_view(x, key)     # recorded: its own storage, kept in step with x's
+    return out
+
+
+def _all_basic(key) -> bool:
+    return all(_is_basic(e) for e in (key if isinstance(key, tuple) else (key,)))
 
 
 # ----------------------------------------------------------------------------- decomposition
@@ -429,3 +435,4 @@ def setitem(x, key, value):
         raise RuntimeError(f"x[idx] = v: expected v on {x.device}, got {value.device}")
     x._data[_np_key(key)] = v
     x._version[0] += 1
+    x._write_through()
