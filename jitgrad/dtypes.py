@@ -21,10 +21,17 @@ def scalar_dtype(x) -> np.dtype:
     if isinstance(x, (_pybool, np.bool_)):
         return bool_
     if isinstance(x, (int, np.integer)) and not isinstance(x, np.bool_):
-        return canonical_dtype(x.dtype) if isinstance(x, np.integer) else int64
+        if isinstance(x, np.integer):
+            return canonical_dtype(x.dtype)
+        if not -2**63 <= x < 2**63:
+            raise OverflowError(f"Python integer {x} does not fit in int64; jitgrad computes in "
+                                "float32, float64, int32, int64 and bool")
+        return int64
     if isinstance(x, np.floating):
         return canonical_dtype(x.dtype)
-    if isinstance(x, (float, complex)):
+    if isinstance(x, (complex, np.complexfloating)):
+        return canonical_dtype(np.dtype(type(x)))     # not supported: jitgrad's dtype message
+    if isinstance(x, float):
         return float32
     raise TypeError(f"expected a number, got {type(x).__name__}")
 

@@ -307,6 +307,28 @@ def _infer_dtype(data):
     return canonical_dtype(arr.dtype)
 
 
+def _converted(data, dt):
+    """A copy of data as dt; values dt cannot hold (uint64 >= 2**63, Python ints beyond int64)
+    are an error, not a silent wraparound (NumPy raises for the Python ints too)."""
+    src = data if isinstance(data, np.ndarray) else None
+    try:
+        out = np.array(data, dtype=dt, copy=True)
+    except OverflowError:
+        raise OverflowError(f"a value in {_short(data)} does not fit in {dt.name}; jitgrad "
+                            "computes in float32, float64, int32, int64 and bool") from None
+    if src is not None and src.dtype.kind == "u" and dt.kind in "iu" and src.size \
+            and src.max() > np.iinfo(dt).max:
+        raise OverflowError(f"{src.dtype.name} value {src.max()} does not fit in {dt.name}, "
+                            f"jitgrad's {dt.itemsize * 8}-bit integer type (cast to float64 "
+                            "first, or keep values below 2**63)")
+    return out
+
+
+def _short(data) -> str:
+    text = repr(data)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def tensor(data, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """jg.tensor(data, dtype=None, device='cpu', requires_grad=False): always copies `data`."""
     dev = as_device(device)
@@ -316,7 +338,7 @@ def tensor(data, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     if dev == META:
         t = Tensor._meta(TensorType(np.shape(data), dt))
     else:
-        t = Tensor._wrap(np.array(data, dtype=dt, copy=True), CPU)
+        t = Tensor._wrap(_converted(data, dt), CPU)
         if dev != CPU:
             t = t.to(dev)
     if requires_grad:
