@@ -37,11 +37,13 @@ class _Launch:
         self.source = fused.source.text
         self.kernel = cuda_eager.jit_source(fused.source)
         self.consts = [cuda_eager.upload(np.asarray(c.array), index) for c in fused.constants]
+        # scratch the kernel leaves as it found it (a split reduction's partials and ticket)
+        self.workspace = [cuda_eager.upload(np.zeros(n, dt), index) for dt, n in fused.workspace]
 
     def __call__(self, env, alloc):
         outs = [alloc(v) for v in self.node.outputs]
         if any(v.type.size for v in self.node.outputs):
-            args = [env[v] for v in self.node.inputs] + self.consts + outs
+            args = [env[v] for v in self.node.inputs] + self.consts + outs + self.workspace
             cuda_eager.launch(self.kernel, self.fused.grid, self.fused.block,
                               *(cuda_eager.flat(a) for a in args), index=self.index)
         env.update(zip(self.node.outputs, outs))

@@ -42,6 +42,8 @@ from .space import Space, flat_space, rows_space
 
 MAX_BLOCK = 256            # threads per block of reduce / rowwise kernels (8 warps)
 MAX_BLOCKS = 4096          # grid-stride over rows / output elements beyond this many blocks
+SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
+MAX_SPLIT = 1024           # ... up to this many (an H100 holds 132 SMs x 8 blocks of 256)
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class Fused:
     constants: list        # Literals passed after the inputs, as flat arrays
     grid: tuple
     block: tuple
+    workspace: tuple = ()  # (dtype, size) of zeroed arrays passed last, kept across launches
 
 
 def _block_for(n: int) -> int:
@@ -72,9 +75,11 @@ class _Kernel:
             self.outs.setdefault(v, []).append(f"out{k}")
         self.buf = IndentedBuffer()
         self.module_consts: list[str] = []
+        self.workspace: list = []    # (name, dtype, size): zeroed device arrays kept per launch
 
     def header(self):
         params = list(self.arrays.values()) + [o for names in self.outs.values() for o in names]
+        params += [w[0] for w in self.workspace]
         return self.buf.indent(f"def {self.name}({', '.join(params)}):")
 
     def evaluator(self, space_of, cse, given=None):
@@ -88,14 +93,16 @@ class _Kernel:
     def finish(self, grid, block) -> Fused:
         dtypes = [v.type.dtype for v in self.body.inputs] + \
             [c.outputs[0].type.dtype for c in self.consts] + \
-            [v.type.dtype for v, names in self.outs.items() for _ in names]
+            [v.type.dtype for v, names in self.outs.items() for _ in names] + \
+            [w[1] for w in self.workspace]
         comment = f"kernel {self.name} ({self.kind}) from {self.node.source_info or 'unknown'}\n" + \
             "\n".join(f"  {line}" for line in str(self.body).splitlines())
         consts = self.ctx.prologue() + self.module_consts
         text = module_text(comment, consts, self.buf._lines)
         src = KernelSource(self.name, text,
                            tuple(f"{NUMBA_TYPE[np.dtype(d)]}[::1]" for d in dtypes))
-        return Fused(src, [c.params["value"] for c in self.consts], grid, block)
+        return Fused(src, [c.params["value"] for c in self.consts], grid, block,
+                     tuple((np.dtype(dt), n) for _, dt, n in self.workspace))
 
 
 # ----------------------------------------------------------------------------- elementwise
@@ -128,29 +135,33 @@ class _BlockReductions:
         self.k, self.nodes = k, nodes
         self.names = {n: f"acc{i}" for i, n in enumerate(nodes)}
 
-    def _dt(self, n):
+    def dt(self, n):
         dt = n.inputs[0].type.dtype
         return np.dtype("int32") if is_bool(dt) else dt   # shuffles and shared memory need numbers
 
     def _init(self, n):
-        return cuda_exprs.REDUCE_INIT[cuda_exprs.REDUCER_KIND[n.op][0]](self.k.ctx, self._dt(n))
+        return cuda_exprs.REDUCE_INIT[cuda_exprs.REDUCER_KIND[n.op][0]](self.k.ctx, self.dt(n))
 
     def _combine(self, n, acc, v):
-        dt = self._dt(n)
+        dt = self.dt(n)
         e = cuda_exprs.REDUCE_COMBINE[cuda_exprs.REDUCER_KIND[n.op][0]](acc, v, dt)
         return f"np.{dt.name}({e})" if dt.kind == "i" else e   # numba widens int32 arithmetic
 
-    def declare(self, nodes=None):
-        for n in nodes or self.nodes:
-            self.k.buf.writeline(f"sh{self.names[n][3:]} = cuda.shared.array(WARPS, "
-                                 f"{NUMBA_TYPE[self._dt(n)]})")
+    def declare(self, shape="WARPS"):
+        for n in self.nodes:
+            self.k.buf.writeline(f"sh{self.names[n][3:]} = cuda.shared.array({shape}, "
+                                 f"{NUMBA_TYPE[self.dt(n)]})")
 
     def init(self, nodes):
         for n in nodes:
             self.k.buf.writeline(f"{self.names[n]} = {self._init(n)}")
 
     def update(self, n, v):
-        v = f"np.int32({v})" if is_bool(n.inputs[0].type.dtype) else v
+        """Fold element `v` of the reduced operand into n's accumulator."""
+        self.update_raw(n, f"np.int32({v})" if is_bool(n.inputs[0].type.dtype) else v)
+
+    def update_raw(self, n, v):
+        """Fold `v`, already of the accumulator's dtype (a partial), into n's accumulator."""
         self.k.buf.writeline(f"{self.names[n]} = {self._combine(n, self.names[n], v)}")
 
     def _warp_fold(self, nodes):
@@ -183,12 +194,16 @@ class _BlockReductions:
                 else self.names[n] for n in nodes}
 
 
-def _block_prologue(k, block, reds, rows):
+def _block_setup(k, block, reds, r):
+    """Module constants, shared partials and thread coordinates; `r` the first output element."""
     k.module_consts += [f"BLOCK = {block}", f"WARPS = {block // WARP}  # shared.array size", ""]
     reds.declare()
-    for line in ("tid = cuda.threadIdx.x", "lane = tid % 32", "warp = tid // 32",
-                 "r = cuda.blockIdx.x"):
+    for line in ("tid = cuda.threadIdx.x", "lane = tid % 32", "warp = tid // 32", f"r = {r}"):
         k.buf.writeline(line)
+
+
+def _block_prologue(k, block, reds, rows):
+    _block_setup(k, block, reds, "cuda.blockIdx.x")
     return k.buf.indent(f"while r < {rows}:")
 
 
@@ -202,6 +217,14 @@ def _post(body, reds):
 
 
 def gen_reduce(name, node) -> Fused:
+    """One of three layouts, by the shape of the reduction:
+      columns  the innermost axis is kept (x.sum(axis=0)): lane l of every warp folds output
+               r0 + l, so a warp reads 32 consecutive elements; the warps of a block split the
+               reduced elements and meet in shared memory
+      split    one output (a full reduction) over many elements: SPLIT blocks grid-stride over
+               them, each writes its partial; the last block to finish (an atomic ticket) folds
+               the partials and writes the epilogue
+      rows     otherwise: one block per output element, threads stride over its elements"""
     k = _Kernel(name, node, "reduce")
     reds = [n for n in k.body.nodes if n.op in REDUCE]
     xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
@@ -211,37 +234,131 @@ def gen_reduce(name, node) -> Fused:
     post = _post(k.body, reds)
     if any(v not in post for v in k.body.outputs):
         raise NotImplementedError("cuda codegen: reduce kernel outputs must follow its reductions")
-    kept = [d for d in range(len(xshape)) if d not in axes]
-    rshape, jshape = tuple(xshape[d] for d in kept), tuple(xshape[d] for d in axes)
-    rows, length = math.prod(rshape), math.prod(jshape)
-    block = _block_for(length)
+    shape = _ReduceShape(xshape, axes)
     red = _BlockReductions(k, reds)
-    with k.header():
-        with _block_prologue(k, block, red, rows):
-            red.init(reds)
-            k.buf.writeline("j = tid")
-            with k.buf.indent(f"while j < {length}:"):
-                cse = CSE(k.buf)
-                rs, js = flat_space(rshape, "r", cse), flat_space(jshape, "j", cse)
-                where = {d: (rs, i) for i, d in enumerate(kept)}
-                where.update({d: (js, i) for i, d in enumerate(axes)})
-                xspace = Space(xshape, [functools.partial(s.index, i) for s, i in
-                                        (where[d] for d in range(len(xshape)))], cse)
-                ev = k.evaluator(lambda v: xspace, cse)
-                for n in reds:
-                    red.update(n, ev.expr(n.inputs[0]))
-                k.buf.writeline(f"j += {block}")
+    if len(xshape) - 1 not in axes and shape.rows >= WARP:
+        return _reduce_columns(k, red, shape)
+    if shape.rows == 1 and shape.length >= 2 * SPLIT_ELEMS:
+        return _reduce_split(k, red, shape)
+    return _reduce_rows(k, red, shape)
 
-            def epilogue():
-                cse = CSE(k.buf, "e")
-                rspace = flat_space(rshape, "r", cse)
-                ev = k.evaluator(lambda v: rspace, cse, red.results(reds))
-                for v in k.outs:
-                    k.store(v, rspace, ev.expr(v))
-            red.fold(reds, epilogue)
+
+class _ReduceShape:
+    """x's shape split into kept dims (output element r) and reduced dims (element j)."""
+
+    def __init__(self, xshape, axes):
+        self.xshape, self.axes = xshape, axes
+        self.kept = [d for d in range(len(xshape)) if d not in axes]
+        self.rshape = tuple(xshape[d] for d in self.kept)
+        self.jshape = tuple(xshape[d] for d in axes)
+        self.rows, self.length = math.prod(self.rshape), math.prod(self.jshape)
+
+    def xspace(self, cse):
+        """x's space at output element `r`, reduced element `j`."""
+        rs, js = flat_space(self.rshape, "r", cse), flat_space(self.jshape, "j", cse)
+        where = {d: (rs, i) for i, d in enumerate(self.kept)}
+        where.update({d: (js, i) for i, d in enumerate(self.axes)})
+        return Space(self.xshape, [functools.partial(s.index, i) for s, i in
+                                   (where[d] for d in range(len(self.xshape)))], cse)
+
+
+def _fold_elements(k, red, shape, start, step):
+    """Each thread folds elements j = start, start + step, ... of output element r."""
+    k.buf.writeline(f"j = {start}")
+    with k.buf.indent(f"while j < {shape.length}:"):
+        cse = CSE(k.buf)
+        xspace = shape.xspace(cse)
+        ev = k.evaluator(lambda v: xspace, cse)
+        for n in red.nodes:
+            red.update(n, ev.expr(n.inputs[0]))
+        k.buf.writeline(f"j += {step}")
+
+
+def _epilogue(k, red, shape):
+    cse = CSE(k.buf, "e")
+    rspace = flat_space(shape.rshape, "r", cse)
+    ev = k.evaluator(lambda v: rspace, cse, red.results(red.nodes))
+    for v in k.outs:
+        k.store(v, rspace, ev.expr(v))
+
+
+def _reduce_rows(k, red, shape) -> Fused:
+    k.kind = "reduce: a block per output"
+    block = _block_for(shape.length)
+    with k.header():
+        with _block_prologue(k, block, red, shape.rows):
+            red.init(red.nodes)
+            _fold_elements(k, red, shape, "tid", block)
+            red.fold(red.nodes, lambda: _epilogue(k, red, shape))
             k.buf.writeline("cuda.syncthreads()   # the shared partials are reused next row")
             k.buf.writeline("r += cuda.gridDim.x")
-    return k.finish((max(1, min(rows, MAX_BLOCKS)),), (block,))
+    return k.finish((max(1, min(shape.rows, MAX_BLOCKS)),), (block,))
+
+
+def _reduce_columns(k, red, shape) -> Fused:
+    k.kind = "reduce: columns"
+    warps = min(MAX_BLOCK // WARP, shape.length)
+    buf = k.buf
+    k.module_consts += [f"WARPS = {warps}  # shared.array size", ""]
+    with k.header():
+        red.declare("(WARPS, 32)")
+        for line in ("tid = cuda.threadIdx.x", "lane = tid % 32", "warp = tid // 32",
+                     "r0 = cuda.blockIdx.x * 32"):
+            buf.writeline(line)
+        with buf.indent(f"while r0 < {shape.rows}:"):   # uniform over the block: syncthreads ok
+            buf.writeline("r = r0 + lane")
+            red.init(red.nodes)
+            with buf.indent(f"if r < {shape.rows}:"):
+                _fold_elements(k, red, shape, "warp", "WARPS")
+            for n in red.nodes:
+                buf.writeline(f"sh{red.names[n][3:]}[warp, lane] = {red.names[n]}")
+            buf.writeline("cuda.syncthreads()")
+            with buf.indent(f"if warp == 0 and r < {shape.rows}:"):
+                with buf.indent("for w in range(1, WARPS):"):
+                    for n in red.nodes:
+                        red.update_raw(n, f"sh{red.names[n][3:]}[w, lane]")
+                _epilogue(k, red, shape)
+            buf.writeline("cuda.syncthreads()   # the shared partials are reused next columns")
+            buf.writeline("r0 += cuda.gridDim.x * 32")
+    return k.finish((max(1, min(-(-shape.rows // WARP), MAX_BLOCKS)),), (warps * WARP,))
+
+
+def _reduce_split(k, red, shape) -> Fused:
+    k.kind = "reduce: split over blocks"
+    split = min(MAX_SPLIT, -(-shape.length // SPLIT_ELEMS))
+    block = MAX_BLOCK
+    buf = k.buf
+    parts = {n: f"part{red.names[n][3:]}" for n in red.nodes}
+    k.workspace += [(parts[n], red.dt(n), split) for n in red.nodes]
+    k.workspace.append(("ticket", np.dtype("int32"), 1))
+    k.module_consts += [f"SPLIT = {split}  # blocks, each folding a grid-stride share", ""]
+    with k.header():
+        _block_setup(k, block, red, "0   # the one output element")
+        buf.writeline("last = cuda.shared.array(1, int32)")
+        red.init(red.nodes)
+        _fold_elements(k, red, shape, "cuda.blockIdx.x * BLOCK + tid", "SPLIT * BLOCK")
+
+        def publish():
+            for n in red.nodes:
+                buf.writeline(f"{parts[n]}[cuda.blockIdx.x] = {red.names[n]}")
+            buf.writeline("cuda.threadfence()   # partials visible before the ticket")
+            buf.writeline("last[0] = 1 if cuda.atomic.add(ticket, 0, 1) == SPLIT - 1 else 0")
+        red.fold(red.nodes, publish)
+        buf.writeline("cuda.syncthreads()")
+        with buf.indent("if last[0] == 1:   # every other block has published"):
+            red.init(red.nodes)
+            buf.writeline("j = tid")
+            with buf.indent("while j < SPLIT:"):
+                for n in red.nodes:   # an atomic read comes from L2, never a stale L1 line
+                    zero = k.ctx.const(0, red.dt(n))
+                    red.update_raw(n, f"cuda.atomic.add({parts[n]}, j, {zero})")
+                buf.writeline("j += BLOCK")
+
+            def finish():
+                _epilogue(k, red, shape)
+                buf.writeline("ticket[0] = 0   # ready for the next launch")
+            red.fold(red.nodes, finish)
+    return k.finish((split,), (block,))
 
 
 # ----------------------------------------------------------------------------- rowwise

@@ -1,5 +1,7 @@
 """Every kind of generated CUDA kernel compiles to PTX for sm_80 and sm_90 and links to a cubin
 with nvJitLink; no GPU or driver needed (cannot share a process with the simulator)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -91,10 +93,10 @@ def test_generated_source_names_what_it_computes():
 # ----------------------------------------------------------------------------- fused (@jit) kernels
 
 def _fused_kernels():
-    """One generated kernel per fused kind, from the benchmark workloads' schedules (fusion runs
-    the same whatever the device, so the pass pipeline alone gives the schedule the cuda backend
-    compiles).
-    Each kind compiles once per arch: NVVM is the slow part of this file."""
+    """{layout: (workload, source)}: one generated kernel per fused kind and layout (the
+    kernel's comment names both), from small versions of the benchmark workloads' schedules
+    (fusion runs the same whatever the device, so the pass pipeline alone gives the schedule the
+    cuda backend compiles). Each layout compiles once per arch: NVVM is the slow part here."""
     import jitgrad as jg
     import jitgrad.nn.functional as F
     import jitgrad.numpy as jnp
@@ -114,7 +116,9 @@ def _fused_kernels():
 
     f32 = lambda *s: jg.ShapeDtype(s, "float32")   # noqa: E731
     workloads = {"ew_chain": (ew_chain, f32(64, 256)),
-                 "sum_sq": (lambda x: jnp.sum(x * x, axis=0), f32(64, 256)),
+                 "sum_sq": (lambda x: jnp.sum(x * x), f32(64, 256)),
+                 "column_sum": (lambda x: jnp.sum(x * x, axis=0), f32(64, 256)),
+                 "row_max": (lambda x: jnp.max(x, axis=-1), f32(64, 256)),
                  "layernorm": (layernorm, f32(64, 256), f32(256), f32(256)),
                  "softmax": (lambda x: F.softmax(x, axis=-1), f32(64, 256)),
                  "linear": (lambda x, w, b: F.relu(x @ w + b), f32(8, 32), f32(32, 16), f32(16)),
@@ -123,10 +127,10 @@ def _fused_kernels():
     for name, (fn, *args) in workloads.items():
         optimized, schedule, _ = optimize(jg.jit(fn).lower(*args).graph)   # no CPU compile
         for i, node in enumerate(kernel_nodes(optimized, schedule)):
-            kind = node.params["kind"]
-            key = f"{kind}_{name}"
-            if kind in GENERATORS and not any(k.startswith(kind) for k in out):
-                out[key] = GENERATORS[kind](f"{name}_k{i}", node).source
+            if node.params["kind"] in GENERATORS:
+                src = GENERATORS[node.params["kind"]](f"{name}_k{i}", node).source
+                layout = re.match(r"# kernel \S+ \((.*?)\) from", src.text).group(1)
+                out.setdefault(layout, (name, src))
     return out
 
 
@@ -135,17 +139,20 @@ def fused():
     return _fused_kernels()
 
 
-def test_every_fused_kind_is_generated(fused):
-    assert sorted(k.split("_")[0] for k in fused) == ["elementwise", "matmul", "reduce", "rowwise"]
-    text = "\n".join(src.text for src in fused.values())
-    assert "math.tanh" in fused["elementwise_ew_chain"].text
+def test_every_fused_kind_and_layout_is_generated(fused):
+    assert {layout.split(":")[0] for layout in fused} == {"elementwise", "matmul", "reduce",
+                                                          "rowwise"}
+    assert {"reduce: a block per output", "reduce: columns", "reduce: split over blocks"} <= \
+        set(fused)
+    text = "\n".join(src.text for _, src in fused.values())
+    assert fused["elementwise"][0] == "ew_chain" and "math.tanh" in fused["elementwise"][1].text
     assert "cuda.shfl_down_sync" in text and "cuda.shared.array((TILE, TILE)" in text
 
 
 @pytest.mark.parametrize("cc", CCS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
 def test_fused_kernels_compile_and_link(fused, cc):
     arch = f"sm_{cc[0]}{cc[1]}"
-    for name, src in fused.items():
+    for name, (_, src) in fused.items():
         ptx = _ptx(src, cc)
         assert f".target {arch}" in ptx and src.name in ptx, name
         assert ".extern .func" not in ptx, f"{name}: generated kernels must be self-contained"

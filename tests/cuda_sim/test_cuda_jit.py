@@ -68,6 +68,27 @@ def test_sum_of_squares_is_one_reduce_kernel(rng):
     _check(lambda x: jnp.sum(x * x, axis=0), x, rtol=1e-5, kinds=["reduce"])
 
 
+def test_full_reduction_splits_over_blocks_and_resets_its_ticket(rng):
+    x = rng.standard_normal(4500).astype(np.float32)   # 3 blocks of 256 threads
+    fn = jg.jit(lambda x: jnp.sqrt(jnp.mean(x * x)))
+    xd = jg.tensor(x, device="cuda")
+    for _ in range(2):     # the last block zeroes the ticket, so a second call is right too
+        np.testing.assert_allclose(fn(xd).numpy(), np.sqrt(np.mean(x * x)), rtol=1e-5)
+    lowered = fn.lower(xd)
+    assert "(reduce: split over blocks)" in lowered.kernels and "SPLIT = 3" in lowered.kernels
+    got = jg.jit(lambda x: (jnp.max(x), jnp.min(x)))(xd)
+    np.testing.assert_array_equal([g.numpy() for g in got], [x.max(), x.min()])
+
+
+def test_column_reductions_read_along_rows(rng):
+    x = rng.standard_normal((3, 5, 40)).astype(np.float32)
+    lowered = _check(lambda x: jnp.max(x, axis=1) * 2.0, x, kinds=["reduce"])
+    assert "(reduce: columns)" in lowered.kernels
+    _check(lambda x: jnp.mean(x, axis=(0, 1)), x, rtol=1e-5, kinds=["reduce"])
+    b = rng.standard_normal((9, 33)) > 0
+    _check(lambda b: jnp.any(b, axis=0), b)
+
+
 def test_matmul_bias_relu_is_one_matmul_kernel(rng):
     x = rng.standard_normal((20, 24)).astype(np.float32)
     w = rng.standard_normal((24, 18)).astype(np.float32)
