@@ -5,6 +5,7 @@ import numpy as np
 
 from .dtypes import canonical_dtype, float32
 from .numpy import creation as _c
+from .numpy._convert import shape_tuple
 from .ir.types import TensorType
 from .runtime.device import device as as_device
 from .tensor import Tensor, tensor
@@ -19,8 +20,8 @@ def manual_seed(seed: int):
 
 def _size(size):
     if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
-        return tuple(size[0])
-    return tuple(int(s) for s in size)
+        return shape_tuple(size[0], "size")
+    return shape_tuple(size, "size")
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):

@@ -56,7 +56,14 @@ class Jitted:
 
     # signature ------------------------------------------------------------------------------
     def _static(self, n_args) -> frozenset:
-        """static_argnums as non-negative positions (negative ones count from the end)."""
+        """static_argnums as non-negative positions (negative ones count from the end); one
+        beyond the arguments is an error, not ignored (nothing would be static)."""
+        for name, nums in (("static_argnums", self.static_argnums),
+                           ("donate_argnums", self.donate_argnums)):
+            bad = [i for i in nums if not -n_args <= i < n_args]
+            if bad:
+                raise ValueError(f"{self.__name__}: {name}={nums} names argument {bad[0]}, but "
+                                 f"it was called with {n_args} positional argument(s)")
         return frozenset(i % n_args if n_args else i for i in self.static_argnums)
 
     def _split(self, args, kwargs):
@@ -119,6 +126,8 @@ class Jitted:
 
     @api_boundary
     def __call__(self, *args, **kwargs):
+        if self.donate_argnums:
+            self._check_donation(args)
         if not kwargs:      # fast path: arguments are CPU tensors / arrays seen before
             fast = self._fast.get(_fast_key(args))
             if fast is not None:
@@ -161,6 +170,17 @@ class Jitted:
             raise ValueError("lower: the function closes over values traced by an enclosing "
                              "transformation")
         return Lowered(graph, out_tree, sig, self.__name__, self._donated(args))
+
+    def _check_donation(self, args):
+        """Donating hands an argument's storage to the compiled code, which may overwrite it:
+        a NumPy array is the caller's own memory, so it is refused (JAX copies it instead)."""
+        n = len(args)
+        for i in self.donate_argnums:
+            if -n <= i < n and any(isinstance(x, np.ndarray) for x in tree_util.tree_leaves(args[i])):
+                raise TypeError(f"{self.__name__}: donate_argnums names argument {i % n}, a NumPy "
+                                "array the caller still holds; its memory would be overwritten. "
+                                "Donate a jitgrad tensor (jnp.asarray(x)) instead, or drop it "
+                                "from donate_argnums")
 
     def _donated(self, args):
         """Graph-input indices of the leaves of the donate_argnums arguments."""
@@ -284,6 +304,9 @@ class Compiled:
         specs = [leaf_spec(x) for x in leaves]
         if tree != self.sig.tree or [s[0] for s in specs] != [s[0] for s in self.sig.leaves]:
             raise TypeError(self._mismatch(specs, tree))
+        if any(s[1].type == "meta" for s in specs):      # shapes only, as jit does on meta
+            return tree_util.tree_unflatten(self.out_tree, [Tensor._meta(v.type)
+                                                            for v in self.exe.graph.outputs])
         outs = self.exe.run([leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)])
         outs = [Tensor._wrap(np.asarray(o)) for o in outs]
         if needs_record(leaves):

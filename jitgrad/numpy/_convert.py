@@ -86,7 +86,7 @@ def scalar(value, dtype, device=CPU):
 def full_like_shape(shape, value, dtype, device=CPU):
     """A filled array: an eager writable tensor, or inside a trace a broadcast of a scalar
     constant (so constant folding can keep `ones((4096, 4096))` a cheap fill)."""
-    shape = tuple(int(d) for d in shape)
+    shape = shape_tuple(shape)
     dtype = canonical_dtype(dtype)
     if current_trace() is not None:
         trace = current_trace()
@@ -102,7 +102,26 @@ def full_like_shape(shape, value, dtype, device=CPU):
     return t if device == CPU else t.to(device)
 
 
+def _integer(v, what):
+    """v as a Python int: ints and NumPy integers only (not bool, float or str), as NumPy."""
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, np.integer)):
+        where = user_source_info()
+        raise TypeError(f"{what} must be an integer, got {type(v).__name__} {v!r}"
+                        + (f" (at {where})" if where else ""))
+    return int(v)
+
+
+def shape_tuple(shape, what="shape"):
+    """A shape (an int or a sequence of ints) as a tuple of ints; floats are an error as in
+    NumPy (jg.zeros((2.5, 3)) is not (2, 3))."""
+    if isinstance(shape, (numbers.Integral, np.integer)) and not isinstance(shape, bool):
+        return (int(shape),)
+    return tuple(_integer(d, f"{what} entries") if not isinstance(d, (bool, np.bool_)) else int(d)
+                 for d in shape)
+
+
 def normalize_axis(axis, ndim, what="axis"):
+    axis = _integer(axis, what)
     if not -ndim <= axis < max(ndim, 1):
         where = user_source_info()
         raise np.exceptions.AxisError(f"{what} {axis} is out of bounds for an array of "
@@ -113,9 +132,9 @@ def normalize_axis(axis, ndim, what="axis"):
 def normalize_axes(axis, ndim):
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, (int, np.integer)):
-        axis = (int(axis),)
-    axes = tuple(normalize_axis(int(a), ndim) for a in axis)
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
+    axes = tuple(normalize_axis(a, ndim) for a in axis)
     if len(set(axes)) != len(axes):
         raise ValueError(f"repeated axis in {axis}")
     return axes

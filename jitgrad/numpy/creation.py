@@ -10,7 +10,8 @@ from ._convert import asarray as _asarray, full_like_shape
 
 
 def _shape(shape):
-    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    from ._convert import shape_tuple
+    return shape_tuple(shape)
 
 
 def full(shape, fill_value, dtype=None, device=None):

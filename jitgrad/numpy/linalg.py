@@ -156,9 +156,15 @@ def einsum(subscripts, *operands_, optimize=None):
     if len(ins) != len(operands_):
         raise ValueError(f"einsum: {len(ins)} operand subscripts but {len(operands_)} operands")
     xs = [asarray(x) for x in operands_]
-    for s, x in zip(ins, xs):
+    sizes = {}
+    for k, (s, x) in enumerate(zip(ins, xs)):
         if len(s) != x.ndim:
             raise ValueError(f"einsum: subscripts '{s}' don't match an operand of shape {x.shape}")
+        for c, d in zip(s, x.shape):
+            if sizes.setdefault(c, d) != d:
+                raise ValueError(f"einsum: size of label '{c}' for operand {k} ({d}) does not "
+                                 f"match previous terms ({sizes[c]}) in '{subscripts}' with "
+                                 "operand shapes " + ", ".join(str(tuple(x.shape)) for x in xs))
     if len(xs) == 1:
         (s,), (x,) = ins, xs
         x, s = _einsum_diag(x, s)
