@@ -97,6 +97,11 @@ def fori_loop(lower, upper, body_fun, init_val):
     """jg.fori_loop(lower, upper, body_fun, init_val): body_fun(i, val) for i in [lower, upper).
     With Python-int bounds it is a scan (reverse-differentiable), otherwise a while_loop."""
     from . import numpy as jnp
+    for name, b in (("lower", lower), ("upper", upper)):
+        dt = b.dtype if hasattr(b, "dtype") else np.asarray(b).dtype
+        if isinstance(b, bool) or dt.kind not in "iu":
+            raise TypeError(f"fori_loop: {name} must be an integer (a Python int or an integer "
+                            f"array), got {type(b).__name__} {b!r}; the loop index is an integer")
     if isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer)):
         def step(carry, _):
             i, val = carry
@@ -158,13 +163,41 @@ def scan(f, init, xs=None, length=None, reverse=False):
             tree_util.tree_unflatten(tb.children[1], outs[nc:]))
 
 
+def _carry_types(carry):
+    """(structure, [(shape, dtype or None for a weak Python scalar)]) of a scan carry."""
+    leaves, tree = tree_util.tree_flatten(carry)
+    return tree, [((), None) if isinstance(x, (bool, int, float)) else
+                  (tuple(np.shape(x)), np.dtype(asarray(x).dtype)) for x in leaves]
+
+
+def _check_carry(before, out):
+    """The eager scan refuses what the traced one does: a carry that changes structure, shape
+    or dtype (a weak Python scalar takes the dtype the body gives it, as in JAX)."""
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise TypeError(f"scan: f must return (carry, y), got {type(out).__name__}")
+    tree, types = before
+    new_tree, new_types = _carry_types(out[0])
+    same = new_tree == tree and all(
+        s == ns and (d is None or nd is None or d == nd)
+        for (s, d), (ns, nd) in zip(types, new_types))
+    if not same:
+        fmt = lambda ts: ", ".join(f"{'weak' if d is None else d.name}{list(s)}" for s, d in ts)
+        raise TypeError(f"scan: f must return a carry of the same structure and types as init: "
+                        f"init is {tree} ({fmt(types)}), f returned {new_tree} "
+                        f"({fmt(new_types)})")
+    return new_tree, [nt if d is None else (s, d) for (s, d), nt in zip(types, new_types)]
+
+
 def _scan_python(f, init, xs, x_tree, x_leaves, length, reverse):
     from . import numpy as jnp
     carry, ys = init, []
+    types = _carry_types(init)
     order = range(length - 1, -1, -1) if reverse else range(length)
     for i in order:
         x = tree_util.tree_unflatten(x_tree, [leaf[i] for leaf in x_leaves])
-        carry, y = f(carry, x)
+        out = f(carry, x)
+        types = _check_carry(types, out)
+        carry, y = out
         ys.append(y)
     if reverse:
         ys.reverse()
