@@ -7,6 +7,7 @@ import numpy as np
 
 from . import tree_util
 from .autograd_jit import needs_record, record_call
+from .closure_check import warn_baked
 from .compiler import compile_graph
 from .errors import api_boundary
 from .core import Tracer
@@ -108,6 +109,8 @@ class Jitted:
     # tracing --------------------------------------------------------------------------------
     def _trace(self, sig, args, kwargs, dyn):
         self._explain(sig)
+        if self.trace_count == 0 and config.debug_level() >= 1:
+            warn_baked(self.fn, self.__name__)
         self.trace_count += 1
         config.log(1, f"trace {self.__name__} for ({', '.join(_fmt_spec(s) for s in sig.leaves)})")
         static = dict(sig.static)
