@@ -146,9 +146,11 @@ def test_allreduce_nested_mixed_dtype_pytree(two_ranks):
             np.testing.assert_array_equal(rank_out[f"max{i}"], np.maximum(a, b))
         w0, w1 = (np.asarray(mixed_tree(r)["w"]) for r in range(2))
         np.testing.assert_allclose(rank_out["mean_w"], (w0 + w1) / 2)
-        # leaves keep their kind: big, flags (2), stats (3), w
+        # leaves keep their kind: big, flags (2), stats (3), w; arrays and tensors in place
         assert rank_out["kinds"].tolist() == ["ndarray", "ndarray", "ndarray", "ndarray",
                                               "float64", "int", "Tensor"]
+        assert rank_out["in_place"].tolist() == [True, True, True]
+        assert rank_out["inputs_kept"]            # inplace=False
 
 
 def test_broadcast_and_allgather_nested_pytree(two_ranks):
@@ -290,18 +292,24 @@ def test_launched_by_mpi_without_mpi4py_says_what_to_install():
 def scenario_train(out_dir):
     r, world = dist.rank(), dist.world_size()
     saved = {"world": world}
-    tree = mixed_tree(r)
     for name, op in (("sum", "sum"), ("max", "max")):
-        for i, leaf in enumerate(jg.tree_util.tree_leaves(dist.allreduce(tree, op,
-                                                                           bucket_bytes=4096))):
+        out = dist.allreduce(mixed_tree(r), op, bucket_bytes=4096)
+        for i, leaf in enumerate(jg.tree_util.tree_leaves(out)):
             saved[f"{name}{i}"] = np.asarray(leaf)
-    mean = dist.allreduce({"w": tree["w"], "big": tree["big"]})
+    tree = mixed_tree(r)
+    mean = dist.allreduce({"w": tree["w"], "big": tree["big"]}, inplace=False)
     saved["mean_w"] = np.asarray(mean["w"])
-    kinds = jg.tree_util.tree_leaves(dist.allreduce(tree, "sum"))
-    saved["kinds"] = np.array([type(k).__name__ for k in kinds])
-    for i, leaf in enumerate(jg.tree_util.tree_leaves(dist.broadcast(tree, root=1))):
+    saved["inputs_kept"] = all(np.array_equal(np.asarray(a), np.asarray(b)) for a, b in
+                               zip(jg.tree_util.tree_leaves(tree), jg.tree_util.tree_leaves(
+                                   mixed_tree(r))))
+    out = dist.allreduce(tree, "sum")
+    saved["kinds"] = np.array([type(k).__name__ for k in jg.tree_util.tree_leaves(out)])
+    saved["in_place"] = [out["w"] is tree["w"], out["big"] is tree["big"],
+                         out["flags"][0] is tree["flags"][0]]
+    for i, leaf in enumerate(jg.tree_util.tree_leaves(dist.broadcast(mixed_tree(r), root=1))):
         saved[f"bcast{i}"] = np.asarray(leaf)
-    for i, leaf in enumerate(jg.tree_util.tree_leaves(dist.allgather(tree, bucket_bytes=64))):
+    gathered = dist.allgather(mixed_tree(r), bucket_bytes=64)
+    for i, leaf in enumerate(jg.tree_util.tree_leaves(gathered)):
         saved[f"gather{i}"] = np.asarray(leaf)
     x, y = data()
     loader = DataLoader(np.arange(N_SAMPLES), batch_size=5, shuffle=True, seed=1,

@@ -3,10 +3,10 @@
 Every call first checks, with one 16-byte allreduce, that all ranks pass the same structure
 (leaf paths, dtypes, shapes) to the same collective; on a mismatch every rank raises a
 DistributedError naming the first leaf that differs on each rank, instead of MPI reducing
-misaligned buffers or waiting forever. Leaves then travel in buckets of up to `bucket_bytes`:
-allreduce groups them by dtype (one MPI call per bucket, reduced in place in the packed
-buffer); a leaf that fills a bucket alone goes straight from its own buffer, unpacked.
-Results never alias the inputs, except with one process, where every call returns its input.
+misaligned buffers or waiting forever. Leaves then travel in buckets of up to `bucket_bytes`
+(allreduce groups them by dtype), one MPI call per bucket: several small leaves are packed
+into a reused staging buffer; a leaf that fills a bucket alone is reduced in its own storage.
+With one process every call returns its input.
 """
 from __future__ import annotations
 
@@ -29,9 +29,15 @@ _OPS = {
 }
 
 
-def allreduce(tree, op: str = "mean", *, bucket_bytes: int = BUCKET_BYTES):
+def allreduce(tree, op: str = "mean", *, inplace: bool = True,
+              bucket_bytes: int = BUCKET_BYTES):
     """Reduce every leaf of `tree` elementwise across ranks: "mean" (the default, for
     gradients), "sum", "max" or "min". Returns a tree of the same structure and leaf kinds.
+
+    As torch.distributed.all_reduce, the result is written into each leaf's own storage where
+    there is one (CPU tensors, writable C-contiguous NumPy arrays), and that leaf is returned;
+    numbers and other leaves come back as new values. `inplace=False` leaves the inputs
+    untouched and returns new arrays.
 
     >>> grads = jg.distributed.allreduce(grads)            # averaged over all ranks
     """
@@ -51,26 +57,32 @@ def allreduce(tree, op: str = "mean", *, bucket_bytes: int = BUCKET_BYTES):
     _check_same(c, f"allreduce(op={op!r})", describe(treedef, arrays))
     from mpi4py import MPI
     world = c.Get_size()
-    results = [None] * len(arrays)
-    wire = [a.view(np.uint8) if a.dtype == np.bool_ else a for a in arrays]
+    dests = _destinations(leaves, inplace)
+    wire = [_flat(a) for a in arrays]
+    wire_dests = [_flat(d) for d in dests]
     for bucket in _buckets(wire, bucket_bytes, by_dtype=True):
         mpi_op = getattr(MPI, bool_op if arrays[bucket[0]].dtype == np.bool_ else number_op)
         if len(bucket) == 1:
-            send = wire[bucket[0]].reshape(-1)
-            buf = np.empty_like(send)
-            c.Allreduce(send, buf, op=mpi_op)
+            (i,) = bucket
+            buf = wire_dests[i]
+            c.Allreduce(MPI.IN_PLACE if dests[i] is arrays[i] else wire[i], buf, op=mpi_op)
         else:
-            buf = np.concatenate([wire[i].reshape(-1) for i in bucket])
+            buf = _staging(wire[bucket[0]].dtype, sum(wire[i].size for i in bucket))
+            np.concatenate([wire[i] for i in bucket], out=buf)
             c.Allreduce(MPI.IN_PLACE, buf, op=mpi_op)
         if divide:
             np.divide(buf, world, out=buf)
-        _unpack(buf, bucket, arrays, results, lambda part, a: part.view(a.dtype))
-    return tree_util.tree_unflatten(treedef, [lf.rebuild(r) for lf, r in zip(leaves, results)])
+        if len(bucket) > 1:
+            _unpack(buf, bucket, wire_dests)
+    return tree_util.tree_unflatten(treedef, [lf.result(d) for lf, d in zip(leaves, dests)])
 
 
-def broadcast(tree, root: int = 0, *, bucket_bytes: int = BUCKET_BYTES):
+def broadcast(tree, root: int = 0, *, inplace: bool = True,
+              bucket_bytes: int = BUCKET_BYTES):
     """Every rank gets `root`'s leaves; all ranks pass a tree of the same structure, shapes
-    and dtypes (as torch.distributed.broadcast), e.g. freshly initialized parameters.
+    and dtypes (as torch.distributed.broadcast), e.g. freshly initialized parameters. Like
+    allreduce, results go into the leaves' own storage where there is one, unless
+    `inplace=False`.
 
     >>> params = jg.distributed.broadcast(params)          # all ranks start equal
     """
@@ -85,13 +97,25 @@ def broadcast(tree, root: int = 0, *, bucket_bytes: int = BUCKET_BYTES):
         return tree
     c = comm()
     _check_same(c, f"broadcast(root={root})", describe(treedef, arrays))
-    data = [a.reshape(-1).view(np.uint8) for a in arrays]
-    results = [None] * len(arrays)
+    is_root = c.Get_rank() == root
+    dests = _destinations(leaves, inplace)
+    data = [_flat(a).view(np.uint8) for a in arrays]
+    byte_dests = [_flat(d).view(np.uint8) for d in dests]
+    if is_root:
+        for src, dst in zip(data, byte_dests):
+            if dst is not src:
+                np.copyto(dst, src)
     for bucket in _buckets(data, bucket_bytes, by_dtype=False):
-        buf = np.concatenate([data[i] for i in bucket]) if len(bucket) > 1 else data[bucket[0]].copy()
+        if len(bucket) == 1:
+            c.Bcast(byte_dests[bucket[0]], root=root)
+            continue
+        buf = _staging(np.dtype(np.uint8), sum(data[i].size for i in bucket))
+        if is_root:
+            np.concatenate([data[i] for i in bucket], out=buf)
         c.Bcast(buf, root=root)
-        _unpack(buf, bucket, arrays, results, lambda part, a: part.view(a.dtype))
-    return tree_util.tree_unflatten(treedef, [lf.rebuild(r) for lf, r in zip(leaves, results)])
+        if not is_root:
+            _unpack(buf, bucket, byte_dests)
+    return tree_util.tree_unflatten(treedef, [lf.result(d) for lf, d in zip(leaves, dests)])
 
 
 def allgather(tree, *, bucket_bytes: int = BUCKET_BYTES):
@@ -107,7 +131,7 @@ def allgather(tree, *, bucket_bytes: int = BUCKET_BYTES):
     world = 1 if c is None else c.Get_size()
     if world > 1:
         _check_same(c, "allgather", describe(treedef, arrays))
-    data = [a.reshape(-1).view(np.uint8) for a in arrays]
+    data = [_flat(a).view(np.uint8) for a in arrays]
     results = [None] * len(arrays)
     for bucket in _buckets(data, max(1, bucket_bytes // world), by_dtype=False):
         send = np.concatenate([data[i] for i in bucket])
@@ -116,8 +140,7 @@ def allgather(tree, *, bucket_bytes: int = BUCKET_BYTES):
             c.Allgather(send, recv)
         else:
             recv[0] = send
-        _unpack(recv, bucket, arrays, results,
-                lambda part, a: np.ascontiguousarray(part).view(a.dtype))
+        _unpack_gathered(recv, bucket, arrays, results)
     stacked = [r.reshape((world,) + a.shape) for r, a in zip(results, arrays)]
     return tree_util.tree_unflatten(treedef, [lf.rebuild(r) for lf, r in zip(leaves, stacked)])
 
@@ -151,15 +174,46 @@ def _buckets(arrays, bucket_bytes: int, by_dtype: bool) -> list[list[int]]:
     return [b for b in buckets if b]
 
 
-def _unpack(buf, bucket, arrays, results, view) -> None:
-    """Slice each leaf of `bucket` out of the last axis of `buf` (elements of the bucket's wire
-    dtype, or bytes), viewed with `view(part, leaf)` as the leaf's dtype."""
+def _destinations(leaves, inplace: bool) -> list[np.ndarray]:
+    """Where each leaf's result goes: its own storage (in place) or a new array."""
+    return [lf.array if inplace and lf.own is not None else np.empty_like(lf.array)
+            for lf in leaves]
+
+
+def _flat(a: np.ndarray) -> np.ndarray:
+    """A 1-d view of contiguous `a`, bools as uint8 (MPI reduces bytes, not C bools)."""
+    flat = a.reshape(-1)
+    return flat.view(np.uint8) if a.dtype == np.bool_ else flat
+
+
+_STAGING: dict = {}   # dtype -> the reusable buffer that buckets of several leaves are packed in
+
+
+def _staging(dtype: np.dtype, size: int) -> np.ndarray:
+    """A 1-d buffer of `size` elements, reused across calls: no page faults per call (as
+    Horovod's fusion buffer); it grows to the largest bucket seen, at most bucket_bytes."""
+    buf = _STAGING.get(dtype.str)
+    if buf is None or buf.size < size:
+        buf = _STAGING[dtype.str] = np.empty(size, dtype)
+    return buf[:size]
+
+
+def _unpack(buf, bucket, dests) -> None:
+    """Copy consecutive pieces of 1-d `buf` into the 1-d `dests` of the bucket's leaves."""
     offset = 0
     for i in bucket:
-        count = arrays[i].nbytes // buf.itemsize
-        part = buf[..., offset:offset + count]
-        offset += count
-        results[i] = view(part, arrays[i]).reshape(arrays[i].shape if buf.ndim == 1 else -1)
+        n = dests[i].size
+        np.copyto(dests[i], buf[offset:offset + n])
+        offset += n
+
+
+def _unpack_gathered(recv, bucket, arrays, results) -> None:
+    """Cut each leaf's bytes out of every rank's row of `recv` (world, bucket bytes)."""
+    offset = 0
+    for i in bucket:
+        n = arrays[i].nbytes
+        results[i] = np.ascontiguousarray(recv[:, offset:offset + n]).view(arrays[i].dtype)
+        offset += n
 
 
 def _checksum(text: str) -> int:

@@ -1,8 +1,9 @@
 """Pytree leaves as host NumPy arrays for MPI, and back to the leaf's own kind afterwards.
 
 A leaf may be a jitgrad Tensor (any device; Parameters stay Parameters), a NumPy array or
-scalar, or a Python number; each comes back as the same kind with the collective's result (a gathered scalar
-becomes a NumPy array with one entry per rank).
+scalar, or a Python number; each comes back as the same kind with the collective's result (a
+gathered scalar becomes a NumPy array with one entry per rank). CPU tensors and writable
+C-contiguous arrays can receive a result in their own storage.
 """
 from __future__ import annotations
 
@@ -20,6 +21,20 @@ from ..tensor import Tensor
 class HostLeaf:
     array: np.ndarray        # C-contiguous host data (the leaf's own buffer when it already is)
     rebuild: object          # result ndarray -> a leaf of the original kind
+    own: object = None       # the leaf itself, when `array` is its own writable storage
+
+    def result(self, a: np.ndarray):
+        """The leaf for result `a`: the leaf itself when `a` is its storage, written in place
+        (a tensor's version counter moves, so autograd sees the change), else a new leaf."""
+        if self.own is None or a is not self.array:
+            return self.rebuild(a)
+        if isinstance(self.own, Tensor):
+            self.own._version[0] += 1
+        return self.own
+
+
+def _writable(a) -> bool:
+    return isinstance(a, np.ndarray) and a.flags.c_contiguous and a.flags.writeable
 
 
 def _tensor(x: Tensor, where: str) -> HostLeaf:
@@ -30,7 +45,13 @@ def _tensor(x: Tensor, where: str) -> HostLeaf:
         t = t if device.type == "cpu" else t.to(device)
         t.requires_grad = keep_grad
         return t
-    return HostLeaf(np.ascontiguousarray(x._host(where)), rebuild)
+    data = x._host(where)
+    own = x if device.type == "cpu" and _writable(data) else None
+    return HostLeaf(np.ascontiguousarray(data), rebuild, own)
+
+
+def _ndarray(x: np.ndarray, where: str) -> HostLeaf:
+    return HostLeaf(np.ascontiguousarray(x), lambda a: a, x if _writable(x) else None)
 
 
 def _number(x, where: str) -> HostLeaf:
@@ -40,7 +61,7 @@ def _number(x, where: str) -> HostLeaf:
 
 _KINDS = (
     (Tensor, _tensor),
-    (np.ndarray, lambda x, where: HostLeaf(np.ascontiguousarray(x), lambda a: a)),
+    (np.ndarray, _ndarray),
     (np.generic, lambda x, where: HostLeaf(np.asarray(x), lambda a: a[()])),
     ((bool, int, float, complex), _number),
 )

@@ -43,11 +43,12 @@ class DistributedDataParallel(Module):
         self.bucket_bytes = bucket_bytes
         self.require_sync = True
         params = list(module.parameters())
-        values = distributed.broadcast([p.detach() for p in params], root=root,
-                                       bucket_bytes=bucket_bytes)
+        detached = [p.detach() for p in params]     # share storage: CPU values arrive in place
+        values = distributed.broadcast(detached, root=root, bucket_bytes=bucket_bytes)
         with no_grad():
-            for p, v in zip(params, values):
-                p.copy_(v)
+            for p, d, v in zip(params, detached, values):
+                if v is not d:
+                    p.copy_(v)
 
     def forward(self, *args, **kwargs):
         return self.module(*args, **kwargs)
