@@ -44,6 +44,7 @@ MAX_BLOCK = 256            # threads per block of reduce / rowwise kernels (8 wa
 MAX_BLOCKS = 4096          # grid-stride over rows / output elements beyond this many blocks
 SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
 MAX_SPLIT = 1024           # ... up to this many (an H100 holds 132 SMs x 8 blocks of 256)
+ROW_CACHE_BYTES = 32768    # a rowwise kernel keeps rows up to this size in shared memory
 
 
 @dataclass(frozen=True)
@@ -380,7 +381,10 @@ def gen_rowwise(name, node) -> Fused:
              if v in per_row]
     block = _block_for(L)
     red = _BlockReductions(k, reds)
+    cached = _row_cache(k, passes, L, rows)
     with k.header():
+        for v, name in cached.items():
+            k.buf.writeline(f"{name} = cuda.shared.array(ROW, {NUMBA_TYPE[v.type.dtype]})")
         with _block_prologue(k, block, red, rows):
             rcse = CSE(k.buf, "r")
             rspace = flat_space(xshape[:-1], "r", rcse)
@@ -394,7 +398,12 @@ def gen_rowwise(name, node) -> Fused:
                 with k.buf.indent(f"while j < {L}:"):
                     cse = CSE(k.buf, "t", rcse)
                     xspace = rows_space(xshape, "r", "j", cse)
-                    ev = k.evaluator(lambda v: xspace, cse, {**given, **g})
+                    # each thread rereads only the elements it cached: no syncthreads needed
+                    reread = {v: cse.get(f"{name}[j]") for v, name in cached.items() if p}
+                    ev = k.evaluator(lambda v: xspace, cse, {**given, **g, **reread})
+                    for v, name in cached.items():
+                        if not p:
+                            k.buf.writeline(f"{name}[j] = {ev.expr(v)}")
                     for n in mine:
                         red.update(n, ev.expr(n.inputs[0]))
                     for v in k.outs:
@@ -420,6 +429,19 @@ def gen_rowwise(name, node) -> Fused:
             k.buf.writeline("cuda.syncthreads()   # the shared slots are reused next row")
             k.buf.writeline("r += cuda.gridDim.x")
     return k.finish((max(1, min(rows, MAX_BLOCKS)),), (block,))
+
+
+def _row_cache(k, passes, L, rows) -> dict:
+    """{input: shared array name} for the row-sized inputs a multi-pass rowwise kernel keeps in
+    shared memory after its first pass reads them, when the row fits ROW_CACHE_BYTES."""
+    if passes < 2:
+        return {}
+    row_inputs = [v for v in k.body.inputs if v.type.size == rows * L and not is_bool(v.type.dtype)]
+    if not row_inputs or L * sum(v.type.dtype.itemsize for v in row_inputs) > ROW_CACHE_BYTES:
+        return {}
+    k.kind = "rowwise: row cached in shared memory"
+    k.module_consts += [f"ROW = {L}  # elements of a cached row", ""]
+    return {v: f"row{i}" for i, v in enumerate(row_inputs)}
 
 
 # ----------------------------------------------------------------------------- matmul

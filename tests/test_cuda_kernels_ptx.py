@@ -121,6 +121,7 @@ def _fused_kernels():
                  "row_max": (lambda x: jnp.max(x, axis=-1), f32(64, 256)),
                  "layernorm": (layernorm, f32(64, 256), f32(256), f32(256)),
                  "softmax": (lambda x: F.softmax(x, axis=-1), f32(64, 256)),
+                 "softmax_long_rows": (lambda x: F.softmax(x, axis=-1), f32(4, 16384)),
                  "linear": (lambda x, w, b: F.relu(x @ w + b), f32(8, 32), f32(32, 16), f32(16)),
                  "mlp_grad": (mlp_grad, f32(32, 16), f32(8, 32))}
     out = {}
@@ -142,8 +143,9 @@ def fused():
 def test_every_fused_kind_and_layout_is_generated(fused):
     assert {layout.split(":")[0] for layout in fused} == {"elementwise", "matmul", "reduce",
                                                           "rowwise"}
-    assert {"reduce: a block per output", "reduce: columns", "reduce: split over blocks"} <= \
-        set(fused)
+    assert {"reduce: a block per output", "reduce: columns", "reduce: split over blocks",
+            "rowwise", "rowwise: row cached in shared memory"} <= set(fused)
+    assert fused["rowwise"][0] == "softmax_long_rows"     # 64 KiB rows do not fit
     text = "\n".join(src.text for _, src in fused.values())
     assert fused["elementwise"][0] == "ew_chain" and "math.tanh" in fused["elementwise"][1].text
     assert "cuda.shfl_down_sync" in text and "cuda.shared.array((TILE, TILE)" in text

@@ -58,8 +58,15 @@ def test_ew_chain_is_one_fused_kernel(rng):
 
 
 def test_softmax_is_one_rowwise_kernel(rng):
-    _check(lambda x: F.softmax(x, axis=-1), rng.standard_normal((8, 96)).astype(np.float32),
-           kinds=["rowwise"])
+    lowered = _check(lambda x: F.softmax(x, axis=-1),
+                     rng.standard_normal((8, 96)).astype(np.float32), kinds=["rowwise"])
+    assert "(rowwise: row cached in shared memory)" in lowered.kernels
+
+
+def test_rows_too_long_for_shared_memory_are_reread(rng):
+    x = rng.standard_normal((2, 8200)).astype(np.float32)   # 32.8 KB > ROW_CACHE_BYTES
+    lowered = _check(lambda x: F.softmax(x, axis=-1), x, kinds=["rowwise"])
+    assert "(rowwise)" in lowered.kernels and "cuda.shared.array(ROW" not in lowered.kernels
 
 
 def test_sum_of_squares_is_one_reduce_kernel(rng):
