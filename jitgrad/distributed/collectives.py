@@ -54,7 +54,7 @@ def allreduce(tree, op: str = "mean", *, inplace: bool = True,
     c = comm()
     if c is None or c.Get_size() == 1:
         return tree
-    _check_same(c, f"allreduce(op={op!r})", describe(treedef, arrays))
+    _check_same(c, f"allreduce(op={op!r})", describe(paths, arrays))
     from mpi4py import MPI
     world = c.Get_size()
     dests = _destinations(leaves, inplace)
@@ -91,12 +91,12 @@ def broadcast(tree, root: int = 0, *, inplace: bool = True,
     if not (isinstance(root, (int, np.integer)) and not isinstance(root, bool)
             and 0 <= root < world):
         raise ValueError(f"{where}: root must be a rank in 0..{world - 1}, got {root!r}")
-    leaves, treedef, _ = host_leaves(tree, where)
+    leaves, treedef, paths = host_leaves(tree, where)
     arrays = [leaf.array for leaf in leaves]
     if world == 1:
         return tree
     c = comm()
-    _check_same(c, f"broadcast(root={root})", describe(treedef, arrays))
+    _check_same(c, f"broadcast(root={root})", describe(paths, arrays))
     is_root = c.Get_rank() == root
     dests = _destinations(leaves, inplace)
     data = [_flat(a).view(np.uint8) for a in arrays]
@@ -125,12 +125,12 @@ def allgather(tree, *, bucket_bytes: int = BUCKET_BYTES):
     >>> losses = jg.distributed.allgather(loss)            # shape (world_size,)
     """
     where = "jg.distributed.allgather"
-    leaves, treedef, _ = host_leaves(tree, where)
+    leaves, treedef, paths = host_leaves(tree, where)
     arrays = [leaf.array for leaf in leaves]
     c = comm()
     world = 1 if c is None else c.Get_size()
     if world > 1:
-        _check_same(c, "allgather", describe(treedef, arrays))
+        _check_same(c, "allgather", describe(paths, arrays))
     data = [_flat(a).view(np.uint8) for a in arrays]
     results = [None] * len(arrays)
     for bucket in _buckets(data, max(1, bucket_bytes // world), by_dtype=False):

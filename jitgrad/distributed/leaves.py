@@ -115,7 +115,14 @@ def leaf_paths(treedef) -> list[str]:
     return paths
 
 
-def describe(treedef, arrays) -> str:
+_DTYPE_NAMES: dict = {}   # np.dtype -> its name (str(dtype) is slow, and this runs per call)
+
+
+def describe(paths, arrays) -> str:
     """The structure with every leaf's dtype and shape, e.g. "tree['w']: float32[3, 4]; ..."."""
-    paths = leaf_paths(treedef)
-    return "; ".join(f"{p}: {a.dtype}{list(a.shape)}" for p, a in zip(paths, arrays)) or "no leaves"
+    names = _DTYPE_NAMES
+    for a in arrays:
+        if a.dtype not in names:
+            names[a.dtype] = str(a.dtype)
+    return "; ".join(f"{p}: {names[a.dtype]}{list(a.shape)}"
+                     for p, a in zip(paths, arrays)) or "no leaves"
