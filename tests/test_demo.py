@@ -60,3 +60,40 @@ def test_plot_writes_png_and_missing_matplotlib_is_reported(tmp_path, monkeypatc
     monkeypatch.setitem(sys.modules, "matplotlib", None)      # as if not installed
     assert demo.main(argparse.Namespace(plot=str(tmp_path / "x.png"), quick=True)) == 1
     assert "--plot needs matplotlib" in capsys.readouterr().err
+
+
+def test_demo_distributed_two_ranks_end_equal(tmp_path):
+    import os
+
+    import pytest
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed (pip install "
+                        "'jitgrad[distributed]')")
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    # the interpreter backend: this checks the data-parallel logic, not compile time
+    env = {**os.environ, "JITGRAD_BACKEND": "interpreter"}
+    r = subprocess.run([mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "2",
+                        sys.executable, "-m", "jitgrad.cli", "demo", "--distributed", "--quick"],
+                       capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    out = r.stdout
+    assert out.count("jitgrad demo --distributed: 2 MPI ranks") == 1, out   # rank 0 prints
+    assert "global batch 32 = 2 x 16" in out
+    accuracies = [float(a) for a in re.findall(r"test accuracy (\d+\.\d)%", out)]
+    assert len(accuracies) == 2 and min(accuracies) > 80.0, out
+    assert "final parameters on all 2 ranks: max |difference| from rank 0 = 0 (identical)" in out
+    assert r.stderr.count("MLP     epoch  1/1") >= 1
+
+
+def test_demo_distributed_rejects_a_batch_that_does_not_split():
+    import os
+
+    import pytest
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed (pip install "
+                        "'jitgrad[distributed]')")
+    mpiexec = os.path.join(os.path.dirname(sys.executable), "mpiexec")
+    r = subprocess.run([mpiexec, "--allow-run-as-root", "--oversubscribe", "-n", "2",
+                        sys.executable, "-m", "jitgrad.cli", "demo", "--distributed",
+                        "--batch-size", "33"], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert r.stderr.count("jitgrad demo: --batch-size 33 does not split evenly over 2 ranks; "
+                          "pass a multiple of 2") == 1
