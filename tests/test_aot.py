@@ -1,6 +1,7 @@
-"""AOT Python artifacts: compiled.save(path) -> jg.load(path) in a fresh process without the
-user's module, without tracing and without numba compiling; refusals of damaged artifacts;
-`jitgrad aot` writing an artifact."""
+"""AOT Python artifacts: compiled.save(path, key) -> jg.load(path) in a fresh process without
+the user's module, without tracing and (signed with the loader's key) without numba compiling;
+unsigned or otherwise signed artifacts compile from their IR; refusals of damaged artifacts;
+`jitgrad aot` writing an artifact. Hostile artifacts: tests/test_faults.py."""
 import importlib
 import json
 import os
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 import jitgrad as jg
+import jitgrad.numpy as jnp
 from jitgrad import artifact, cli
 from jitgrad.artifact import ArtifactError
 
@@ -57,6 +59,9 @@ assert "aot_user_model" not in sys.modules
 '''
 
 
+KEY = "a key this user trusts"
+
+
 def run(args, env=None, cwd=None):
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=cwd,
                           env={**os.environ, **(env or {})}, timeout=120)
@@ -75,9 +80,10 @@ def saved(tmp_path_factory):
         x = np.random.default_rng(0).standard_normal((4, 64)).astype(np.float32)
         params = {k: np.asarray(v) for k, v in user.model.state_dict().items()}
         paths = {name: root / f"{name}.jgz" for name in ("baked", "with_params", "small")}
-        jg.jit(user.baked).lower(jg.ShapeDtype((4, 64), "float32")).compile().save(paths["baked"])
-        jg.jit(user.small).lower(x).compile().save(paths["small"])
-        jg.jit(user.with_params).lower(user.model.state_dict(), x).compile().save(paths["with_params"])
+        jg.jit(user.baked).lower(jg.ShapeDtype((4, 64), "float32")).compile().save(paths["baked"], key=KEY)
+        jg.jit(user.small).lower(x).compile().save(paths["small"], key=KEY)
+        jg.jit(user.with_params).lower(user.model.state_dict(), x).compile().save(
+            paths["with_params"], key=KEY)
         want = {"baked": np.asarray(user.baked(x)), "with_params": np.asarray(user.model(x)),
                 "small": np.tanh(x * np.float32(1.5) + np.float32(0.3))}
     finally:
@@ -89,12 +95,14 @@ def saved(tmp_path_factory):
     return root, paths, x, params, want
 
 
-def in_fresh_process(script, args, tmp_path):
-    """Run script in a new process with an empty kernel cache and compile/cache-hit logging."""
+def in_fresh_process(script, args, tmp_path, key=KEY):
+    """Run script in a new process with an empty kernel cache, compile/cache-hit logging and
+    JITGRAD_ARTIFACT_KEY=key."""
     path = tmp_path / "load_it.py"
     path.write_text(script)
     proc = run([str(path), *map(str, args)], cwd=tmp_path,
-               env={"JITGRAD_DEBUG": "1", "JITGRAD_CACHE_DIR": str(tmp_path / "fresh-cache")})
+               env={"JITGRAD_DEBUG": "1", "JITGRAD_CACHE_DIR": str(tmp_path / "fresh-cache"),
+                    "JITGRAD_ARTIFACT_KEY": key or ""})
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -111,7 +119,7 @@ def test_load_in_fresh_process_without_trace_or_compile(saved, tmp_path):
     assert log.count("(no trace)") == 2, log
     assert "] trace " not in log, log
     assert log.count("numba cache hit") == 2 and "numba compiled" not in log, log
-    assert "recompiling" not in log
+    assert "recompiling" not in log and "not used" not in log
     # a wrong shape names every argument's expected and actual type
     assert "argument 0 (x): expected f32[4,64], got f32[1,64]   <-- differs" in proc.stdout
 
@@ -136,18 +144,56 @@ def test_other_versions_recompile_from_ir_and_say_so_once(saved, tmp_path):
     assert "numba compiled" in proc.stderr and "] trace " not in proc.stderr
 
 
-def test_untrusted_load_ignores_the_carried_machine_code(saved, tmp_path):
+LOAD_SMALL = textwrap.dedent('''
+    import sys
+    import numpy as np
+    import jitgrad as jg
+    f = jg.load(sys.argv[1], **eval(sys.argv[4]))
+    np.save(sys.argv[3], np.asarray(f(np.load(sys.argv[2]))))
+    ''')
+
+
+@pytest.mark.parametrize("key, load_kwargs, why", [
+    (None, {}, "it is signed, but no key was given (key= or $JITGRAD_ARTIFACT_KEY)"),
+    ("another key", {}, "its signature does not match your key"),
+    (None, {"key": "another key"}, "its signature does not match your key"),
+])
+def test_code_not_signed_with_the_users_key_is_ignored(saved, tmp_path, key, load_kwargs, why):
     root, paths, *_, want = saved
-    script = textwrap.dedent('''
-        import sys
-        import numpy as np
-        import jitgrad as jg
-        f = jg.load(sys.argv[1], trusted=False)
-        np.save(sys.argv[3], np.asarray(f(np.load(sys.argv[2]))))
-        ''')
-    proc = in_fresh_process(script, [paths["small"], root / "x.npy", tmp_path / "o.npy"], tmp_path)
+    proc = in_fresh_process(LOAD_SMALL, [paths["small"], root / "x.npy", tmp_path / "o.npy",
+                                         repr(load_kwargs)], tmp_path, key=key)
     np.testing.assert_allclose(np.load(tmp_path / "o.npy"), want["small"], rtol=1e-5, atol=1e-6)
     assert "numba compiled" in proc.stderr and "numba cache hit" not in proc.stderr, proc.stderr
+    assert proc.stderr.count(f"its machine code is not used because {why}; compiling from the "
+                             "carried IR") == 1, proc.stderr
+
+
+def test_key_argument_and_unsigned_artifacts(saved, tmp_path):
+    root, paths, x, _, want = saved
+    unsigned = tmp_path / "unsigned.jgz"
+    with zipfile.ZipFile(paths["small"]) as z:
+        assert z.read(artifact.SIGNATURE)                   # saved with a key: signed
+        manifest = json.loads(z.read("manifest.json"))
+        members = {n: z.read(n) for n in z.namelist() if n not in ("manifest.json", artifact.SIGNATURE)}
+    artifact.write(unsigned, manifest, members)
+    proc = in_fresh_process(LOAD_SMALL, [unsigned, root / "x.npy", tmp_path / "o.npy", "{}"], tmp_path)
+    assert "because it is not signed" in proc.stderr and "numba compiled" in proc.stderr
+    proc = in_fresh_process(LOAD_SMALL, [paths["small"], root / "x.npy", tmp_path / "o.npy",
+                                         repr({"key": KEY})], tmp_path, key=None)
+    assert "numba cache hit" in proc.stderr and "not used" not in proc.stderr, proc.stderr
+    with pytest.raises(TypeError, match="an artifact key is a str or bytes, got int"):
+        jg.load(paths["small"], key=42)
+
+
+def test_lambda_artifact_loads_its_carried_code(tmp_path, monkeypatch):
+    monkeypatch.setenv("JITGRAD_CACHE_DIR", str(tmp_path / "saver-cache"))
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    path = tmp_path / "lam.jgz"
+    jg.jit(lambda a: jnp.tanh(a * 2.0) + 1.0).lower(x).compile().save(path, key=KEY)
+    np.save(tmp_path / "x.npy", x)
+    proc = in_fresh_process(LOAD_SMALL, [path, tmp_path / "x.npy", tmp_path / "o.npy", "{}"], tmp_path)
+    np.testing.assert_allclose(np.load(tmp_path / "o.npy"), np.tanh(x * 2) + 1, rtol=1e-5)
+    assert "numba cache hit" in proc.stderr and "numba compiled" not in proc.stderr, proc.stderr
 
 
 def test_params_dict_matched_by_key(saved):
@@ -211,15 +257,17 @@ def test_manifest_types_must_match_the_ir(saved, tmp_path):
         jg.load(bad)
 
 
-def test_member_outside_the_cache_is_refused(saved, tmp_path):
+def test_member_outside_the_cache_is_refused(saved, tmp_path, monkeypatch):
+    monkeypatch.setenv("JITGRAD_CACHE_DIR", str(tmp_path / "a" / "b"))
     _, paths, *_ = saved
     with zipfile.ZipFile(paths["baked"]) as z:
         manifest = json.loads(z.read("manifest.json"))
-        members = {n: z.read(n) for n in z.namelist() if n != "manifest.json"}
+        members = {n: z.read(n) for n in z.namelist() if n not in ("manifest.json", artifact.SIGNATURE)}
     members["code/../../escape.py"] = b"print('hello')\n"
-    artifact.write(tmp_path / "t.jgz", manifest, members)
-    with pytest.raises(ArtifactError, match="points outside the cache directory"):
-        jg.load(tmp_path / "t.jgz")
+    artifact.write(tmp_path / "t.jgz", manifest, members, key=KEY)
+    with pytest.raises(ArtifactError, match=r"'../../escape.py' is not a kernel cache entry"):
+        jg.load(tmp_path / "t.jgz", key=KEY)
+    assert not (tmp_path / "escape.py").exists()
 
 
 def test_registered_class_structure_is_refused_with_advice():
