@@ -4,7 +4,8 @@ The function is traced once on ONE example (the mapped axes removed), the graph 
 ir.batching.batch_graph (one rule per primitive, no Python loop over examples), and the batched
 graph is called on the arguments with their mapped axes moved to the front. Calling a graph
 inside an enclosing trace inlines it, so vmap composes with jit, grad, jvp, vjp and itself.
-Arguments mapped with None are closed over by the per-example trace (the same for every example).
+Arguments mapped with None are unbatched inputs of the graph (Python scalars among them are
+constants); a call on tensors that require grad is recorded for `.backward()` as one op.
 """
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ import functools
 import inspect
 from collections import OrderedDict
 
+import numpy as np
+
 from . import tree_util
+from .autograd_jit import needs_record, record_call
 from .core import Tracer
 from .errors import api_boundary
 from .ir.batching import batch_graph
 from .tensor import Tensor
-from .tracing import ShapeDtype, call_graph, trace_to_graph
+from .tracing import ShapeDtype, call_graph, leaf_spec, trace_to_graph
 from .tree_util import _node_children
 
 
@@ -134,31 +138,42 @@ def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
     def wrapper(*args, **kwargs):
         m = _Mapped(fn, in_axes, args, kwargs)
         size = m.size(axis_size)
+        # graph inputs: the mapped leaves, then the shared arrays (Python scalars stay constants,
+        # keeping their weak type)
         mapped = [i for i, a in enumerate(m.axes) if a is not None]
-        specs = []
-        for i in mapped:
-            x, a = m.leaves[i], m.axes[i]
-            specs.append(ShapeDtype(x.shape[:a] + x.shape[a + 1:], x.dtype, x.device))
+        shared = [i for i, a in enumerate(m.axes)
+                  if a is None and isinstance(m.leaves[i], (Tensor, Tracer, np.ndarray))]
+        specs = [_example_spec(m.leaves[i], m.axes[i]) for i in mapped + shared]
 
         def one_example(*xs):
             leaves = list(m.leaves)
-            for i, x in zip(mapped, xs):
+            for i, x in zip(mapped + shared, xs):
                 leaves[i] = x
             a, k = tree_util.tree_unflatten(m.tree, leaves)
             return fn(*a, **k)
         one_example.__name__ = name
         graph, out_tree, captures, _ = trace_to_graph(one_example, tuple(specs), name=name)
         out_axes_l = _axes_per_leaf(out_axes, out_tree, "out_axes", "the result")
-        bg, out_b = batch_graph(graph, [True] * len(mapped) + [False] * len(captures), size)
+        bg, out_b = batch_graph(graph, [True] * len(mapped)
+                                + [False] * (len(shared) + len(captures)), size)
         out_axes_l = _check_out_axes(graph, out_tree, out_axes_l, out_b)
         from . import numpy as jnp
         ins = [m.leaves[i] if m.axes[i] == 0 else jnp.moveaxis(m.leaves[i], m.axes[i], 0)
-               for i in mapped]
-        outs = call_graph(bg, ins + list(captures))
+               for i in mapped] + [_as_array(m.leaves[i]) for i in shared] + list(captures)
+        outs = call_graph(bg, ins)
+        if needs_record(ins):       # eager autograd: one recorded op whose backward is the VJP
+            record_call(bg, ins, outs)
         return tree_util.tree_unflatten(out_tree, [
             _place(jnp, o, b, ax, size) for o, b, ax in zip(outs, out_b, out_axes_l)])
 
     return wrapper
+
+
+def _example_spec(x, axis):
+    """The abstract value of one example of leaf `x` (mapped over `axis`, or shared)."""
+    t, device, _ = leaf_spec(x)
+    shape = t.shape if axis is None else t.shape[:axis] + t.shape[axis + 1:]
+    return ShapeDtype(shape, t.dtype, device)
 
 
 def _check_out_axes(graph, out_tree, axes, out_b):

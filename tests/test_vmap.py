@@ -202,6 +202,15 @@ def test_vjp_and_jvp_compose_with_vmap(data):
     _assert_tree_close(per, t, 1e-9)
 
 
+def test_eager_backward_through_vmap():
+    x = jg.tensor(np.arange(6.0).reshape(3, 2), requires_grad=True)
+    w = jg.tensor(np.ones(2), requires_grad=True)
+    y = jg.vmap(lambda v, w: jnp.sum(v * v * w), (1, None))(x.T, w)
+    jnp.sum(y).backward()
+    _assert_tree_close(x.grad, 2 * np.arange(6.0).reshape(3, 2))
+    _assert_tree_close(w.grad, [20.0, 35.0])
+
+
 def test_batched_jacobians(data):
     x = data[0]
     f = lambda v: jnp.tanh(v) * v[0]
