@@ -123,6 +123,7 @@ def _fused_kernels():
                  "softmax": (lambda x: F.softmax(x, axis=-1), f32(64, 256)),
                  "softmax_long_rows": (lambda x: F.softmax(x, axis=-1), f32(4, 16384)),
                  "linear": (lambda x, w, b: F.relu(x @ w + b), f32(8, 32), f32(32, 16), f32(16)),
+                 "linear_wide": (lambda x, w: F.relu(x @ w.T), f32(128, 32), f32(96, 32)),
                  "mlp_grad": (mlp_grad, f32(32, 16), f32(8, 32))}
     out = {}
     for name, (fn, *args) in workloads.items():
@@ -144,11 +145,13 @@ def test_every_fused_kind_and_layout_is_generated(fused):
     assert {layout.split(":")[0] for layout in fused} == {"elementwise", "matmul", "reduce",
                                                           "rowwise"}
     assert {"reduce: a block per output", "reduce: columns", "reduce: split over blocks",
-            "rowwise", "rowwise: row cached in shared memory"} <= set(fused)
+            "rowwise", "rowwise: row cached in shared memory",
+            "matmul: 16x16 tiles, 1x1 outputs per thread",
+            "matmul: 64x64 tiles, 4x4 outputs per thread"} <= set(fused)
     assert fused["rowwise"][0] == "softmax_long_rows"     # 64 KiB rows do not fit
     text = "\n".join(src.text for _, src in fused.values())
     assert fused["elementwise"][0] == "ew_chain" and "math.tanh" in fused["elementwise"][1].text
-    assert "cuda.shfl_down_sync" in text and "cuda.shared.array((TILE, TILE)" in text
+    assert "cuda.shfl_down_sync" in text and "cuda.shared.array((BM, PAD_BK)" in text
 
 
 @pytest.mark.parametrize("cc", CCS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")

@@ -102,7 +102,17 @@ def test_matmul_bias_relu_is_one_matmul_kernel(rng):
     b = rng.standard_normal(18).astype(np.float32)
     lowered = _check(lambda x, w, b: F.relu(x @ w + b), x, w, b, rtol=1e-4, atol=1e-5,
                      kinds=["matmul"])
-    assert "cuda.shared.array((TILE, TILE)" in lowered.kernels
+    assert "(matmul: 16x16 tiles, 1x1 outputs per thread)" in lowered.kernels
+
+
+def test_matmul_register_tiles_with_edges(rng):
+    # 70 rows and 66 columns: 64x64 tiles of 4x4 outputs per thread, with ragged edge tiles
+    a = rng.standard_normal((2, 70, 20)).astype(np.float32)
+    b = rng.standard_normal((20, 66)).astype(np.float32)
+    lowered = _check(lambda a, b: jnp.tanh(a @ b), a, b, rtol=1e-4, atol=1e-5, kinds=["matmul"])
+    assert "(matmul: 64x64 tiles, 4x4 outputs per thread)" in lowered.kernels
+    bt = rng.standard_normal((66, 20)).astype(np.float32)
+    lowered = _check(lambda a, b: a[0].T.T @ b.T, a, bt, rtol=1e-4, atol=1e-5)
 
 
 def test_matmul_with_transposed_operands(rng):
