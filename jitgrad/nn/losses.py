@@ -26,7 +26,7 @@ def _labels(target, n_classes, ignore_index, where):
     the host when its value is known, else in the kernel of a checked `take` (ir.errors)."""
     ignored = None if ignore_index is None else jnp.equal(target, ignore_index)
     safe = target if ignored is None else jnp.where(ignored, 0, target)
-    known = safe._data if isinstance(safe, Tensor) else None
+    known = safe._data if isinstance(safe, Tensor) and safe.device.type == "cpu" else None
     if known is not None:
         bad = (known < 0) | (known >= n_classes)
         if bad.any():
