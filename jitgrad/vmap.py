@@ -113,7 +113,8 @@ class _Mapped:
             lines = [f"  {p}: axis {a} has size {s}" for p, a, s in sizes]
             if axis_size is not None:
                 lines.append(f"  axis_size={axis_size}")
-            raise ValueError("vmap got inconsistent sizes for the mapped axes:\n" + "\n".join(lines))
+            raise ValueError("vmap got inconsistent sizes for the mapped axes:\n"
+                             + "\n".join(lines))
         if not found:
             raise ValueError("vmap: every in_axes entry is None, so the batch size is unknown; map "
                              "at least one argument (an int in in_axes) or pass axis_size")

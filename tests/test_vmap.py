@@ -347,3 +347,15 @@ def test_compiled_control_flow_and_nn_ensemble():
     x = np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32)
     got = jg.jit(jg.vmap(lambda m, x: m(x), (0, None)))(stacked, x)
     _assert_tree_close(got, np.stack([_np(m(x)) for m in models]), 1e-5)
+
+
+@pytest.mark.codegen
+def test_compiled_random_streams_and_per_example_gathers():
+    keys = jg.random.split(jg.random.key(1), 3)
+    draw = lambda k: jg.random.normal(k, (2,))
+    _assert_tree_close(jg.jit(jg.vmap(draw))(keys), _loop(draw, list(keys)))
+    x = np.random.default_rng(4).standard_normal((3, 4))
+    idx = np.array([[0, -1], [3, 2], [-4, 1]])
+    _assert_tree_close(jg.jit(jg.vmap(jnp.take))(x, idx), _loop(np.take, list(x), list(idx)))
+    with pytest.raises(IndexError, match="out of bounds"):
+        jg.jit(jg.vmap(jnp.take))(x, np.full((3, 2), 9))
