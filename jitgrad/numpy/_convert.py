@@ -116,7 +116,7 @@ def shape_tuple(shape, what="shape"):
     NumPy (jg.zeros((2.5, 3)) is not (2, 3))."""
     if isinstance(shape, (numbers.Integral, np.integer)) and not isinstance(shape, bool):
         return (int(shape),)
-    return tuple(_integer(d, f"{what} entries") if not isinstance(d, (bool, np.bool_)) else int(d)
+    return tuple(_integer(d, f"each {what} entry") if not isinstance(d, (bool, np.bool_)) else int(d)
                  for d in shape)
 
 
