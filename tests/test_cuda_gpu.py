@@ -62,3 +62,30 @@ def test_memory_is_reused_after_free():
     jg.cuda.synchronize()
     assert jg.cuda.memory_reserved() == reserved
     del y
+
+
+def test_fused_layouts_at_benchmark_sizes(rng):
+    """Each kernel layout at a size where it engages on hardware: a full reduction split over
+    1024 blocks (twice, so the ticket reset is checked), coalesced column sums, rows cached in
+    shared memory and rows too long for it, register-tiled matmul with its epilogue."""
+    import jitgrad.nn.functional as F
+    v = rng.standard_normal(10_000_000, dtype=np.float32)
+    sum_sq = jg.jit(lambda x: jnp.sum(x * x))
+    vd = jg.tensor(v, device="cuda")
+    for _ in range(2):
+        np.testing.assert_allclose(sum_sq(vd).numpy(), np.sum(v.astype(np.float64) ** 2),
+                                   rtol=1e-4)
+    m = rng.standard_normal((4096, 1024), dtype=np.float32)
+    md = jg.tensor(m, device="cuda")
+    np.testing.assert_allclose(jg.jit(lambda x: jnp.sum(x, axis=0))(md).numpy(), m.sum(0),
+                               rtol=1e-4, atol=1e-3)
+    for shape in ((4096, 1024), (64, 16384)):
+        x = rng.standard_normal(shape, dtype=np.float32)
+        e = np.exp(x - x.max(-1, keepdims=True))
+        got = jg.jit(lambda x: F.softmax(x, axis=-1))(jg.tensor(x, device="cuda")).numpy()
+        np.testing.assert_allclose(got, e / e.sum(-1, keepdims=True), rtol=1e-4, atol=1e-7)
+    a = rng.standard_normal((1000, 784), dtype=np.float32)
+    w = rng.standard_normal((784, 515), dtype=np.float32)
+    got = jg.jit(lambda a, w: F.relu(a @ w))(jg.tensor(a, device="cuda"),
+                                             jg.tensor(w, device="cuda")).numpy()
+    np.testing.assert_allclose(got, np.maximum(a @ w, 0), rtol=1e-3, atol=1e-3)
