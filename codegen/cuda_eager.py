@@ -328,12 +328,14 @@ def _matmul(arrays, params, out_types, index):
     return (out,)
 
 
-def matmul_into(out, a, b, nb, m, n, k, kernel_kind, index=0, tile=K.TILE):
+def matmul_into(out, a, b, nb, m, n, k, kernel_kind, index=0, threads=K.MM_THREADS):
     dtype = np.dtype(out.dtype)
     if kernel_kind == "tiled":
-        kernel = compiled(K.matmul_tiled, dtype, tile)
-        grid = (-(-n // tile), -(-m // tile), nb)
-        launch(kernel, grid, (tile, tile), flat(out), flat(a), flat(b), m, n, k, index=index)
+        rm, rn = K.matmul_regs(m, n, threads)
+        kernel = compiled(K.matmul_tiled, dtype, rm, rn, threads)
+        grid = (-(-n // (threads * rn)), -(-m // (threads * rm)), nb)
+        launch(kernel, grid, (threads, threads), flat(out), flat(a), flat(b), m, n, k,
+               index=index)
     else:
         kernel = compiled(K.matmul_thread, dtype)
         launch(kernel, *grid_1d(out.size), flat(out), flat(a), flat(b), out.size, m, n, k,

@@ -38,6 +38,7 @@ from ..ir.passes.fusion_rules import row_pass_levels
 from ..ir.types import is_bool, is_float
 from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
+from . import cuda_kernels as KK
 from .cuda_kernels import FULL_MASK, WARP, grid_stride
 from .cuda_source import NUMBA_TYPE, KernelSource, module_text
 from .evaluator import Evaluator, array_constants
@@ -48,8 +49,6 @@ MAX_BLOCKS = 4096          # grid-stride over rows / output elements beyond this
 SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
 MAX_SPLIT = 1024           # ... up to this many (an H100 holds 132 SMs x 8 blocks of 256)
 ROW_CACHE_BYTES = 32768    # a rowwise kernel keeps rows up to this size in shared memory
-MM_THREADS = 16            # matmul blocks are MM_THREADS x MM_THREADS threads ...
-MM_REGS = 4                # ... each computing up to MM_REGS x MM_REGS outputs
 
 
 @dataclass(frozen=True)
@@ -462,11 +461,8 @@ def _operand(k, v, producers):
 
 
 def gen_matmul(name, node) -> Fused:
-    """o = a @ b (+ epilogue): THREADS x THREADS threads per block, each computing RM x RN
-    outputs held in registers (rows ty + THREADS*i, columns tx + THREADS*j, so stores and shared
-    reads are consecutive along tx); a (BM, BK) and a (BK, BN) tile staged through shared memory
-    per step, padded one column against bank conflicts; transposed operands load along their
-    contiguous axis. RM, RN = 4 (64-wide tiles) where the output is at least 64 along that side."""
+    """o = a @ b (+ epilogue) register-tiled (cuda_kernels.matmul_main), the epilogue applied to
+    each accumulator before its only store."""
     k = _Kernel(name, node, "matmul")
     producers = k.body.producers()
     (mm,) = [n for n in k.body.nodes if n.op == Op.matmul]
@@ -477,67 +473,29 @@ def gen_matmul(name, node) -> Fused:
     M, N = D[-2], D[-1]
     Kdim = mm.inputs[0].type.shape[-1]
     batch = D[:-2]
-    T = MM_THREADS
-    rm, rn = (MM_REGS if side >= T * MM_REGS else 1 for side in (M, N))
-    bm, bn, bk = T * rm, T * rn, T
-    k.kind = f"matmul: {bm}x{bn} tiles, {rm}x{rn} outputs per thread"
-    nt = NUMBA_TYPE[np.dtype(dt)]
-    zero = k.ctx.const(0, dt)
+    T = KK.MM_THREADS
+    rm, rn = KK.matmul_regs(M, N)
+    k.kind = f"matmul: {T * rm}x{T * rn} tiles, {rm}x{rn} outputs per thread"
     (a, ashape, at), (b, bshape, bt) = (_operand(k, v, producers) for v in mm.inputs)
-    k.module_consts += [f"BM = {bm}", f"BN = {bn}", f"BK = {bk}",
-                        f"PAD_BK = {bk + 1}", f"PAD_BN = {bn + 1}  # shared.array sizes: literals",
-                        ""]
+    k.module_consts += KK.matmul_module_consts(T, rm, rn)
     buf = k.buf
     with k.header():
-        buf.writeline(f"a_tile = cuda.shared.array((BM, PAD_BK), {nt})")
-        buf.writeline(f"b_tile = cuda.shared.array((BK, PAD_BN), {nt})")
-        for line in ("tx = cuda.threadIdx.x", "ty = cuda.threadIdx.y", f"t = ty * {T} + tx",
-                     "bat = cuda.blockIdx.z", "row0 = cuda.blockIdx.y * BM",
-                     "col0 = cuda.blockIdx.x * BN"):
-            buf.writeline(line)
+        KK.matmul_prologue(buf, NUMBA_TYPE[np.dtype(dt)], T)
         cse = CSE(buf, "b")
         bspace = flat_space(batch, "bat", cse)
         abase = f"({bspace.offset(ashape[:-2])}) * {M * Kdim}"
         bbase = f"({bspace.offset(bshape[:-2])}) * {Kdim * N}"
-        accs = {(i, j): f"acc{i}_{j}" for i in range(rm) for j in range(rn)}
-        for acc in accs.values():
-            buf.writeline(f"{acc} = {zero}")
-        with buf.indent(f"for k0 in range(0, {Kdim}, BK):"):
-            buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
-            for q in range(rm):     # the (BM, BK) tile of a: rm elements per thread
-                buf.writeline(f"e = t + {T * T * q}")
-                buf.writeline("ma = e % BM" if at else "ma = e // BK")
-                buf.writeline("ka = e // BM" if at else "ka = e % BK")
-                src = f"(k0 + ka) * {M} + row0 + ma" if at else f"(row0 + ma) * {Kdim} + k0 + ka"
-                buf.writeline(f"a_tile[ma, ka] = {a}[{abase} + {src}] "
-                              f"if row0 + ma < {M} and k0 + ka < {Kdim} else {zero}")
-            for q in range(rn):     # the (BK, BN) tile of b: rn elements per thread
-                buf.writeline(f"e = t + {T * T * q}")
-                buf.writeline("kb = e % BK" if bt else "kb = e // BN")
-                buf.writeline("nb = e // BK" if bt else "nb = e % BN")
-                src = f"(col0 + nb) * {Kdim} + k0 + kb" if bt else f"(k0 + kb) * {N} + col0 + nb"
-                buf.writeline(f"b_tile[kb, nb] = {b}[{bbase} + {src}] "
-                              f"if k0 + kb < {Kdim} and col0 + nb < {N} else {zero}")
-            buf.writeline("cuda.syncthreads()")
-            with buf.indent("for kk in range(BK):"):
-                for i in range(rm):
-                    buf.writeline(f"a{i} = a_tile[ty + {T * i}, kk]")
-                for j in range(rn):
-                    buf.writeline(f"b{j} = b_tile[kk, tx + {T * j}]")
-                for (i, j), acc in accs.items():
-                    buf.writeline(f"{acc} += a{i} * b{j}")
-            buf.writeline("cuda.syncthreads()")
-        for (i, j), acc in accs.items():
-            buf.writeline(f"row = row0 + ty + {T * i}")
-            buf.writeline(f"col = col0 + tx + {T * j}")
-            with buf.indent(f"if row < {M} and col < {N}:"):
-                ecse = CSE(buf, f"e{i}_{j}_", cse)
-                space = Space(D, [functools.partial(bspace.index, d) for d in range(len(batch))]
-                              + ["row", "col"], ecse)
-                ev = k.evaluator(lambda v: space, ecse, {mm.output: acc})
-                for v in k.outs:
-                    k.store(v, space, ev.expr(v))
-    grid = (max(1, -(-N // bn)), max(1, -(-M // bm)), max(1, math.prod(batch)))
+
+        def store(i, j, acc):
+            ecse = CSE(buf, f"e{i}_{j}_", cse)
+            space = Space(D, [functools.partial(bspace.index, d) for d in range(len(batch))]
+                          + ["row", "col"], ecse)
+            ev = k.evaluator(lambda v: space, ecse, {mm.output: acc})
+            for v in k.outs:
+                k.store(v, space, ev.expr(v))
+        KK.matmul_main(buf, k.ctx.const(0, dt), T, rm, rn, (a, abase, at), (b, bbase, bt),
+                       (M, N, Kdim), store)
+    grid = (max(1, -(-N // (T * rn))), max(1, -(-M // (T * rm))), max(1, math.prod(batch)))
     return k.finish(grid, (T, T))
 
 

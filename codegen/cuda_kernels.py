@@ -13,7 +13,8 @@ any grid size is correct and the launcher picks one for occupancy.
                 through warp shuffles and shared memory (long rows)
   scan/sort     one thread per row (cumsum, stable insertion sort, argsort)
   take/scatter  gathers along one axis; scatter_add with atomics
-  matmul        one thread per output (small) or shared-memory tiles (TILE x TILE threads)
+  matmul        one thread per output (small) or shared-memory tiles of up to 64 x 64 outputs,
+                4 x 4 per thread in registers (shared with the fused generator)
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from .cuda_source import NUMBA_TYPE, KernelSource, module_text, short
 
 WARP = 32
 BLOCK = 256            # threads per block of block-per-row reductions (8 warps)
-TILE = 16              # matmul tile edge: 256 threads per block
+MM_THREADS = 16        # matmul blocks are MM_THREADS x MM_THREADS threads ...
+MM_REGS = 4            # ... each computing up to MM_REGS x MM_REGS outputs in registers
 FULL_MASK = "0xFFFFFFFF"
 I64 = "int64"
 
@@ -376,37 +378,83 @@ def matmul_thread(dtype) -> KernelSource:
                    [_arr(dtype)] * 3 + [I64] * 4)
 
 
-def matmul_tiled(dtype, tile=TILE) -> KernelSource:
-    """o (B, M, N) = a (B, M, K) @ b (B, K, N) with tile x tile thread blocks staging both
-    operands through shared memory; grid (ceil(N/tile), ceil(M/tile), B)."""
+def matmul_regs(m, n, threads=MM_THREADS) -> tuple:
+    """Outputs per thread along rows and columns: MM_REGS along a side long enough to fill it."""
+    return tuple(MM_REGS if side >= threads * MM_REGS else 1 for side in (m, n))
+
+
+def matmul_module_consts(threads, rm, rn) -> list:
+    bm, bn, bk = threads * rm, threads * rn, threads
+    return [f"BM = {bm}", f"BN = {bn}", f"BK = {bk}", f"PAD_BK = {bk + 1}",
+            f"PAD_BN = {bn + 1}  # shared.array sizes must be literals", ""]
+
+
+def matmul_prologue(buf, nt, threads):
+    """Shared tiles (padded one column against bank conflicts) and thread coordinates."""
+    buf.writeline(f"a_tile = cuda.shared.array((BM, PAD_BK), {nt})")
+    buf.writeline(f"b_tile = cuda.shared.array((BK, PAD_BN), {nt})")
+    for line in ("tx = cuda.threadIdx.x", "ty = cuda.threadIdx.y", f"t = ty * {threads} + tx",
+                 "bat = cuda.blockIdx.z", "row0 = cuda.blockIdx.y * BM",
+                 "col0 = cuda.blockIdx.x * BN"):
+        buf.writeline(line)
+
+
+def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
+    """The register-tiled product after matmul_prologue: each of threads x threads threads keeps
+    rm x rn accumulators (rows ty + threads*i, columns tx + threads*j, so shared reads and stores
+    run along tx); per step a (BM, BK) tile of a and a (BK, BN) tile of b pass through shared
+    memory, each operand loaded along its contiguous axis. `a`, `b`: (name, base offset,
+    transposed); `dims`: M, N, K as code; store(i, j, acc) writes one output where in range."""
+    T = threads
+    M, N, Kd = dims
+    (a, abase, at), (b, bbase, bt) = a, b
+    accs = {(i, j): f"acc{i}_{j}" for i in range(rm) for j in range(rn)}
+    for acc in accs.values():
+        buf.writeline(f"{acc} = {zero}")
+    with buf.indent(f"for k0 in range(0, {Kd}, BK):"):
+        buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
+        for q in range(rm):     # the (BM, BK) tile of a: rm elements per thread
+            buf.writeline(f"e = t + {T * T * q}")
+            buf.writeline("ma = e % BM" if at else "ma = e // BK")
+            buf.writeline("ka = e // BM" if at else "ka = e % BK")
+            src = f"(k0 + ka) * {M} + row0 + ma" if at else f"(row0 + ma) * {Kd} + k0 + ka"
+            buf.writeline(f"a_tile[ma, ka] = {a}[{abase} + {src}] "
+                          f"if row0 + ma < {M} and k0 + ka < {Kd} else {zero}")
+        for q in range(rn):     # the (BK, BN) tile of b: rn elements per thread
+            buf.writeline(f"e = t + {T * T * q}")
+            buf.writeline("kb = e % BK" if bt else "kb = e // BN")
+            buf.writeline("nb = e // BK" if bt else "nb = e % BN")
+            src = f"(col0 + nb) * {Kd} + k0 + kb" if bt else f"(k0 + kb) * {N} + col0 + nb"
+            buf.writeline(f"b_tile[kb, nb] = {b}[{bbase} + {src}] "
+                          f"if k0 + kb < {Kd} and col0 + nb < {N} else {zero}")
+        buf.writeline("cuda.syncthreads()")
+        with buf.indent("for kk in range(BK):"):
+            for i in range(rm):
+                buf.writeline(f"a{i} = a_tile[ty + {T * i}, kk]")
+            for j in range(rn):
+                buf.writeline(f"b{j} = b_tile[kk, tx + {T * j}]")
+            for (i, j), acc in accs.items():
+                buf.writeline(f"{acc} += a{i} * b{j}")
+        buf.writeline("cuda.syncthreads()")
+    for (i, j), acc in accs.items():
+        buf.writeline(f"row = row0 + ty + {T * i}")
+        buf.writeline(f"col = col0 + tx + {T * j}")
+        with buf.indent(f"if row < {M} and col < {N}:"):
+            store(i, j, acc)
+
+
+def matmul_tiled(dtype, rm, rn, threads=MM_THREADS) -> KernelSource:
+    """o (B, M, N) = a (B, M, K) @ b (B, K, N), register-tiled (matmul_main); grid
+    (ceil(N/BN), ceil(M/BM), B) of (threads, threads) blocks."""
     ctx = cuda_exprs.ExprContext()
-    zero = ctx.const(0, dtype)
-    name = f"matmul_tiled_{short(dtype)}_t{tile}"
-    nt = NUMBA_TYPE[np.dtype(dtype)]
+    name = f"matmul_tiled_{short(dtype)}_{threads}t_{rm}x{rn}"
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, a, b, M, N, K):"):
-        buf.writeline(f"a_tile = cuda.shared.array((TILE, TILE), {nt})")
-        buf.writeline(f"b_tile = cuda.shared.array((TILE, TILE), {nt})")
-        buf.writeline("tx = cuda.threadIdx.x")
-        buf.writeline("ty = cuda.threadIdx.y")
-        buf.writeline("bat = cuda.blockIdx.z")
-        buf.writeline("row = cuda.blockIdx.y * TILE + ty")
-        buf.writeline("col = cuda.blockIdx.x * TILE + tx")
-        buf.writeline("abase = bat * M * K")
-        buf.writeline("bbase = bat * K * N")
-        buf.writeline(f"acc = {zero}")
-        with buf.indent("for k0 in range(0, K, TILE):"):
-            buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
-            buf.writeline(f"a_tile[ty, tx] = a[abase + row * K + k0 + tx] "
-                          f"if row < M and k0 + tx < K else {zero}")
-            buf.writeline(f"b_tile[ty, tx] = b[bbase + (k0 + ty) * N + col] "
-                          f"if k0 + ty < K and col < N else {zero}")
-            buf.writeline("cuda.syncthreads()")
-            with buf.indent("for k in range(TILE):"):
-                buf.writeline("acc += a_tile[ty, k] * b_tile[k, tx]")
-            buf.writeline("cuda.syncthreads()")
-        with buf.indent("if row < M and col < N:"):
-            buf.writeline("o[(bat * M + row) * N + col] = acc")
-    return _finish(name, f"batched matmul, {tile}x{tile} shared-memory tiles, {short(dtype)}",
-                   ctx, buf, [_arr(dtype)] * 3 + [I64] * 3,
-                   (f"TILE = {tile}  # shared.array needs a module constant", ""))
+        matmul_prologue(buf, NUMBA_TYPE[np.dtype(dtype)], threads)
+        matmul_main(buf, ctx.const(0, dtype), threads, rm, rn, ("a", "bat * M * K", False),
+                    ("b", "bat * K * N", False), ("M", "N", "K"),
+                    lambda i, j, acc: buf.writeline(f"o[(bat * M + row) * N + col] = {acc}"))
+    bm, bn = threads * rm, threads * rn
+    return _finish(name, f"batched matmul, {bm}x{bn} tiles, {rm}x{rn} outputs per thread, "
+                   f"{short(dtype)}", ctx, buf, [_arr(dtype)] * 3 + [I64] * 3,
+                   matmul_module_consts(threads, rm, rn))

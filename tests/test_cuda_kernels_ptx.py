@@ -41,8 +41,9 @@ KERNELS = {
     "take_f32_i64": lambda: K.take(F32, I64),
     "scatter_add_f64_i64": lambda: K.scatter_add(F64, I64),
     "matmul_thread_i32": lambda: K.matmul_thread(I32),
-    "matmul_tiled_f32": lambda: K.matmul_tiled(F32),
-    "matmul_tiled_f64": lambda: K.matmul_tiled(F64),
+    "matmul_tiled_f32_4x4": lambda: K.matmul_tiled(F32, 4, 4),
+    "matmul_tiled_f64_1x4": lambda: K.matmul_tiled(F64, 1, 4),
+    "matmul_tiled_i64_1x1": lambda: K.matmul_tiled(I64, 1, 1),
 }
 
 

@@ -133,12 +133,15 @@ def test_block_reduction_of_bools_and_ints(rng):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64])
-def test_tiled_matmul_with_edge_tiles(dtype, rng):
-    a = rng.integers(-3, 4, (2, 11, 9)).astype(dtype)
-    b = rng.integers(-3, 4, (2, 9, 13)).astype(dtype)
-    out = cuda_eager.empty((2, 11, 13), dtype)
+@pytest.mark.parametrize("m,n", [(11, 13), (19, 18), (35, 7)],
+                         ids=["1x1-per-thread", "4x4-per-thread", "4x1-per-thread"])
+def test_tiled_matmul_with_edge_tiles(dtype, m, n, rng):
+    # 4x4 threads (simulator-sized): sides of 16 or more get 4 outputs per thread
+    a = rng.integers(-3, 4, (2, m, 9)).astype(dtype)
+    b = rng.integers(-3, 4, (2, 9, n)).astype(dtype)
+    out = cuda_eager.empty((2, m, n), dtype)
     da, db = jg.tensor(a, device="cuda")._data, jg.tensor(b, device="cuda")._data
-    cuda_eager.matmul_into(out, da, db, 2, 11, 13, 9, "tiled", tile=8)
+    cuda_eager.matmul_into(out, da, db, 2, m, n, 9, "tiled", threads=4)
     np.testing.assert_array_equal(out.copy_to_host(), a @ b)
 
 
