@@ -21,9 +21,16 @@ from .ir.autodiff.emitter import Emitter
 _PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def needs_record(leaves) -> bool:
-    """Whether a call on these leaves must be recorded for `.backward()`."""
-    return grad_enabled() and any(getattr(x, "requires_grad", False) for x in leaves)
+# traced graphs whose function took gradients itself (jg.grad / value_and_grad / vjp inside):
+# a JAX-style training step. Recording it would chain every step's updated parameters to the
+# previous ones through the tape, so it is not recorded (as if run under jg.no_grad()).
+TAKES_GRADIENTS: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def needs_record(leaves, graph) -> bool:
+    """Whether a call of `graph` on these leaves must be recorded for `.backward()`."""
+    return grad_enabled() and graph not in TAKES_GRADIENTS and \
+        any(getattr(x, "requires_grad", False) for x in leaves)
 
 
 def record_call(graph: Graph, leaves, outs) -> None:

@@ -6,9 +6,10 @@ import functools
 import numpy as np
 
 from . import tree_util
-from .autograd_jit import needs_record, record_call
+from .autograd_jit import TAKES_GRADIENTS, needs_record, record_call
 from .closure_check import warn_baked
 from .compiler import compile_graph
+from .ir.autodiff.transform import REVERSE_CALLS
 from .errors import api_boundary
 from .core import Tracer
 from .runtime import config
@@ -121,9 +122,12 @@ class Jitted:
             return self.fn(*full, **k)
         inner.__name__ = getattr(self.fn, "__name__", "fn")
         # trace with abstract leaves (tracers' and tensors' values are not used)
+        before = REVERSE_CALLS[0]
         graph, out_tree, captures, _ = trace_to_graph(
             inner, tuple(dyn), kwargs, name=inner.__name__,
             leaf_names=_leaf_names(self.fn, args, self._static(len(args))))
+        if REVERSE_CALLS[0] != before:
+            TAKES_GRADIENTS.add(graph)
         self._last, self._last_args = sig, args
         return graph, out_tree, captures
 
@@ -147,7 +151,7 @@ class Jitted:
             config.log(1, f"cache hit {self.__name__}")
         if any(isinstance(x, Tracer) for x in leaves) or entry.on_meta():
             return self._inline(entry, leaves, [])
-        if needs_record(leaves):        # inside eager autograd: one op, its backward the VJP
+        if needs_record(leaves, entry.graph):   # in eager autograd: one op, backward the VJP
             outs = entry.call_flat(leaves)
             record_call(entry.graph, leaves, outs)
             return tree_util.tree_unflatten(entry.out_tree, outs)
@@ -312,7 +316,7 @@ class Compiled:
                                                             for v in self.exe.graph.outputs])
         outs = self.exe.run([leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)])
         outs = [Tensor._wrap(np.asarray(o)) for o in outs]
-        if needs_record(leaves):
+        if needs_record(leaves, self.exe.graph):
             record_call(self.exe.graph, leaves, outs)
         return tree_util.tree_unflatten(self.out_tree, outs)
 

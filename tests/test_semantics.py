@@ -58,6 +58,21 @@ def test_compiled_lowered_call_records_too_and_no_grad_records_nothing():
         assert not jg.jit(lambda w: w * 2)(w).requires_grad
 
 
+def test_a_jitted_training_step_that_takes_gradients_is_not_recorded():
+    # JAX style: grads inside jit, updated parameters out; recording it would chain every step
+    m = nn.Linear(3, 2)
+    opt = jg.optim.sgd(0.1)
+    state = opt.init(m)
+    x, y = jnp.ones((4, 3)), np.array([0, 1, 0, 1])
+
+    def step(m, state):
+        loss, g = jg.value_and_grad(lambda m: F.cross_entropy(m(x), y))(m)
+        m, state = opt.update(g, state, m)
+        return m, state, loss
+    new, state, loss = jg.jit(step)(m, state)
+    assert new.weight.grad_fn is None and loss.grad_fn is None
+
+
 # ----------------------------------------------------------------------------- 2. indices
 
 def test_out_of_bounds_scatter_raises_on_every_path(backend):

@@ -95,8 +95,14 @@ def vjp_values(graph: Graph, wrt_values, out_idx) -> Graph:
     return prune(b.graph)
 
 
+# vjp_graph calls so far (grad, value_and_grad, vjp): jit notes whether tracing a function took
+# gradients -- a JAX-style training step, which eager autograd then does not record
+REVERSE_CALLS = [0]
+
+
 def vjp_graph(graph: Graph, wrt, out_idx) -> Graph:
     """Reverse mode with respect to the inputs at indices `wrt` (see vjp_values)."""
+    REVERSE_CALLS[0] += 1
     return vjp_values(graph, [graph.inputs[i] for i in wrt], out_idx)
 
 
