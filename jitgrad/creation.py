@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import canonical_dtype, float32
+from .dtypes import canonical_dtype, default_float
 from .numpy import creation as _c
 from .numpy._convert import shape_tuple
 from .ir.types import TensorType
@@ -45,7 +45,7 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 def _drawn(draw, size, dtype, device):
     """A tensor of draws; on 'meta' nothing is drawn (the shape may be far too large)."""
-    dt, dev = canonical_dtype(dtype or float32), as_device(device)
+    dt, dev = canonical_dtype(dtype or default_float()), as_device(device)
     if dev.type == "meta":
         return Tensor._meta(TensorType(size, dt))
     return tensor(draw(size).astype(dt), device=dev)

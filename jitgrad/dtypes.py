@@ -1,7 +1,13 @@
 """Public dtypes and the promotion rules: NumPy's between arrays, weak Python scalars as in
-PyTorch and JAX (a Python float meets an int or bool tensor as float32, meets a float tensor as
-that tensor's dtype; Python floats alone become float32)."""
+PyTorch and JAX (a Python float meets an int or bool tensor as the default float dtype, meets a
+float tensor as that tensor's dtype; Python floats alone become the default float dtype).
+
+The default float dtype is float32, float64 in the float64 mode: JAX's
+`jg.config.update("enable_x64", True)` / `JITGRAD_ENABLE_X64=1`, or PyTorch's
+`jg.set_default_dtype(jg.float64)` (which, when set, wins over enable_x64)."""
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -9,15 +15,39 @@ from .ir.types import DTYPES, bool_, canonical_dtype, float32, float64, int32, i
 
 _pybool = bool
 bool = bool_  # noqa: A001  (jg.bool, like torch.bool)
-default_float = float32
 default_int = int64
 
+# enable_x64 (JAX's switch) and the dtype set_default_dtype chose (PyTorch's), None when unset
+_MODE = {"enable_x64": os.environ.get("JITGRAD_ENABLE_X64", "0").strip().lower()
+         in ("1", "true", "yes", "on"), "default_dtype": None}
+
+
+def default_float() -> np.dtype:
+    """The dtype of Python floats and of float results computed from ints."""
+    if _MODE["default_dtype"] is not None:
+        return _MODE["default_dtype"]
+    return float64 if _MODE["enable_x64"] else float32
+
+
+def set_default_dtype(d) -> None:
+    """PyTorch's torch.set_default_dtype: the dtype Python floats and new float tensors get."""
+    dt = canonical_dtype(d)
+    if dt.kind != "f" or np.dtype(d) != dt:
+        raise TypeError(f"set_default_dtype: only float32 and float64 can be the default dtype, "
+                        f"got {np.dtype(d).name}")
+    _MODE["default_dtype"] = dt
+
+
+def get_default_dtype() -> np.dtype:
+    return default_float()
+
 __all__ = ["float32", "float64", "int32", "int64", "bool_", "DTYPES", "canonical_dtype",
-           "result_type", "scalar_dtype"]
+           "result_type", "scalar_dtype", "default_float", "set_default_dtype", "get_default_dtype"]
 
 
 def scalar_dtype(x) -> np.dtype:
-    """dtype of a Python scalar standing alone (jg.tensor(1.5) is float32, jg.tensor(2) is int64)."""
+    """dtype of a Python scalar standing alone (jg.tensor(1.5) is the default float dtype,
+    jg.tensor(2) is int64)."""
     if isinstance(x, (_pybool, np.bool_)):
         return bool_
     if isinstance(x, (int, np.integer)) and not isinstance(x, np.bool_):
@@ -32,7 +62,7 @@ def scalar_dtype(x) -> np.dtype:
     if isinstance(x, (complex, np.complexfloating)):
         return canonical_dtype(np.dtype(type(x)))     # not supported: jitgrad's dtype message
     if isinstance(x, float):
-        return float32
+        return default_float()
     raise TypeError(f"expected a number, got {type(x).__name__}")
 
 
@@ -47,6 +77,6 @@ def result_type(*items) -> np.dtype:
         r = canonical_dtype(np.result_type(*strong))
         for w in weak:
             if _KIND_RANK[w.kind] > _KIND_RANK[r.kind]:
-                r = float32 if is_float(w) else int64
+                r = default_float() if is_float(w) else int64
         return r
-    return max(weak, key=lambda d: _KIND_RANK[d.kind]) if weak else float32
+    return max(weak, key=lambda d: _KIND_RANK[d.kind]) if weak else default_float()

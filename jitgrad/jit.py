@@ -12,6 +12,7 @@ from .compiler import compile_graph
 from .ir.autodiff.transform import REVERSE_CALLS
 from .errors import api_boundary
 from .core import Tracer
+from .dtypes import default_float
 from .runtime import config
 from .tensor import Tensor
 from .tracing import _leaf_names, call_graph, leaf_array, leaf_spec, trace_to_graph
@@ -46,6 +47,7 @@ class Jitted:
         self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
         self._cache = {}          # Signature -> _Entry
         self._fast = {}           # _fast_key(args) -> _Entry.fast_call (no pytree, no Signature)
+        self._mode, self._other_modes = default_float(), {}
         self._last = None
         self.trace_count = 0
         # updated=(): never copy a wrapped Jitted's __dict__ (fn, _cache) over this one's
@@ -131,8 +133,18 @@ class Jitted:
         self._last, self._last_args = sig, args
         return graph, out_tree, captures
 
+    def _use_float_mode(self):
+        """Python floats trace to the default float dtype (jg.config enable_x64,
+        jg.set_default_dtype): one pair of caches per default float dtype."""
+        mode = default_float()
+        if mode is not self._mode:
+            self._other_modes[self._mode] = (self._cache, self._fast)
+            self._cache, self._fast = self._other_modes.pop(mode, ({}, {}))
+            self._mode = mode
+
     @api_boundary
     def __call__(self, *args, **kwargs):
+        self._use_float_mode()
         if self.donate_argnums:
             self._check_donation(args)
         if not kwargs:      # fast path: arguments are CPU tensors / arrays seen before
@@ -171,6 +183,7 @@ class Jitted:
 
     @api_boundary
     def lower(self, *args, **kwargs):
+        self._use_float_mode()
         sig, leaves, dyn = self._split(args, kwargs)
         graph, out_tree, captures = self._trace(sig, args, kwargs, dyn)
         if captures:
@@ -205,6 +218,7 @@ class Jitted:
     def clear_cache(self):
         self._cache.clear()
         self._fast.clear()
+        self._other_modes.clear()
 
 
 def _fast_key(args):

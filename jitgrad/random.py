@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import apply
-from .dtypes import canonical_dtype, float32
+from .dtypes import canonical_dtype, default_float
 from .ir import Op
 from .numpy._convert import asarray
 
@@ -32,7 +32,7 @@ def _check_key(k):
 
 
 def _float(dtype, what):
-    d = canonical_dtype(dtype)
+    d = canonical_dtype(dtype) if dtype is not None else default_float()
     if d.kind != "f":
         raise TypeError(f"jg.random.{what}: expected a float dtype, got {d.name}")
     return d
@@ -58,12 +58,12 @@ def fold_in(k, data: int):
     return split(add(_check_key(k), np.array([0, int(data) + 1], dtype=np.int64)), 1)[0]
 
 
-def normal(k, shape=(), dtype=float32):
+def normal(k, shape=(), dtype=None):
     return apply(Op.random, [_check_key(k)], {"shape": _shape(shape),
                                               "dtype": _float(dtype, "normal"), "dist": "normal"})
 
 
-def uniform(k, shape=(), dtype=float32, minval=0.0, maxval=1.0):
+def uniform(k, shape=(), dtype=None, minval=0.0, maxval=1.0):
     from .numpy import add, multiply
     u = apply(Op.random, [_check_key(k)], {"shape": _shape(shape),
                                            "dtype": _float(dtype, "uniform"), "dist": "uniform"})

@@ -6,7 +6,7 @@ import numpy as np
 
 from .array_ops import ArrayOps
 from .errors import api_boundary
-from .dtypes import canonical_dtype, float32, scalar_dtype
+from .dtypes import canonical_dtype, default_float, scalar_dtype
 from .ir.types import TensorType
 from .runtime.device import CPU, META, Device, device as as_device
 
@@ -282,7 +282,7 @@ class Tensor(ArrayOps):
             return f"tensor(..., size={self.shape}, dtype={self.dtype.name}, device='meta')"
         body = np.array2string(self._host("repr"), separator=", ", prefix="tensor(",
                                formatter=None, threshold=1000)
-        if self.dtype not in (float32, np.dtype("int64"), np.dtype("bool")) or self.size == 0:
+        if self.dtype not in (default_float(), np.dtype("int64"), np.dtype("bool")) or self.size == 0:
             extra.append(f"dtype={self.dtype.name}")
         if self._ctx is not None:
             extra.append(f"grad_fn=<{self._ctx.name}>")
@@ -300,7 +300,7 @@ def _infer_dtype(data):
         return canonical_dtype(data.dtype)
     arr = np.asarray(data)
     if arr.dtype.kind == "f":
-        return float32      # Python floats become float32, as in PyTorch and JAX
+        return default_float()   # float32 (or float64 in the float64 mode), as in PyTorch and JAX
     if arr.dtype.kind in "OUS":
         raise TypeError(f"can't make a tensor from {type(data).__name__} data with mixed or "
                         "non-numeric elements")

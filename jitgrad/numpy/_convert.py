@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from ..core import Tracer, apply, current_trace, user_source_info
-from ..dtypes import canonical_dtype, float32, result_type, scalar_dtype
+from ..dtypes import canonical_dtype, default_float, result_type, scalar_dtype
 from ..ir import Op
 from ..runtime.device import CPU
 from ..tensor import Tensor, tensor
@@ -74,7 +74,7 @@ def operands(*xs, dtype=None, float_only=False):
     xs = [x if is_array(x) or is_scalar(x) else asarray(x, device=dev) for x in xs]
     dt = canonical_dtype(dtype) if dtype is not None else result_type(*map(_entry, xs))
     if float_only and dt.kind != "f":
-        dt = float32
+        dt = default_float()
     return [astype(x, dt) if is_array(x) else scalar(x, dt, dev) for x in xs]
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import canonical_dtype, float32
+from ..dtypes import canonical_dtype, default_float
 from ..runtime.device import device as as_device
 from ..tensor import Tensor, tensor
 from ._convert import asarray as _asarray, full_like_shape
@@ -25,11 +25,11 @@ def full(shape, fill_value, dtype=None, device=None):
 
 
 def zeros(shape, dtype=None, device=None):
-    return full_like_shape(_shape(shape), 0, canonical_dtype(dtype or float32), as_device(device))
+    return full_like_shape(_shape(shape), 0, canonical_dtype(dtype or default_float()), as_device(device))
 
 
 def ones(shape, dtype=None, device=None):
-    return full_like_shape(_shape(shape), 1, canonical_dtype(dtype or float32), as_device(device))
+    return full_like_shape(_shape(shape), 1, canonical_dtype(dtype or default_float()), as_device(device))
 
 
 empty = zeros
@@ -58,22 +58,22 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
     if stop is None:
         start, stop = 0, start
     if dtype is None:
-        dtype = float32 if any(isinstance(v, float) for v in (start, stop, step)) else np.int64
+        dtype = default_float() if any(isinstance(v, float) for v in (start, stop, step)) else np.int64
     return tensor(np.arange(start, stop, step, dtype=canonical_dtype(dtype)), device=device or "cpu")
 
 
 def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
     return tensor(np.linspace(start, stop, num, endpoint=endpoint,
-                              dtype=canonical_dtype(dtype or float32)), device=device or "cpu")
+                              dtype=canonical_dtype(dtype or default_float())), device=device or "cpu")
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None):
     return tensor(np.logspace(start, stop, num, endpoint=endpoint, base=base,
-                              dtype=canonical_dtype(dtype or float32)))
+                              dtype=canonical_dtype(dtype or default_float())))
 
 
 def eye(N, M=None, k=0, dtype=None, device=None):
-    dtype = canonical_dtype(dtype or float32)
+    dtype = canonical_dtype(dtype or default_float())
     if as_device(device).type == "meta":        # never build a huge identity just for its shape
         return full_like_shape((N, N if M is None else M), 0, dtype, as_device(device))
     return tensor(np.eye(N, M, k, dtype=dtype), device=device or "cpu")
@@ -84,7 +84,7 @@ def identity(n, dtype=None, device=None):
 
 
 def tri(N, M=None, k=0, dtype=None):
-    return tensor(np.tri(N, M, k, dtype=canonical_dtype(dtype or float32)))
+    return tensor(np.tri(N, M, k, dtype=canonical_dtype(dtype or default_float())))
 
 
 def array(object, dtype=None, copy=True, device=None):  # noqa: A002

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from ..core import apply
-from ..dtypes import int64
+from ..dtypes import default_float, int64
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axes, normalize_axis
 
@@ -74,7 +74,7 @@ def _count(x, axes):
 def mean(a, axis=None, dtype=None, keepdims=False):
     x = asarray(a)
     if dtype is None and x.dtype.kind != "f":
-        dtype = "float32"
+        dtype = default_float()
     x = astype(x, dtype) if dtype is not None else x
     axes = normalize_axes(axis, x.ndim)
     from .elementwise import true_divide
@@ -86,7 +86,7 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
     ddof = correction if correction is not None else ddof
     x = asarray(a)
     if x.dtype.kind != "f":
-        x = astype(x, dtype or "float32")
+        x = astype(x, dtype or default_float())
     axes = normalize_axes(axis, x.ndim)
     m = mean(x, axis=axes, keepdims=True)
     ss = sum(square(subtract(x, m)), axis=axes, keepdims=keepdims)

@@ -1,0 +1,36 @@
+"""jg.config: JAX-style switches read at trace and eager time (`jg.config.update(name, value)`).
+
+Today one switch: "enable_x64" (also spelled "jax_enable_x64"; environment JITGRAD_ENABLE_X64=1),
+which makes Python floats and float results computed from ints float64, as in JAX."""
+from __future__ import annotations
+
+from .dtypes import _MODE
+
+_NAMES = {"enable_x64": "enable_x64", "jax_enable_x64": "enable_x64"}
+
+
+def _option(name):
+    if name not in _NAMES:
+        raise AttributeError(f"jg.config has no option {name!r}; known options: "
+                             + ", ".join(sorted(_NAMES)))
+    return _NAMES[name]
+
+
+def update(name: str, value) -> None:
+    """Set an option: jg.config.update("enable_x64", True)."""
+    key = _option(name)
+    if not isinstance(value, bool):
+        raise TypeError(f"jg.config.update({name!r}, ...) expects True or False, got "
+                        f"{type(value).__name__} {value!r}")
+    _MODE[key] = value
+
+
+def read(name: str):
+    """An option's current value: jg.config.read("enable_x64")."""
+    return _MODE[_option(name)]
+
+
+def __getattr__(name):      # jg.config.enable_x64 / jg.config.jax_enable_x64, as in JAX
+    if name in _NAMES:
+        return read(name)
+    raise AttributeError(f"module 'jitgrad.config' has no attribute {name!r}")
