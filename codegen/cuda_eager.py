@@ -25,6 +25,8 @@ from .space import c_strides
 
 MAX_BLOCKS = 4096          # grid-stride loops: enough blocks to fill an H100's 132 SMs
 LONG_ROW = 1024            # rows at least this long get a block each, shorter ones a thread
+SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
+MAX_SPLIT = 1024           # ... up to this many, then a second launch folds their partials
 TILED_MATMUL_WORK = 32 ** 3
 
 
@@ -230,6 +232,13 @@ def _reduce(op, arrays, params, out_types, index):
     if rows == 0:
         return (out,)
     dtype = np.dtype(x.dtype)
+    if rows == 1 and m >= 2 * SPLIT_ELEMS and op not in (Op.argmax, Op.argmin):
+        # a full reduction: partials from up to MAX_SPLIT blocks, then one block folds them
+        split = min(MAX_SPLIT, -(-m // SPLIT_ELEMS))
+        part = empty((split,), dtype, index)
+        launch(compiled(K.reduce_block, op, dtype, K.BLOCK, True), split, K.BLOCK, part,
+               flat(x), 1, m, index=index)
+        x, m = part, split
     if m >= LONG_ROW:
         kernel = compiled(K.reduce_block, op, dtype)
         launch(kernel, min(rows, MAX_BLOCKS), K.BLOCK, flat(out), flat(x), rows, m, index=index)

@@ -194,13 +194,17 @@ def _shuffle_down(buf, names, combine):
         buf.writeline("offset //= 2")
 
 
-def reduce_block(op, dtype, block=BLOCK) -> KernelSource:
+def reduce_block(op, dtype, block=BLOCK, partials=False) -> KernelSource:
     """o[row] = reduce(a[row, :]): one block per row (grid-striding over rows); each thread folds
-    a strided slice, warps fold through shuffles, warp results meet in shared memory."""
+    a strided slice, warps fold through shuffles, warp results meet in shared memory.
+    partials: one row (rows == 1) split over the grid, block b writing its partial to o[b]; a
+    second launch reduces the partials (not for argmax/argmin, whose partials need indices)."""
     kind, is_arg = cuda_exprs.REDUCER_KIND[op]
+    if partials and is_arg:
+        raise ValueError(f"reduce_block: {op.value} has no partials form")
     acc_dt = _acc_dtype(dtype)
     ctx = cuda_exprs.ExprContext()
-    name = f"reduce_block_{op.value}_{short(dtype)}_b{block}"
+    name = f"reduce_block_{op.value}_{short(dtype)}_b{block}" + ("_partials" if partials else "")
     warps = block // WARP
     init = cuda_exprs.REDUCE_INIT[kind](ctx, acc_dt)
     combine = cuda_exprs.REDUCE_COMBINE[kind]
@@ -227,19 +231,19 @@ def reduce_block(op, dtype, block=BLOCK) -> KernelSource:
         buf.writeline("tid = cuda.threadIdx.x")
         buf.writeline("lane = tid % 32")
         buf.writeline("warp = tid // 32")
-        buf.writeline("row = cuda.blockIdx.x")
+        buf.writeline("row = 0" if partials else "row = cuda.blockIdx.x")
         with buf.indent("while row < rows:"):
             buf.writeline("base = row * m")
             buf.writeline(f"acc = {init}")
             if is_arg:   # at = -1 marks "no element seen yet"; acc is then ignored
                 buf.writeline("at = int64(-1)")
-            buf.writeline("j = tid")
+            buf.writeline("j = cuda.blockIdx.x * BLOCK + tid" if partials else "j = tid")
             with buf.indent("while j < m:"):
                 buf.writeline(f"acc_o = {_cast(acc_dt, dtype, 'a[base + j]')}")
                 if is_arg:
                     buf.writeline("at_o = int64(j)")
                 fold()
-                buf.writeline("j += BLOCK")
+                buf.writeline("j += cuda.gridDim.x * BLOCK" if partials else "j += BLOCK")
             _shuffle_down(buf, names, fold)
             with buf.indent("if lane == 0:"):
                 buf.writeline("warp_acc[warp] = acc")
@@ -252,9 +256,10 @@ def reduce_block(op, dtype, block=BLOCK) -> KernelSource:
                     buf.writeline("at = warp_at[lane] if lane < WARPS else int64(-1)")
                 _shuffle_down(buf, names, fold)
                 with buf.indent("if lane == 0:"):
-                    buf.writeline(f"o[row] = {'at' if is_arg else _store(dtype, 'acc')}")
+                    at = "cuda.blockIdx.x" if partials else "row"
+                    buf.writeline(f"o[{at}] = {'at' if is_arg else _store(dtype, 'acc')}")
             buf.writeline("cuda.syncthreads()   # warp_acc is reused by the next row")
-            buf.writeline("row += cuda.gridDim.x")
+            buf.writeline("row += 1" if partials else "row += cuda.gridDim.x")
     out_dt = np.dtype("int64") if is_arg else dtype
     consts = (f"BLOCK = {block}", f"WARPS = {warps}  # shared.array needs a module constant", "")
     return _finish(name, f"{op.value} over rows, one block of {block} per row, {short(dtype)}",

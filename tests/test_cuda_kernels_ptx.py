@@ -35,6 +35,7 @@ KERNELS = {
     "reduce_block_max_bool": lambda: K.reduce_block(Op.reduce_max, B),
     "reduce_block_argmin_f32": lambda: K.reduce_block(Op.argmin, F32),
     "reduce_block_prod_i64": lambda: K.reduce_block(Op.reduce_prod, I64),
+    "reduce_block_sum_f32_partials": lambda: K.reduce_block(Op.reduce_sum, F32, partials=True),
     "scan_cumsum_i32": lambda: K.scan_rows(Op.cumsum, I32),
     "scan_sort_f32": lambda: K.scan_rows(Op.sort, F32),
     "scan_argsort_f64": lambda: K.scan_rows(Op.argsort, F64),

@@ -132,6 +132,25 @@ def test_block_reduction_of_bools_and_ints(rng):
     np.testing.assert_array_equal(jnp.max(jg.tensor(i, device="cuda"), axis=1).numpy(), i.max(1))
 
 
+def test_eager_full_reductions_split_over_blocks(rng):
+    n = 2 * cuda_eager.SPLIT_ELEMS + 5       # 3 blocks of partials, then one fold
+    x = rng.standard_normal(n).astype(np.float32)
+    np.testing.assert_allclose(jnp.sum(jg.tensor(x, device="cuda")).numpy(), x.sum(), rtol=1e-5)
+    i = rng.integers(-1000, 1000, n)
+    np.testing.assert_array_equal(jnp.max(jg.tensor(i, device="cuda")).numpy(), i.max())
+    b = np.zeros(n, bool)
+    b[n - 3] = True                          # only the last block's partial is True
+    assert jnp.any(jg.tensor(b, device="cuda")).item() is True
+    assert jnp.argmax(jg.tensor(x, device="cuda")).item() == x.argmax()   # one block
+
+
+def test_argmax_has_no_partials_form():
+    from jitgrad.codegen import cuda_kernels
+    from jitgrad.ir.ops import Op
+    with pytest.raises(ValueError, match="reduce_block: argmax has no partials form"):
+        cuda_kernels.reduce_block(Op.argmax, np.dtype("float32"), partials=True)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.int64])
 @pytest.mark.parametrize("m,n", [(11, 13), (19, 18), (35, 7)],
                          ids=["1x1-per-thread", "4x4-per-thread", "4x1-per-thread"])
