@@ -2,6 +2,8 @@
 share storage and the version counter, as in PyTorch and NumPy."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .array_ops import ArrayOps
@@ -185,17 +187,23 @@ class Tensor(ArrayOps):
     def _track_view(self, base, key):
         """Make this tensor the view base[key] (a basic index): in-place updates of either
         reach the other, with or without autograd, as PyTorch's views do."""
-        import weakref
         self._base = (base, key)
-        if base._views is None:     # id -> view (tensors compare elementwise: no WeakSet)
-            base._views = weakref.WeakValueDictionary()
-        base._views[id(self)] = self
+        views = base._views
+        if views is None:
+            base._views = [weakref.ref(self)]
+        else:
+            if len(views) >= 16 and len(views) & (len(views) - 1) == 0:   # at powers of two
+                views[:] = [r for r in views if r() is not None]          # drop dead views
+            views.append(weakref.ref(self))
         return self
 
     def _refresh_views(self, recorded):
         """After an in-place update of this tensor: every view takes its new value (a recorded
         view op when the update was recorded; a copy where storage is not shared)."""
-        for view in list((self._views or {}).values()):
+        for ref in list(self._views or ()):
+            view = ref()
+            if view is None:
+                continue
             key = view._base[1]
             if recorded:
                 view._rebind(self[key])
