@@ -681,10 +681,11 @@ def _scatter_add(k, n):
 
 
 def _gather_scatter(k, n, idx, P, m, I, Q, stmt):
-    """Loops over (p, i, q) with j = idx[i], negatives counting from the end (not for class
-    labels and other assertions, params check). An index outside [-m, m) is recorded in the entry's status array (the first one: [check number + 1, index];
-    the caller raises IndexError, ir.errors.out_of_bounds) and never read or written. A C
-    library (ctx.native) has no status channel: there it is clamped into range, as JAX does."""
+    """Loops over (i, p, q) with j = idx[i], negatives counting from the end (not for class
+    labels and other assertions: params check). An index outside [-m, m) is recorded in the
+    entry's status array (the first one: [check number + 1, index]; the caller raises, see
+    ir.errors.check_error) and never read or written: one compare per index. A C library
+    (ctx.native) has no status channel: there it is clamped into range, as JAX does."""
     checks = None if k.ctx.native else k.ctx.checks
     check = n.params.get("check")     # an assertion (class labels, ...): [0, m), no wrapping
     if checks is not None:
