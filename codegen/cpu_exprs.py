@@ -20,7 +20,8 @@ from ..ir.types import is_bool, is_float
 # Ops whose scalar expression is computed with numba's int64 promotion and must be wrapped
 # back to int32 so that overflow wraps as NumPy's int32 arithmetic does.
 _INT_ARITH = frozenset({Op.add, Op.sub, Op.mul, Op.floor_div, Op.mod, Op.pow, Op.neg, Op.abs,
-                        Op.square, Op.sign, Op.max, Op.min})
+                        Op.square, Op.sign, Op.max, Op.min, Op.shift_left, Op.shift_right,
+                        Op.bitwise_not, Op.bitwise_and, Op.bitwise_or, Op.bitwise_xor})
 
 # Transcendental ops: implemented by mathlib (or libm) under the op's own name.
 _MATH_UNARY = ("exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "asin", "acos",
@@ -88,6 +89,23 @@ def _convert(ctx, a, dts, dt, p):
     return f"np.{dt.name}({a[0]})"
 
 
+def _signbit(ctx, a, dts, dt, p):
+    """The sign bit itself, so -0.0 and -nan count as negative (NumPy's signbit)."""
+    return f"(math.copysign({ctx.const(1, dts[0])}, {a[0]}) < {ctx.const(0, dts[0])})"
+
+
+def _shift(sym, beyond):
+    """NumPy's shifts: a count outside [0, bits) gives 0 (or -1 shifting a negative right),
+    where C and LLVM leave it undefined; the clamped count keeps the shift itself defined."""
+    def expr(ctx, a, dts, dt, p):
+        bits = ctx.const(dt.itemsize * 8, dt)
+        zero = ctx.const(0, dt)
+        out = beyond(a[0], zero, ctx.const(-1, dt))
+        return (f"(({a[0]} {sym} min(max({a[1]}, {zero}), {bits} - 1)) "
+                f"if ({a[1]} >= {zero} and {a[1]} < {bits}) else {out})")
+    return expr
+
+
 def _identity(ctx, a, dts, dt, p):
     return a[0]
 
@@ -107,6 +125,11 @@ EXPR = {
     Op.isnan: _isnan,
     Op.isinf: _isinf,
     Op.logical_not: lambda ctx, a, dts, dt, p: f"(not {a[0]})",
+    Op.signbit: _signbit,
+    Op.bitwise_not: lambda ctx, a, dts, dt, p: f"(~{a[0]})",
+    Op.bitwise_and: _infix("&"), Op.bitwise_or: _infix("|"), Op.bitwise_xor: _infix("^"),
+    Op.shift_left: _shift("<<", lambda x, zero, minus1: zero),
+    Op.shift_right: _shift(">>", lambda x, zero, minus1: f"({minus1} if {x} < {zero} else {zero})"),
     Op.convert: _convert,
     Op.stop_gradient: _identity,
     Op.broadcast_to: _identity,       # operands are indexed in the kernel's iteration space

@@ -24,7 +24,8 @@ class Op(str, enum.Enum):
     # elementwise unary, numeric in -> same dtype out
     neg = "neg"; abs = "abs"; sign = "sign"; square = "square"
     # elementwise unary with other result dtypes
-    isnan = "isnan"; isinf = "isinf"; logical_not = "logical_not"
+    isnan = "isnan"; isinf = "isinf"; logical_not = "logical_not"; signbit = "signbit"
+    bitwise_not = "bitwise_not"
     convert = "convert"; stop_gradient = "stop_gradient"
     # elementwise binary (NumPy broadcasting, equal dtypes)
     add = "add"; sub = "sub"; mul = "mul"; div = "div"; floor_div = "floor_div"; mod = "mod"
@@ -32,6 +33,8 @@ class Op(str, enum.Enum):
     eq = "eq"; ne = "ne"; lt = "lt"; le = "le"; gt = "gt"; ge = "ge"
     logical_and = "logical_and"; logical_or = "logical_or"; logical_xor = "logical_xor"
     select = "select"
+    bitwise_and = "bitwise_and"; bitwise_or = "bitwise_or"; bitwise_xor = "bitwise_xor"
+    shift_left = "shift_left"; shift_right = "shift_right"
     # reductions and scans
     reduce_sum = "reduce_sum"; reduce_max = "reduce_max"; reduce_min = "reduce_min"
     reduce_prod = "reduce_prod"; argmax = "argmax"; argmin = "argmin"
@@ -54,16 +57,20 @@ FLOAT_UNARY = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.sqrt, Op.rsqrt, 
                          Op.tan, Op.tanh, Op.asin, Op.acos, Op.atan, Op.sinh, Op.cosh, Op.asinh,
                          Op.acosh, Op.atanh, Op.erf, Op.sigmoid, Op.floor, Op.ceil, Op.round})
 NUMERIC_UNARY = frozenset({Op.neg, Op.abs, Op.sign, Op.square})
-PREDICATE_UNARY = frozenset({Op.isnan, Op.isinf})
+PREDICATE_UNARY = frozenset({Op.isnan, Op.isinf, Op.signbit})
+# integer-only bit operations (NumPy's bitwise_* and shifts; bool masks use the logical ops)
+INTEGER_UNARY = frozenset({Op.bitwise_not})
+INTEGER_BINARY = frozenset({Op.bitwise_and, Op.bitwise_or, Op.bitwise_xor, Op.shift_left,
+                            Op.shift_right})
 ARITH_BINARY = frozenset({Op.add, Op.sub, Op.mul, Op.div, Op.floor_div, Op.mod, Op.pow, Op.max,
                           Op.min, Op.atan2})
 COMPARE = frozenset({Op.eq, Op.ne, Op.lt, Op.le, Op.gt, Op.ge})
 LOGICAL_BINARY = frozenset({Op.logical_and, Op.logical_or, Op.logical_xor})
-FLOAT_ONLY = FLOAT_UNARY | {Op.div, Op.atan2}
+FLOAT_ONLY = FLOAT_UNARY | {Op.div, Op.atan2, Op.signbit}
 
-ELEMENTWISE_UNARY = FLOAT_UNARY | NUMERIC_UNARY | PREDICATE_UNARY | {
+ELEMENTWISE_UNARY = FLOAT_UNARY | NUMERIC_UNARY | PREDICATE_UNARY | INTEGER_UNARY | {
     Op.logical_not, Op.convert, Op.stop_gradient}
-ELEMENTWISE_BINARY = ARITH_BINARY | COMPARE | LOGICAL_BINARY
+ELEMENTWISE_BINARY = ARITH_BINARY | COMPARE | LOGICAL_BINARY | INTEGER_BINARY
 ELEMENTWISE = ELEMENTWISE_UNARY | ELEMENTWISE_BINARY | {Op.select}
 REDUCE = frozenset({Op.reduce_sum, Op.reduce_max, Op.reduce_min, Op.reduce_prod, Op.argmax,
                     Op.argmin})
@@ -74,7 +81,7 @@ INDEX = frozenset({Op.take, Op.scatter_add})
 MATMUL = frozenset({Op.matmul})
 SOURCE = frozenset({Op.constant, Op.random})
 # Ops with no derivative (their cotangent contributions are zero, as in JAX).
-NON_DIFFERENTIABLE = COMPARE | LOGICAL_BINARY | PREDICATE_UNARY | {
+NON_DIFFERENTIABLE = COMPARE | LOGICAL_BINARY | PREDICATE_UNARY | INTEGER_UNARY | INTEGER_BINARY | {
     Op.logical_not, Op.floor, Op.ceil, Op.round, Op.sign, Op.argmax, Op.argmin, Op.argsort,
     Op.stop_gradient, Op.floor_div, Op.constant, Op.random}
 ALL_OPS = frozenset(Op)
@@ -110,6 +117,8 @@ def _unary(op, types, params):
         _fail(op, f"expected a float input, got {t}")
     if op in NUMERIC_UNARY and is_bool(t.dtype):
         _fail(op, f"expected a numeric input, got {t}")
+    if op in INTEGER_UNARY and t.dtype.kind not in "iu":
+        _fail(op, f"expected an integer input, got {t}")
     if op in PREDICATE_UNARY:
         return [TensorType(t.shape, bool_)]
     if op is Op.logical_not:
@@ -129,6 +138,8 @@ def _binary(op, types, params):
         _fail(op, "expected numeric inputs, got " + " and ".join(map(str, types)))
     if op in LOGICAL_BINARY and not is_bool(dtype):
         _fail(op, "expected bool inputs, got " + " and ".join(map(str, types)))
+    if op in INTEGER_BINARY and dtype.kind not in "iu":
+        _fail(op, "expected integer inputs, got " + " and ".join(map(str, types)))
     return [TensorType(shape, bool_ if op in COMPARE else dtype)]
 
 

@@ -63,6 +63,8 @@ class ArrayOps:
     __and__, __rand__ = _binop("bitwise_and"), _binop("bitwise_and", True)
     __or__, __ror__ = _binop("bitwise_or"), _binop("bitwise_or", True)
     __xor__, __rxor__ = _binop("bitwise_xor"), _binop("bitwise_xor", True)
+    __lshift__, __rlshift__ = _binop("left_shift"), _binop("left_shift", True)
+    __rshift__, __rrshift__ = _binop("right_shift"), _binop("right_shift", True)
     __eq__, __ne__ = _binop("equal"), _binop("not_equal")
     __lt__, __le__ = _binop("less"), _binop("less_equal")
     __gt__, __ge__ = _binop("greater"), _binop("greater_equal")

@@ -509,6 +509,37 @@ record("logsumexp", F.logsumexp, scipy.special.logsumexp, R2, dtypes=FLOATS,
 record("one_hot", F.one_hot, _np_one_hot, [(Ints((5,), 0, 4),), (Ints((2, 3), 0, 4),)],
        dtypes=(I64,), kwargs={"num_classes": 4}, differentiable=False)
 
+# ----------------------------------------------------------------------------- conformance (issue 16)
+# integer bit operations, the standard's names and the correctness fixes the Array API suite found
+
+DOMAINS["shift"] = ((0.0, 1.0), (0, 70))        # counts beyond 32 and 64 bits: NumPy gives 0 / -1
+
+for _n in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=INTS + (B,), differentiable=False)
+for _n, _ref in (("left_shift", np.left_shift), ("right_shift", np.right_shift),
+                 ("bitwise_left_shift", np.left_shift), ("bitwise_right_shift", np.right_shift)):
+    record(_n, getattr(jnp, _n), _ref, BINARY, dtypes=INTS, domain=("any", "shift"),
+           differentiable=False)
+record("invert", jnp.invert, np.invert, UNARY, dtypes=INTS + (B,), differentiable=False)
+record("bitwise_invert", jnp.bitwise_invert, np.invert, UNARY, dtypes=INTS, differentiable=False)
+for _label, _op in (("<<", lambda x, y: x << y), (">>", lambda x, y: x >> y),
+                    ("&", lambda x, y: x & y), ("|", lambda x, y: x | y),
+                    ("^", lambda x, y: x ^ y)):
+    record(f"operator{_label}", _op, _op, [((3, 4), (4,)), ((5,), ())], dtypes=INTS,
+           domain=("any", "shift"), differentiable=False, takes_numpy=False)
+record("operator~", lambda x: ~x, lambda x: ~x, [((3, 4),)], dtypes=INTS + (B,),
+       differentiable=False, takes_numpy=False)
+record("signbit", jnp.signbit, np.signbit, UNARY, dtypes=FLOATS, domain="nonzero",
+       differentiable=False)
+record("copysign", jnp.copysign, np.copysign, BINARY, dtypes=FLOATS, domain=("any", "nonzero"))
+record("cross", jnp.cross, np.cross, [((3, 4), (3, 4)), ((2, 3, 5), (2, 3, 5)), ((3, 1), (3, 4))],
+       dtypes=FLOATS, kwargs={"axis": -2})
+record("cross", jnp.cross, np.cross, [((3, 4), (3, 2, 4))], dtypes=FLOATS, kwargs={"axis": 0})
+record("cumprod", jnp.cumprod, np.cumprod, [((5,),), ((3, 4),), ((0,),)], dtypes=INTS + (B,),
+       domain="near1", differentiable=False)
+record("cumprod", jnp.cumprod, np.cumprod, [((3, 0),), ((2, 3),)], dtypes=FLOATS, domain="near1",
+       kwargs={"axis": 1})
+
 BY_NAME: dict = {}
 for _rec in RECORDS:
     BY_NAME.setdefault(_rec.name, []).append(_rec)

@@ -6,6 +6,7 @@ import pytest
 from jitgrad import ir
 from jitgrad.ir import Builder, Graph, Literal, Node, Op, TensorType, Value
 from jitgrad.ir.ops import ARITH_BINARY, COMPARE, FLOAT_UNARY, LOGICAL_BINARY, NUMERIC_UNARY
+from jitgrad.ir.ops import INTEGER_BINARY
 from jitgrad.ir.reference import REFERENCE
 
 F32, F64, I64, B = (np.dtype(d) for d in ("float32", "float64", "int64", "bool"))
@@ -20,6 +21,8 @@ SPECS = {
     **{op: ([T((2, 3))], {}) for op in FLOAT_UNARY | NUMERIC_UNARY},
     Op.isnan: ([T((2, 3))], {}), Op.isinf: ([T((2, 3), F64)], {}),
     Op.logical_not: ([T((4,), B)], {}),
+    Op.signbit: ([T((2, 3))], {}), Op.bitwise_not: ([T((2, 3), I64)], {}),
+    **{op: ([T((2, 3), I64), T((3,), I64)], {}) for op in INTEGER_BINARY},
     Op.convert: ([T((2, 3))], {"dtype": I64}),
     Op.stop_gradient: ([T((2,))], {}),
     **{op: ([T((2, 3)), T((3,))], {}) for op in ARITH_BINARY | COMPARE},

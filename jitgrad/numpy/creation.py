@@ -88,13 +88,7 @@ def tri(N, M=None, k=0, dtype=None):
 
 
 def array(object, dtype=None, copy=True, device=None):  # noqa: A002
-    if isinstance(object, Tensor) and not copy and dtype is None:
-        return object
-    from ._convert import asarray
-    if isinstance(object, (list, tuple)):
-        return asarray(object, dtype=dtype, device=device)
-    return tensor(object, dtype=dtype, device=device or "cpu") if not _is_traced(object) \
-        else asarray(object, dtype)
+    return asarray(object, dtype=dtype, device=device, copy=copy or None)
 
 
 def _is_traced(x):
@@ -103,12 +97,31 @@ def _is_traced(x):
 
 
 def asarray(a, dtype=None, device=None, copy=None):
+    """The standard's asarray: copy=True always copies, copy=False never does (ValueError when
+    a copy is needed), copy=None copies only when needed."""
     from ..tensor import as_tensor
     if _is_traced(a) or isinstance(a, (list, tuple)):
-        return _asarray(a, dtype=dtype, device=device)
-    if isinstance(a, Tensor):
-        return _asarray(a, dtype=dtype) if device is None else a.to(device, dtype)
-    return as_tensor(a, dtype=dtype, device=device)
+        out = _asarray(a, dtype=dtype, device=device)
+    elif isinstance(a, Tensor):
+        out = _asarray(a, dtype=dtype) if device is None else a.to(device, dtype)
+    else:
+        out = as_tensor(a, dtype=dtype, device=device)
+    if copy is False and not _shares(out, a):
+        what = f"{type(a).__name__} of {a.dtype}" if hasattr(a, "dtype") else type(a).__name__
+        raise ValueError(f"asarray(copy=False): a {what} can't become a {out.dtype} tensor on "
+                         f"{out.device} without a copy; pass copy=None to copy when needed")
+    if copy and (out is a or _shares(out, a)):
+        out = globals()["copy"](out)
+    return out
+
+
+def _shares(out, a):
+    """Whether `out` is `a` or a view of its memory (always False for lists and scalars)."""
+    if out is a:
+        return True
+    data = a._data if isinstance(a, Tensor) else a
+    return isinstance(out, Tensor) and isinstance(data, np.ndarray) and out._data is not None \
+        and np.may_share_memory(out._data, data)
 
 
 def copy(a):

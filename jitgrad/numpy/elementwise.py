@@ -146,27 +146,45 @@ def logical_not(x, /):
     return apply(Op.logical_not, [astype(x, "bool")])
 
 
+def _not_integer(name, *xs):
+    return TypeError(f"{name} is supported on integer and bool tensors, got "
+                     + " and ".join(x.dtype.name for x in xs))
+
+
 def invert(x, /):
+    """~x: bitwise NOT of integers, logical NOT of bools (NumPy's invert)."""
     x = asarray(x)
-    if x.dtype.kind != "b":
-        raise TypeError(f"invert (~) is supported on bool tensors only, got {x.dtype}")
-    return logical_not(x)
+    if x.dtype.kind == "f":
+        raise _not_integer("invert (~)", x)
+    return apply(Op.logical_not if x.dtype.kind == "b" else Op.bitwise_not, [x])
 
 
-def _bitwise(logical):
+bitwise_not = bitwise_invert = invert
+
+# name -> (primitive on integers, primitive on bools or None: bools compute in int32 as NumPy's int8)
+_INTEGER_BINARY = {"bitwise_and": (Op.bitwise_and, Op.logical_and),
+                   "bitwise_or": (Op.bitwise_or, Op.logical_or),
+                   "bitwise_xor": (Op.bitwise_xor, Op.logical_xor),
+                   "left_shift": (Op.shift_left, None), "right_shift": (Op.shift_right, None)}
+
+
+def _integer_binary(name, op, on_bool):
     def fn(x1, x2, /):
-        a, b = (v if is_scalar(v) else asarray(v) for v in (x1, x2))
-        dtypes = [v.dtype if is_array(v) else np.asarray(v).dtype for v in (a, b)]
-        if {d.kind for d in dtypes} != {"b"}:
-            raise TypeError(f"{fn.__name__} is supported on bool tensors only (masks), got "
-                            f"{' and '.join(d.name for d in dtypes)}")
-        return logical(a, b)
+        a, b = operands(x1, x2)
+        if a.dtype.kind == "f":
+            raise _not_integer(name, a, b)
+        if a.dtype.kind == "b":
+            if on_bool is not None:
+                return apply(on_bool, [a, b])
+            a, b = operands(a, b, dtype="int32")
+        return apply(op, [a, b])
+    fn.__name__ = name
     return fn
 
 
-bitwise_and = _bitwise(_g["logical_and"]); bitwise_and.__name__ = "bitwise_and"
-bitwise_or = _bitwise(_g["logical_or"]); bitwise_or.__name__ = "bitwise_or"
-bitwise_xor = _bitwise(_g["logical_xor"]); bitwise_xor.__name__ = "bitwise_xor"
+for _name, (_op, _on_bool) in _INTEGER_BINARY.items():
+    _g[_name] = _integer_binary(_name, _op, _on_bool)
+bitwise_left_shift, bitwise_right_shift = _g["left_shift"], _g["right_shift"]
 
 
 def round(a, decimals=0):  # noqa: A001
@@ -311,16 +329,15 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 def copysign(x1, x2, /):
     a, b = operands(x1, x2, float_only=True)
-    return where(less(b, 0) | (equal(b, 0) & less(true_divide(1.0, b), 0)),  # noqa: F821
-                 negative(abs(a)), abs(a))  # noqa: F821
+    return where(apply(Op.signbit, [b]), negative(abs(a)), abs(a))  # noqa: F821
 
 
 def signbit(x, /):
-    """True where the sign bit is set, -0.0 included."""
+    """True where the sign bit is set: -0.0 and -nan included."""
     x = asarray(x)
     if x.dtype.kind != "f":
         return less(x, 0)  # noqa: F821
-    return where(equal(x, 0), less(true_divide(1.0, x), 0), less(x, 0))  # noqa: F821
+    return apply(Op.signbit, [x])
 
 
 def heaviside(x1, x2, /):

@@ -48,6 +48,8 @@ def getitem(x, key, mode=None, fill_value=None):
                 out = x._data[k]
             except IndexError as e:
                 raise IndexError(f"{e} (at {user_source_info()})") from None
+            if isinstance(out, np.generic):   # x[0, 0]: a 0-d view, as torch (not a NumPy scalar)
+                out = x._data[(k if isinstance(k, tuple) else (k,)) + (Ellipsis,)]
             if _all_basic(k):     # a view: shares storage and the version counter
                 return Tensor._wrap(out, x.device, x._version)._track_view(x, key)
             return Tensor._wrap(np.asarray(out), x.device)

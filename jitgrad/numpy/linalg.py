@@ -126,18 +126,26 @@ def diag(v, k=0):
     return pad(d, ((max(0, -k), max(0, k)), (max(0, k), max(0, -k)))) if k else d
 
 
-def cross(a, b, axis=-1):
+def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
+    """The cross product of 3-vectors along `axis` (NumPy's axisa/axisb/axisc override it);
+    the other axes broadcast and the result keeps the vectors on `axis`, as NumPy."""
     from .elementwise import multiply, subtract
     from .shape import moveaxis, stack
     x, y = operands(a, b)
-    x, y = moveaxis(x, axis, -1), moveaxis(y, axis, -1)
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError(f"cross: expected arrays of dimension >= 1, got shapes {x.shape} and "
+                         f"{y.shape}")
+    shapes = f"shapes {x.shape} and {y.shape}"
+    ax_a, ax_b = axis if axisa is None else axisa, axis if axisb is None else axisb
+    x, y = moveaxis(x, ax_a, -1), moveaxis(y, ax_b, -1)
     if x.shape[-1] != 3 or y.shape[-1] != 3:
-        raise ValueError(f"cross: both vectors need 3 components on the axis, got {x.shape} and {y.shape}")
-    c = [x[..., i] for i in range(3)], [y[..., i] for i in range(3)]
-    (a0, a1, a2), (b0, b1, b2) = c
-    return stack([subtract(multiply(a1, b2), multiply(a2, b1)),
-                  subtract(multiply(a2, b0), multiply(a0, b2)),
-                  subtract(multiply(a0, b1), multiply(a1, b0))], axis=-1)
+        raise ValueError(f"cross: the vectors need 3 components on axis {ax_a} (and {ax_b}), "
+                         f"got {shapes}")
+    (a0, a1, a2), (b0, b1, b2) = [x[..., i] for i in range(3)], [y[..., i] for i in range(3)]
+    out = stack([subtract(multiply(a1, b2), multiply(a2, b1)),
+                 subtract(multiply(a2, b0), multiply(a0, b2)),
+                 subtract(multiply(a0, b1), multiply(a1, b0))], axis=-1)
+    return moveaxis(out, -1, axis if axisc is None else axisc)
 
 
 def einsum(subscripts, *operands_, optimize=None):

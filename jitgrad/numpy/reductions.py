@@ -187,19 +187,22 @@ def ptp(a, axis=None, keepdims=False):
 
 
 def cumprod(a, axis=None, dtype=None):
-    """Exact for any sign and zeros: a sequential product via log-free repeated multiply."""
+    """Exact for any sign and zeros: a sequential product via log-free repeated multiply.
+    Ints and bools accumulate in int64, as cumsum and NumPy."""
     x = asarray(a)
+    if dtype is not None or x.dtype.kind in "biu":
+        x = astype(x, dtype if dtype is not None else int64)
     if axis is None:
         from .shape import ravel
         x, axis = ravel(x), 0
     ax = normalize_axis(axis, x.ndim)
+    if x.shape[ax] == 0:
+        return x
     from .elementwise import multiply
     from .shape import concatenate, expand_dims, take
     parts = [take(x, 0, axis=ax)]
     for i in range(1, x.shape[ax]):
         parts.append(multiply(parts[-1], take(x, i, axis=ax)))
-    if not parts or x.shape[ax] == 0:
-        return x
     return concatenate([expand_dims(p, ax) for p in parts], axis=ax)
 
 
