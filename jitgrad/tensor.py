@@ -13,6 +13,15 @@ from .ir.types import TensorType
 from .runtime.device import CPU, META, Device, device as as_device
 
 
+def _inplace_operator(name, what):
+    """An in-place operator: jnp.<name>(self, other) written into this tensor's storage."""
+    def method(self, other):
+        from . import numpy as jnp
+        return self._assign(getattr(jnp, name)(self, other), what)
+    method.__name__ = f"__i{name}__"
+    return method
+
+
 class Tensor(ArrayOps):
     __slots__ = ("_data", "_device", "_meta_type", "requires_grad", "grad", "_ctx", "_version",
                  "_retain", "_base", "_views", "__weakref__")
@@ -276,6 +285,15 @@ class Tensor(ArrayOps):
     def __itruediv__(self, other):
         from . import numpy as jnp
         return self._assign(jnp.true_divide(self, other), "/=")
+
+    __ifloordiv__ = _inplace_operator("floor_divide", "//=")
+    __imod__ = _inplace_operator("mod", "%=")
+    __ipow__ = _inplace_operator("power", "**=")
+    __iand__ = _inplace_operator("bitwise_and", "&=")
+    __ior__ = _inplace_operator("bitwise_or", "|=")
+    __ixor__ = _inplace_operator("bitwise_xor", "^=")
+    __ilshift__ = _inplace_operator("left_shift", "<<=")
+    __irshift__ = _inplace_operator("right_shift", ">>=")
 
     def copy_(self, src):
         from . import numpy as jnp
