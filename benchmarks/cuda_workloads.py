@@ -233,8 +233,10 @@ def time_case(peers, workload, inputs, ref, repeat, target_s=0.05) -> dict:
     return {r.peer.name: r.out for r in runners}
 
 
-def copy_bandwidth(cuda, nbytes=1 << 30, repeat=11) -> float:
-    """Bytes read + written per second by a device-to-device copy of `nbytes`."""
+def measure_device(nbytes=1 << 30, repeat=11) -> tuple[str, float]:
+    """The GPU's name, and bytes read + written per second by a device-to-device copy."""
+    from numba import cuda
+    name = cuda.get_current_device().name
     src = cuda.device_array(nbytes, np.uint8)
     dst = cuda.device_array(nbytes, np.uint8)
     dst.copy_to_device(src)
@@ -245,7 +247,7 @@ def copy_bandwidth(cuda, nbytes=1 << 30, repeat=11) -> float:
         dst.copy_to_device(src)
         cuda.synchronize()
         times.append(time.perf_counter() - t0)
-    return 2 * nbytes / statistics.median(times)
+    return name.decode() if isinstance(name, bytes) else name, 2 * nbytes / statistics.median(times)
 
 
 # ----------------------------------------------------------------------------- report
@@ -307,7 +309,6 @@ def main(args) -> int:
     if why:
         print(f"--device cuda: {why}", file=sys.stderr)
         return 1
-    from numba import cuda
     cases = [c for c in CASES if not args.workloads or c.workload in args.workloads]
     if not cases:
         print(f"--device cuda: none of {', '.join(args.workloads)} has a GPU case; choose from "
@@ -316,7 +317,7 @@ def main(args) -> int:
     peers, skipped = load_peers(args.compare_gpu)
     repeat = args.repeat or (3 if args.quick else 11)
     print("measuring device copy bandwidth ...", file=sys.stderr, flush=True)
-    bandwidth = copy_bandwidth(cuda)
+    device, bandwidth = measure_device()
     from . import impl_numpy
     rows = []
     for case in cases:
@@ -326,8 +327,7 @@ def main(args) -> int:
         ref = tree_map(np.asarray, impl_numpy.IMPLS[0].fns[case.workload](*inputs))
         results = time_case(peers, case.workload, inputs, ref, repeat)
         rows.append(build_row(case.workload, size, inputs, bandwidth, results))
-    name = cuda.get_current_device().name
-    report = {"meta": {"device": name.decode() if isinstance(name, bytes) else name,
+    report = {"meta": {"device": device,
                        "sizes": "quick" if args.quick else "full", "repeat": repeat,
                        "copy_GB_per_s": bandwidth / 1e9, "impls": [p.name for p in peers],
                        "versions": {p.name: p.version for p in peers},

@@ -163,3 +163,39 @@ def test_missing_peers_are_listed_not_fatal(monkeypatch):
     peers, skipped = cw.load_peers(["cupy"])
     assert [p.name for p in peers] == ["jitgrad"]
     assert skipped == {"cupy": "ImportError: No module named 'cupy'"}
+
+
+def _numpy_stand_ins(names):
+    """jitgrad and torch played by NumPy on the host: the whole run, minus the GPU."""
+    from jitgrad.benchmarks import impl_numpy
+    fns = impl_numpy.IMPLS[0].fns
+    return [_stand_in("jitgrad", fns, []), _stand_in("torch", fns, [])], {"cupy": "not installed"}
+
+
+def test_a_whole_quick_run_writes_markdown_and_json(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cw, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(cw, "measure_device", lambda: ("Stand-in GPU", 100e9))
+    monkeypatch.setattr(cw, "load_peers", _numpy_stand_ins)
+    out = tmp_path / "run.json"
+    args = cli.parse(["--device", "cuda", "--quick", "--repeat", "1", "--json", str(out),
+                      "sum_sq", "mlp_step", "call_overhead"], "bench")
+    assert cw.main(args) == 0
+    report = json.loads(out.read_text())
+    assert [(r["workload"], r["size"]) for r in report["rows"]] == \
+        [("sum_sq", "1000000"), ("mlp_step", "32"), ("mlp_step", "64"), ("call_overhead", "16")]
+    for row in report["rows"]:
+        assert row["results"]["jitgrad"]["check"] == "ok" and row["results"]["torch"]["ms"] > 0
+    assert report["rows"][0]["bound_ms"] == pytest.approx(1e3 * 4e6 / 100e9)
+    assert report["rows"][1]["verdict"].startswith(("met: ", "missed: "))
+    assert report["meta"]["device"] == "Stand-in GPU" and report["skipped"] == {"cupy": "not installed"}
+    markdown = (tmp_path / "run.md").read_text()
+    assert markdown.startswith("# jitgrad on Stand-in GPU (quick sizes, 1 interleaved rounds")
+    assert markdown in capsys.readouterr().out
+
+
+def test_workloads_without_a_gpu_case_are_named(monkeypatch, capsys):
+    monkeypatch.setattr(cw, "unavailable_reason", lambda: None)
+    assert cw.main(cli.parse(["--device", "cuda", "logreg_step"], "bench")) == 2
+    assert capsys.readouterr().err.strip() == (
+        "--device cuda: none of logreg_step has a GPU case; choose from ew_chain, gelu, softmax, "
+        "layernorm, sum_sq, mlp_step, call_overhead")
