@@ -28,6 +28,17 @@ _COMPILING = ("test_codegen", "test_demo", "test_aot", "test_bench", "test_nativ
 def pytest_configure(config):
     config.addinivalue_line("markers", "codegen: compile jitted functions with numba even in a "
                                        "semantics test file")
+    config.addinivalue_line("markers", "slow: long runs (thousands of fuzzed programs); only "
+                                       "with -m slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if "slow" in (config.getoption("-m") or ""):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
 
 
 @pytest.fixture(autouse=True)

@@ -101,9 +101,14 @@ def _input_maps(node, m, R):
         reduced = [k for k in axes if x.type.shape[k] != 1]
         if len(reduced) != len(R):
             return [None]
+        # a kept axis takes the output axis it becomes (unit ones included, to stay in step);
+        # a reduced axis of extent > 1 takes the next axis of R
         it_out, it_r = iter(m), iter(R)
-        return [tuple(None if x.type.shape[k] == 1 else next(it_r) if k in axes else next(it_out)
-                      for k in range(x.type.ndim))]
+        out = []
+        for k, d in enumerate(x.type.shape):
+            a = next(it_out) if k not in axes else next(it_r) if d != 1 else None
+            out.append(None if d == 1 else a)
+        return [tuple(out)]
     # elementwise and broadcast_to: NumPy broadcasting right-aligns the input's axes
     return [tuple(None if d == 1 else m[len(m) - x.type.ndim + k]
                   for k, d in enumerate(x.type.shape)) for x in node.inputs]

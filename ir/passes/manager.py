@@ -23,6 +23,7 @@ from .dce import dce
 from .fold_constants import fold_constants
 from .fuse import fuse
 from .plan_memory import plan_memory
+from .verify_schedule import verify_schedule
 
 def _config():
     """The debug flags live in one module, runtime.config; ir/ reaches it only here, lazily."""
@@ -74,7 +75,7 @@ def run_pipeline(graph: Graph, donated=()):
             verify(g)
     plan = _timed(config, "plan_memory", lambda s: plan_memory(s, donated=donated,
                                                        reuse="plan_memory" not in disabled), g)
-    _after(config, "plan_memory", plan, printed, lambda p: p.check())
+    _after(config, "plan_memory", plan, printed, lambda p: verify_schedule(g, p))
     if config.debug_level() >= 3:     # printing a large graph costs; only when asked
         config.log(3, f"optimized IR of {graph.name} ({len(g.nodes)} kernels):\n{g}")
     return g, list(g.nodes), plan
