@@ -83,11 +83,11 @@ BINARY = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / ({b} * {b} + 1.0)", "jnp
 REDUCERS = ["jnp.sum", "jnp.mean", "jnp.max", "jnp.min", "jnp.prod", "F.logsumexp"]
 
 
-def _unary(rng, a, sa, pick):
+def _unary(rng, a, sa, pick, new_input):
     return UNARY[int(rng.integers(len(UNARY)))].format(a=a), sa
 
 
-def _binary(rng, a, sa, pick):
+def _binary(rng, a, sa, pick, new_input):
     b, sb = pick()
     try:
         shape = np.broadcast_shapes(sa, sb)
@@ -96,24 +96,29 @@ def _binary(rng, a, sa, pick):
     return BINARY[int(rng.integers(len(BINARY)))].format(a=a, b=b), tuple(shape)
 
 
-def _reduce(rng, a, sa, pick):
+def _reduce(rng, a, sa, pick, new_input):
     fn = REDUCERS[int(rng.integers(len(REDUCERS)))]
     axes = _axes(rng, len(sa))
     kd = bool(rng.random() < 0.4)
     return f"{fn}({a}, axis={axes!r}, keepdims={kd})", _reduced_shape(sa, axes, kd)
 
 
-def _softmax(rng, a, sa, pick):
+def _softmax(rng, a, sa, pick, new_input):
     if not sa:
         return None
     fn = "F.softmax" if rng.random() < 0.5 else "F.log_softmax"
     return f"{fn}({a}, axis={_axis(rng, len(sa))})", sa
 
 
-def _matmul(rng, a, sa, pick):
+def _matmul(rng, a, sa, pick, new_input):
     if len(sa) >= 2:
-        if rng.random() < 0.5:
+        r = rng.random()
+        if r < 0.35:
             return f"{a} @ jnp.swapaxes({a}, -1, -2)", sa[:-1] + (sa[-2],)
+        if r < 0.7:         # a weight: a new input, so both operands are differentiated
+            n = int(rng.integers(1, 4))
+            w = new_input((sa[-1], n))
+            return f"{a} @ {w}", sa[:-1] + (n,)
         b, sb = pick()
         if len(sb) >= 2 and sb[-2] == sa[-1]:
             try:
@@ -131,7 +136,7 @@ def _matmul(rng, a, sa, pick):
     return None
 
 
-def _shape_op(rng, a, sa, pick):
+def _shape_op(rng, a, sa, pick, new_input):
     nd, r = len(sa), rng.random()
     if r < 0.15:
         return f"jnp.reshape({a}, (-1,))", (int(np.prod(sa)),)
@@ -186,7 +191,12 @@ def program(seed: int, n_stmts=None) -> Program:
     prog = Program(shapes, "float64" if rng.random() < 0.5 else "float32")
     env = [(f"x{i}", s) for i, s in enumerate(shapes)]
     weights = np.array([w for _, w in BUILDERS], float)
-    n = n_stmts or int(rng.integers(2, 9))
+    n = n_stmts or int(rng.integers(3, 13))
+
+    def new_input(shape):
+        name = f"x{len(prog.shapes)}"
+        prog.shapes.append(tuple(shape))
+        return name
     while len(prog.lines) < n:
         def pick():
             # favour recent values: programs then chain rather than fan out
@@ -194,17 +204,23 @@ def program(seed: int, n_stmts=None) -> Program:
             return env[j]
         a, sa = pick()
         build = BUILDERS[int(rng.choice(len(BUILDERS), p=weights / weights.sum()))][0]
-        made = build(rng, a, sa, pick)
+        made = build(rng, a, sa, pick, new_input)
         if made is None or made[1] is None or int(np.prod(made[1])) > 256 or len(made[1]) > 4:
             continue
         name = f"v{len(prog.lines)}"
         prog.lines.append((name, made[0], tuple(made[1])))
         env.append((name, tuple(made[1])))
-    outs = [prog.lines[-1][0]]
-    if len(prog.lines) > 2 and rng.random() < 0.5:
-        outs.insert(0, prog.lines[int(rng.integers(0, len(prog.lines) - 1))][0])
-    prog.outputs = outs
+    # every value no later statement reads is an output (the last always), at most three
+    leaves = [name for name, _, _ in prog.lines
+              if not any(_reads(e, name) for _, e, _ in prog.lines)]
+    prog.outputs = leaves[-3:]
     return prog
+
+
+def _reads(expr, name) -> bool:
+    for ch in "()[],.*+-/@<>=":
+        expr = expr.replace(ch, " ")
+    return name in expr.split()
 
 
 # ----------------------------------------------------------------------------- checking
@@ -285,9 +301,7 @@ def _needed(lines, outputs):
     for name, expr, shape in reversed(lines):
         if name in need:
             keep.append((name, expr, shape))
-            need.update(w for w, _, _ in lines if w in expr.replace("(", " ").replace(",", " ")
-                        .replace(")", " ").replace("[", " ").replace("]", " ").split())
-            need.update(f"x{i}" for i in range(8) if f"x{i}" in expr)
+            need.update(w for w, _, _ in lines if _reads(expr, w))
     return keep[::-1]
 
 
