@@ -14,8 +14,8 @@ if not tc.cuda_toolchain_available():
     pytest.skip(f"CUDA toolchain not installed: {tc.INSTALL_HINT}", allow_module_level=True)
 
 from jitgrad.codegen import cuda_exprs, cuda_kernels as K  # noqa: E402
-from jitgrad.ir.ops import (ELEMENTWISE, ELEMENTWISE_BINARY, FLOAT_ONLY, LOGICAL_BINARY,  # noqa: E402
-                            Op, infer_types)
+from jitgrad.ir.ops import (ELEMENTWISE, ELEMENTWISE_BINARY, FLOAT_ONLY, INTEGER_BINARY,  # noqa: E402
+                            INTEGER_UNARY, LOGICAL_BINARY, Op, infer_types)
 from jitgrad.ir.types import TensorType  # noqa: E402
 
 F32, F64, I32, I64, B = (np.dtype(d) for d in ("float32", "float64", "int32", "int64", "bool"))
@@ -69,7 +69,8 @@ def _dtype_for(op):
         return B
     if op in FLOAT_ONLY or op in (Op.isnan, Op.isinf):
         return F32
-    return I32 if op in (Op.floor_div, Op.mod, Op.sign, Op.abs) else F32
+    integer = (Op.floor_div, Op.mod, Op.sign, Op.abs) + tuple(INTEGER_UNARY | INTEGER_BINARY)
+    return I32 if op in integer else F32
 
 
 @pytest.mark.parametrize("op", sorted(set(cuda_exprs.EXPR) & ELEMENTWISE, key=str), ids=str)
