@@ -75,6 +75,30 @@ class ArrayOps:
     def __pos__(self):
         return self
 
+    def __complex__(self):
+        return complex(float(self))
+
+    def __array_namespace__(self, *, api_version=None):
+        """The Array API namespace of this array: jitgrad.numpy (standard 2023.12)."""
+        jnp = _np()
+        if api_version not in (None, "2021.12", "2022.12", "2023.12"):
+            raise ValueError(f"__array_namespace__: jitgrad.numpy implements the Array API "
+                             f"standard 2023.12 (and earlier), not {api_version!r}")
+        return jnp
+
+    def to_device(self, device, /, *, stream=None):
+        """The Array API's x.to_device(device): this array on `device` (itself if already there)."""
+        if stream is not None:
+            raise ValueError("to_device: jitgrad has no streams to choose from; pass stream=None")
+        from .runtime.device import device as as_device
+        dev = as_device(device)
+        if dev == self.device:
+            return self
+        if not hasattr(self, "to"):
+            raise ValueError(f"to_device: a traced value stays on {self.device} inside the "
+                             f"function; move the argument to {dev} before calling it")
+        return self.to(dev)
+
     def __getitem__(self, key):
         from .numpy.indexing import getitem
         return getitem(self, key)

@@ -540,6 +540,57 @@ record("cumprod", jnp.cumprod, np.cumprod, [((5,),), ((3, 4),), ((0,),)], dtypes
 record("cumprod", jnp.cumprod, np.cumprod, [((3, 0),), ((2, 3),)], dtypes=FLOATS, domain="near1",
        kwargs={"axis": 1})
 
+# the standard's and NumPy's names added for the conformance suite
+record("searchsorted", lambda a, v: jnp.searchsorted(jnp.sort(a), v),
+       lambda a, v: np.searchsorted(np.sort(a), v), [((6,), (4,)), ((5,), (2, 3)), ((4,), ())],
+       dtypes=NUMERIC, differentiable=False)
+record("searchsorted", lambda a, v: jnp.searchsorted(jnp.sort(a), v, side="right"),
+       lambda a, v: np.searchsorted(np.sort(a), v, side="right"), [((6,), (4,)), ((0,), (3,))],
+       dtypes=NUMERIC, differentiable=False)
+record("unstack", jnp.unstack, lambda x, axis=0: list(np.unstack(x, axis=axis)), ND[1:], dtypes=ALL)
+record("unstack", jnp.unstack, lambda x, axis=0: list(np.unstack(x, axis=axis)), R3,
+       kwargs={"axis": -1})
+record("vecdot", jnp.vecdot, np.vecdot, [((3,), (3,)), ((2, 3), (3,)), ((4, 1, 3), (2, 3))],
+       dtypes=NUMERIC)
+record("vecdot", jnp.vecdot, np.vecdot, [((3, 2), (3, 2)), ((3, 4), (3, 1))], kwargs={"axis": 0})
+record("matrix_transpose", jnp.matrix_transpose, np.matrix_transpose, R2, dtypes=ALL)
+record("real", jnp.real, np.real, UNARY, dtypes=ALL)
+record("conj", jnp.conj, np.conj, UNARY, dtypes=NUMERIC)
+record("imag", jnp.imag, np.imag, UNARY, dtypes=NUMERIC, differentiable=False)
+record("fabs", jnp.fabs, np.fabs, UNARY, dtypes=NUMERIC, domain="nonzero", float_result=True)
+record("append", jnp.append, np.append, [((3,), (2,)), ((2, 3), (2,)), ((2, 3), ())], dtypes=ALL)
+record("append", jnp.append, np.append, [((2, 3), (1, 3))], kwargs={"axis": 0})
+for _k in (1, 2, 3, -1):
+    record("rot90", jnp.rot90, np.rot90, [((3, 4),), ((2, 3, 4),)], kwargs={"k": _k})
+record("rot90", jnp.rot90, np.rot90, [((2, 3, 4),)], kwargs={"k": 1, "axes": (2, 0)})
+record("rollaxis", jnp.rollaxis, np.rollaxis, [((2, 3, 4, 5),)], kwargs={"axis": 3, "start": 1})
+record("rollaxis", jnp.rollaxis, np.rollaxis, [((2, 3, 4, 5),)], kwargs={"axis": 0, "start": 4})
+record("dsplit", jnp.dsplit, np.dsplit, [((2, 3, 4),)], kwargs={"indices_or_sections": 2})
+record("dsplit", jnp.dsplit, np.dsplit, [((2, 3, 5),)], kwargs={"indices_or_sections": [1, 3]})
+record("atleast_3d", jnp.atleast_3d, np.atleast_3d, ND + (((2, 3, 4, 5),),), dtypes=ALL)
+record("select", lambda c1, c2, a, b: jnp.select([c1, c2], [a, b], 0.5),
+       lambda c1, c2, a, b: np.select([c1, c2], [a, b], 0.5),
+       [(Bools((3, 4)), Bools((4,)), (3, 4), (3, 4)), (Bools(()), Bools((2,)), (2,), ())])
+record("gradient", jnp.gradient, np.gradient, [((5,),), ((2,),)])
+record("gradient", jnp.gradient, np.gradient, [((3, 4),)], kwargs={"axis": 1, "edge_order": 2})
+record("gradient", lambda f: jnp.gradient(f, 0.5, [0.0, 1.0, 1.5, 3.0]),
+       lambda f: np.gradient(f, 0.5, [0.0, 1.0, 1.5, 3.0]), [((3, 4),)])
+for _spec, _cases in (("...ij,...jk->...ik", [((2, 3, 4), (4, 5)), ((3, 4), (2, 1, 4, 2))]),
+                      ("ij,jk,kl->il", [((2, 3), (3, 4), (4, 5))]),
+                      ("ijk,jl,lk", [((2, 3, 4), (3, 5), (5, 4))]),
+                      ("...i,...i", [((2, 1, 3), (4, 3))]), ("i...->...", [((3, 2),)]),
+                      ("a,b,c->abc", [((2,), (3,), (4,))])):
+    record(f"einsum[{_spec}]", lambda *xs, _s=_spec: jnp.einsum(_s, *xs),
+           lambda *xs, _s=_spec: np.einsum(_s, *xs), _cases)
+record("cumulative_sum", jnp.cumulative_sum, np.cumulative_sum, [((5,),), ((0,),)], dtypes=ALL)
+record("cumulative_sum", jnp.cumulative_sum, np.cumulative_sum, [((3, 4),), ((2, 0),)],
+       dtypes=NUMERIC, kwargs={"axis": 1, "include_initial": True})
+record("sort", jnp.sort, lambda x, descending: np.flip(np.sort(x), -1), ND[1:], dtypes=NUMERIC,
+       kwargs={"descending": True})
+record("argsort", jnp.argsort, lambda x, descending: np.argsort(-x, kind="stable"),
+       [((6,),), ((3, 4),)], dtypes=(F64, I64), domain="nonneg_small",
+       kwargs={"descending": True}, differentiable=False)
+
 BY_NAME: dict = {}
 for _rec in RECORDS:
     BY_NAME.setdefault(_rec.name, []).append(_rec)

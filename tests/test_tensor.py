@@ -102,8 +102,9 @@ def test_unary_and_mask_operators():
     assert (~m).tolist() == [True, True, False]
     assert (m & n).tolist() == [False, False, False] and (m | n).tolist() == [True, True, True]
     assert (m ^ n).tolist() == [True, True, True]
-    with pytest.raises(TypeError, match="bool tensors only"):
-        ~jg.tensor([1, 2])
+    assert (~jg.tensor([1, 2])).tolist() == [-2, -3]       # integers: bitwise NOT, as NumPy
+    with pytest.raises(TypeError, match="supported on integer and bool tensors, got float32"):
+        ~jg.tensor([1.5])
 
 
 def test_methods():

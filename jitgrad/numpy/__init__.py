@@ -17,24 +17,34 @@ import numpy as _np
 # NumPy's scalar types, as in NumPy: jnp.float32(1.5) works, and `x.dtype == jnp.float32`
 from numpy import bool_, float32, float64, int32, int64
 from ..array_ops import ArrayOps as _ArrayOps
-from ._convert import astype
-from .creation import (arange, array, asarray, copy, empty, empty_like, eye, full, full_like,
-                       identity, linspace, logspace, ones, ones_like, tri, zeros, zeros_like)
+from .creation import (arange, array, asarray, astype, copy, empty, empty_like, eye, full,
+                       full_like, identity, linspace, logspace, ones, ones_like, tri, zeros,
+                       zeros_like)
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import (_BINARY, _COMPARE, _FLOAT_UNARY, _LOGICAL, _NUMERIC_UNARY, _ROUNDING)
+from .dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
+from .index_tricks import c_, r_
+from .info import __array_namespace_info__
+from .searching import argpartition, partition, searchsorted, select
+from .sets import unique_all, unique_counts, unique_inverse, unique_values
+from ..runtime_bridge import from_dlpack
 from .indexing import (argwhere, flatnonzero, nonzero, take, take_along_axis, unique)
 from .linalg import (cross, diag, diagonal, dot, einsum, inner, kron, linalg, matmul, outer,
-                     tensordot, trace, vdot)
+                     tensordot, trace, vdot, vecdot)
 from .reductions import (all, amax, amin, any, argmax, argmin, argsort, average, count_nonzero,
-                         cumprod, cumsum, max, mean, median, min, prod, ptp, sort, std, sum, var)
-from .shape import (array_split, atleast_1d, atleast_2d, broadcast_arrays, broadcast_shapes,
-                    broadcast_to, column_stack, concat, concatenate, diff, dstack, expand,
-                    expand_dims, flip, fliplr, flipud, hsplit, hstack, meshgrid, moveaxis, ndim,
-                    pad, permute_dims, ravel, repeat, reshape, roll, row_stack, shape, size,
-                    split, squeeze, stack, swapaxes, tile, transpose, tril, triu, vsplit, vstack)
+                         cumprod, cumsum, cumulative_sum, max, mean, median, min, prod, ptp,
+                         sort, std, sum, var)
+from .shape import (append, array_split, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,
+                    broadcast_shapes, broadcast_to, column_stack, concat, concatenate, diff,
+                    dsplit, dstack, expand, expand_dims, flip, fliplr, flipud, gradient, hsplit,
+                    hstack, matrix_transpose, meshgrid, moveaxis, ndim, pad, permute_dims, ravel,
+                    repeat, reshape, roll, rollaxis, rot90, row_stack, shape, size, split,
+                    squeeze, stack, swapaxes, tile, transpose, tril, triu, unstack, vsplit,
+                    vstack)
 
 bool = bool_  # noqa: A001
 newaxis = None
+__array_api_version__ = "2023.12"
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 euler_gamma = _np.euler_gamma
 ndarray = _ArrayOps  # isinstance(x, jnp.ndarray) holds for eager tensors and traced values
@@ -65,22 +75,9 @@ def array_equal(a1, a2):
     return x.shape == y.shape and bool((x == y).all())
 
 
-def result_type(*arrays_and_dtypes):
-    from ..dtypes import canonical_dtype
-    return canonical_dtype(_np.result_type(*[getattr(a, "dtype", a) for a in arrays_and_dtypes]))
-
-
 def dtype(x):
     from ..dtypes import canonical_dtype
     return canonical_dtype(x)
-
-
-def iinfo(t):
-    return _np.iinfo(dtype(t))
-
-
-def finfo(t):
-    return _np.finfo(dtype(t))
 
 
 from ..errors import wrap_public_functions as _wrap  # noqa: E402

@@ -124,6 +124,16 @@ def _shares(out, a):
         and np.may_share_memory(out._data, data)
 
 
+def astype(x, dtype, *, copy=True, device=None):
+    """x as `dtype` (and on `device`): a new array unless copy=False and nothing changes, as
+    NumPy's and the standard's astype."""
+    from ._convert import astype as _cast
+    out = _cast(x, dtype)
+    if device is not None:
+        out = out.to_device(device)
+    return globals()["copy"](out) if copy and out is x else out
+
+
 def copy(a):
     from .elementwise import positive
     x = _asarray(a)

@@ -9,6 +9,7 @@ from ..core import Tracer, apply, user_source_info
 from ..ir import Op
 from ._convert import asarray, astype, device_of, is_array, is_scalar, operands, scalar
 from ..tensor import Tensor
+from ._out import accepts_out
 
 # name -> primitive, for unary functions computed in floating point
 _FLOAT_UNARY = {
@@ -117,8 +118,9 @@ for _table, _make in ((_FLOAT_UNARY, _float_unary), (_NUMERIC_UNARY, _numeric_un
                       (_ROUNDING, _rounding), (_BINARY, _binary), (_COMPARE, _compare),
                       (_LOGICAL, _logical)):
     for _name, _op in _table.items():
-        _g[_name] = _make(_op)
-        _g[_name].__name__ = _name
+        _fn = _make(_op)
+        _fn.__name__ = _name
+        _g[_name] = accepts_out(_fn)
 
 arcsin, arccos, arctan = _g["arcsin"], _g["arccos"], _g["arctan"]
 asin, acos, atan = arcsin, arccos, arctan
@@ -131,6 +133,7 @@ fmax, fmin = _g["maximum"], _g["minimum"]
 round_ = _g["rint"]
 
 
+@accepts_out
 def true_divide(x1, x2, /):
     return apply(Op.div, operands(x1, x2, float_only=True))
 
@@ -183,7 +186,7 @@ def _integer_binary(name, op, on_bool):
 
 
 for _name, (_op, _on_bool) in _INTEGER_BINARY.items():
-    _g[_name] = _integer_binary(_name, _op, _on_bool)
+    _g[_name] = accepts_out(_integer_binary(_name, _op, _on_bool))
 bitwise_left_shift, bitwise_right_shift = _g["left_shift"], _g["right_shift"]
 
 
@@ -245,6 +248,7 @@ def where(condition, x=None, y=None, /):
     return apply(Op.select, [astype(c, "bool"), a, b])
 
 
+@accepts_out
 def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002
     a_min = a_min if a_min is not None else min
     a_max = a_max if a_max is not None else max
@@ -352,6 +356,26 @@ def float_power(x1, x2, /):
 def erf(x, /):
     (x,) = operands(x, float_only=True)
     return apply(Op.erf, [x])
+
+
+def fabs(x, /):
+    """Absolute value computed in floating point (ints become the default float dtype)."""
+    (x,) = operands(x, float_only=True)
+    return apply(Op.abs, [x])
+
+
+def real(x, /):
+    """The real part: the array itself, as every jitgrad dtype is real."""
+    return asarray(x)
+
+
+def imag(x, /):
+    """The imaginary part: zeros of the array's dtype and shape (jitgrad's dtypes are real)."""
+    from .creation import zeros_like
+    return zeros_like(x)
+
+
+conj = conjugate = real
 
 
 # `from .elementwise import *` exports this module's functions, not its imports (asarray, np, ...)

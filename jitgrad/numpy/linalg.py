@@ -7,8 +7,10 @@ import numpy as np
 from ..core import apply
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axis, operands
+from ._out import accepts_out
 
 
+@accepts_out
 def matmul(x1, x2, /):
     a, b = operands(x1, x2)
     if a.ndim == 0 or b.ndim == 0:
@@ -126,6 +128,21 @@ def diag(v, k=0):
     return pad(d, ((max(0, -k), max(0, k)), (max(0, k), max(0, -k)))) if k else d
 
 
+def vecdot(x1, x2, /, *, axis=-1):
+    """The standard's vecdot: the dot product along `axis` of the broadcast operands."""
+    from .elementwise import multiply
+    from .reductions import sum
+    a, b = operands(x1, x2)
+    nd = max(a.ndim, b.ndim)
+    ax = normalize_axis(axis, nd)
+    da, db = a.shape[ax - nd] if ax - nd >= -a.ndim else 1, b.shape[ax - nd] if ax - nd >= -b.ndim else 1
+    if min(a.ndim, b.ndim) == 0 or da != db:
+        raise ValueError(f"vecdot: the operands need equal sizes along axis {axis}, got shapes "
+                         f"{a.shape} and {b.shape}")
+    p = multiply(a, b)
+    return sum(p, axis=ax - nd, dtype=p.dtype)     # keeps the operands' dtype, as NumPy
+
+
 def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
     """The cross product of 3-vectors along `axis` (NumPy's axisa/axisb/axisc override it);
     the other axes broadcast and the result keeps the vectors on `axis`, as NumPy."""
@@ -149,40 +166,109 @@ def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
 
 
 def einsum(subscripts, *operands_, optimize=None):
-    """einsum for one or two operands (all a model needs), via transpose/reshape/matmul."""
-    from .reductions import sum
-    from .shape import transpose
-    if "->" in subscripts:
-        lhs, out = subscripts.replace(" ", "").split("->")
-    else:
-        lhs = subscripts.replace(" ", "")
-        letters = lhs.replace(",", "")
-        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    """NumPy's einsum: any number of operands, '...' for broadcast dimensions, repeated letters
+    for diagonals. More than two operands contract pairwise, cheapest intermediate first."""
+    ins, out, xs = _einsum_parse(subscripts, operands_)
+    if len(xs) == 1:
+        return _einsum1(ins[0], xs[0], out)
+    terms = list(zip(ins, xs))
+    while len(terms) > 2:
+        terms = _contract_cheapest_pair(terms, out)
+    (sa, a), (sb, b) = terms
+    return _einsum2(sa, a, sb, b, out)
+
+
+def _einsum_parse(subscripts, operands_):
+    """Subscripts with every '...' replaced by letters of their own (broadcast dimensions
+    aligned from the right), the output subscript, and the operands broadcast where an
+    ellipsis dimension of size 1 meets a larger one."""
+    from .shape import broadcast_to
+    spec = subscripts.replace(" ", "")
+    lhs, arrow, out = spec.partition("->")
     ins = lhs.split(",")
-    if "." in subscripts:
-        raise NotImplementedError("einsum: ellipsis ('...') is not supported")
     if len(ins) != len(operands_):
         raise ValueError(f"einsum: {len(ins)} operand subscripts but {len(operands_)} operands")
     xs = [asarray(x) for x in operands_]
+    for s in ins + [out]:
+        bad = [c for c in s.replace("...", "") if not c.isalpha()]
+        if bad or s.count("...") > 1:
+            raise ValueError(f"einsum: invalid subscript {bad[0] if bad else '...'!r} in "
+                             f"'{subscripts}' (letters and one '...' per operand)")
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in spec]
+    n_ell = max((x.ndim - len(s.replace("...", "")) for s, x in zip(ins, xs) if "..." in s),
+                default=0)
+    ell = "".join(spare[:n_ell])
+    expanded = []
+    for s, x in zip(ins, xs):
+        if "..." in s:
+            k = x.ndim - len(s.replace("...", ""))
+            if k < 0:
+                raise ValueError(f"einsum: subscripts '{s}' don't match an operand of shape "
+                                 f"{x.shape}")
+            s = s.replace("...", ell[n_ell - k:])
+        expanded.append(s)
+    if not arrow:
+        letters = "".join(expanded)
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                   and c not in ell))
+    else:
+        out = out.replace("...", ell)
     sizes = {}
-    for k, (s, x) in enumerate(zip(ins, xs)):
+    for k, (s, x) in enumerate(zip(expanded, xs)):
         if len(s) != x.ndim:
             raise ValueError(f"einsum: subscripts '{s}' don't match an operand of shape {x.shape}")
         for c, d in zip(s, x.shape):
-            if sizes.setdefault(c, d) != d:
+            if sizes.setdefault(c, d) != d and not (c in ell and 1 in (d, sizes[c])):
                 raise ValueError(f"einsum: size of label '{c}' for operand {k} ({d}) does not "
                                  f"match previous terms ({sizes[c]}) in '{subscripts}' with "
                                  "operand shapes " + ", ".join(str(tuple(x.shape)) for x in xs))
-    if len(xs) == 1:
-        (s,), (x,) = ins, xs
-        x, s = _einsum_diag(x, s)
-        x = sum(x, axis=tuple(i for i, c in enumerate(s) if c not in out), dtype=x.dtype) \
-            if set(s) - set(out) else x
-        kept = [c for c in s if c in out]
-        return transpose(x, [kept.index(c) for c in out])
-    if len(xs) != 2:
-        raise NotImplementedError("einsum: only one or two operands are supported; chain calls")
-    (sa, sb), (a, b) = ins, xs
+            sizes[c] = d if sizes[c] == 1 else sizes[c]
+    missing = [c for c in out if c not in sizes]
+    if missing:
+        raise ValueError(f"einsum: output subscript '{missing[0]}' does not appear in the inputs")
+    xs = [broadcast_to(x, tuple(sizes[c] for c in s)) for s, x in zip(expanded, xs)]
+    return expanded, out, xs
+
+
+def _contract_cheapest_pair(terms, out):
+    """Contract the two operands whose result is smallest (ties: the first pair)."""
+    best = None
+    for i in range(len(terms)):
+        for j in range(i + 1, len(terms)):
+            keep = _kept_letters(terms, i, j, out)
+            size = dict(zip(terms[i][0], terms[i][1].shape)) | dict(zip(terms[j][0], terms[j][1].shape))
+            cost = int(np.prod([size[c] for c in keep], dtype=np.int64))
+            if best is None or cost < best[0]:
+                best = (cost, i, j, keep)
+    _, i, j, keep = best
+    (si, xi), (sj, xj) = terms[i], terms[j]
+    rest = [t for k, t in enumerate(terms) if k not in (i, j)]
+    return rest + [(keep, _einsum2(si, xi, sj, xj, keep))]
+
+
+def _kept_letters(terms, i, j, out):
+    others = "".join(s for k, (s, _) in enumerate(terms) if k not in (i, j)) + out
+    seen = []
+    for c in terms[i][0] + terms[j][0]:
+        if c in others and c not in seen:
+            seen.append(c)
+    return "".join(seen)
+
+
+def _einsum1(s, x, out):
+    from .reductions import sum
+    from .shape import transpose
+    x, s = _einsum_diag(x, s)
+    x = sum(x, axis=tuple(i for i, c in enumerate(s) if c not in out), dtype=x.dtype) \
+        if set(s) - set(out) else x
+    kept = [c for c in s if c in out]
+    return transpose(x, [kept.index(c) for c in out])
+
+
+def _einsum2(sa, a, sb, b, out):
+    """Two operands: sum away private letters, then one batched matmul."""
+    from .reductions import sum
+    from .shape import reshape, transpose
     a, sa = _einsum_diag(a, sa)
     b, sb = _einsum_diag(b, sb)
     # sum away letters only one operand has and the output doesn't need
@@ -198,7 +284,6 @@ def einsum(subscripts, *operands_, optimize=None):
     contract = [c for c in sa if c in sb and c not in out]
     free_a = [c for c in sa if c not in sb]
     free_b = [c for c in sb if c not in sa]
-    from .shape import reshape
     size = dict(zip(sa, a.shape)) | dict(zip(sb, b.shape))
     prod = lambda cs: int(np.prod([size[c] for c in cs], dtype=np.int64))  # noqa: E731
     at = reshape(transpose(a, [sa.index(c) for c in batch + free_a + contract]),

@@ -6,6 +6,7 @@ from ..core import apply
 from ..dtypes import default_float, int64
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axes, normalize_axis
+from ._out import accepts_out
 
 
 def _keep(x, out, axes, keepdims):
@@ -26,18 +27,22 @@ def _reduce(op, a, axis, keepdims, dtype=None, sum_like=False):
     return _keep(x, out, axes, keepdims)
 
 
+@accepts_out
 def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001
     return _reduce(Op.reduce_sum, a, axis, keepdims, dtype, sum_like=True)
 
 
+@accepts_out
 def prod(a, axis=None, dtype=None, keepdims=False):
     return _reduce(Op.reduce_prod, a, axis, keepdims, dtype, sum_like=True)
 
 
+@accepts_out
 def max(a, axis=None, keepdims=False):  # noqa: A001
     return _reduce(Op.reduce_max, a, axis, keepdims)
 
 
+@accepts_out
 def min(a, axis=None, keepdims=False):  # noqa: A001
     return _reduce(Op.reduce_min, a, axis, keepdims)
 
@@ -71,6 +76,7 @@ def _count(x, axes):
     return n
 
 
+@accepts_out
 def mean(a, axis=None, dtype=None, keepdims=False):
     x = asarray(a)
     if dtype is None and x.dtype.kind != "f":
@@ -140,12 +146,54 @@ def cumsum(a, axis=None, dtype=None):
     return _along(Op.cumsum, x, axis, dtype)
 
 
-def sort(a, axis=-1, kind=None, order=None):
-    return _along(Op.sort, a, axis)
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """The standard's cumulative_sum: axis may be omitted only for 1-d input; include_initial
+    puts the empty sum (zero) first."""
+    x = asarray(x)
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"cumulative_sum: axis is required for an array of dimension "
+                             f"{x.ndim} (it may be omitted only for 1-d input)")
+        axis = 0
+    ax = normalize_axis(axis, x.ndim)
+    out = cumsum(x, axis=ax, dtype=dtype)
+    if not include_initial:
+        return out
+    from .shape import pad
+    return pad(out, tuple((1 if i == ax else 0, 0) for i in range(x.ndim)))
 
 
-def argsort(a, axis=-1, kind=None, order=None):
-    return _along(Op.argsort, a, axis)
+def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    """Ascending (or descending) along axis; always stable, so kind/stable change nothing."""
+    _check_order(order)
+    out = _along(Op.sort, a, axis)
+    if not descending:
+        return out
+    from .shape import flip
+    return flip(out, axis=-1 if axis is None else axis)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
+    """Indices that sort along axis; a descending sort keeps equal elements in their original
+    order (as the standard's stable descending argsort), so it is not a flip of the ascending."""
+    _check_order(order)
+    if not descending:
+        return _along(Op.argsort, a, axis)
+    from .elementwise import subtract
+    from .shape import flip
+    x = asarray(a)
+    if axis is None:
+        from .shape import ravel
+        x, axis = ravel(x), 0
+    ax = normalize_axis(axis, x.ndim)
+    n = x.shape[ax]
+    # stable descending = reversed ascending argsort of the reversed array, indices mirrored
+    return subtract(n - 1, flip(_along(Op.argsort, flip(x, ax), ax), ax))
+
+
+def _check_order(order):
+    if order is not None:
+        raise NotImplementedError("sort: order= (structured arrays) is not supported")
 
 
 def count_nonzero(a, axis=None, keepdims=False):

@@ -8,7 +8,25 @@ from ..ir import Op
 from ._convert import asarray, normalize_axes, normalize_axis, operands
 
 
-def reshape(a, shape, order="C"):
+def reshape(a, shape, order="C", *, copy=None):
+    """NumPy's reshape; copy=True returns new storage, copy=False a view or a ValueError."""
+    out = _reshape(a, shape, order)
+    if copy is None:
+        return out
+    from ..tensor import Tensor
+    x = asarray(a)
+    shares = out is x or isinstance(out, Tensor) and isinstance(x, Tensor) and \
+        out._data is not None and np.may_share_memory(out._data, x._data)
+    if copy:
+        from .creation import copy as _copy
+        return _copy(out) if shares else out
+    if not shares and isinstance(x, Tensor):
+        raise ValueError(f"reshape(copy=False): an array of shape {x.shape} can't be viewed as "
+                         f"shape {out.shape} without a copy")
+    return out
+
+
+def _reshape(a, shape, order="C"):
     if order != "C":
         raise NotImplementedError("reshape: only order='C' is supported")
     x = asarray(a)
@@ -378,3 +396,135 @@ def ndim(a):
 def size(a, axis=None):
     x = asarray(a)
     return x.size if axis is None else x.shape[axis]
+
+
+def unstack(x, /, *, axis=0):
+    """The arrays along `axis`, as a tuple (the inverse of stack)."""
+    x = asarray(x)
+    if x.ndim == 0:
+        raise ValueError("unstack: expected an array of dimension >= 1, got a 0-d array")
+    ax = normalize_axis(axis, x.ndim)
+    lead = (slice(None),) * ax
+    return tuple(x[lead + (i,)] for i in range(x.shape[ax]))
+
+
+def matrix_transpose(x, /):
+    """Transpose of the last two axes (x.mT)."""
+    x = asarray(x)
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: expected an array of dimension >= 2, got shape "
+                         f"{x.shape}")
+    return swapaxes(x, -1, -2)
+
+
+def atleast_3d(*arys):
+    out = []
+    for a in arys:
+        x = asarray(a)
+        shape = {0: (1, 1, 1), 1: (1,) + x.shape + (1,), 2: x.shape + (1,)}.get(x.ndim, x.shape)
+        out.append(reshape(x, shape))
+    return out[0] if len(out) == 1 else out
+
+
+def dsplit(ary, indices_or_sections):
+    x = asarray(ary)
+    if x.ndim < 3:
+        raise ValueError(f"dsplit only works on arrays of 3 or more dimensions, got shape {x.shape}")
+    return split(x, indices_or_sections, axis=2)
+
+
+def append(arr, values, axis=None):
+    """NumPy's append: flattened when axis is None, else concatenated along axis."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)])
+    return concatenate([arr, values], axis=axis)
+
+
+def rollaxis(a, axis, start=0):
+    """NumPy's rollaxis: axis moves to sit before position `start`."""
+    x = asarray(a)
+    ax = normalize_axis(axis, x.ndim)
+    if not -x.ndim <= start <= x.ndim:
+        raise np.exceptions.AxisError(f"rollaxis: start {start} is out of bounds for an array "
+                                      f"of dimension {x.ndim}")
+    start = start % (x.ndim + 1) if start < 0 else start
+    if ax < start:
+        start -= 1
+    return moveaxis(x, ax, start) if ax != start else x
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """Rotate by 90 degrees k times in the plane of `axes`, from the first towards the second."""
+    x = asarray(m)
+    if len(axes) != 2:
+        raise ValueError(f"rot90: len(axes) must be 2, got {axes}")
+    a0, a1 = normalize_axis(axes[0], x.ndim), normalize_axis(axes[1], x.ndim)
+    if a0 == a1:
+        raise ValueError(f"rot90: axes must be different, got {axes}")
+    k %= 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(flip(x, a0), a1)
+    return swapaxes(flip(x, a1), a0, a1) if k == 1 else flip(swapaxes(x, a0, a1), a1)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """NumPy's gradient: second-order central differences inside, one-sided (first or second
+    order) at the edges; spacings are scalars or coordinate arrays, one per axis."""
+    x = asarray(f)
+    if x.dtype.kind != "f":
+        from ._convert import astype
+        from ..dtypes import default_float
+        x = astype(x, default_float())
+    axes = normalize_axes(axis, x.ndim)
+    if edge_order not in (1, 2):
+        raise ValueError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
+    spacing = list(varargs) if len(varargs) != 1 else list(varargs) * len(axes)
+    if not spacing:
+        spacing = [1.0] * len(axes)
+    if len(spacing) != len(axes):
+        raise TypeError(f"gradient: {len(varargs)} spacings given for {len(axes)} axes")
+    out = [_gradient_axis(x, ax, h, edge_order) for ax, h in zip(axes, spacing)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _gradient_axis(x, ax, h, edge_order):
+    from .elementwise import add, multiply, subtract, true_divide
+    n = x.shape[ax]
+    if n < edge_order + 1:
+        raise ValueError("gradient: shape of the array too small to calculate a numerical "
+                         f"gradient, at least (edge_order + 1) elements are required (axis {ax} "
+                         f"has {n})")
+    sl = lambda a, b: slice_axis(x, ax, a, b)   # noqa: E731
+    coords = np.asarray(h.numpy() if hasattr(h, "numpy") else h, dtype=np.float64)
+    if coords.ndim == 0:
+        d = np.full(n - 1, float(coords))
+    elif coords.shape == (n,):
+        d = np.diff(coords)
+    else:
+        raise ValueError(f"gradient: distances must be a scalar or match the axis length {n}")
+    shape = [1] * x.ndim
+
+    def weights(w):   # per-position weights broadcast along `ax`
+        shape[ax] = len(w)
+        return np.asarray(w, dtype=x.dtype).reshape(shape)
+    d1, d2 = d[:-1], d[1:]
+    # interior: nonuniform second-order central difference (NumPy's formula)
+    interior = add(add(multiply(sl(0, n - 2), weights(-d2 / (d1 * (d1 + d2)))),
+                       multiply(sl(1, n - 1), weights((d2 - d1) / (d1 * d2)))),
+                   multiply(sl(2, n), weights(d1 / (d2 * (d1 + d2)))))
+    if edge_order == 1:
+        first = true_divide(subtract(sl(1, 2), sl(0, 1)), float(d[0]))
+        last = true_divide(subtract(sl(n - 1, n), sl(n - 2, n - 1)), float(d[-1]))
+    else:
+        a, b = float(d[0]), float(d[1])
+        first = add(add(multiply(sl(0, 1), -(2 * a + b) / (a * (a + b))),
+                        multiply(sl(1, 2), (a + b) / (a * b))),
+                    multiply(sl(2, 3), -a / (b * (a + b))))
+        a, b = float(d[-2]), float(d[-1])
+        last = add(add(multiply(sl(n - 3, n - 2), b / (a * (a + b))),
+                       multiply(sl(n - 2, n - 1), -(a + b) / (a * b))),
+                   multiply(sl(n - 1, n), (2 * b + a) / (b * (a + b))))
+    parts = [first, interior, last] if n > 2 else [first, last]
+    return concatenate(parts, axis=ax)
