@@ -15,6 +15,7 @@ from ..ir.ops import REDUCE, Op
 from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from ..ir.types import is_float, is_int
 from .buffer import CSE, IndentedBuffer
+from .cpu_linalg import LINALG_KERNELS
 from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better
 from .entry import arena_view
 from .evaluator import Evaluator, array_constants
@@ -741,6 +742,7 @@ OPAQUE = {
     Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev: _rev, Op.pad: _pad,
     Op.concatenate: _concatenate, Op.take: _take, Op.scatter_add: _scatter_add,
     Op.cumsum: _cumsum, Op.sort: _sort, Op.argsort: _sort,
+    **LINALG_KERNELS,
 }
 
 
@@ -750,7 +752,7 @@ def gen_opaque(ctx, name, node) -> KernelSource:
     emit = OPAQUE.get(n.op)
     if emit is None:
         raise NotImplementedError(f"cpu codegen: no kernel for op {n.op}")
-    if n.output.type.size:
+    if any(v.type.size for v in n.outputs):
         emit(k, n)
     return k.finish()
 

@@ -16,7 +16,7 @@ import functools
 
 import numpy as np
 
-from ..ir.ops import ELEMENTWISE, REDUCE, Op
+from ..ir.ops import ELEMENTWISE, LINALG, REDUCE, Op
 from ..ir.reference import evaluate
 from ..runtime import cuda_device
 from ..runtime.cuda_memory import allocator
@@ -382,6 +382,8 @@ HANDLERS = {
     Op.scatter_add: lambda op, arrays, p, t, i: _scatter_add(arrays, p, t, i),
     Op.matmul: lambda op, arrays, p, t, i: _matmul(arrays, p, t, i),
     Op.constant: _on_host, Op.random: _on_host,
+    # LAPACK decompositions: numba.cuda has no LAPACK, so a host call (NumPy) between kernels
+    **{op: _on_host for op in LINALG},
 }
 
 

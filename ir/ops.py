@@ -44,6 +44,8 @@ class Op(str, enum.Enum):
     slice = "slice"; rev = "rev"; pad = "pad"; concatenate = "concatenate"
     take = "take"; scatter_add = "scatter_add"
     matmul = "matmul"
+    cholesky = "cholesky"; eigh = "eigh"; svd = "svd"; qr = "qr"; solve = "solve"
+    slogdet = "slogdet"
     constant = "constant"
     random = "random"
 
@@ -79,6 +81,8 @@ SHAPE = frozenset({Op.reshape, Op.transpose, Op.broadcast_to, Op.slice, Op.rev, 
                    Op.concatenate})
 INDEX = frozenset({Op.take, Op.scatter_add})
 MATMUL = frozenset({Op.matmul})
+# LAPACK decompositions over the last two axes (leading axes are a batch)
+LINALG = frozenset({Op.cholesky, Op.eigh, Op.svd, Op.qr, Op.solve, Op.slogdet})
 SOURCE = frozenset({Op.constant, Op.random})
 # Ops with no derivative (their cotangent contributions are zero, as in JAX).
 NON_DIFFERENTIABLE = COMPARE | LOGICAL_BINARY | PREDICATE_UNARY | INTEGER_UNARY | INTEGER_BINARY | {
@@ -283,6 +287,39 @@ def _matmul(op, types, params):
     return [TensorType(batch + (a.shape[-2], b.shape[-1]), dtype)]
 
 
+def _square(op, t):
+    if not is_float(t.dtype) or t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        _fail(op, f"expected float square matrices [..., n, n], got {t}")
+    return t.shape[:-2], t.shape[-1]
+
+
+def _linalg(op, types, params):
+    """Types of the decompositions (NumPy's conventions; k = min(m, n))."""
+    a, dt = types[0], types[0].dtype
+    if op is Op.solve:
+        b = types[1]
+        batch, n = _square(op, a)
+        if b.dtype != dt or b.shape[:-2] != batch or b.ndim < 2 or b.shape[-2] != n:
+            _fail(op, f"expected right-hand sides [..., {n}, k] of {a}'s batch and dtype, got {b}")
+        return [b]
+    if op in (Op.cholesky, Op.eigh, Op.slogdet):
+        batch, n = _square(op, a)
+        return {Op.cholesky: [a], Op.eigh: [TensorType(batch + (n,), dt), a],
+                Op.slogdet: [TensorType(batch, dt)] * 2}[op]
+    if not is_float(dt) or a.ndim < 2:
+        _fail(op, f"expected float matrices [..., m, n], got {a}")
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    k = min(m, n)
+    if op is Op.svd:
+        full = params["full_matrices"]
+        return [TensorType(batch + (m, m if full else k), dt), TensorType(batch + (k,), dt),
+                TensorType(batch + (n if full else k, n), dt)]
+    if params["mode"] not in ("reduced", "complete"):
+        _fail(op, f"mode must be 'reduced' or 'complete', got {params['mode']!r}")
+    r = m if params["mode"] == "complete" else k
+    return [TensorType(batch + (m, r), dt), TensorType(batch + (r, n), dt)]
+
+
 def _constant(op, types, params):
     lit = params["value"]
     return [TensorType(lit.shape, lit.dtype)]
@@ -299,7 +336,8 @@ def _random(op, types, params):
 
 _ARITY = {**{op: 1 for op in ELEMENTWISE_UNARY | REDUCE | SCAN | SHAPE - {Op.concatenate}},
           **{op: 2 for op in ELEMENTWISE_BINARY | INDEX | MATMUL},
-          Op.select: 3, Op.constant: 0, Op.random: 1, Op.concatenate: None}
+          Op.select: 3, Op.constant: 0, Op.random: 1, Op.concatenate: None,
+          **{op: 1 for op in LINALG - {Op.solve}}, Op.solve: 2}
 
 TYPE_RULES = {
     **{op: _unary for op in ELEMENTWISE_UNARY}, **{op: _binary for op in ELEMENTWISE_BINARY},
@@ -307,6 +345,7 @@ TYPE_RULES = {
     Op.reshape: _reshape, Op.transpose: _transpose, Op.broadcast_to: _broadcast_to,
     Op.slice: _slice, Op.rev: _rev, Op.pad: _pad, Op.concatenate: _concatenate,
     Op.take: _take, Op.scatter_add: _scatter_add, Op.matmul: _matmul,
+    **{op: _linalg for op in LINALG},
     Op.constant: _constant, Op.random: _random,
 }
 

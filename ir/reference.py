@@ -69,6 +69,34 @@ def _pad(x, *, lo, hi, value=0):
     return np.pad(x, list(zip(lo, hi)), constant_values=value)
 
 
+def _lapack(fn):
+    """A LAPACK decomposition over the batch; a matrix it cannot factor (not positive definite,
+    singular) gives NaN results, as in JAX and the compiled kernels (codegen/cpu_linalg.py)."""
+    def run(a, *rest, **params):
+        try:
+            return fn(a, *rest, **params)
+        except np.linalg.LinAlgError:
+            pass
+        outs = None
+        for idx in np.ndindex(a.shape[:-2]):
+            others = [b[idx] for b in rest]
+            try:
+                r = _tuple(fn(a[idx], *others, **params))
+            except np.linalg.LinAlgError:
+                r = tuple(np.full_like(t, np.nan) for t in
+                          _tuple(fn(np.eye(*a.shape[-2:], dtype=a.dtype), *others, **params)))
+            if outs is None:
+                outs = tuple(np.empty(a.shape[:-2] + np.shape(t), np.result_type(t)) for t in r)
+            for o, t in zip(outs, r):
+                o[idx] = t
+        return outs if len(outs) > 1 else outs[0]
+    return run
+
+
+def _tuple(r):
+    return tuple(r) if isinstance(r, tuple) else (r,)     # NumPy's result namedtuples too
+
+
 REFERENCE = {
     Op.exp: np.exp, Op.log: np.log, Op.log1p: np.log1p, Op.expm1: np.expm1, Op.sqrt: np.sqrt,
     Op.rsqrt: lambda x: 1 / np.sqrt(x), Op.sin: np.sin, Op.cos: np.cos, Op.tan: np.tan,
@@ -106,6 +134,9 @@ REFERENCE = {
     Op.take: _take,
     Op.scatter_add: _scatter_add, Op.matmul: np.matmul,
     Op.constant: lambda *, value: value.array, Op.random: _random,
+    Op.cholesky: _lapack(np.linalg.cholesky), Op.eigh: _lapack(np.linalg.eigh),
+    Op.svd: _lapack(np.linalg.svd), Op.qr: _lapack(np.linalg.qr),
+    Op.solve: _lapack(np.linalg.solve), Op.slogdet: _lapack(np.linalg.slogdet),
 }
 
 # Extra ops (kernel, control flow) register their evaluators here: fn(node, arrays) -> arrays.

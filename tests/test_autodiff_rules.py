@@ -84,6 +84,39 @@ CASES = {
     Op.matmul: [(prim(Op.matmul), s, ANY) for s in [[(3, 4), (4, 2)], [(2, 3, 4), (4, 2)],
                                                     [(2, 1, 3, 4), (3, 4, 2)]]],
 }
+
+
+def _spd(x):        # a well-conditioned symmetric positive-definite matrix from any x
+    return jnp.matmul(x, jnp.swapaxes(x, -1, -2)) + 3.0 * jnp.eye(x.shape[-1], dtype=x.dtype)
+
+
+def _spread(x):     # singular values near 3, 2, 1, ...: well apart, so derivatives are smooth
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    return 0.2 * x + jnp.asarray(np.eye(m, n) * np.pad(np.arange(k + 1, 1, -1), (0, n - k)))
+
+
+def _sq(outs):      # squares: singular / eigen vectors are defined up to sign
+    return tuple(o * o for o in outs)
+
+
+# the decompositions on inputs where their derivatives exist (distinct eigenvalues / singular
+# values, full rank); several outputs come back as a tuple
+CASES.update({
+    Op.cholesky: [(lambda x: apply(Op.cholesky, [_spd(x)]), [(3, 3)], ANY),
+                  (lambda x: apply(Op.cholesky, [_spd(x)]), [(2, 3, 3)], ANY)],
+    Op.eigh: [(lambda x: _sq(apply(Op.eigh, [_spd(x)])), [(3, 3)], ANY),
+              (lambda x: _sq(apply(Op.eigh, [_spread(x + jnp.swapaxes(x, -1, -2))])),
+               [(2, 4, 4)], ANY)],
+    Op.svd: [(lambda x: _sq(apply(Op.svd, [_spread(x)], {"full_matrices": False})), [s], ANY)
+             for s in [(3, 3), (4, 2), (2, 2, 4)]],
+    Op.qr: [(lambda x: apply(Op.qr, [x], {"mode": "reduced"}), [s], ANY)
+            for s in [(3, 3), (4, 2), (2, 3, 2)]],
+    Op.solve: [(lambda a, b: apply(Op.solve, [_spd(a), b]), [(3, 3), (3, 2)], ANY),
+               (lambda a, b: apply(Op.solve, [_spd(a), b]), [(2, 3, 3), (2, 3, 1)], ANY)],
+    Op.slogdet: [(lambda x: apply(Op.slogdet, [_spd(x)])[1], [(3, 3)], ANY),
+                 (lambda x: apply(Op.slogdet, [x + 3.0 * jnp.eye(3)]), [(2, 3, 3)], UNIT)],
+})
 DIFFERENTIABLE = sorted(ops.ALL_OPS - ops.NON_DIFFERENTIABLE, key=str)
 
 

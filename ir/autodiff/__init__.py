@@ -15,3 +15,4 @@ from .vjp_rules import VJP_RULES
 __all__ = ["CUSTOM_VJP", "Emitter", "JVP_RULES", "VJP_RULES", "inline_custom_calls",
            "jvp_graph", "vjp_graph", "vjp_values"]
 from . import control  # noqa: E402,F401  (rules for cond / scan / while_loop)
+from . import linalg  # noqa: E402,F401  (rules for the LAPACK decompositions)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
-from ..ops import ELEMENTWISE, REDUCE, Op
+from ..ops import ELEMENTWISE, LINALG, REDUCE, Op
 from ..types import TensorType
 
 
@@ -159,6 +159,14 @@ def _random(e, node, args, batched):
     return [(out, True)]
 
 
+def _linalg(e, node, args, batched):
+    """The decompositions treat leading axes as a batch already: the vmapped axis is one more
+    (an unbatched operand of solve is broadcast along it)."""
+    outs = e.b.emit(node.op, [e.batched(a, b) for a, b in zip(args, batched)], node.params,
+                    e.source_info)
+    return [(o, True) for o in outs]
+
+
 BATCH_RULES = {
     **{op: _elementwise for op in ELEMENTWISE},
     **{op: _shift("axes") for op in REDUCE | {Op.rev}},
@@ -168,6 +176,7 @@ BATCH_RULES = {
     Op.slice: _prepend(start=0, stop=None, step=1), Op.pad: _prepend(lo=0, hi=0),
     Op.concatenate: _concatenate,
     Op.take: _take, Op.scatter_add: _scatter_add, Op.matmul: _matmul, Op.random: _random,
+    **{op: _linalg for op in LINALG},
 }
 
 # Ops with no batching rule, each with the reason.

@@ -1,5 +1,5 @@
-"""matmul and the products built on it: dot, tensordot, einsum (one or two operands), outer,
-inner, kron, trace, diag, cross, and jnp.linalg.norm."""
+"""matmul and the products built on it: dot, tensordot, einsum, outer, inner, kron, trace,
+diag, cross, vecdot. jnp.linalg (decompositions, norms) lives in linalg_namespace.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -305,25 +305,4 @@ def _einsum_diag(x, s):
     return x, s
 
 
-class _Linalg:
-    """jnp.linalg: norm (vector and matrix norms other code commonly needs)."""
-
-    @staticmethod
-    def norm(x, ord=None, axis=None, keepdims=False):
-        from .elementwise import abs, power, sqrt, square
-        from .reductions import max, sum
-        x = asarray(x)
-        if ord is None or ord == 2 and (axis is None and x.ndim == 1 or isinstance(axis, int)):
-            return sqrt(sum(square(x), axis=axis, keepdims=keepdims))
-        if ord == "fro":
-            return sqrt(sum(square(x), axis=axis, keepdims=keepdims))
-        if ord == 1 and (x.ndim == 1 or isinstance(axis, int)):
-            return sum(abs(x), axis=axis, keepdims=keepdims)
-        if ord == np.inf and (x.ndim == 1 or isinstance(axis, int)):
-            return max(abs(x), axis=axis, keepdims=keepdims)
-        if isinstance(ord, (int, float)) and (x.ndim == 1 or isinstance(axis, int)):
-            return power(sum(power(abs(x), float(ord)), axis=axis, keepdims=keepdims), 1.0 / ord)
-        raise NotImplementedError(f"linalg.norm: ord={ord!r} with axis={axis!r} is not supported")
-
-
-linalg = _Linalg()
+from . import linalg_namespace as linalg  # noqa: E402  (jnp.linalg; imports this module)
