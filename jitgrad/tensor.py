@@ -137,8 +137,11 @@ class Tensor(ArrayOps):
         from .runtime_bridge import cuda_array_interface
         return cuda_array_interface(self)
 
-    def __dlpack__(self, stream=None, **kwargs):
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         from .runtime_bridge import dlpack_capsule
+        if self._device.type == "cpu" and self._data is not None:   # NumPy's exporter: the
+            return self._data.__dlpack__(stream=stream, max_version=max_version,  # standard's
+                                         dl_device=dl_device, copy=copy)          # keywords
         return dlpack_capsule(self, stream)
 
     def __dlpack_device__(self):

@@ -591,6 +591,70 @@ record("argsort", jnp.argsort, lambda x, descending: np.argsort(-x, kind="stable
        [((6,),), ((3, 4),)], dtypes=(F64, I64), domain="nonneg_small",
        kwargs={"descending": True}, differentiable=False)
 
+# jnp.linalg: inputs shaped so each function is smooth there (symmetric positive-definite,
+# well-conditioned); vectors defined up to sign are compared through their squares
+
+def _spd(x, lib):
+    x = lib.asarray(x)
+    return lib.matmul(x, lib.swapaxes(x, -1, -2)) + 3.0 * lib.eye(x.shape[-1], dtype=x.dtype)
+
+
+def _spread(x, lib):    # singular values near 3, 2, 1: well apart
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    return 0.2 * x + (np.eye(m, n) * np.pad(np.arange(k + 1, 1, -1), (0, n - k))).astype(x.dtype)
+
+
+SQUARE = [((3, 3),), ((2, 3, 3),)]
+MATRICES = [((3, 3),), ((4, 2),), ((2, 2, 4),)]
+for _n, _f in [("cholesky", lambda lib, x: lib.linalg.cholesky(_spd(x, lib))),
+               ("cholesky(upper=True)", lambda lib, x: lib.linalg.cholesky(_spd(x, lib), upper=True)),
+               ("det", lambda lib, x: lib.linalg.det(_spd(x, lib))),
+               ("slogdet", lambda lib, x: list(lib.linalg.slogdet(x + 3.0 * np.eye(3, dtype=x.dtype)))),
+               ("inv", lambda lib, x: lib.linalg.inv(_spd(x, lib))),
+               ("eigvalsh", lambda lib, x: lib.linalg.eigvalsh(_spd(x, lib))),
+               ("eigh", lambda lib, x: list(v * v for v in lib.linalg.eigh(_spread(x + lib.swapaxes(
+                   x, -1, -2), lib)))),
+               ("matrix_power(3)", lambda lib, x: lib.linalg.matrix_power(x, 3)),
+               ("matrix_power(-2)", lambda lib, x: lib.linalg.matrix_power(_spd(x, lib), -2)),
+               ("matrix_power(0)", lambda lib, x: lib.linalg.matrix_power(x, 0)),
+               ("trace", lambda lib, x: lib.linalg.trace(x, offset=1)),
+               ("diagonal", lambda lib, x: lib.linalg.diagonal(x, offset=-1))]:
+    record(f"linalg.{_n}", lambda x, _f=_f: _f(jnp, jnp.asarray(x)),
+           lambda x, _f=_f: _f(np, np.asarray(x)),
+           SQUARE, tol=1e-4)
+for _n, _f in [("svdvals", lambda lib, x: lib.linalg.svdvals(_spread(x, lib))),
+               ("svd", lambda lib, x: list(v * v for v in lib.linalg.svd(_spread(x, lib),
+                                                                 full_matrices=False))),
+               ("pinv", lambda lib, x: lib.linalg.pinv(_spread(x, lib))),
+               ("matrix_norm(fro)", lambda lib, x: lib.linalg.matrix_norm(x)),
+               ("matrix_norm(nuc)", lambda lib, x: lib.linalg.matrix_norm(_spread(x, lib), ord="nuc")),
+               ("matrix_norm(2)", lambda lib, x: lib.linalg.matrix_norm(_spread(x, lib), ord=2)),
+               ("matrix_norm(-1)", lambda lib, x: lib.linalg.matrix_norm(x, ord=-1)),
+               ("matrix_norm(inf)", lambda lib, x: lib.linalg.matrix_norm(x, ord=np.inf, keepdims=True)),
+               ("vector_norm", lambda lib, x: lib.linalg.vector_norm(x, axis=-1)),
+               ("vector_norm(3)", lambda lib, x: lib.linalg.vector_norm(x, ord=3, axis=(0, -1))),
+               ("norm", lambda lib, x: lib.linalg.norm(x[..., 0, :], 1)),
+               ("matrix_transpose", lambda lib, x: lib.linalg.matrix_transpose(x))]:
+    record(f"linalg.{_n}", lambda x, _f=_f: _f(jnp, jnp.asarray(x)),
+           lambda x, _f=_f: _f(np, np.asarray(x)),
+           MATRICES, tol=1e-4)
+for _cases, _d in (([((3, 3),), ((4, 2),)], True), ([((2, 2, 4),)], False)):   # wide: no derivative
+    record("linalg.qr", lambda x: [jnp.abs(v) for v in jnp.linalg.qr(_spread(jnp.asarray(x), jnp))],
+           lambda x: [np.abs(v) for v in np.linalg.qr(_spread(x, np))], _cases, tol=1e-4,
+           differentiable=_d)
+record("linalg.matrix_rank", lambda x: jnp.linalg.matrix_rank(x), np.linalg.matrix_rank,
+       MATRICES, differentiable=False)
+record("linalg.solve", lambda a, b: jnp.linalg.solve(_spd(a, jnp), b),
+       lambda a, b: np.linalg.solve(_spd(a, np), b),
+       [((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((2, 3, 3), (1, 3, 4))], tol=1e-4)
+record("linalg.multi_dot", lambda a, b, c: jnp.linalg.multi_dot([a, b, c]),
+       lambda a, b, c: np.linalg.multi_dot([a, b, c]), [((3, 4), (4, 2), (2,)), ((4,), (4, 3), (3, 5))])
+
+record("fft.fftshift", jnp.fft.fftshift, np.fft.fftshift, ND[1:], dtypes=ALL)
+record("fft.fftshift", jnp.fft.fftshift, np.fft.fftshift, R3, kwargs={"axes": (0, 2)})
+record("fft.ifftshift", jnp.fft.ifftshift, np.fft.ifftshift, ND[1:] + (((5, 3),),), dtypes=ALL)
+
 BY_NAME: dict = {}
 for _rec in RECORDS:
     BY_NAME.setdefault(_rec.name, []).append(_rec)

@@ -16,18 +16,20 @@ import numpy as _np
 
 # NumPy's scalar types, as in NumPy: jnp.float32(1.5) works, and `x.dtype == jnp.float32`
 from numpy import bool_, float32, float64, int32, int64
+# NumPy's other scalar types, so NumPy code naming them runs: arrays of them widen (see above)
+from numpy import float16, int8, int16, uint8, uint16, uint32, uint64
 from ..array_ops import ArrayOps as _ArrayOps
-from .creation import (arange, array, asarray, astype, copy, empty, empty_like, eye, full,
-                       full_like, identity, linspace, logspace, ones, ones_like, tri, zeros,
-                       zeros_like)
+from .creation import (arange, array, asarray, astype, copy, empty, empty_like, eye, from_dlpack,
+                       full, full_like, identity, linspace, logspace, ones, ones_like, tri,
+                       zeros, zeros_like)
 from .elementwise import *  # noqa: F401,F403
 from .elementwise import (_BINARY, _COMPARE, _FLOAT_UNARY, _LOGICAL, _NUMERIC_UNARY, _ROUNDING)
+from . import fft
 from .dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
 from .index_tricks import c_, r_
 from .info import __array_namespace_info__
 from .searching import argpartition, partition, searchsorted, select
 from .sets import unique_all, unique_counts, unique_inverse, unique_values
-from ..runtime_bridge import from_dlpack
 from .indexing import (argwhere, flatnonzero, nonzero, take, take_along_axis, unique)
 from .linalg import (cross, diag, diagonal, dot, einsum, inner, kron, linalg, matmul, outer,
                      tensordot, trace, vdot, vecdot)

@@ -124,6 +124,19 @@ def _shares(out, a):
         and np.may_share_memory(out._data, data)
 
 
+def from_dlpack(x, /, *, device=None, copy=None):
+    """The standard's from_dlpack: a tensor sharing x's memory (copy=True: its own copy;
+    device: moved there, which copy=False forbids)."""
+    from ..runtime_bridge import from_dlpack as _from_dlpack
+    out = _from_dlpack(x)
+    if device is not None and as_device(device) != out.device:
+        if copy is False:
+            raise ValueError(f"from_dlpack(copy=False): the data is on {out.device}, moving it "
+                             f"to {as_device(device)} needs a copy")
+        return out.to(device)
+    return globals()["copy"](out) if copy else out
+
+
 def astype(x, dtype, *, copy=True, device=None):
     """x as `dtype` (and on `device`): a new array unless copy=False and nothing changes, as
     NumPy's and the standard's astype."""

@@ -249,10 +249,11 @@ def where(condition, x=None, y=None, /):
 
 
 @accepts_out
-def clip(a, a_min=None, a_max=None, *, min=None, max=None):  # noqa: A002
-    a_min = a_min if a_min is not None else min
-    a_max = a_max if a_max is not None else max
-    x = asarray(a)
+def clip(x, /, min=None, max=None, *, a_min=None, a_max=None):  # noqa: A002
+    """The standard's clip(x, min, max); NumPy's a_min/a_max keywords are aliases."""
+    a_min = min if min is not None else a_min
+    a_max = max if max is not None else a_max
+    x = asarray(x)
     if a_min is not None:
         x = maximum(x, a_min)  # noqa: F821
     if a_max is not None:
