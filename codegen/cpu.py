@@ -1,79 +1,32 @@
-"""The CPU backend: a schedule of kernel nodes -> one generated numba module -> an Executable.
+"""The CPU backend: a schedule of kernel nodes -> compiled kernel units + a sequenced program.
 
     BACKENDS["cpu"](graph, optimized, schedule, plan) -> Executable
 
-Every kernel is generated as an @njit function (codegen/cpu_kernels.py); the whole schedule becomes
-ONE @njit entry per signature (codegen/entry.py), into which the serial kernels without fastmath
-flags are written as plain statements (numba then types and optimizes one function, not one per
-kernel: most of a cold compile), and which calls the others. The entry takes the inputs, the
-array constants, an arena for the intermediates (reused across calls; a fresh one only when a
-call re-enters) and the output arrays (from the caching host allocator). The Python side of a
-call is: make inputs C-contiguous, take outputs from the pool, one call into machine code.
+Each kernel node is compiled on its own, as a unit keyed by its canonical source
+(codegen/cpu_units.py: identical kernels compile once, in memory and on disk). Nothing is
+compiled per signature: the memory plan becomes a table of typed buffers, and the sequencer
+(runtime/sequencer.py) calls the units by address in schedule order. The per-call Python side
+(runtime/executable.py) takes outputs from the caching allocator, writes the call's array
+addresses once, and runs.
 
-Host ops. `random` runs outside the entry, with the NumPy reference: the reference stream is
-NumPy's Philox generator, which numba cannot reproduce bit for bit. A schedule containing one is
-cut there into segments, one entry each, with the host op's result passed to the later ones.
-
-A kernel whose body a generator cannot handle is split into single-op kernels (each always
-supported); if even that fails, the backend returns None and the interpreter runs the graph.
+Host ops. `random` runs outside the kernels, with the NumPy reference: the reference stream is
+NumPy's Philox generator, which numba cannot reproduce bit for bit. The sequence is cut there
+and the host op's result is written into an array the later kernels read.
 """
 from __future__ import annotations
 
-import glob
-import os
-import threading
-import time
-from functools import partial
-
 import numpy as np
 
-from ..ir.errors import check_error
-from ..ir.kernel import KERNEL, single_op_kernel, unfused_schedule
+from ..ir.kernel import kernel_nodes
 from ..ir.ops import Op
-from ..ir.printer import ident
-from ..ir.reference import evaluate
-from ..runtime import allocator, config, threads
-from . import disk_cache
-from .cpu_kernels import GENERATORS
-from .entry import (ModuleBuilder, arena_layout, arena_view, entry_source, flat_view,
-                    inline_kernel)
+from ..runtime import config, threads
+from ..runtime.executable import (ARENA, FIXED, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
+                                  HostStep, SequencedRun)
+from ..runtime.sequencer import Program
+from .cpu_units import kernel_unit
+from .entry import arena_layout
 
 HOST_OPS = frozenset({Op.random})
-_ALIAS_OPS = frozenset({Op.reshape, Op.stop_gradient})   # same bytes, other type: no copy
-
-
-def _kernel_nodes(optimized, schedule):
-    if schedule and all(getattr(n, "op", None) == KERNEL for n in schedule):
-        return list(schedule)
-    if optimized.nodes and all(n.op == KERNEL for n in optimized.nodes):
-        return list(optimized.nodes)
-    return unfused_schedule(optimized).nodes
-
-
-def _split(node):
-    """A kernel's body as single-op kernels wired to the outer values."""
-    body = node.params["body"]
-    if any(v in body.inputs for v in body.outputs):
-        raise NotImplementedError("cpu codegen: a kernel output that is one of its inputs")
-    env = dict(zip(body.inputs, node.inputs))
-    outer = dict(zip(body.outputs, node.outputs))
-    out = []
-    for i, n in enumerate(body.nodes):
-        k = single_op_kernel(n, f"{body.name}_{i}")
-        k.inputs = tuple(env.get(v, v) for v in n.inputs)
-        k.outputs = tuple(outer.get(v, v) for v in n.outputs)
-        env.update(zip(n.outputs, k.outputs))
-        out.append(k)
-    return out
-
-
-LONG_LOOP = 1024     # elements: below, a kernel's loops gain little from SIMD
-
-
-def _work(node):
-    """The largest array a kernel reads or writes, in elements."""
-    body = node.params["body"]
-    return max([v.type.size for n in body.nodes for v in (*n.inputs, *n.outputs)] + [0])
 
 
 def _only_op(node):
@@ -81,331 +34,124 @@ def _only_op(node):
     return nodes[0].op if len(nodes) == 1 else None
 
 
-class _Program:
-    """Buffers, kernels and entries of one schedule, as Python data and generated source."""
+def _product_hint(plan, i, node):
+    """Where the memory plan puts matmul kernel i's product: ("output", body value) or
+    ("scratch", arena offset)."""
+    if node.params["kind"] != "matmul" or plan is None:
+        return None
+    if i in plan.product:
+        return "output", dict(zip(node.outputs, node.params["body"].outputs))[plan.product[i]]
+    if i in plan.scratch:
+        return "scratch", plan.scratch[i][0]
+    return None
 
-    def __init__(self, graph, nodes, plan=None, native=False):
+
+class _Layout:
+    """Every value's Buffer, from the memory plan; array constants and the status pair as fixed
+    buffers."""
+
+    def __init__(self, graph, nodes, plan):
         self.graph, self.plan = graph, plan
-        self.index = {n: i for i, n in enumerate(nodes)}     # schedule position (memory plan)
-        self.mb = ModuleBuilder(native)
-        self.flat = {}          # Value -> name of its flat array inside an entry
-        self.bind = {}          # flat name -> binding expression
-        self.consts = []        # writable copies of array constants, in parameter order
-        self._const_index = {}
-        self.outputs = []       # Values written into output arrays, in parameter order
-        self.hosts = []         # host-op nodes, in parameter order
-        self.arena_values = []
-        self.aliases = {}
-        for i, v in enumerate(graph.inputs):
-            self._name(v, f"xf{i}", flat_view(f"x{i}", v.type))
-        self.segments = []      # ("entry", [(KernelSource, node)]) | ("host", node)
-        self._count = 0
-        for n in nodes:
-            self._plan(n)
-
-    def _name(self, v, name, expr):
-        self.flat.setdefault(v, name)
-        self.bind[name] = expr
-
-    def _const(self, lit):
-        j = self._const_index.get(lit.digest)
-        if j is None:
-            j = self._const_index[lit.digest] = len(self.consts)
-            self.consts.append(np.array(lit.array, order="C"))   # writable, C-ordered
-        return j
-
-    def _plan(self, n):
-        op = _only_op(n)
-        if op == Op.constant:
-            j = self._const(n.params["body"].nodes[0].params["value"])
-            self._name(n.outputs[0], f"cf{j}", flat_view(f"cv{j}", n.outputs[0].type))
-            return
-        if op in HOST_OPS:
-            (v,) = n.outputs
-            j = len(self.hosts)
-            self.hosts.append(n)
-            self._name(v, f"hf{j}", flat_view(f"h{j}", v.type))
-            self.segments.append(("host", n))
-            return
-        outs = set(self.graph.outputs)
-        src = n.inputs[0] if n.inputs else None
-        if op in _ALIAS_OPS and self.plan is None and n.outputs[0] not in outs \
-                and src in self.flat and src.type.dtype == n.outputs[0].type.dtype:
-            self.flat[n.outputs[0]] = self.flat[src]
-            return
-        kind = n.params["kind"]
-        name = f"k{self._count}_{kind}"
-        self._count += 1
-        self.mb.product_hint = self._product_hint(n)
-        self.mb.long_loop = _work(n) >= LONG_LOOP
-        try:
-            ks = GENERATORS[kind](self.mb, name, n)
-        except NotImplementedError as e:
-            if len(n.params["body"].nodes) == 1:
-                raise
-            config.log(1, f"cpu codegen: {e}; splitting kernel {name} into single ops")
-            for part in _split(n):
-                self._plan(part)
-            return
-        self.mb.kernels.append(ks)
-        for lit in ks.consts:
-            self._const(lit)
-        donated = getattr(self.plan, "donated", {})
-        for v in n.outputs:
-            if v in self.flat:
+        hosts = [n for n in nodes if _only_op(n) in HOST_OPS]
+        self.buffer = {v: Buffer(INPUT, i) for i, v in enumerate(graph.inputs)}
+        self.host_types = []
+        for j, n in enumerate(hosts):
+            self.buffer[n.outputs[0]] = Buffer(HOST, j)
+            self.host_types.append(n.outputs[0].type)
+        self.outputs = []            # output arrays' values, in order
+        graph_outputs = set(graph.outputs)
+        donated = getattr(plan, "donated", {})
+        offsets = dict(getattr(plan, "offsets", {}) or {})
+        produced = [v for n in nodes if _only_op(n) not in HOST_OPS for v in n.outputs]
+        missing = [v for v in produced if v not in offsets and v not in graph_outputs
+                   and v not in donated]
+        if missing:                 # no plan (or an incomplete one): one slot each
+            extra, size = arena_layout(missing)
+            base = max([o + v.type.nbytes for v, o in offsets.items()] + [0])
+            offsets.update({v: base + 64 + o for v, o in extra.items()})
+        self.arena_bytes = max([o + v.type.nbytes for v, o in offsets.items()]
+                               + [getattr(plan, "peak_bytes", 0) or 0, 64])
+        self.offsets = offsets
+        for v in produced:
+            if v in self.buffer:
                 continue
             if v in donated:
-                self.flat[v] = f"xf{donated[v]}"
-            elif v in outs:
-                k = len(self.outputs)
+                self.buffer[v] = Buffer(INPUT, donated[v])
+            elif v in graph_outputs:
+                self.buffer[v] = Buffer(OUTPUT, len(self.outputs))
                 self.outputs.append(v)
-                self._name(v, f"of{k}", flat_view(f"o{k}", v.type))
             else:
-                self.arena_values.append(v)
-        if not self.segments or self.segments[-1][0] != "entry":
-            self.segments.append(("entry", []))
-        self.segments[-1][1].append((ks, n))
+                self.buffer[v] = Buffer(ARENA, 0, offsets[v])
+        self.bases = Bases(len(graph.inputs), len(hosts), len(self.outputs))
+        self.status = np.zeros(2, np.int64)
+        self.status_buffer = self.bases.add_fixed(self.status)
+        self._consts = {}
 
-    def _product_hint(self, n):
-        """Where the memory plan puts matmul kernel n's product: ("output", body value) or
-        ("scratch", arena offset); None without a plan."""
-        i = self.index.get(n)
-        if self.plan is None or i is None or n.params["kind"] != "matmul":
-            return None
-        if i in self.plan.product:
-            body_of = dict(zip(n.outputs, n.params["body"].outputs))
-            return "output", body_of[self.plan.product[i]]
-        if i in self.plan.scratch:
-            return "scratch", self.plan.scratch[i][0]
-        return None
+    def const(self, lit) -> Buffer:
+        b = self._consts.get(lit.digest)
+        if b is None:
+            b = self._consts[lit.digest] = self.bases.add_fixed(np.array(lit.array, order="C"))
+        return b
 
-    def layout(self, plan):
-        offsets = getattr(plan, "offsets", None) if plan is not None else None
-        if not offsets or any(v not in offsets for v in self.arena_values):
-            offsets, size = arena_layout(self.arena_values)
+    def slots(self, unit, node, i):
+        """The sequencer slots of kernel i's argv, from its unit's parameter roles."""
+        out = []
+        for role in unit.params:
+            if role[0] == "in":
+                b = self.buffer[node.inputs[role[1]]]
+            elif role[0] == "out":
+                b = self.buffer[node.outputs[role[1]]]
+            elif role[0] == "const":
+                b = self.const(unit.consts[role[1]])
+            elif role[0] == "prod":
+                b = Buffer(ARENA, 0, self.plan.scratch[i][0])
+            else:
+                b = self.status_buffer
+            out.append(self.bases.slot(b))
+        return out
+
+
+def _results(graph, layout):
+    """Per graph output: the index of its output array (first occurrence), or (Buffer, type) of
+    a copy (an input, a constant, a repeated output, ...)."""
+    seen, results = set(), []
+    for v in graph.outputs:
+        b = layout.buffer.get(v)
+        if b is not None and b.kind == OUTPUT and v not in seen:
+            seen.add(v)
+            results.append(b.index)
         else:
-            size = max(int(plan.peak_bytes), 64)
-        for j, v in enumerate(self.arena_values):
-            self._name(v, f"b{j}", arena_view(offsets[v], v.type))
-        self.offsets, self.arena_bytes = offsets, size
-
-    def generate(self):
-        self.params = ([f"x{i}" for i in range(len(self.graph.inputs))] +
-                       [f"h{j}" for j in range(len(self.hosts))] +
-                       [f"cv{j}" for j in range(len(self.consts))] + ["arena"] +
-                       [f"o{k}" for k in range(len(self.outputs))])
-        entries, self.entry_names = [], []
-        for kind, items in self.segments:
-            if kind != "entry":
-                continue
-            calls, used = [], []
-            for ks, n in items:
-                args = [self.flat[v] for v in n.inputs]
-                args += [self._const_arg(lit) for lit in ks.consts]
-                args += [self.flat[v] for v in n.outputs]
-                used += args
-                args += ks.extra_args
-                if ks.inline:
-                    calls += inline_kernel(ks, args, self.mb.global_names())
-                else:
-                    calls.append(f"{ks.name}({', '.join(args)})")
-            bindings = [(nm, self.bind[nm]) for nm in dict.fromkeys(used) if nm in self.bind]
-            ename = f"entry{len(self.entry_names)}"
-            self.entry_names.append(ename)
-            entries.append(entry_source(ename, self.params, bindings, calls,
-                                        f"{ename}: {len(items)} kernels of graph {ident(self.graph.name)}",
-                                        any("st" in ks.extra_args for ks, _ in items)))
-        return self.mb.source(f"jitgrad kernels for graph {ident(self.graph.name)}", entries)
-
-    def _const_arg(self, lit):
-        j = self._const(lit)
-        name = f"cf{j}"
-        self.bind[name] = flat_view(f"cv{j}", self.consts[j])
-        return name
-
-
-# ----------------------------------------------------------------------------- loading
-
-def _array_type(ndim, dtype):
-    from numba import from_dtype, types
-    return types.Array(from_dtype(np.dtype(dtype)), ndim, "C")
-
-
-def _load(prog, name, source):
-    """Import the module from the cache directory and compile (or load) every entry. A numba
-    cache entry that fails to load is deleted and compiled afresh."""
-    sig = tuple(_array_type(t.ndim, t.dtype) for t in _param_types(prog))
-    for attempt in (0, 1):
-        try:
-            module, status = disk_cache.load_module(name, source)
-            t0 = time.perf_counter()
-            fns = [getattr(module, e).compile(sig) for e in prog.entry_names]
-            dt = time.perf_counter() - t0
-            disk_cache.seal(name)
-            hits = sum(sum(getattr(module, e).stats.cache_hits.values()) for e in prog.entry_names)
-            how = "numba cache hit" if hits == len(fns) else "numba compiled"
-            config.log(1, f"kernel cache {status}: {name} ({how}, {dt:.3f} s)")
-            return module, fns
-        except Exception as e:  # noqa: BLE001 - a damaged numba cache file; rebuild once
-            if attempt:
-                raise
-            config.log(1, f"kernel cache: loading {name} failed ({type(e).__name__}: {e}); rebuilding")
-            disk_cache.drop_numba_cache(name)
-
-
-class _T:
-    """A parameter's (ndim, dtype)."""
-    __slots__ = ("ndim", "dtype")
-
-    def __init__(self, ndim, dtype):
-        self.ndim, self.dtype = ndim, dtype
-
-
-def _param_types(prog):
-    g = prog.graph
-    return ([_T(v.type.ndim, v.type.dtype) for v in g.inputs] +
-            [_T(n.outputs[0].type.ndim, n.outputs[0].type.dtype) for n in prog.hosts] +
-            [_T(c.ndim, c.dtype) for c in prog.consts] + [_T(1, np.uint8)] +
-            [_T(v.type.ndim, v.type.dtype) for v in prog.outputs])
-
-
-# ----------------------------------------------------------------------------- running
-
-class _Runner:
-    """run(arrays) -> outputs: the Python side of a call, kept small (per-call overhead)."""
-
-    def __init__(self, prog, fns):
-        g = prog.graph
-        self.fns = fns
-        self.checks = prog.mb.checks
-        self.consts = prog.consts
-        # small outputs come from malloc (warm already), large ones from the caching pool
-        self.makers = [partial(np.empty if v.type.nbytes < allocator.SMALL else allocator.empty,
-                               v.type.shape, v.type.dtype) for v in prog.outputs]
-        self.host_specs = [(n.outputs[0].type.shape, n.outputs[0].type.dtype) for n in prog.hosts]
-        self.arena_bytes = prog.arena_bytes
-        self._arena = np.empty(self.arena_bytes, np.uint8)
-        self._busy = threading.Lock()
-        self.plan = self._host_plan(prog)
-        where = {v: ("o", k) for k, v in enumerate(prog.outputs)}
-        self.results = []       # per graph output: index into outs, or a getter for a copy
-        seen = set()
-        for v in g.outputs:
-            if v in where and v not in seen:
-                seen.add(v)
-                self.results.append(where[v][1])
-            else:
-                self.results.append(self._getter(prog, v))
-        self.simple = (not prog.hosts and len(fns) == 1
-                       and self.results == list(range(len(prog.outputs))))
-
-    def _out_of_bounds(self, st):
-        """The IndexError of a failed bounds check (status [check number, index])."""
-        op, check, size, src = self.checks[st[0] - 1]
-        return check_error(op, check, st[1], size, src)
-
-    def _getter(self, prog, v):
-        """fn(xs, hs, arena, outs) -> a fresh copy of v (an input, constant, host result, ...)."""
-        g = prog.graph
-        shape = v.type.shape
-        if v in g.inputs:
-            i = g.inputs.index(v)
-            return lambda xs, hs, arena, outs: np.array(xs[i]).reshape(shape)
-        name = prog.flat[v]
-        if name.startswith("cf"):
-            c = prog.consts[int(name[2:])]
-            return lambda xs, hs, arena, outs: np.array(c).reshape(shape)
-        if name.startswith("hf"):
-            j = int(name[2:])
-            return lambda xs, hs, arena, outs: np.array(hs[j]).reshape(shape)
-        if name.startswith("of"):
-            k = int(name[2:])
-            return lambda xs, hs, arena, outs: np.array(outs[k]).reshape(shape)
-        if name.startswith("xf"):
-            i = int(name[2:])
-            return lambda xs, hs, arena, outs: np.array(xs[i]).reshape(shape)
-        off, dt = prog.offsets[_source_of(prog, name)], v.type.dtype
-        return lambda xs, hs, arena, outs: arena[off:off + v.type.nbytes].view(dt).reshape(shape).copy()
-
-    def _host_plan(self, prog):
-        """[("entry", fn) | ("host", node, input getters, j)] in schedule order."""
-        steps, e = [], 0
-        for kind, item in prog.segments:
-            if kind == "entry":
-                steps.append(("entry", self.fns[e]))
-                e += 1
-            else:
-                node = item
-                gets = [self._getter(prog, v) for v in node.inputs]
-                steps.append(("host", node, gets, prog.hosts.index(node)))
-        return steps
-
-    def __call__(self, arrays):
-        xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
-        outs = [make() for make in self.makers]
-        if self.simple:
-            # one compiled call holding the GIL from start to end: nothing can re-enter it
-            # while the arena is in use, so the arena needs no lock
-            st = self.fns[0](*xs, *self.consts, self._arena, *outs)
-            if st is not None and st[0]:
-                raise self._out_of_bounds(st)
-            return outs
-        locked = self._busy.acquire(blocking=False)
-        arena = self._arena if locked else np.empty(self.arena_bytes, np.uint8)   # re-entered
-        try:
-            return self._segments(xs, outs, arena)
-        finally:
-            if locked:
-                self._busy.release()
-
-    def _segments(self, xs, outs, arena):
-        """Entries and host ops in schedule order (Python runs between them)."""
-        hs = [allocator.empty(shape, dt) for shape, dt in self.host_specs]
-        for step in self.plan:
-            if step[0] == "entry":
-                st = step[1](*xs, *hs, *self.consts, arena, *outs)
-                if st is not None and st[0]:
-                    raise self._out_of_bounds(st)
-            else:
-                _, node, gets, j = step
-                ins = [get(xs, hs, arena, outs) for get in gets]
-                inner = node.params["body"].nodes[0]
-                (res,) = evaluate(inner.op, ins, inner.params, [v.type for v in node.outputs])
-                hs[j][...] = res
-        return [outs[r] if isinstance(r, int) else r(xs, hs, arena, outs) for r in self.results]
-
-
-def _source_of(prog, name):
-    for v, n in prog.flat.items():
-        if n == name and v in prog.offsets:
-            return v
-    raise KeyError(name)
-
-
-def _module_files(name):
-    """The generated module's source and numba's cache files for it."""
-    root = disk_cache.cache_root()
-    return [os.path.join(root, name + ".py")] + sorted(
-        glob.glob(os.path.join(root, "__pycache__", glob.escape(name) + ".*")))
+            results.append((b, v.type))
+    return results
 
 
 def compile_cpu(graph, optimized, schedule, plan):
-    from ..compiler import Executable
-    nodes = _kernel_nodes(optimized, schedule)
-    try:
-        prog = _Program(optimized, nodes, plan)
-    except NotImplementedError as e:
-        config.log(1, f"cpu codegen: {e}; running {graph.name} with the interpreter")
-        return None
-    prog.layout(plan)
-    source = prog.generate()
+    nodes = kernel_nodes(optimized, schedule)
+    layout = _Layout(optimized, nodes, plan)
+    threads.configure()
+    kernels, checks, steps, units, start = [], [], [], [], 0
+    for i, n in enumerate(nodes):
+        if _only_op(n) in HOST_OPS:
+            if len(kernels) > start:
+                steps.append(("kernels", start, len(kernels)))
+            start = len(kernels)
+            steps.append(("host", HostStep(n, [(layout.buffer[v], v.type) for v in n.inputs],
+                                           layout.buffer[n.outputs[0]].index)))
+            continue
+        unit = kernel_unit(n, _product_hint(plan, i, n))
+        units.append(unit)
+        kernels.append((unit.address, layout.slots(unit, n, i)))
+        checks.append(unit.check)
+    if len(kernels) > start or not steps:
+        steps.append(("kernels", start, len(kernels)))
+    program = Program(kernels, layout.bases.n_dynamic, layout.bases.fixed)
+    run = SequencedRun(program, layout.bases, steps, [v.type for v in layout.outputs],
+                       layout.host_types, _results(optimized, layout), checks,
+                       layout.arena_bytes, layout.status)
+    run.units = units
+    source = "\n\n".join(u.source for u in units)
     if config.debug_level() >= 4:
         print(source, flush=True)
-    threads.configure()
-    name = disk_cache.module_name(str(optimized), source)
-    module, fns = _load(prog, name, source)
-    run = _Runner(prog, fns)
-    run.module = module         # the generated module: its kernels' dispatchers (inspect_asm)
     exe = Executable(graph, optimized, run, nodes, plan, source, "cpu")
-    exe.cache_files = partial(_module_files, name)      # what an AOT artifact carries
+    exe.cache_files = lambda: [f for u in units for f in u.files]   # what an artifact carries
     return exe

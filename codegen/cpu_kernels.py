@@ -40,6 +40,7 @@ class KernelSource:
     body: str = ""          # the function's statements, for inlining into the entry
     comment: str = ""
     inline: bool = False    # written into the entry rather than called (codegen/entry.py)
+    flags: tuple = ()       # numba options besides error_model (parallel, fastmath)
 
 
 class _Kernel:
@@ -109,11 +110,12 @@ class _Kernel:
             head.writeline(f"#   {line}")
         # no cache=True: the entry's cached machine code already holds every kernel it calls;
         # no wrappers: only the entry calls a kernel, never Python (~25 ms of compile each)
-        opts = ['error_model="numpy"', "no_cpython_wrapper=True", "no_cfunc_wrapper=True"]
+        flags = []
         if self.parallel and not self.ctx.native:    # a library has no thread pool: prange is range
-            opts.append("parallel=True")
+            flags.append("parallel=True")
         if self.fastmath:
-            opts.append('fastmath={"reassoc"}')      # lets LLVM vectorize sum reductions
+            flags.append('fastmath={"reassoc"}')      # lets LLVM vectorize sum reductions
+        opts = ['error_model="numpy"', "no_cpython_wrapper=True", "no_cfunc_wrapper=True", *flags]
         head.writeline(f"@njit({', '.join(opts)})")
         with head.indent(f"def {self.name}({', '.join(self.params)}):"):
             head.splice(self.buf)
@@ -123,7 +125,7 @@ class _Kernel:
         inline = not self.parallel and not self.fastmath and not self.ctx.native
         return KernelSource(self.name, head.getvalue(), [n.params["value"] for n in self.const_nodes],
                             list(self.extra_args), list(self.params), self.buf.getvalue(), comment,
-                            inline)
+                            inline, tuple(flags))
 
 
 def _cost(nodes) -> int:

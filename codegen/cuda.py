@@ -99,7 +99,7 @@ class _Runner:
 
 
 def compile_cuda(graph, optimized, schedule, plan, index=0):
-    from ..compiler import Executable
+    from ..runtime.executable import Executable
     nodes = kernel_nodes(optimized, schedule)
     steps = []
     for i, node in enumerate(nodes):

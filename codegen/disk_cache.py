@@ -37,7 +37,8 @@ class CacheWarning(RuntimeWarning):
     """The kernel cache directory is unusable; kernels compile in memory."""
 
 
-def _versions() -> str:
+def versions() -> str:
+    """jitgrad, numba and llvmlite versions and the host CPU: part of every entry's name."""
     global _VERSIONS
     if _VERSIONS is None:
         import llvmlite
@@ -52,7 +53,7 @@ def _versions() -> str:
 
 def module_name(ir_text: str, source: str, backend: str = "cpu") -> str:
     h = hashlib.sha256()
-    for part in (backend, _versions(), ir_text, source):
+    for part in (backend, versions(), ir_text, source):
         h.update(part.encode())
         h.update(b"\0")
     return f"jg_{backend}_{h.hexdigest()[:24]}"
@@ -90,6 +91,13 @@ def seal(name: str, backend: str = "cpu") -> None:
             _write_atomic(_sums_path(root, name), json.dumps(sums, indent=1, sort_keys=True))
     except OSError as e:
         config.log(1, f"kernel cache: cannot write checksums of {name} ({e}); it is rebuilt next time")
+
+
+def entry_files(name: str, backend: str = "cpu") -> list:
+    """The entry's source and numba's files for it (what an artifact carries)."""
+    root = cache_root(backend)
+    return [os.path.join(root, name + ".py")] + sorted(
+        glob.glob(os.path.join(root, "__pycache__", glob.escape(name) + ".*")))
 
 
 def drop_numba_cache(name: str, backend: str = "cpu") -> None:

@@ -239,12 +239,13 @@ class NativeLibrary:
 def export(graph, out_dir, name: str) -> NativeLibrary:
     """Build lib{name}.so and {name}.h in out_dir from a traced graph (jg.jit(f).lower(...).graph)."""
     from ..compiler import optimize
-    from .cpu import _kernel_nodes, _Program
+    from ..ir.kernel import kernel_nodes
+    from .entry_program import EntryProgram
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise NativeExportError(f"library name {name!r} is not a C identifier")
     optimized, schedule, plan = optimize(graph)
     try:
-        prog = _Program(optimized, _kernel_nodes(optimized, schedule), plan, native=True)
+        prog = EntryProgram(optimized, kernel_nodes(optimized, schedule), plan, native=True)
     except NotImplementedError as e:
         raise NativeExportError(f"cannot export {graph.name}: {e}") from None
     if prog.hosts:

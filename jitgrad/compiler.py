@@ -5,22 +5,10 @@ backends in codegen/. Until a backend can take a graph, the reference interprete
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .ir import Graph
 from .ir.interpreter import interpret
 from .runtime import config
-
-
-@dataclass
-class Executable:
-    graph: Graph                      # the graph as traced
-    optimized: Graph                  # after the pass pipeline (a schedule of kernels)
-    run: object                       # fn(list of arrays) -> list of arrays
-    schedule: list = field(default_factory=list)
-    memory_plan: object = None
-    kernels: str = ""
-    backend: str = "interpreter"
+from .runtime.executable import Executable  # noqa: F401 - the record backends return
 
 
 def optimize(graph: Graph, donated=()):

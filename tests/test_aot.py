@@ -118,7 +118,7 @@ def test_load_in_fresh_process_without_trace_or_compile(saved, tmp_path):
     log = proc.stderr
     assert log.count("(no trace)") == 2, log
     assert "] trace " not in log, log
-    assert log.count("numba cache hit") == 2 and "numba compiled" not in log, log
+    assert log.count("numba cache hit") >= 2 and "numba compiled" not in log, log
     assert "recompiling" not in log and "not used" not in log
     # a wrong shape names every argument's expected and actual type
     assert "argument 0 (x): expected f32[4,64], got f32[1,64]   <-- differs" in proc.stdout

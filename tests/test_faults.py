@@ -20,7 +20,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import artifact, cli
-from jitgrad.codegen import disk_cache
+from jitgrad.codegen import cpu_units, disk_cache
 from jitgrad.codegen.disk_cache import CacheWarning
 from jitgrad.compiler import compile_graph
 from jitgrad.runtime import cache
@@ -43,6 +43,14 @@ def fn(x):
     return jnp.sum(jnp.tanh(x) * 2.0 + 1.0, axis=1)
 
 
+@pytest.fixture(autouse=True)
+def _units_from_disk():
+    """Each test sees the cache directory it sets up: no kernel unit held over in memory."""
+    cpu_units.forget()
+    yield
+    cpu_units.forget()
+
+
 X = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
 WANT = np.sum(np.tanh(X) * 2 + 1, axis=1)
 
@@ -53,6 +61,7 @@ CORRUPT = """
 import glob, os, sys
 import numpy as np
 import jitgrad as jg, jitgrad.numpy as jnp
+from jitgrad.codegen import cpu_units
 from jitgrad.compiler import compile_graph
 
 def fn(x):
@@ -73,6 +82,7 @@ def damage(path, how):
     open(path, "wb").write(bytes(data))
 
 def run():
+    cpu_units.forget()                      # as a new process would: units from the disk cache
     (got,) = compile_graph(graph).run([x])
     assert np.allclose(got, np.sum(np.tanh(x) * 2 + 1, axis=1), rtol=1e-5), got
 
@@ -113,6 +123,7 @@ def test_compiled_code_without_checksums_is_not_loaded(tmp_path, monkeypatch):
     recorded = json.loads(open(sums).read())
     assert sorted(k.rsplit(".", 1)[-1] for k in recorded) == ["nbc", "nbi", "py"]
     os.unlink(sums)
+    cpu_units.forget()
     (got,) = compile_graph(graph).run([X])
     np.testing.assert_allclose(got, WANT, rtol=1e-5)
     assert os.path.exists(sums)               # sealed again

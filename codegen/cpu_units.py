@@ -1,0 +1,172 @@
+"""Kernels as compilation units: each kernel node of a schedule becomes one generated module
+holding one numba `cfunc` with the C ABI `int64 kernel(void **argv)` (argv[j]: the address of its
+j-th flat array; it returns non-zero when a bounds check failed).
+
+The module's text depends only on the kernel body (ops, params, types, layout) and where its
+matmul product goes, never on value names or the user's source lines, so it is canonical: its
+name is a hash of that text (and the versions and host CPU), identical kernels anywhere share one
+compiled unit, in memory (once per process) and on disk (numba's cache, checksummed by
+disk_cache). A 200-layer model whose layers have the same shapes compiles a handful of units.
+
+`kernel_unit(node, product_hint)` returns the Unit: its address and what each argv slot is
+(`params`: ("in", k) | ("const", k) | ("out", k) | ("prod",) | ("status",)), for the sequencer.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ..ir.ops import Op
+from ..runtime import config
+from . import disk_cache
+from .cpu_kernels import GENERATORS
+from .entry import ModuleBuilder
+
+LONG_LOOP = 1024     # elements: below, a kernel's loops gain little from SIMD
+SIG = "types.int64(types.CPointer(types.voidptr))"
+_ROLE = re.compile(r"(in|c|out)(\d+)$")
+_SOURCE_LINE = re.compile(r"\s+#.*$")
+
+
+@dataclass
+class Unit:
+    name: str                       # module name (content hash)
+    address: int                    # the cfunc's entry point
+    params: list                    # per argv slot: ("in", k) | ("const", k) | ("out", k) | ...
+    consts: list = field(default_factory=list)   # Literals read through ("const", k) slots
+    check: tuple | None = None      # (op, check kind, size, source line) of its bounds check
+    product_type: object = None     # the TensorType of a ("prod",) scratch slot
+    files: list = field(default_factory=list)    # its cache files (what an artifact carries)
+    source: str = ""
+
+
+_LOADED: dict = {}          # module name -> (module, address): one compile per process
+_lock = threading.Lock()
+
+
+def _work(node) -> int:
+    """The largest array a kernel reads or writes, in elements."""
+    body = node.params["body"]
+    return max([v.type.size for n in body.nodes for v in (*n.inputs, *n.outputs)] + [0])
+
+
+def _dtype(dt) -> str:
+    return "np.bool_" if dt.name == "bool" else f"np.{dt.name}"
+
+
+def _bindings(ks, node, product_type):
+    """`name = carray(argv[j], (size,), dtype)` per array parameter, and the slot roles."""
+    body = node.params["body"]
+    lines, roles = [], []
+    for p in ks.params:
+        m = _ROLE.match(p)
+        if p == "check":          # the kernel's one bounds check: its number within the kernel
+            lines.append("check = 1")
+            continue
+        if m:
+            kind, k = m.group(1), int(m.group(2))
+            if kind == "c":
+                arr = ks.consts[k].array
+                size, dt = arr.size, arr.dtype
+                roles.append(("const", k))
+            else:
+                t = (body.inputs if kind == "in" else body.outputs)[k].type
+                size, dt = t.size, t.dtype
+                roles.append(("in" if kind == "in" else "out", k))
+        elif p == "prod":
+            size, dt = product_type.size, product_type.dtype
+            roles.append(("prod",))
+        elif p == "status":
+            size, dt = 2, None
+            roles.append(("status",))
+        else:
+            raise AssertionError(f"cpu codegen: unknown kernel parameter {p!r}")
+        dts = "np.int64" if dt is None else _dtype(dt)
+        lines.append(f"{p} = carray(argv[{len(roles) - 1}], ({max(size, 0)},), {dts})")
+    return lines, roles
+
+
+def _comment(node) -> list[str]:
+    """The body as IR text without value names' origin (source lines): canonical."""
+    text = str(node.params["body"]).splitlines()
+    text[0] = re.sub(r"^graph \S+?\(", "graph kernel(", text[0])
+    return ["#   " + _SOURCE_LINE.sub("", line) for line in text]
+
+
+def unit_source(node, product_hint=None):
+    """(module source, KernelSource, argv roles) of kernel `node`."""
+    mb = ModuleBuilder()
+    mb.product_hint = product_hint
+    mb.long_loop = _work(node) >= LONG_LOOP
+    kind = node.params["kind"]
+    ks = GENERATORS[kind](mb, "kernel", node)
+    product_type = None
+    if "prod" in ks.params:
+        body = node.params["body"]
+        product_type = next(n for n in body.nodes if n.op == Op.matmul).output.type
+    lines, roles = _bindings(ks, node, product_type)
+    buf = mb.header("jitgrad kernel unit", "from numba import carray, cfunc, prange, types")
+    buf.writeline()
+    buf.writeline()
+    buf.writeline(f"# {kind} kernel")
+    buf.writelines(_comment(node))
+    opts = ", ".join(["cache=True", 'error_model="numpy"', *ks.flags])
+    buf.writeline(f"@cfunc({SIG}, {opts})")
+    with buf.indent("def kernel(argv):"):
+        buf.writelines(lines)
+        buf.writelines(ks.body.rstrip("\n").splitlines())
+        buf.writeline("return status[0]" if "status" in ks.params else "return 0")
+    return buf.getvalue(), ks, roles, product_type, mb
+
+
+def _body_key(node, product_hint):
+    """What a kernel's unit depends on: its body as text without source lines and the role of
+    its product buffer (not the arena offset of a scratch product: that is a slot, not code)."""
+    body = node.params["body"]
+    hint = None
+    if product_hint is not None:
+        hint = (product_hint[0], body.outputs.index(product_hint[1])
+                if product_hint[0] == "output" else None)
+    return (node.params["kind"], "\n".join(_comment(node)), hint)
+
+
+_UNITS: dict = {}           # _body_key -> Unit: generating a kernel's source costs milliseconds
+
+
+def forget() -> None:
+    """Drop the units this process holds (the next use loads them from disk again)."""
+    with _lock:
+        _UNITS.clear()
+        _LOADED.clear()
+
+
+def kernel_unit(node, product_hint=None) -> Unit:
+    key = _body_key(node, product_hint)
+    unit = _UNITS.get(key)
+    if unit is None:
+        unit = _UNITS[key] = _compile_unit(node, product_hint)
+    return unit
+
+
+def _compile_unit(node, product_hint) -> Unit:
+    source, ks, roles, product_type, mb = unit_source(node, product_hint)
+    h = hashlib.sha256(f"{disk_cache.versions()}\0{source}".encode()).hexdigest()[:24]
+    name = f"jg_kernel_{h}"
+    with _lock:
+        hit = _LOADED.get(name)
+        if hit is None:
+            t0 = time.perf_counter()
+            module, status = disk_cache.load_module(name, source)
+            disk_cache.seal(name)
+            hit = _LOADED[name] = (module, module.kernel.address)
+            how = "numba cache hit" if module.kernel.cache_hits else "numba compiled"
+            config.log(1, f"kernel cache {status}: {name} ({node.params['kind']} kernel, {how}, "
+                          f"{time.perf_counter() - t0:.3f} s)")
+    check = None
+    if mb.checks:
+        (check,) = mb.checks
+    return Unit(name, hit[1], roles, list(ks.consts), check, product_type,
+                disk_cache.entry_files(name), source)

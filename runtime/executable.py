@@ -1,0 +1,152 @@
+"""What a compiled signature is at run time: the Executable record, and the runner of a
+sequenced schedule (kernels by address over typed buffers, host ops between them).
+
+Buffers are typed records (`Buffer`): where a value lives during a call — a graph input, a host
+op's result, the arena at an offset, an output array, a fixed array (constants, the status pair) —
+instead of roles decoded from names. `SequencedRun(arrays) -> outputs` is the Python side of a
+call: outputs from the caching allocator, one `fill` of the addresses, one `run` per stretch of
+kernels (a host op, run by the NumPy reference, between stretches), results.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+
+from ..ir import Graph
+from ..ir.errors import check_error
+from ..ir.reference import evaluate
+from . import allocator
+from .sequencer import Program, Slot
+
+
+@dataclass
+class Executable:
+    graph: Graph                      # the graph as traced
+    optimized: Graph                  # after the pass pipeline (a schedule of kernels)
+    run: object                       # fn(list of arrays) -> list of arrays
+    schedule: list = field(default_factory=list)
+    memory_plan: object = None
+    kernels: str = ""
+    backend: str = "interpreter"
+
+
+INPUT, HOST, ARENA, OUTPUT, FIXED = "input", "host", "arena", "output", "fixed"
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """Where a value lives during a call: `kind` and its index among those (inputs, host results,
+    outputs, fixed arrays), and a byte offset (the arena)."""
+    kind: str
+    index: int = 0
+    offset: int = 0
+
+
+class Bases:
+    """The order of the sequencer's bases: inputs, host results, the arena, outputs (written per
+    call), then the fixed arrays."""
+
+    def __init__(self, n_inputs, n_hosts, n_outputs):
+        self.n_inputs, self.n_hosts, self.n_outputs = n_inputs, n_hosts, n_outputs
+        self.fixed = []
+
+    @property
+    def n_dynamic(self):
+        return self.n_inputs + self.n_hosts + 1 + self.n_outputs
+
+    def add_fixed(self, array) -> Buffer:
+        self.fixed.append(array)
+        return Buffer(FIXED, len(self.fixed) - 1)
+
+    def slot(self, b: Buffer) -> Slot:
+        start = {INPUT: 0, HOST: self.n_inputs, ARENA: self.n_inputs + self.n_hosts,
+                 OUTPUT: self.n_inputs + self.n_hosts + 1, FIXED: self.n_dynamic}[b.kind]
+        return Slot(start + b.index, b.offset)
+
+
+def read(b: Buffer, type, xs, hs, arena, outs, fixed):
+    """A fresh copy of the value of `type` held in buffer b during a call."""
+    if b.kind == ARENA:
+        return arena[b.offset:b.offset + type.nbytes].view(type.dtype).reshape(type.shape).copy()
+    src = {INPUT: xs, HOST: hs, OUTPUT: outs, FIXED: fixed}[b.kind][b.index]
+    return np.array(src).reshape(type.shape)
+
+
+@dataclass
+class HostStep:
+    node: object            # a kernel node around one host op (random)
+    inputs: list            # (Buffer, type) of its inputs
+    index: int              # its result's index among the host results
+
+
+class SequencedRun:
+    """run(arrays) -> outputs for a schedule sequenced by `program` (runtime/sequencer.py).
+
+    steps: ("kernels", start, end) | ("host", HostStep), in schedule order; outputs: types of the
+    output arrays; results: per graph output, an index into them or (Buffer, type) of a copy;
+    checks: per kernel position, its bounds check (op, kind, size, source) or None."""
+
+    def __init__(self, program: Program, bases: Bases, steps, outputs, host_types, results,
+                 checks, arena_bytes, status):
+        self.program, self.steps, self.checks, self.status = program, steps, checks, status
+        self.fixed = bases.fixed
+        self.makers = [partial(np.empty if t.nbytes < allocator.SMALL else allocator.empty,
+                               t.shape, t.dtype) for t in outputs]
+        self.host_types = host_types
+        self.results = results
+        self.arena = np.empty(max(arena_bytes, 64), np.uint8)
+        self.simple = (not host_types and len(steps) == 1
+                       and results == list(range(len(outputs))))
+        self._lock = threading.Lock()      # the arena and the program's tables: one call at a time
+
+    def __call__(self, arrays):
+        xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        outs = [make() for make in self.makers]
+        if not self._lock.acquire(blocking=False):
+            return self._concurrent(xs, outs)     # another thread is in a call (ctypes lets go
+        try:                                      # of the GIL while kernels run)
+            return self._run(self.program, self.arena, self.status, xs, outs)
+        finally:
+            self._lock.release()
+
+    def _concurrent(self, xs, outs):
+        """A call while another runs: private tables, arena and status pair."""
+        status = np.zeros(2, np.int64)
+        fixed = [status if a is self.status else a for a in self.fixed]
+        program = self.program.clone(fixed)
+        return self._run(program, np.empty(len(self.arena), np.uint8), status, xs, outs)
+
+    def _run(self, program, arena, status, xs, outs):
+        if self.simple:
+            program.fill(xs + [arena] + outs)
+            st = program.run(0, program.n_kernels)
+            if st:
+                raise self._failed(st, status)
+            return outs
+        hs = [allocator.empty(t.shape, t.dtype) for t in self.host_types]
+        program.fill(xs + hs + [arena] + outs)
+        for step in self.steps:
+            if step[0] == "kernels":
+                st = program.run(step[1], step[2])
+                if st:
+                    raise self._failed(st, status)
+            else:
+                self._host(step[1], xs, hs, arena, outs)
+        return [outs[r] if isinstance(r, int) else read(*r, xs, hs, arena, outs, self.fixed)
+                for r in self.results]
+
+    def _host(self, h: HostStep, xs, hs, arena, outs):
+        ins = [read(b, t, xs, hs, arena, outs, self.fixed) for b, t in h.inputs]
+        inner = h.node.params["body"].nodes[0]
+        (res,) = evaluate(inner.op, ins, inner.params, [v.type for v in h.node.outputs])
+        hs[h.index][...] = res
+
+    def _failed(self, st, status):
+        """The error of kernel st - 1's failed bounds check (status: [1, offending index])."""
+        index = int(status[1])
+        status[:] = 0
+        op, check, size, src = self.checks[st - 1]
+        return check_error(op, check, index, size, src)
