@@ -25,7 +25,6 @@ import numpy as np
 
 from . import artifact, tree_util
 from .artifact import ArtifactError
-from .codegen import disk_cache
 from .ir import parse
 from .ir.errors import VerifyError
 from .ir.verifier import verify
@@ -144,6 +143,7 @@ class LoadedFunction:
 
     def _install_code(self, code, mtimes):
         try:
+            from .codegen import disk_cache     # numba and codegen load on first compile
             disk_cache.install(code, mtimes if isinstance(mtimes, dict) else {})
         except ValueError as e:
             raise ArtifactError(f"{self.path}: {e}") from None

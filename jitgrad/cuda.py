@@ -5,11 +5,18 @@ a driver until a cuda device is first used.
 """
 from __future__ import annotations
 
-from .codegen.cuda_eager import run as _run_eager
 from .core import register_backend
 from .runtime import cuda_memory
 from .runtime.cuda_device import device_count, is_available, synchronize  # noqa: F401
 from .runtime.device import device as _device
+
+
+
+def _run_eager(*args, **kwargs):
+    """The eager cuda backend, imported on first use (numba.cuda is heavy to import)."""
+    from .codegen.cuda_eager import run
+    return run(*args, **kwargs)
+
 
 register_backend("cuda", _run_eager)
 
