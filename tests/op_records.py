@@ -596,7 +596,7 @@ record("argsort", jnp.argsort, lambda x, descending: np.argsort(-x, kind="stable
 
 def _spd(x, lib):
     x = lib.asarray(x)
-    return lib.matmul(x, lib.swapaxes(x, -1, -2)) + 3.0 * lib.eye(x.shape[-1], dtype=x.dtype)
+    return lib.matmul(x, lib.swapaxes(x, -1, -2)) + 3.0 * np.eye(x.shape[-1], dtype=x.dtype)
 
 
 def _spread(x, lib):    # singular values near 3, 2, 1: well apart

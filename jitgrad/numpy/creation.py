@@ -150,6 +150,10 @@ def astype(x, dtype, *, copy=True, device=None):
 def copy(a):
     from .elementwise import positive
     x = _asarray(a)
-    if isinstance(x, Tensor) and x._data is not None:
+    if isinstance(x, Tensor) and x.device.type == "cpu":
         return Tensor._wrap(x._data.copy(), x.device)
+    if isinstance(x, Tensor) and x.device.type == "cuda":   # device arrays have no .copy()
+        from ..core import apply
+        from ..ir import Op
+        return apply(Op.convert, [x], {"dtype": x.dtype})
     return positive(x)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core import apply
 from ..ir import Op
-from ._convert import asarray, normalize_axes, normalize_axis, operands
+from ._convert import asarray, device_of, host_array, normalize_axes, normalize_axis, operands
 from .linalg import cross as _cross, matmul, outer, tensordot, vecdot  # noqa: F401
 from .shape import matrix_transpose  # noqa: F401
 
@@ -103,11 +103,15 @@ def solve(x1, x2, /):
     return reshape(out, out.shape[:-1]) if vector else out
 
 
-def inv(x, /):
-    from .creation import eye
+def _identity_like(a):
+    """I broadcast to a's shape, on a's device."""
     from .shape import broadcast_to
+    return broadcast_to(host_array(np.eye(a.shape[-1], dtype=a.dtype), device_of(a)), a.shape)
+
+
+def inv(x, /):
     a = _float_matrices(x, "inv", square=True)
-    return apply(Op.solve, [a, broadcast_to(eye(a.shape[-1], dtype=a.dtype), a.shape)])
+    return apply(Op.solve, [a, _identity_like(a)])
 
 
 def _cutoff(s, rtol, shape):
@@ -145,8 +149,6 @@ def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
 
 def matrix_power(x, n, /):
     """x @ x @ ... (n times) by repeated squaring; n < 0 powers the inverse, n = 0 is I."""
-    from .creation import eye
-    from .shape import broadcast_to
     from ._convert import _integer
     n = _integer(n, "matrix_power: the exponent")
     a = asarray(x)
@@ -154,7 +156,7 @@ def matrix_power(x, n, /):
         raise np.linalg.LinAlgError(f"matrix_power: expected square matrices [..., n, n], got "
                                     f"an array of shape {a.shape}")
     if n == 0:
-        return broadcast_to(eye(a.shape[-1], dtype=a.dtype), a.shape)
+        return _identity_like(a)
     if n < 0:
         a, n = inv(a), -n
     result = None
