@@ -191,6 +191,7 @@ def test_linalg_under_jit_matches_eager_and_grads():
     want = -np.swapaxes(inv, -1, -2) @ np.ones((3, 3)) @ np.swapaxes(inv, -1, -2) \
         + np.linalg.det(a)[:, None, None] * np.swapaxes(inv, -1, -2)
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-9)
+    assert L.solve(np.eye(2, dtype=np.float32), np.ones(2)).dtype == np.float64   # promoted
     bad = np.stack([np.eye(2), -np.eye(2)])          # not positive definite: NaN, as JAX
     for run in (L.cholesky, jg.jit(L.cholesky)):
         out = run(bad).numpy()

@@ -3,7 +3,8 @@
 Deliberate deviations from NumPy (tests/test_numpy_ops.py asserts each):
 - Python floats and lists of them are float32 (as in PyTorch and JAX); float64 arrays stay float64.
 - Float math on int/bool inputs (exp, mean, true_divide, ...) gives float32, not float64; and an
-  int/bool array meeting a Python float gives float32.
+  int/bool array meeting a Python float gives float32. (The float64 mode, jg.config.update(
+  "enable_x64", True) or jg.set_default_dtype(jg.float64), makes all of these float64.)
 - reciprocal of an int array is a float reciprocal (NumPy truncates 1/2 to 0).
 - dtypes jitgrad doesn't compute in widen: int8/int16/uint8/uint16 -> int32, uint32/uint64 ->
   int64, float16 -> float32 (so bool ** bool is int32 where NumPy gives int8).

@@ -88,8 +88,8 @@ def solve(x1, x2, /):
     """x1^-1 x2. x2 is a vector (or a batch of them) only when it is 1-d (NumPy 2 and the
     standard); batch dimensions broadcast."""
     from .shape import broadcast_to, reshape
-    a = _float_matrices(x1, "solve", square=True)
-    (b,) = operands(x2, dtype=a.dtype)
+    a, b = operands(x1, x2, float_only=True)      # NumPy's promotion of the two
+    a = _float_matrices(a, "solve", square=True)
     n = a.shape[-1]
     vector = b.ndim == 1
     if vector:
