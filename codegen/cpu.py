@@ -23,6 +23,7 @@ from ..runtime import config, threads
 from ..runtime.executable import (ARENA, FIXED, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
+from .cpu_kernels import OPAQUE
 from .cpu_units import kernel_unit
 from .entry import arena_layout
 
@@ -32,6 +33,13 @@ HOST_OPS = frozenset({Op.random})
 def _only_op(node):
     nodes = node.params["body"].nodes
     return nodes[0].op if len(nodes) == 1 else None
+
+
+def _on_host(node) -> bool:
+    """Random, and ops no CPU kernel implements (structured control flow: cond, while_loop,
+    scan hold sub-graphs), run on the host with the NumPy reference between kernels."""
+    op = _only_op(node)
+    return op in HOST_OPS or (node.params["kind"] == "opaque" and op not in OPAQUE)
 
 
 def _product_hint(plan, i, node):
@@ -52,17 +60,17 @@ class _Layout:
 
     def __init__(self, graph, nodes, plan):
         self.graph, self.plan = graph, plan
-        hosts = [n for n in nodes if _only_op(n) in HOST_OPS]
+        hosts = [v for n in nodes if _on_host(n) for v in n.outputs]
         self.buffer = {v: Buffer(INPUT, i) for i, v in enumerate(graph.inputs)}
         self.host_types = []
-        for j, n in enumerate(hosts):
-            self.buffer[n.outputs[0]] = Buffer(HOST, j)
-            self.host_types.append(n.outputs[0].type)
+        for j, v in enumerate(hosts):
+            self.buffer.setdefault(v, Buffer(HOST, j))
+            self.host_types.append(v.type)
         self.outputs = []            # output arrays' values, in order
         graph_outputs = set(graph.outputs)
         donated = getattr(plan, "donated", {})
         offsets = dict(getattr(plan, "offsets", {}) or {})
-        produced = [v for n in nodes if _only_op(n) not in HOST_OPS for v in n.outputs]
+        produced = [v for n in nodes if not _on_host(n) for v in n.outputs]
         missing = [v for v in produced if v not in offsets and v not in graph_outputs
                    and v not in donated]
         if missing:                 # no plan (or an incomplete one): one slot each
@@ -131,12 +139,13 @@ def compile_cpu(graph, optimized, schedule, plan):
     threads.configure()
     kernels, checks, steps, units, start = [], [], [], [], 0
     for i, n in enumerate(nodes):
-        if _only_op(n) in HOST_OPS:
+        if _on_host(n):
             if len(kernels) > start:
                 steps.append(("kernels", start, len(kernels)))
             start = len(kernels)
+            config.log(1, f"cpu backend: {_only_op(n)} runs on the host (NumPy reference)")
             steps.append(("host", HostStep(n, [(layout.buffer[v], v.type) for v in n.inputs],
-                                           layout.buffer[n.outputs[0]].index)))
+                                           [layout.buffer[v].index for v in n.outputs])))
             continue
         unit = kernel_unit(n, _product_hint(plan, i, n))
         units.append(unit)

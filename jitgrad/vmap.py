@@ -162,7 +162,7 @@ def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
         ins = [m.leaves[i] if m.axes[i] == 0 else jnp.moveaxis(m.leaves[i], m.axes[i], 0)
                for i in mapped] + [_as_array(m.leaves[i]) for i in shared] + list(captures)
         outs = call_graph(bg, ins)
-        if needs_record(ins):       # eager autograd: one recorded op whose backward is the VJP
+        if needs_record(ins, bg):   # eager autograd: one recorded op whose backward is the VJP
             record_call(bg, ins, outs)
         return tree_util.tree_unflatten(out_tree, [
             _place(jnp, o, b, ax, size) for o, b, ax in zip(outs, out_b, out_axes_l)])

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..ir import Graph
 from ..ir.errors import check_error
-from ..ir.reference import evaluate
+from ..ir.interpreter import interpret
 from . import allocator
 from .sequencer import Program, Slot
 
@@ -77,9 +77,9 @@ def read(b: Buffer, type, xs, hs, arena, outs, fixed):
 
 @dataclass
 class HostStep:
-    node: object            # a kernel node around one host op (random)
+    node: object            # a kernel node around one host op (random, control flow)
     inputs: list            # (Buffer, type) of its inputs
-    index: int              # its result's index among the host results
+    index: list             # its results' indices among the host results
 
 
 class SequencedRun:
@@ -140,9 +140,9 @@ class SequencedRun:
 
     def _host(self, h: HostStep, xs, hs, arena, outs):
         ins = [read(b, t, xs, hs, arena, outs, self.fixed) for b, t in h.inputs]
-        inner = h.node.params["body"].nodes[0]
-        (res,) = evaluate(inner.op, ins, inner.params, [v.type for v in h.node.outputs])
-        hs[h.index][...] = res
+        res = interpret(h.node.params["body"], ins)
+        for j, r in zip(h.index, res):
+            hs[j][...] = r
 
     def _failed(self, st, status):
         """The error of kernel st - 1's failed bounds check (status: [1, offending index])."""
