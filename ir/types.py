@@ -1,6 +1,8 @@
 """Tensor types: a shape and one of jitgrad's five dtypes."""
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,7 +68,7 @@ class TensorType:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:

@@ -68,6 +68,12 @@ def _duplicate_cheap(graph: Graph):
     return out, origin
 
 
+# A kernel body holds at most this many nodes: legality and profitability are checked on the
+# merged group at each merge, so unbounded groups make fusion quadratic in a long chain; bounded
+# ones also make a long chain a few identical kernels, compiled once (codegen/cpu_units.py).
+MAX_KERNEL_NODES = 64
+
+
 class _Group:
     __slots__ = ("nodes", "info")
 
@@ -126,6 +132,8 @@ def _group(graph: Graph, facts: GraphFacts):
             cands.pop(id(g), None)
             for p in sorted(cands.values(), key=lambda q: min(map(facts.position.__getitem__,
                                                                   q.nodes))):
+                if len(p.nodes) + len(g.nodes) > MAX_KERNEL_NODES:
+                    continue
                 info = can_fuse(p.nodes, g.nodes, facts)
                 if info is None:
                     continue

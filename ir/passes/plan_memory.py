@@ -33,6 +33,8 @@ plan.check() raises if two buffers live at the same time overlap in the arena.
 """
 from __future__ import annotations
 
+import bisect
+import heapq
 from dataclasses import dataclass, field
 
 from ..graph import Graph
@@ -168,6 +170,42 @@ def _best_fit(slots):
         placed.append(s)
 
 
+BEST_FIT_LIMIT = 1024      # slots; past it, best-fit's pairwise overlap scan costs seconds
+
+
+def _in_time_order(slots):
+    """Assign offsets in schedule order: a buffer takes the smallest free gap that holds it
+    (gaps of buffers that died before it starts, merged with their free neighbours) or the top.
+    Linear in the slots times the free gaps: for schedules too long for `_best_fit`."""
+    active = []             # heap of (end, n, slot)
+    free = []               # sorted [offset, size] gaps below `top`
+    top = 0
+    for n, s in enumerate(sorted(slots, key=lambda s: (s[1], -s[0]))):
+        while active and active[0][0] < s[1]:
+            _, _, d = heapq.heappop(active)
+            k = bisect.bisect(free, [d[3], d[0]])
+            free.insert(k, [d[3], d[0]])
+            if k + 1 < len(free) and free[k][0] + free[k][1] == free[k + 1][0]:
+                free[k][1] += free.pop(k + 1)[1]
+            if k and free[k - 1][0] + free[k - 1][1] == free[k][0]:
+                free[k - 1][1] += free.pop(k)[1]
+                k -= 1
+            if free[k][0] + free[k][1] == top:
+                top = free.pop(k)[0]
+        fits = [g for g in free if g[1] >= s[0]]
+        if fits:
+            g = min(fits, key=lambda g: g[1])
+            s[3] = g[0]
+            g[0] += s[0]
+            g[1] -= s[0]
+            if not g[1]:
+                free.remove(g)
+        else:
+            s[3] = top
+            top += s[0]
+        heapq.heappush(active, (s[2], n, s))
+
+
 def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
     """The memory plan of a graph of kernel nodes (its nodes are the schedule). `donated`:
     indices of graph inputs whose storage may be reused; reuse=False gives every buffer its own
@@ -220,7 +258,7 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
                 buffers.append(Buffer(None, f"scratch k{i}", product.nbytes, i, i, "arena"))
     plan.naive_bytes = sum(_aligned(b.nbytes) for b in buffers if b.place == "arena")
     if reuse:
-        _best_fit(slots)
+        (_best_fit if len(slots) <= BEST_FIT_LIMIT else _in_time_order)(slots)
     else:
         offset = 0
         for s in slots:
