@@ -1,0 +1,108 @@
+"""Kernels as compilation units and a sequencer that scales: identical kernels compile once,
+the number of distinct units does not grow with depth, a 10,000-op chain goes through jit, grad
+and the printer/parser without recursion, and a second process reuses units on disk for another
+graph that shares kernels with the first."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import jitgrad as jg
+import jitgrad.numpy as jnp
+from jitgrad import ir
+
+
+def _resmlp(depth, seed=0):
+    rng = np.random.default_rng(seed)
+    ws = [rng.standard_normal((16, 16)).astype(np.float32) * 0.1 for _ in range(depth)]
+    x = rng.standard_normal((8, 16)).astype(np.float32)
+
+    def loss(ws, x):
+        for w in ws:
+            x = x + jnp.tanh(x @ w)
+        return jnp.sum(x * x)
+    return loss, ws, x
+
+
+def _units(f, *args):
+    f(*args)
+    return next(iter(f._cache.values())).exe.run.units
+
+
+@pytest.mark.parametrize("depth", [4, 16])
+def test_distinct_units_do_not_grow_with_depth(depth):
+    loss, ws, x = _resmlp(depth)
+    step = jg.jit(jg.value_and_grad(loss))
+    units = _units(step, ws, x)
+    small = _units(jg.jit(jg.value_and_grad(_resmlp(3)[0])), *_resmlp(3)[1:])
+    assert len(units) >= 3 * depth                      # three kernels per layer and more...
+    assert len({u.name for u in units}) == len({u.name for u in small})   # ...a handful of units
+    got = step(ws, x)
+    want = jg.value_and_grad(loss)(ws, x)
+    np.testing.assert_allclose(np.asarray(got[0]), np.asarray(want[0]), rtol=2e-5)
+    for g, w in zip(got[1], want[1]):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=2e-4, atol=1e-5)
+
+
+def _chain(n):
+    def f(x):
+        for _ in range(n):
+            x = jnp.sin(x)
+        return jnp.sum(x)
+    return f
+
+
+def test_ten_thousand_op_chain_traces_differentiates_and_round_trips(monkeypatch):
+    """No recursion proportional to the graph anywhere: tracing, autodiff, the passes (run by
+    jit on the interpreter backend), the printer and the parser, at the default limit."""
+    assert sys.getrecursionlimit() <= 1000 * 10
+    monkeypatch.setenv("JITGRAD_BACKEND", "interpreter")
+    f, x = _chain(10_000), np.linspace(0.1, 1, 8)
+    g = jg.make_graph(jg.grad(f))(x)
+    assert len(g.nodes) > 30_000
+    text = str(g)
+    assert str(ir.parse(text)) == text
+    np.testing.assert_allclose(np.asarray(jg.jit(jg.grad(f))(x)), np.asarray(jg.grad(f)(x)),
+                               rtol=1e-9)
+
+
+def test_long_chain_compiles_into_a_few_units():
+    f, x = _chain(2_000), np.linspace(0.1, 1, 8).astype(np.float32)
+    step = jg.jit(jg.grad(f))
+    units = _units(step, x)
+    assert len(units) >= 2_000 * 3 // 64
+    assert len({u.name for u in units}) <= 12
+    np.testing.assert_allclose(np.asarray(step(x)), np.asarray(jg.grad(f)(x)), rtol=1e-4)
+
+
+SCRIPT = textwrap.dedent("""
+    import sys, numpy as np, jitgrad as jg, jitgrad.numpy as jnp
+    x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
+    if sys.argv[1] == "first":
+        f = lambda x: jnp.sum(jnp.tanh(x) * 2.0, axis=1)
+    else:           # another graph: the same reduce kernel, and one of its own
+        f = lambda x: (jnp.sum(jnp.tanh(x) * 2.0, axis=1), jnp.cumsum(x, axis=0))
+    jg.jit(f)(x)
+    print("ok")
+""")
+
+
+def test_second_process_reuses_units_of_another_graph(tmp_path):
+    env = dict(os.environ, JITGRAD_CACHE_DIR=str(tmp_path), JITGRAD_DEBUG="1",
+               JITGRAD_BACKEND="cpu")
+
+    def run(which):
+        p = subprocess.run([sys.executable, "-c", SCRIPT, which], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
+        return [line for line in p.stderr.splitlines() if "kernel cache" in line]
+    first = run("first")
+    assert len(first) == 1 and "numba compiled" in first[0]
+    shared = first[0].split(": ")[1].split(" ")[0]
+    second = run("second")
+    hit = [line for line in second if shared in line]
+    assert hit and "numba cache hit" in hit[0], second
+    assert any("numba compiled" in line for line in second), second
