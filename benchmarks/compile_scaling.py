@@ -1,0 +1,133 @@
+"""Compile time against model depth: value_and_grad of `for w in ws: x = x + tanh(x @ w)`
+(16x16 weights, batch 8) under jg.jit, and jax.jit / torch.compile when installed.
+
+For each depth, a fresh process with an empty cache (cold) and a second fresh process with the
+same cache (warm, compiled code from disk) time the first call; each child reports its peak RSS
+and, for jitgrad, the number of kernels in the schedule and of distinct compiled units.
+
+    python -m jitgrad.benchmarks.compile_scaling [--depths 10 25 50 100 200] [--json FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from .first_call import cache_env
+
+CHILD = r"""
+import json, resource, sys, time
+impl, depth = sys.argv[1], int(sys.argv[2])
+t0 = time.perf_counter()
+import numpy as np
+rng = np.random.default_rng(0)
+ws = [rng.standard_normal((16, 16)).astype(np.float32) * 0.1 for _ in range(depth)]
+x = rng.standard_normal((8, 16)).astype(np.float32)
+info = {}
+if impl == "jitgrad":
+    import jitgrad as jg, jitgrad.numpy as np_
+    def loss(ws, x):
+        for w in ws:
+            x = x + np_.tanh(x @ w)
+        return np_.sum(x * x)
+    f = jg.jit(jg.value_and_grad(loss))
+    t1 = time.perf_counter(); f(ws, x); t2 = time.perf_counter()
+    units = next(iter(f._cache.values())).exe.run.units
+    info = {"kernels": len(units), "units": len({u.name for u in units})}
+elif impl == "jax":
+    import jax, jax.numpy as np_
+    def loss(ws, x):
+        for w in ws:
+            x = x + np_.tanh(x @ w)
+        return np_.sum(x * x)
+    f = jax.jit(jax.value_and_grad(loss))
+    t1 = time.perf_counter(); jax.block_until_ready(f(ws, x)); t2 = time.perf_counter()
+else:
+    import torch
+    tws = [torch.tensor(w, requires_grad=True) for w in ws]
+    tx = torch.tensor(x)
+    def step(ws, x):
+        for w in ws:
+            x = x + torch.tanh(x @ w)
+        loss = (x * x).sum()
+        return loss, torch.autograd.grad(loss, ws)
+    f = torch.compile(step)
+    t1 = time.perf_counter(); f(tws, tx); t2 = time.perf_counter()
+t3 = time.perf_counter(); f(*((ws, x) if impl != "torch.compile" else (tws, tx))); t4 = time.perf_counter()
+print(json.dumps({"first_s": t2 - t1, "with_import_s": t2 - t0, "second_ms": 1e3 * (t4 - t3),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **info}))
+"""
+
+IMPORTS = {"jitgrad": "jitgrad", "jax": "jax", "torch.compile": "torch"}
+
+
+def _available(impl):
+    if impl == "jitgrad":
+        return True
+    try:
+        __import__(IMPORTS[impl])
+        return True
+    except ImportError:
+        return False
+
+
+def _child(impl, depth, root, timeout):
+    env = dict(os.environ, **cache_env(root))
+    env.pop("JITGRAD_BACKEND", None)
+    try:
+        p = subprocess.run([sys.executable, "-c", CHILD, impl, str(depth)], env=env,
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"over {timeout} s"}
+    if p.returncode:
+        return {"error": (p.stderr.strip().splitlines() or ["failed"])[-1]}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def measure(depths, impls, timeout=900):
+    rows = []
+    for depth in depths:
+        for impl in impls:
+            with tempfile.TemporaryDirectory(prefix="jg-compile-") as root:
+                cold = _child(impl, depth, root, timeout)
+                warm = _child(impl, depth, root, timeout)
+            rows.append({"impl": impl, "depth": depth, "cold": cold, "warm": warm})
+            print(_line(rows[-1]), flush=True)
+    return rows
+
+
+def _line(r):
+    c, w = r["cold"], r["warm"]
+    if "error" in c:
+        return f"{r['impl']:>14} depth {r['depth']:>4}: {c['error']}"
+    extra = f"  {c['kernels']} kernels, {c['units']} units" if "units" in c else ""
+    per = c["first_s"] / r["depth"] * 1e3
+    return (f"{r['impl']:>14} depth {r['depth']:>4}: cold {c['first_s']:7.2f} s ({per:6.1f} ms/layer)"
+            f"  warm {w.get('first_s', float('nan')):6.2f} s  second call {c['second_ms']:7.2f} ms"
+            f"  peak RSS {c['rss_mb']:5.0f} MB{extra}")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m jitgrad.benchmarks.compile_scaling",
+                                description=__doc__.splitlines()[0])
+    p.add_argument("--depths", type=int, nargs="+", default=[10, 25, 50, 100, 200])
+    p.add_argument("--impls", nargs="+", default=["jitgrad", "jax", "torch.compile"],
+                   choices=sorted(IMPORTS))
+    p.add_argument("--json", metavar="FILE")
+    args = p.parse_args(argv)
+    impls = [i for i in args.impls if _available(i)]
+    missing = sorted(set(args.impls) - set(impls))
+    if missing:
+        print(f"not installed, not measured: {', '.join(missing)}", flush=True)
+    rows = measure(args.depths, impls)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
