@@ -166,8 +166,12 @@ class LoadedFunction:
                 label = f"argument {i}" + (f" ({names[i]})" if i < len(names) else "")
                 lines.append(f"  {label}: expected {e}, got {g}" + ("" if e == g else "   <-- differs"))
             raise TypeError("\n".join(lines))
+        from .autograd_jit import needs_record, record_call
         outs = self.exe.run([leaf_array(x, t) for x, t in zip(leaves, self.in_types)])
-        return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(np.asarray(o)) for o in outs])
+        outs = [Tensor._wrap(np.asarray(o)) for o in outs]
+        if needs_record(leaves, self.exe.graph):   # eager autograd: backward is the carried
+            record_call(self.exe.graph, leaves, outs)   # graph's VJP, as for jg.jit
+        return tree_util.tree_unflatten(self.out_tree, outs)
 
     def signature(self) -> str:
         names = self.exe.graph.arg_names or [f"in{i}" for i in range(len(self.in_types))]

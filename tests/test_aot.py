@@ -314,3 +314,19 @@ def test_cli_bad_arguments_exit_2(tmp_path, monkeypatch, capsys, argv, message):
         cli.main(argv)
     assert e.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_loaded_artifact_records_for_eager_autograd(tmp_path):
+    """A jg.load'ed function called on tensors that require grad is one recorded op whose
+    backward is the VJP of the graph the artifact carries: the same gradient as eager code."""
+    import jitgrad as jg
+    import jitgrad.numpy as jnp
+    w0 = np.array([[0.5, -1.0], [2.0, 0.25]], np.float32)
+    f = lambda w, x: jnp.sum(jnp.tanh(x @ w))     # noqa: E731
+    x = np.ones((3, 2), np.float32)
+    jg.jit(f).lower(w0, x).compile().save(tmp_path / "f.jgz")
+    loaded = jg.load(tmp_path / "f.jgz")
+    w = jg.tensor(w0, requires_grad=True)
+    (loaded(w, x) * 2.0).backward()
+    want = jg.grad(lambda w: 2.0 * f(w, x))(w0)
+    np.testing.assert_allclose(np.asarray(w.grad), np.asarray(want), rtol=1e-5)
