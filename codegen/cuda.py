@@ -27,6 +27,7 @@ from ..ir.kernel import kernel_nodes
 from ..runtime import config, cuda_device
 from . import cuda_eager
 from .cuda_fused import GENERATORS
+from .space import c_strides
 
 
 class _Launch:
@@ -54,6 +55,7 @@ class _OpByOp:
 
     def __init__(self, node, name, index):
         self.node, self.source = node, f"# {name} ({node.params['kind']}): per-op eager kernels\n"
+        self.index = index
 
     def __call__(self, env, alloc):
         body = self.node.params["body"]
@@ -65,7 +67,15 @@ class _OpByOp:
             except (IndexError, ValueError) as e:     # a failed check: name the user's line
                 raise with_source(e, n.source_info) from None
             local.update(zip(n.outputs, outs))
-        env.update((v, local[b]) for b, v in zip(body.outputs, self.node.outputs))
+        # eager ops may return views of their inputs (reshape): the memory plan gives each
+        # output its own buffer and reuses the inputs' buffers afterwards, so copy into it
+        for b, v in zip(body.outputs, self.node.outputs):
+            out = alloc(v)
+            if v.type.size:
+                shape = v.type.shape
+                cuda_eager.copy_into(out, 0, c_strides(shape), local[b], 0, c_strides(shape),
+                                     shape, self.index)
+            env[v] = out
 
 
 class _Runner:

@@ -192,18 +192,6 @@ def test_jit_through_cpu_codegen_matches_eager(cases, eager):
     assert not _compare(eager, results, cases, "jit (CPU codegen)")
 
 
-# Divergences found by this matrix in code outside issue 13, reported and not yet fixed: in a
-# jitted CUDA graph, an opaque reshape kernel's output is a view into the arena (cuda_eager's
-# reshape is a view) that a later kernel overwrites (codegen/cuda.py), so tile/repeat/kron give
-# another array's values when several run in one graph. einsum chains of reshapes, transposes
-# and matmuls (3 operands, broadcast '...') hit the same aliasing.
-KNOWN_CUDA_JIT = ("kron", "tile", "repeat", "einsum[a,b,c->abc]", "einsum[...ij,...jk->...ik]")
-
-
-def _known(cid):
-    return cid.startswith(KNOWN_CUDA_JIT)
-
-
 @pytest.fixture(scope="module")
 def cuda_results(tmp_path_factory):
     if importlib.util.find_spec("numba_cuda") is None:
@@ -219,16 +207,8 @@ def cuda_results(tmp_path_factory):
 
 def test_cuda_simulator_matches_eager(cases, eager, cuda_results):
     problems = _compare(eager, cuda_results["eager"], cases, "eager CUDA (simulator)")
-    problems += _compare(eager, cuda_results["jit"], [c for c in cases if not _known(c[0])],
-                         "jit CUDA (simulator)")
+    problems += _compare(eager, cuda_results["jit"], cases, "jit CUDA (simulator)")
     assert not problems, "\n".join(problems)
-
-
-@pytest.mark.xfail(reason="codegen/cuda.py: an opaque reshape's output aliases the arena "
-                          "(KNOWN_CUDA_JIT)", strict=False)
-def test_known_cuda_jit_divergences(cases, eager, cuda_results):
-    known = [c for c in cases if _known(c[0])]
-    assert known and not _compare(eager, cuda_results["jit"], known, "jit CUDA (simulator)")
 
 
 def _on_cuda(args):
