@@ -101,10 +101,23 @@ class SequencedRun:
         self.simple = (not host_types and len(steps) == 1
                        and results == list(range(len(outputs))))
         self._lock = threading.Lock()      # the arena and the program's tables: one call at a time
+        p = program
+        self._fast = ((p._fill, p.bases, p._run, p._header, p.n_kernels)
+                      if self.simple and len(p.bases) - len(p.fixed) - 1 <= p._chunk else None)
 
     def __call__(self, arrays):
         xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         outs = [make() for make in self.makers]
+        if self._fast is not None and self._lock.acquire(False):
+            try:                # the common case, kept short: one fill, one run
+                fill, bases, run, header, n = self._fast
+                fill(bases, 0, *xs, self.arena, *outs)
+                st = run(header, 0, n)
+            finally:
+                self._lock.release()
+            if st:
+                raise self._failed(st, self.status)
+            return outs
         if not self._lock.acquire(blocking=False):
             return self._concurrent(xs, outs)     # another thread is in a call (ctypes lets go
         try:                                      # of the GIL while kernels run)
