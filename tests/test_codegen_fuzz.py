@@ -2,7 +2,7 @@
 eager vs jit on the interpreter vs jit compiled with fusion vs compiled without, for forward,
 grad, jvp and all three in one jit. A failure prints the shrunk program as Python.
 
-Default run: JITGRAD_FUZZ_PROGRAMS programs (default 40), each in one mode (seed % 4).
+Default run: JITGRAD_FUZZ_PROGRAMS programs (default 24), each in one mode (seed % 4).
 Slow run (`pytest -m slow tests/test_codegen_fuzz.py`): JITGRAD_FUZZ_SEEDS=lo:hi (default 0:2000),
 every mode of every program. Compiled kernels are cached on disk, so reruns are faster.
 """
@@ -20,7 +20,7 @@ def _report(seed, mode, why, prog):
             "tests/fuzz_programs.Program.inputs(seed=0)")
 
 
-@pytest.mark.parametrize("seed", range(int(os.environ.get("JITGRAD_FUZZ_PROGRAMS", "40"))))
+@pytest.mark.parametrize("seed", range(int(os.environ.get("JITGRAD_FUZZ_PROGRAMS", "24"))))
 def test_fuzzed_program(seed):
     prog = program(seed)
     mode = MODES[seed % len(MODES)]
