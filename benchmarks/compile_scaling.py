@@ -27,23 +27,21 @@ rng = np.random.default_rng(0)
 ws = [rng.standard_normal((16, 16)).astype(np.float32) * 0.1 for _ in range(depth)]
 x = rng.standard_normal((8, 16)).astype(np.float32)
 info = {}
-if impl == "jitgrad":
-    import jitgrad as jg, jitgrad.numpy as np_
+def make_loss(np_):
     def loss(ws, x):
         for w in ws:
             x = x + np_.tanh(x @ w)
         return np_.sum(x * x)
-    f = jg.jit(jg.value_and_grad(loss))
+    return loss
+if impl == "jitgrad":
+    import jitgrad as jg, jitgrad.numpy as jnp
+    f = jg.jit(jg.value_and_grad(make_loss(jnp)))
     t1 = time.perf_counter(); f(ws, x); t2 = time.perf_counter()
     units = next(iter(f._cache.values())).exe.run.units
     info = {"kernels": len(units), "units": len({u.name for u in units})}
 elif impl == "jax":
-    import jax, jax.numpy as np_
-    def loss(ws, x):
-        for w in ws:
-            x = x + np_.tanh(x @ w)
-        return np_.sum(x * x)
-    f = jax.jit(jax.value_and_grad(loss))
+    import jax, jax.numpy as jnp
+    f = jax.jit(jax.value_and_grad(make_loss(jnp)))
     t1 = time.perf_counter(); jax.block_until_ready(f(ws, x)); t2 = time.perf_counter()
 else:
     import torch
