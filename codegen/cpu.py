@@ -20,7 +20,7 @@ import numpy as np
 from ..ir.kernel import kernel_nodes
 from ..ir.ops import Op
 from ..runtime import config, threads
-from ..runtime.executable import (ARENA, FIXED, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
+from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
 from .cpu_kernels import OPAQUE
@@ -74,7 +74,7 @@ class _Layout:
         missing = [v for v in produced if v not in offsets and v not in graph_outputs
                    and v not in donated]
         if missing:                 # no plan (or an incomplete one): one slot each
-            extra, size = arena_layout(missing)
+            extra, _ = arena_layout(missing)
             base = max([o + v.type.nbytes for v, o in offsets.items()] + [0])
             offsets.update({v: base + 64 + o for v, o in extra.items()})
         self.arena_bytes = max([o + v.type.nbytes for v, o in offsets.items()]
