@@ -144,7 +144,6 @@ class Program:
         self._header = int(self.header.ctypes.data)
         self._run = _runner()
         self._fill, self._chunk = _filler()
-        self.lock = threading.Lock()        # bases and argv are per program: one call at a time
 
     def clone(self, fixed):
         """The same kernels and slots over private bases (for a concurrent call): `fixed`
@@ -160,7 +159,6 @@ class Program:
         other.header = self.header.copy()
         other.header[4], other.header[5] = other.bases.ctypes.data, other.argv.ctypes.data
         other._header = int(other.header.ctypes.data)
-        other.lock = threading.Lock()
         return other
 
     def fill(self, arrays):
