@@ -23,7 +23,7 @@ from ..ir.ops import Op
 from ..runtime import config
 from . import disk_cache
 from .cpu_kernels import GENERATORS
-from .entry import ModuleBuilder
+from .entry import ModuleBuilder, np_dtype
 
 LONG_LOOP = 1024     # elements: below, a kernel's loops gain little from SIMD
 SIG = "types.int64(types.CPointer(types.voidptr))"
@@ -53,10 +53,6 @@ def _work(node) -> int:
     return max([v.type.size for n in body.nodes for v in (*n.inputs, *n.outputs)] + [0])
 
 
-def _dtype(dt) -> str:
-    return "np.bool_" if dt.name == "bool" else f"np.{dt.name}"
-
-
 def _bindings(ks, node, product_type):
     """`name = carray(argv[j], (size,), dtype)` per array parameter, and the slot roles."""
     body = node.params["body"]
@@ -84,7 +80,7 @@ def _bindings(ks, node, product_type):
             roles.append(("status",))
         else:
             raise AssertionError(f"cpu codegen: unknown kernel parameter {p!r}")
-        dts = "np.int64" if dt is None else _dtype(dt)
+        dts = "np.int64" if dt is None else np_dtype(dt)
         lines.append(f"{p} = carray(argv[{len(roles) - 1}], ({max(size, 0)},), {dts})")
     return lines, roles
 

@@ -135,9 +135,13 @@ def flat_view(name: str, type) -> str:
     return f"{name}.reshape({max(type.size, 0)})" if type.ndim != 1 else name
 
 
+def np_dtype(dtype) -> str:
+    """The dtype as generated source spells it."""
+    return "np.bool_" if is_bool(dtype) else f"np.{dtype.name}"
+
+
 def arena_view(offset: int, type) -> str:
-    dt = "np.bool_" if is_bool(type.dtype) else f"np.{type.dtype.name}"
-    return f"arena[{offset}:{offset + type.nbytes}].view({dt})"
+    return f"arena[{offset}:{offset + type.nbytes}].view({np_dtype(type.dtype)})"
 
 
 def entry_source(name: str, params: list[str], bindings: list[tuple[str, str]],
