@@ -21,9 +21,7 @@ from dataclasses import dataclass, field
 
 from ..ir.ops import Op
 from ..runtime import config
-from . import disk_cache
-from .cpu_kernels import GENERATORS
-from .entry import ModuleBuilder, np_dtype
+from . import disk_cache, llvm_kernels
 
 LONG_LOOP = 1024     # elements: below, a kernel's loops gain little from SIMD
 SIG = "types.int64(types.CPointer(types.voidptr))"
@@ -55,6 +53,7 @@ def _work(node) -> int:
 
 def _bindings(ks, node, product_type):
     """`name = carray(argv[j], (size,), dtype)` per array parameter, and the slot roles."""
+    from .entry import np_dtype
     body = node.params["body"]
     lines, roles = [], []
     for p in ks.params:
@@ -94,6 +93,8 @@ def _comment(node) -> list[str]:
 
 def unit_source(node, product_hint=None):
     """(module source, KernelSource, argv roles) of kernel `node`."""
+    from .cpu_kernels import GENERATORS      # numba loads only when a kernel needs it
+    from .entry import ModuleBuilder
     mb = ModuleBuilder()
     mb.product_hint = product_hint
     mb.long_loop = _work(node) >= LONG_LOOP
@@ -143,8 +144,30 @@ def kernel_unit(node, product_hint=None) -> Unit:
     key = _body_key(node, product_hint)
     unit = _UNITS.get(key)
     if unit is None:
-        unit = _UNITS[key] = _compile_unit(node, product_hint)
+        why = "JITGRAD_KERNELS=numba" if config.numba_kernels_only() else \
+            llvm_kernels.why_not(node, product_hint)
+        if why is None:
+            unit = _llvm_unit(node, product_hint)
+        else:
+            config.log(1, f"kernel unit: {node.params['kind']} kernel compiled with numba ({why})")
+            unit = _compile_unit(node, product_hint)
+        _UNITS[key] = unit
     return unit
+
+
+def _llvm_unit(node, product_hint) -> Unit:
+    """The kernel as LLVM IR compiled by llvmlite (codegen/llvm_kernels.py): milliseconds."""
+    from . import llvm_jit
+    text, roles, consts, product_type = llvm_kernels.build(node, product_hint)
+    h = hashlib.sha256(f"{llvm_jit.versions()}\0{text}".encode()).hexdigest()[:24]
+    name = f"jg_llvm_{h}"
+    text = text.replace(f'@"{llvm_kernels.FN}"', f'@"{name}"')     # one engine: unique symbols
+    t0 = time.perf_counter()
+    (address,), status = llvm_jit.compile_ir(name, text, [name])
+    if status != "memory":
+        config.log(1, f"kernel cache {'hit' if status == 'hit' else 'miss'}: {name} "
+                      f"({node.params['kind']} kernel, llvm {status}, {time.perf_counter() - t0:.3f} s)")
+    return Unit(name, address, roles, consts, None, product_type, [llvm_jit.entry_path(name)], text)
 
 
 def _compile_unit(node, product_hint) -> Unit:

@@ -7,6 +7,8 @@ JITGRAD_DISABLE=fuse,cse   turn passes off (they return their input unchanged)
 JITGRAD_CACHE_DIR=path     where generated kernel source and numba's cache live
 JITGRAD_EXPLAIN_RECOMPILES=1   say which argument changed when a jitted function retraces
 JITGRAD_TRACEBACK=full     keep jitgrad's internal frames in tracebacks
+JITGRAD_KERNELS=numba      compile every CPU kernel with numba (default: LLVM IR built with llvmlite
+                           for the kernels codegen/llvm_kernels.py covers, numba for the rest)
 JITGRAD_BACKEND=interpreter   run jitted CPU graphs (still optimized) on the NumPy reference
                            interpreter instead of generated code: a debugging aid, and what the
                            test suite uses where it checks semantics rather than code generation
@@ -50,6 +52,10 @@ def explain_recompiles() -> bool:
 
 def interpreter_only() -> bool:
     return _get("JITGRAD_BACKEND") == "interpreter"
+
+
+def numba_kernels_only() -> bool:
+    return _get("JITGRAD_KERNELS") == "numba"
 
 
 def full_traceback() -> bool:

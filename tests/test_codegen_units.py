@@ -90,9 +90,12 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_second_process_reuses_units_of_another_graph(tmp_path):
+@pytest.mark.parametrize("kernels", ["llvm", "numba"])
+def test_second_process_reuses_units_of_another_graph(tmp_path, kernels):
+    """The reduce kernel both graphs share compiles in the first process and is loaded from disk
+    in the second (LLVM object code, or numba's cache with JITGRAD_KERNELS=numba)."""
     env = dict(os.environ, JITGRAD_CACHE_DIR=str(tmp_path), JITGRAD_DEBUG="1",
-               JITGRAD_BACKEND="cpu")
+               JITGRAD_BACKEND="cpu", JITGRAD_KERNELS=kernels)
 
     def run(which):
         p = subprocess.run([sys.executable, "-c", SCRIPT, which], env=env, capture_output=True,
@@ -100,9 +103,10 @@ def test_second_process_reuses_units_of_another_graph(tmp_path):
         assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
         return [line for line in p.stderr.splitlines() if "kernel cache" in line]
     first = run("first")
-    assert len(first) == 1 and "numba compiled" in first[0]
+    assert len(first) == 1 and f"{kernels} compiled" in first[0], first
     shared = first[0].split(": ")[1].split(" ")[0]
+    assert shared.startswith(f"jg_{'kernel' if kernels == 'numba' else 'llvm'}_")
     second = run("second")
     hit = [line for line in second if shared in line]
-    assert hit and "numba cache hit" in hit[0], second
-    assert any("numba compiled" in line for line in second), second
+    assert hit and ("numba cache hit" if kernels == "numba" else "llvm hit") in hit[0], second
+    assert any("numba compiled" in line for line in second), second    # cumsum: numba

@@ -1,0 +1,180 @@
+"""The per-op scalar instruction table of the LLVM kernel backend.
+
+`EXPR[op](b, args, in_dtypes, out_dtype) -> value` emits one element of `op`'s output with
+llvmlite's IRBuilder `b`. Semantics are NumPy's, as the numba table (codegen/cpu_exprs.py) gives
+them: NaN-propagating maximum/minimum, `!=` true for NaN, rint rounding half to even, integer
+arithmetic wrapping in the output's width. `supported(op, in_dtypes, out_dtype)` says whether
+the table covers an op at given dtypes (else the kernel is compiled with numba).
+"""
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+
+from ..ir.ops import Op
+from .llvm_math import FUNCTIONS, fconst, intrinsic
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+F32, F64 = ir.FloatType(), ir.DoubleType()
+LTYPE = {"float32": F32, "float64": F64, "int32": I32, "int64": I64, "bool": I1}
+
+
+def ltype(dt) -> ir.Type:
+    return LTYPE[np.dtype(dt).name]
+
+
+def _kind(dt) -> str:
+    """'f' float, 'i' signed int, 'b' bool."""
+    return np.dtype(dt).kind
+
+
+def const(dt, value):
+    t = ltype(dt)
+    if _kind(dt) == "f":
+        return ir.Constant(t, float(value))
+    return ir.Constant(t, int(bool(value)) if _kind(dt) == "b" else int(value))
+
+
+def _arith(fop, iop):
+    def emit(b, a, dts, dt):
+        return getattr(b, fop if _kind(dt) == "f" else iop)(a[0], a[1])
+    return emit
+
+
+def _cmp(sym):
+    def emit(b, a, dts, dt):
+        k = _kind(dts[0])
+        if k == "f":
+            return (b.fcmp_unordered if sym == "!=" else b.fcmp_ordered)(sym, a[0], a[1])
+        return (b.icmp_unsigned if k == "b" else b.icmp_signed)(sym, a[0], a[1])
+    return emit
+
+
+def _extremum(sym):
+    """NumPy's maximum/minimum: NaN wins for floats."""
+    def emit(b, a, dts, dt):
+        x, y = a
+        if _kind(dt) == "f":
+            take = b.or_(b.fcmp_ordered(sym, x, y), b.fcmp_unordered("uno", x, x))
+        else:
+            take = (b.icmp_unsigned if _kind(dt) == "b" else b.icmp_signed)(sym, x, y)
+        return b.select(take, x, y)
+    return emit
+
+
+def _neg(b, a, dts, dt):
+    return b.fneg(a[0]) if _kind(dt) == "f" else b.neg(a[0])
+
+
+def _abs(b, a, dts, dt):
+    x = a[0]
+    if _kind(dt) == "f":
+        return intrinsic(b, "llvm.fabs", x.type, x)
+    return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), b.neg(x), x)
+
+
+def _unary_intrinsic(name):
+    return lambda b, a, dts, dt: intrinsic(b, name, a[0].type, a[0])
+
+
+def _rsqrt(b, a, dts, dt):
+    return b.fdiv(fconst(a[0].type, 1), intrinsic(b, "llvm.sqrt", a[0].type, a[0]))
+
+
+def _sign(b, a, dts, dt):
+    x = a[0]
+    zero, one = ir.Constant(x.type, 0), ir.Constant(x.type, 1)
+    if _kind(dt) == "f":
+        pos = b.select(b.fcmp_ordered(">", x, zero), fconst(x.type, 1), x)    # 0, -0, nan stay
+        return b.select(b.fcmp_ordered("<", x, zero), fconst(x.type, -1), pos)
+    pos = b.select(b.icmp_signed(">", x, zero), one, zero)
+    return b.select(b.icmp_signed("<", x, zero), ir.Constant(x.type, -1), pos)
+
+
+def _convert(b, a, dts, dt):
+    x, src, dst = a[0], _kind(dts[0]), _kind(dt)
+    st, tt = ltype(dts[0]), ltype(dt)
+    if st == tt:
+        return x
+    if dst == "b":
+        return b.fcmp_unordered("!=", x, fconst(st, 0)) if src == "f" else \
+            b.icmp_unsigned("!=", x, ir.Constant(st, 0))
+    if src == "b":
+        return b.uitofp(x, tt) if dst == "f" else b.zext(x, tt)
+    if src == "f" and dst == "f":
+        return b.fpext(x, tt) if tt == F64 else b.fptrunc(x, tt)
+    if src == "f":
+        return b.fptosi(x, tt)
+    if dst == "f":
+        return b.sitofp(x, tt)
+    return b.sext(x, tt) if tt.width > st.width else b.trunc(x, tt)
+
+
+def _isnan(b, a, dts, dt):
+    return b.fcmp_unordered("uno", a[0], a[0]) if _kind(dts[0]) == "f" else ir.Constant(I1, 0)
+
+
+def _isinf(b, a, dts, dt):
+    if _kind(dts[0]) != "f":
+        return ir.Constant(I1, 0)
+    x = a[0]
+    return b.fcmp_ordered("==", intrinsic(b, "llvm.fabs", x.type, x), fconst(x.type, float("inf")))
+
+
+def _signbit(b, a, dts, dt):
+    x = a[0]
+    it = I32 if x.type == F32 else I64
+    return b.icmp_signed("<", b.bitcast(x, it), ir.Constant(it, 0))
+
+
+def _logical(op):
+    return lambda b, a, dts, dt: getattr(b, op)(a[0], a[1])
+
+
+def _math(name):
+    return lambda b, a, dts, dt: FUNCTIONS[name, np.dtype(dt).name](b, a[0])
+
+
+_NUMERIC = {Op.add, Op.sub, Op.mul, Op.neg, Op.abs, Op.sign, Op.square, Op.signbit}
+_SAME_INPUTS = {Op.add, Op.sub, Op.mul, Op.div, Op.max, Op.min, Op.eq, Op.ne, Op.lt, Op.le, Op.gt,
+                Op.ge, Op.logical_and, Op.logical_or, Op.logical_xor}
+_FLOAT_ONLY = {Op.div, Op.sqrt, Op.rsqrt, Op.floor, Op.ceil, Op.round}
+_MATH = ("exp", "log", "tanh", "sigmoid", "expm1")
+
+EXPR = {
+    Op.add: _arith("fadd", "add"), Op.sub: _arith("fsub", "sub"), Op.mul: _arith("fmul", "mul"),
+    Op.div: lambda b, a, dts, dt: b.fdiv(a[0], a[1]),
+    Op.neg: _neg, Op.abs: _abs, Op.sign: _sign,
+    Op.square: lambda b, a, dts, dt: (b.fmul if _kind(dt) == "f" else b.mul)(a[0], a[0]),
+    Op.sqrt: _unary_intrinsic("llvm.sqrt"), Op.rsqrt: _rsqrt,
+    Op.floor: _unary_intrinsic("llvm.floor"), Op.ceil: _unary_intrinsic("llvm.ceil"),
+    Op.round: _unary_intrinsic("llvm.roundeven"),
+    Op.max: _extremum(">"), Op.min: _extremum("<"),
+    Op.eq: _cmp("=="), Op.ne: _cmp("!="), Op.lt: _cmp("<"), Op.le: _cmp("<="),
+    Op.gt: _cmp(">"), Op.ge: _cmp(">="),
+    Op.select: lambda b, a, dts, dt: b.select(a[0], a[1], a[2]),
+    Op.logical_and: _logical("and_"), Op.logical_or: _logical("or_"),
+    Op.logical_xor: _logical("xor"),
+    Op.logical_not: lambda b, a, dts, dt: b.xor(a[0], ir.Constant(I1, 1)),
+    Op.isnan: _isnan, Op.isinf: _isinf, Op.signbit: _signbit,
+    Op.convert: _convert,
+    Op.stop_gradient: lambda b, a, dts, dt: a[0],
+    **{getattr(Op, name): _math(name) for name in _MATH},
+}
+
+
+def supported(op, in_dtypes, out_dtype) -> bool:
+    if op not in EXPR:
+        return False
+    names = [np.dtype(d).name for d in (*in_dtypes, out_dtype)]
+    if any(n not in LTYPE for n in names):
+        return False
+    if op.name in _MATH:
+        return (op.name, names[-1]) in FUNCTIONS and names[0] == names[-1]
+    if op in _FLOAT_ONLY:
+        return all(_kind(d) == "f" for d in (*in_dtypes, out_dtype))
+    if op in _NUMERIC and any(n == "bool" for n in names):
+        return False
+    if op in _SAME_INPUTS and len(set(names[:-1])) != 1:
+        return False
+    return True

@@ -1,0 +1,203 @@
+"""LLVM IR -> machine code in this process, with compiled objects cached on disk.
+
+llvmlite's MCJIT compiles a module of generated IR (codegen/llvm_kernels.py) in milliseconds,
+where numba needs a second to start and a tenth of one per function to type and lower it. One
+execution engine holds every unit of the process; each unit is its own module, named by the hash
+of its IR text (and llvmlite's version and the host CPU), so identical kernels compile once.
+
+Disk cache: `<kernel dir>/llvm/<name>.obj` holds the SHA-256 of the object code followed by the
+object code MCJIT produced. A later process builds the (cheap) IR text, finds the entry, checks
+its digest and hands the object to MCJIT instead of optimizing and compiling: a damaged entry is
+logged and rebuilt, never run. Writes are atomic (temp file + rename); an unusable cache
+directory means compiling in memory.
+
+External functions (BLAS gemm) are resolved by symbol name through `llvm.add_symbol`, so cached
+objects stay valid across processes (no absolute addresses are baked into the code).
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import tempfile
+import threading
+import time
+
+from ..runtime import cache, config
+
+_lock = threading.RLock()
+_state: dict = {}          # "engine", "tm", "llvm", "versions"
+_objects: dict = {}        # module name -> object bytes just compiled (for notify)
+_disk: dict = {}           # module name -> object bytes read from disk (for getbuffer)
+_ADDR: dict = {}           # (module name, function) -> address
+_SYMBOLS: set = set()
+_UNUSABLE: set = set()
+
+
+def _binding():
+    llvm = _state.get("llvm")
+    if llvm is None:
+        import llvmlite.binding as llvm
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        target = llvm.Target.from_default_triple()
+        tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                          features=llvm.get_host_cpu_features().flatten(),
+                                          opt=3, jit=True)
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        engine.set_object_cache(_notify, _getbuffer)
+        _state.update(llvm=llvm, tm=tm, engine=engine)
+    return llvm
+
+
+def versions() -> str:
+    """What a compiled object depends on besides its IR: part of every unit's name."""
+    v = _state.get("versions")
+    if v is None:
+        import llvmlite
+        llvm = _binding()
+        v = _state["versions"] = (f"llvmlite={llvmlite.__version__} "
+                                  f"cpu={llvm.get_host_cpu_name()} "
+                                  f"features={llvm.get_host_cpu_features().flatten()}")
+    return v
+
+
+def _notify(module, buffer):
+    _objects[module.name] = bytes(buffer)
+
+
+def _getbuffer(module):
+    return _disk.pop(module.name, None)
+
+
+def add_symbol(name: str, address: int) -> None:
+    """Make `name` resolve to `address` in every module compiled from now on."""
+    with _lock:
+        if name not in _SYMBOLS:
+            _binding().add_symbol(name, address)
+            _SYMBOLS.add(name)
+
+
+# ----------------------------------------------------------------------------- disk entries
+
+def _root():
+    root = cache.kernel_dir("llvm")
+    if root in _UNUSABLE:
+        return None
+    try:
+        cache.make_root()
+        os.makedirs(root, exist_ok=True)
+    except OSError as e:
+        _give_up(root, e)
+        return None
+    return root
+
+
+def _give_up(root, e):
+    if root not in _UNUSABLE:
+        _UNUSABLE.add(root)
+        config.log(1, f"kernel cache: {root} cannot be used ({type(e).__name__}: {e}); "
+                      "LLVM units compile in memory")
+
+
+def entry_path(name: str) -> str:
+    return os.path.join(cache.kernel_dir("llvm"), name + ".obj")
+
+
+def _read_entry(name: str):
+    """The verified object code of entry `name`, or None (missing, or damaged: logged)."""
+    root = _root()
+    if root is None:
+        return None
+    try:
+        with open(entry_path(name), "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    digest, obj = data[:32], data[32:]
+    if len(data) > 32 and hashlib.sha256(obj).digest() == digest:
+        return obj
+    config.log(1, f"kernel cache: {entry_path(name)} fails its checksum; rebuilding it")
+    return None
+
+
+def _write_entry(name: str, obj: bytes) -> None:
+    root = _root()
+    if root is None:
+        return
+    try:
+        fd, tmp = tempfile.mkstemp(dir=root, prefix=".tmp-", suffix=".obj")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(hashlib.sha256(obj).digest() + obj)
+            os.replace(tmp, entry_path(name))
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    except OSError as e:
+        _give_up(root, e)
+
+
+# ----------------------------------------------------------------------------- compiling
+
+def _optimize(mod):
+    llvm = _state["llvm"]
+    pto = llvm.create_pipeline_tuning_options(3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pb = llvm.create_pass_builder(_state["tm"], pto)
+    pb.getModulePassManager().run(mod, pb)
+
+
+def compile_ir(name: str, ir_text: str, functions: list) -> tuple[list, str]:
+    """Addresses of `functions` in module `name` built from `ir_text`, and how it was found:
+    'memory' (already loaded), 'hit' (object from disk) or 'compiled'."""
+    with _lock:
+        if (name, functions[0]) in _ADDR:
+            return [_ADDR[name, f] for f in functions], "memory"
+        llvm = _binding()
+        engine = _state["engine"]
+        t0 = time.perf_counter()
+        obj = _read_entry(name)
+        mod = llvm.parse_assembly(ir_text)
+        mod.name = name
+        mod.triple = _state["tm"].triple
+        mod.data_layout = str(_state["tm"].target_data)
+        if obj is not None:
+            _disk[name] = obj
+            status = "hit"
+        else:
+            mod.verify()
+            _optimize(mod)
+            status = "compiled"
+        engine.add_module(mod)
+        engine.finalize_object()
+        _disk.pop(name, None)
+        if status == "compiled":
+            obj = _objects.pop(name, None)
+            if obj is not None:
+                _write_entry(name, obj)
+        for f in functions:
+            _ADDR[name, f] = engine.get_function_address(f)
+        config.log(2, f"llvm unit {name}: {status} in {time.perf_counter() - t0:.4f} s")
+        return [_ADDR[name, f] for f in functions], status
+
+
+def capsule_address(capsule) -> int:
+    """The pointer a PyCapsule holds (scipy's cython_blas exports its functions as capsules)."""
+    api = ctypes.pythonapi
+    api.PyCapsule_GetName.restype = ctypes.c_char_p
+    api.PyCapsule_GetName.argtypes = [ctypes.py_object]
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
+
+
+def blas_symbol(fn: str) -> str:
+    """Register scipy's Fortran BLAS `fn` (sgemm, dgemm) as `jg_<fn>`; returns the symbol."""
+    sym = f"jg_{fn}"
+    if sym not in _SYMBOLS:
+        from scipy.linalg import cython_blas
+        add_symbol(sym, capsule_address(cython_blas.__pyx_capi__[fn]))
+    return sym

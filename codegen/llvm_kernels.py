@@ -1,0 +1,600 @@
+"""Kernel units as LLVM IR, built with llvmlite and compiled by codegen/llvm_jit.py.
+
+The same C ABI and argv roles as the numba units (codegen/cpu_units.py): `i64 kernel(i8 **argv)`,
+argv holding the body's inputs, its array constants, its outputs and (matmul) a scratch product,
+so the sequencer cannot tell them apart. The loop structure follows the numba generators
+(codegen/cpu_kernels.py), from the same index maps (ir/passes/fusion_rules.analyze_kernel):
+
+- elementwise: axes over which every value is indexed alike are merged (space.collapse) and the
+  nest runs with the unit-stride axis innermost;
+- reduce: scalar accumulators when the reduced axes are innermost, else accumulator rows
+  walked in memory order; long float sums in blocks (as numba's SUM_BLOCK);
+- rowwise (softmax, layernorm): one walk of each row per dependent reduction level;
+- matmul: BLAS gemm (scipy's Fortran BLAS, by symbol) into the product, then the epilogue.
+
+`why_not(node, hint)` says why a kernel is left to numba (an op or dtype the instruction table
+lacks, a kernel big enough for numba's thread-parallel loops, an opaque kernel); `build` returns
+the module text and the argv roles.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+
+import numpy as np
+from llvmlite import ir
+
+from ..ir.ops import REDUCE, Op
+from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
+from .cpu_exprs import REDUCER_KIND
+from .evaluator import array_constants
+from .llvm_exprs import EXPR, I1, I8, I32, I64, const, ltype, supported
+from .space import c_strides, collapse
+
+PARALLEL_MIN = 1 << 19      # as codegen/cpu_kernels.py: above, numba's prange kernels run
+SUM_BLOCK = 1 << 12
+_EXPENSIVE = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.tanh, Op.sigmoid, Op.erf, Op.sin,
+                        Op.cos, Op.tan, Op.pow, Op.atan2, Op.sinh, Op.cosh, Op.asin, Op.acos,
+                        Op.atan, Op.asinh, Op.acosh, Op.atanh})
+_RELABEL = (Op.reshape, Op.broadcast_to)
+FN = "jg_kernel"
+ARGV = ir.PointerType(ir.PointerType(I8))
+
+
+def _cost(nodes) -> int:
+    return 1 + 8 * sum(n.op in _EXPENSIVE for n in nodes)
+
+
+def _mem_type(dt):
+    return I8 if np.dtype(dt).kind == "b" else ltype(dt)
+
+
+# ----------------------------------------------------------------------------- what it takes
+
+def why_not(node, product_hint=None):
+    """None when this backend builds the kernel, else the reason it is left to numba."""
+    kind = node.params["kind"]
+    if kind not in GENERATORS:
+        return f"{kind} kernels"
+    body = node.params["body"]
+    for n in body.nodes:
+        if n.op in (Op.constant, *_RELABEL) or (kind == "matmul" and n.op in (Op.matmul, Op.transpose)):
+            continue
+        if n.op in REDUCE:
+            if n.op not in (Op.reduce_sum, Op.reduce_max, Op.reduce_min, Op.reduce_prod):
+                return f"op {n.op.name}"
+            if np.dtype(n.inputs[0].type.dtype).name not in ("float32", "float64", "int32", "int64"):
+                return f"{n.op.name} over {n.inputs[0].type.dtype}"
+            continue
+        if not supported(n.op, [x.type.dtype for x in n.inputs], n.output.type.dtype):
+            return f"op {n.op.name} on {', '.join(str(x.type.dtype) for x in n.inputs)}"
+    for v in (*body.inputs, *body.outputs):
+        if np.dtype(v.type.dtype).name not in ("float32", "float64", "int32", "int64", "bool"):
+            return f"dtype {v.type.dtype}"
+    info = analyze_kernel(node)
+    work = math.prod(info.domain) * _cost(body.nodes)
+    if kind == "matmul":
+        m = next(n for n in body.nodes if n.op == Op.matmul)
+        if np.dtype(m.output.type.dtype).kind != "f":
+            return "an integer matmul"
+        producers = body.producers()
+        if any(_operand(producers, x, body) is None for x in m.inputs):
+            return "a matmul operand computed in the kernel"
+        if product_hint is None and m.output not in body.outputs:
+            return "a matmul product without a buffer"
+        work = m.output.type.size * _cost(body.nodes)
+    if work >= PARALLEL_MIN and kind != "matmul" and not _outer_reduce(info):
+        return "a loop large enough for threads"
+    return None
+
+
+def _outer_reduce(info):
+    return (info.kind == "reduce" and info.reduce_axes and
+            info.reduce_axes[-1] != len(info.domain) - 1)
+
+
+def _operand(producers, v, body):
+    """(value read, transposed?) of a matmul operand: a body input or its last-two-axes swap."""
+    node = producers.get(v)
+    if node is None:
+        return v, False
+    if node.op == Op.transpose and node.inputs[0] in body.inputs:
+        perm, nd = node.params["perm"], v.type.ndim
+        if nd >= 2 and tuple(perm) == tuple(range(nd - 2)) + (nd - 1, nd - 2):
+            return node.inputs[0], True
+    return None
+
+
+# ----------------------------------------------------------------------------- the function
+
+class _Fn:
+    def __init__(self, node, product_hint):
+        self.node = node
+        self.body = body = node.params["body"]
+        self.info = analyze_kernel(node)
+        self.module = ir.Module(name="jg_llvm")
+        self.fn = ir.Function(self.module, ir.FunctionType(I64, [ARGV]), name=FN)
+        self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
+        self.roles, self.consts = [], []
+        self.arrays = {}            # Value -> typed pointer it is read from
+        self.outs = {}              # Value -> [typed pointers it is stored to]
+        for k, v in enumerate(body.inputs):
+            self.arrays[v] = self._arg(v.type.dtype, ("in", k))
+        for k, n in enumerate(array_constants(body)):
+            self.arrays[n.output] = self._arg(n.output.type.dtype, ("const", k))
+            self.consts.append(n.params["value"])
+        for k, v in enumerate(body.outputs):
+            self.outs.setdefault(v, []).append(self._arg(v.type.dtype, ("out", k)))
+        self.product_hint = product_hint
+        self.product_type = None
+
+    def _arg(self, dt, role):
+        b = self.b
+        p = b.load(b.gep(self.fn.args[0], [ir.Constant(I64, len(self.roles))]))
+        self.roles.append(role)
+        return b.bitcast(p, ir.PointerType(_mem_type(dt)))
+
+    # -- loops and memory
+
+    @contextlib.contextmanager
+    def loop(self, n, start=0):
+        """for i in range(start, n): yields i (an i64 value)."""
+        b = self.b
+        n = n if isinstance(n, ir.Value) else ir.Constant(I64, n)
+        start = start if isinstance(start, ir.Value) else ir.Constant(I64, start)
+        pre = b.block
+        head = self.fn.append_basic_block("head")
+        body = self.fn.append_basic_block("body")
+        done = self.fn.append_basic_block("done")
+        b.branch(head)
+        b.position_at_end(head)
+        i = b.phi(I64)
+        i.add_incoming(start, pre)
+        b.cbranch(b.icmp_signed("<", i, n), body, done)
+        b.position_at_end(body)
+        yield i
+        nxt = b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw"))
+        i.add_incoming(nxt, b.block)
+        b.branch(head)
+        b.position_at_end(done)
+
+    def nest(self, shape, emit):
+        """Nested loops over `shape`; emit(indices) writes the innermost body."""
+        with contextlib.ExitStack() as stack:
+            idx = [stack.enter_context(self.loop(e)) for e in shape]
+            emit(idx)
+
+    def alloca(self, ty, n=None):
+        with self.b.goto_entry_block():
+            return self.b.alloca(ty, size=None if n is None else ir.Constant(I64, n))
+
+    def load(self, ptr, off, dt):
+        v = self.b.load(self.b.gep(ptr, [off], inbounds=True))
+        return self.b.icmp_unsigned("!=", v, ir.Constant(I8, 0)) if np.dtype(dt).kind == "b" else v
+
+    def store(self, ptr, off, value, dt):
+        if np.dtype(dt).kind == "b":
+            value = self.b.zext(value, I8)
+        self.b.store(value, self.b.gep(ptr, [off], inbounds=True))
+
+    def finish(self) -> str:
+        self.b.ret(ir.Constant(I64, 0))
+        return str(self.module)
+
+    # -- index-map-aligned shapes (as cpu_kernels._Kernel)
+
+    def shape_in(self, v, drop=()):
+        spans = set(self.info.maps[v])
+        D = self.info.domain
+        return tuple(D[a] if a in spans else 1 for a in range(len(D)) if a not in drop)
+
+    def reduced(self, v):
+        return any(a in self.info.reduce_axes for a in self.info.maps[v])
+
+
+class _Space:
+    """Loop indices over `shape`; offset(s) is where an aligned operand of shape s is read."""
+
+    def __init__(self, fn, shape, idx, flat=None):
+        self.fn, self.shape, self.idx = fn, tuple(shape), list(idx)
+        self.size = math.prod(self.shape)
+        self._memo = {}
+        if flat is not None:
+            self._memo[self.shape] = flat
+
+    def offset(self, shape):
+        shape = tuple(shape)
+        if math.prod(shape) == self.size and self.size != 1:
+            shape = self.shape
+        hit = self._memo.get(shape)
+        if hit is None:
+            hit = self._memo[shape] = self._dot(shape)
+        return hit
+
+    def _dot(self, shape):
+        b = self.fn.b
+        if len(shape) != len(self.shape):
+            raise AssertionError(f"llvm codegen: operand shape {shape} vs space {self.shape}")
+        acc = None
+        for d, (e, s) in enumerate(zip(shape, c_strides(shape))):
+            if e == 1:
+                continue
+            term = self.idx[d] if s == 1 else b.mul(self.idx[d], ir.Constant(I64, s), flags=("nuw", "nsw"))
+            acc = term if acc is None else b.add(acc, term, flags=("nuw", "nsw"))
+        return acc if acc is not None else ir.Constant(I64, 0)
+
+
+class _Point:
+    """Body values at one point: loads at index-map-aligned offsets, constants, the op table."""
+
+    def __init__(self, fn, space_of, shapes, given=None):
+        self.fn, self.space_of, self.shapes = fn, space_of, shapes
+        self.memo = dict(given or {})
+        self.producers = fn.body.producers()
+
+    def expr(self, v):
+        hit = self.memo.get(v)
+        if hit is not None:
+            return hit
+        fn, node = self.fn, self.producers.get(v)
+        if node is None or v in fn.arrays:
+            e = fn.load(fn.arrays[v], self.space_of(v).offset(self.shapes[v]), v.type.dtype)
+        elif node.op == Op.constant:
+            lit = node.params["value"]
+            e = const(v.type.dtype, lit.array.reshape(-1)[0])
+        elif node.op in _RELABEL:
+            e = self.expr(node.inputs[0])
+        else:
+            args = [self.expr(x) for x in node.inputs]
+            e = EXPR[node.op](fn.b, args, [x.type.dtype for x in node.inputs], v.type.dtype)
+        self.memo[v] = e
+        return e
+
+    def store_all(self, values):
+        """Every value first, then the stores (an output may be written over an input)."""
+        pairs = [(v, self.expr(v)) for v in values]
+        for v, e in pairs:
+            for ptr in self.fn.outs.get(v, []):
+                self.fn.store(ptr, self.space_of(v).offset(self.shapes[v]), e, v.type.dtype)
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+def _elementwise(fn, outs):
+    D = fn.info.domain
+    if math.prod(D) == 0:
+        return
+    values = [v for v in fn.info.maps if v in fn.arrays or v in fn.outs]
+    cshape, cshapes = collapse(D, [fn.shape_in(v) for v in values])
+    shapes = dict(zip(values, cshapes))
+    cshape = cshape or (1,)
+    shapes = {v: (s or (1,)) for v, s in shapes.items()}
+
+    def emit(idx):
+        space = _Space(fn, cshape, idx)
+        _Point(fn, lambda v: space, shapes).store_all(outs)
+    fn.nest(cshape, emit)
+
+
+def gen_elementwise(fn):
+    _elementwise(fn, list(dict.fromkeys(fn.body.outputs)))
+
+
+# ----------------------------------------------------------------------------- reductions
+
+class _Accs:
+    """Scalar accumulators (allocas) of the reductions of a body."""
+
+    def __init__(self, fn, nodes):
+        self.fn, self.nodes = fn, nodes
+        self.slot = {n: fn.alloca(self.ty(n)) for n in nodes}
+
+    def dtype(self, n):
+        dt = np.dtype(n.inputs[0].type.dtype)
+        if dt.kind == "i" and REDUCER_KIND[n.op][0] in ("sum", "prod"):
+            return np.dtype("int64")
+        return dt
+
+    def ty(self, n):
+        return ltype(self.dtype(n))
+
+    def init_value(self, n):
+        kind, dt = REDUCER_KIND[n.op][0], self.dtype(n)
+        if kind in ("sum", "prod"):
+            return const(dt, 0 if kind == "sum" else 1)
+        if dt.kind == "f":
+            return const(dt, -np.inf if kind == "max" else np.inf)
+        info = np.iinfo(dt)
+        return const(dt, info.min if kind == "max" else info.max)
+
+    def init(self, slots=None):
+        slots = slots or self.slot
+        for n in self.nodes:
+            if n in slots:
+                self.fn.b.store(self.init_value(n), slots[n])
+
+    def combine(self, n, acc, v):
+        b, kind, dt = self.fn.b, REDUCER_KIND[n.op][0], self.dtype(n)
+        if dt != np.dtype(n.inputs[0].type.dtype):
+            v = b.sext(v, ltype(dt))
+        if kind == "sum":
+            return b.fadd(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.add(acc, v)
+        if kind == "prod":
+            return b.fmul(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.mul(acc, v)
+        return EXPR[Op.max if kind == "max" else Op.min](b, [v, acc], [dt, dt], dt)
+
+    def update(self, n, v, slot=None):
+        slot = slot or self.slot[n]
+        self.fn.b.store(self.combine(n, self.fn.b.load(slot), v), slot)
+
+    def results(self):
+        """Reduction output -> its value (converted to the op's output dtype)."""
+        out = {}
+        for n in self.nodes:
+            v = self.fn.b.load(self.slot[n])
+            want = np.dtype(n.output.type.dtype)
+            if want != self.dtype(n):
+                v = EXPR[Op.convert](self.fn.b, [v], [self.dtype(n)], want)
+            out[n.output] = v
+        return out
+
+
+def gen_reduce(fn):
+    body, info = fn.body, fn.info
+    reds = [n for n in body.nodes if n.op in REDUCE]
+    D, axes = info.domain, info.reduce_axes
+    kept = [d for d in range(len(D)) if d not in axes]
+    rshape = tuple(D[d] for d in kept)
+    pre = [v for v in dict.fromkeys(body.outputs) if fn.reduced(v)]
+    post = [v for v in dict.fromkeys(body.outputs) if not fn.reduced(v)]
+    if math.prod(D) == 0 and math.prod(rshape) == 0:
+        return
+    full = {v: fn.shape_in(v) for v in fn.info.maps}
+    part = {v: fn.shape_in(v, axes) for v in fn.info.maps}
+    shapes = {v: full[v] if fn.reduced(v) else part[v] for v in fn.info.maps}
+    accs = _Accs(fn, reds)
+    if _outer_reduce(info):
+        return _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part)
+    inner = [D[d] for d in axes]
+    sums = [n for n in reds if REDUCER_KIND[n.op][0] in ("sum", "prod")]
+
+    def kept_body(kidx):
+        rspace = _Space(fn, rshape, kidx)
+        accs.init()
+
+        def point(ridx, slots=None):
+            at = dict(zip(kept, kidx))
+            at.update(zip(axes, ridx))
+            xspace = _Space(fn, D, [at[d] for d in range(len(D))])
+            p = _Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
+            for n in reds:
+                accs.update(n, p.expr(n.inputs[0]), (slots or {}).get(n))
+            p.store_all(pre)
+
+        if sums and inner and inner[-1] > SUM_BLOCK:
+            _blocked(fn, accs, sums, inner, point)
+        else:
+            fn.nest(inner, point)
+        p = _Point(fn, lambda v: rspace, part, accs.results())
+        p.store_all(post)
+
+    fn.nest(rshape, kept_body)
+
+
+def _blocked(fn, accs, sums, inner, point):
+    """The innermost reduced loop in blocks of SUM_BLOCK, each summed on its own first: float32
+    rounding error grows with the block size and count, not with the length."""
+    b, n = fn.b, inner[-1]
+    blocks = {r: fn.alloca(accs.ty(r)) for r in sums}
+
+    def outer(oidx):
+        with fn.loop(-(-n // SUM_BLOCK)) as blk:
+            accs.init(blocks)
+            lo = b.mul(blk, ir.Constant(I64, SUM_BLOCK))
+            hi = b.add(lo, ir.Constant(I64, SUM_BLOCK))
+            hi = b.select(b.icmp_signed("<", hi, ir.Constant(I64, n)), hi, ir.Constant(I64, n))
+            with fn.loop(hi, lo) as j:
+                point(oidx + [j], blocks)
+            for r in sums:
+                accs.update(r, b.load(blocks[r]))
+    fn.nest(inner[:-1], outer)
+
+
+def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
+    """Last axis kept (a column sum): walk the input in memory order into accumulator rows."""
+    b = fn.b
+    rsize = math.prod(rshape)
+    rows = {n: _scratch(fn, accs.dtype(n), rsize) for n in accs.nodes}
+    with fn.loop(rsize) as r:
+        for n in accs.nodes:
+            b.store(accs.init_value(n), b.gep(rows[n][0], [r], inbounds=True))
+
+    def point(idx):
+        xspace = _Space(fn, D, idx)
+        rspace = _Space(fn, rshape, [idx[d] for d in kept])
+        p = _Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
+        r = rspace.offset(rshape)
+        for n in accs.nodes:
+            ptr = b.gep(rows[n][0], [r], inbounds=True)
+            b.store(accs.combine(n, b.load(ptr), p.expr(n.inputs[0])), ptr)
+        p.store_all(pre)
+    fn.nest(D, point)
+    with fn.loop(rsize) as r:
+        given = {}
+        for n in accs.nodes:
+            v = b.load(b.gep(rows[n][0], [r], inbounds=True))
+            want = np.dtype(n.output.type.dtype)
+            given[n.output] = v if want == accs.dtype(n) else \
+                EXPR[Op.convert](b, [v], [accs.dtype(n)], want)
+        rspace = _Space(fn, rshape, _unravel(fn, rshape, r), flat=r)
+        _Point(fn, lambda v: rspace, part, given).store_all(post)
+    for ptr, heap in rows.values():
+        if heap:
+            free = _extern(fn, "free", ir.FunctionType(ir.VoidType(), [ir.PointerType(I8)]))
+            b.call(free, [b.bitcast(ptr, ir.PointerType(I8))])
+
+
+def _scratch(fn, dt, n):
+    """(pointer, on the heap?) to n elements: on the stack up to 64 KiB, else malloc'd."""
+    ty = ltype(dt)
+    if n * np.dtype(dt).itemsize <= (1 << 16):
+        return fn.alloca(ty, max(n, 1)), False
+    malloc = _extern(fn, "malloc", ir.FunctionType(ir.PointerType(I8), [I64]))
+    raw = fn.b.call(malloc, [ir.Constant(I64, n * np.dtype(dt).itemsize)])
+    return fn.b.bitcast(raw, ir.PointerType(ty)), True
+
+
+def _extern(fn, name, fnty):
+    g = fn.module.globals.get(name)
+    return g if g is not None else ir.Function(fn.module, fnty, name=name)
+
+
+# ----------------------------------------------------------------------------- rowwise
+
+def gen_rowwise(fn):
+    body, info = fn.body, fn.info
+    reds = [n for n in body.nodes if n.op in REDUCE]
+    D = info.domain
+    nd = len(D)
+    L, rows = D[-1], math.prod(D[:-1])
+    per_row = {v for v in info.maps if not fn.reduced(v)}
+    outs = list(dict.fromkeys(body.outputs))
+    if rows * L == 0 and not any(v in per_row and v.type.size for v in outs):
+        return
+    level, _ = row_pass_levels(body, reds)
+    passes = 1 + max([level[r.inputs[0]] for r in reds] +
+                     [level.get(v, 0) for v in outs if v not in per_row])
+    accs = _Accs(fn, reds)
+    R = (nd - 1,)
+    full = {v: fn.shape_in(v) for v in info.maps}
+    part = {v: fn.shape_in(v, R) for v in info.maps}
+    shapes = {v: full[v] if fn.reduced(v) else part[v] for v in info.maps}
+    rshape = D[:-1]
+
+    def row(ridx):
+        accs.init()
+        rspace = _Space(fn, rshape, ridx)
+        given = {}
+        for p in range(passes):
+            mine = [n for n in reds if level[n.inputs[0]] == p]
+            stores = [v for v in outs if v not in per_row and level[v] == p]
+            if not mine and not stores:
+                continue
+            with fn.loop(L) as j:
+                xspace = _Space(fn, D, list(ridx) + [j])
+                pt = _Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes, given)
+                for n in mine:
+                    accs.update(n, pt.expr(n.inputs[0]))
+                pt.store_all(stores)
+            res = accs.results()
+            given.update({n.output: res[n.output] for n in mine})
+        _Point(fn, lambda v: rspace, part, given).store_all([v for v in outs if v in per_row])
+
+    fn.nest(rshape, row)
+
+
+# ----------------------------------------------------------------------------- matmul
+
+def gen_matmul(fn):
+    b, body = fn.b, fn.body
+    producers = body.producers()
+    (m,) = [n for n in body.nodes if n.op == Op.matmul]
+    ops = [_operand(producers, x, body) for x in m.inputs]
+    pv = m.output
+    dest = fn.outs.get(pv, [])
+    hint = fn.product_hint
+    if dest:
+        prod = dest[0]
+    elif hint[0] == "output":
+        prod = fn.outs[hint[1]][0]
+    else:
+        prod = fn._arg(pv.type.dtype, ("prod",))
+        fn.product_type = pv.type
+    fn.arrays[pv] = prod
+    _gemm(fn, ops, [x.type.shape for x in m.inputs], pv.type.shape, prod, pv.type.dtype)
+    n = pv.type.size
+    for extra in dest[1:]:
+        with fn.loop(n) as i:
+            b.store(b.load(b.gep(prod, [i])), b.gep(extra, [i]))
+    rest = [v for v in dict.fromkeys(body.outputs) if v is not pv]
+    if rest:
+        _elementwise(fn, rest)
+
+
+def _gemm(fn, ops, shapes, pshape, prod, dt):
+    from .llvm_jit import blas_symbol
+    b = fn.b
+    M, N = pshape[-2], pshape[-1]
+    K = shapes[0][-1]
+    batch = pshape[:-2]
+    ty = ltype(dt)
+    if math.prod(pshape) == 0:
+        return
+    if K == 0:
+        with fn.loop(math.prod(pshape)) as i:
+            b.store(const(dt, 0), b.gep(prod, [i]))
+        return
+    name = blas_symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
+    pty = ir.PointerType(ty)
+    ipt, cpt = ir.PointerType(I32), ir.PointerType(I8)
+    gemm = _extern(fn, name, ir.FunctionType(ir.VoidType(), [cpt, cpt, ipt, ipt, ipt, pty, pty, ipt,
+                                                             pty, ipt, pty, pty, ipt]))
+
+    def cell(t, v):
+        p = fn.alloca(t)
+        b.store(v, p)
+        return p
+
+    def char(c):
+        return cell(I8, ir.Constant(I8, ord(c)))
+
+    def i32(v):
+        return cell(I32, ir.Constant(I32, v))
+
+    # row-major C (M x N) = A B is column-major C^T = B^T A^T: gemm(B, A) with N, M swapped
+    (a, ta), (bv, tb) = ops
+    lda = M if ta else K            # A stored (K, M) when transposed, else (M, K)
+    ldb = K if tb else N
+    args_fixed = dict(transa=char("T" if tb else "N"), transb=char("T" if ta else "N"),
+                      m=i32(N), n=i32(M), k=i32(K), alpha=cell(ty, const(dt, 1)),
+                      lda=i32(ldb), ldb=i32(lda), beta=cell(ty, const(dt, 0)), ldc=i32(N))
+    bsize = math.prod(batch)
+
+    def one(q):
+        space = _Space(fn, batch or (1,), [q] if len(batch) <= 1 else _unravel(fn, batch, q))
+        oa = space.offset(_batch_shape(shapes[0], batch)) if batch else ir.Constant(I64, 0)
+        ob = space.offset(_batch_shape(shapes[1], batch)) if batch else ir.Constant(I64, 0)
+        pa = b.gep(fn.arrays[a], [b.mul(oa, ir.Constant(I64, M * K))])
+        pb = b.gep(fn.arrays[bv], [b.mul(ob, ir.Constant(I64, K * N))])
+        pc = b.gep(prod, [b.mul(q, ir.Constant(I64, M * N))])
+        f = args_fixed
+        b.call(gemm, [f["transa"], f["transb"], f["m"], f["n"], f["k"], f["alpha"], pb, f["lda"],
+                      pa, f["ldb"], f["beta"], pc, f["ldc"]])
+    with fn.loop(bsize) as q:
+        one(q)
+
+
+def _batch_shape(shape, batch):
+    """An operand's batch dims aligned to the product's (right-aligned, ones in front)."""
+    lead = tuple(shape[:-2])
+    return (1,) * (len(batch) - len(lead)) + lead
+
+
+def _unravel(fn, shape, q):
+    b = fn.b
+    out = []
+    for d, s in enumerate(c_strides(shape)):
+        e = b.udiv(q, ir.Constant(I64, s)) if s != 1 else q
+        out.append(b.urem(e, ir.Constant(I64, shape[d])) if d > 0 else e)
+    return out
+
+
+GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": gen_rowwise,
+              "matmul": gen_matmul}
+
+
+def build(node, product_hint=None):
+    """(module IR text, argv roles, array constants, product type) of kernel `node`."""
+    fn = _Fn(node, product_hint)
+    GENERATORS[node.params["kind"]](fn)
+    return fn.finish(), fn.roles, fn.consts, fn.product_type

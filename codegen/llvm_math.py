@@ -1,0 +1,203 @@
+"""Vectorizable math functions as LLVM IR, for the LLVM kernel backend (codegen/llvm_kernels.py).
+
+The same branch-free algorithms and constants as codegen/mathlib.py (which numba kernels use):
+selects instead of branches, Horner polynomials with fmuladd, exponents built from bits. Each
+function is emitted inline at its use, so the loop vectorizer sees straight-line code and packs
+it. `FUNCTIONS[(name, dtype name)](b, x) -> value`; a name/dtype pair missing here means the
+op is not supported by the LLVM backend (its kernel is compiled with numba instead).
+"""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from . import math_constants as C
+
+F32, F64 = ir.FloatType(), ir.DoubleType()
+I32, I64 = ir.IntType(32), ir.IntType(64)
+
+
+def fconst(ty, v):
+    return ir.Constant(ty, float(v))
+
+
+def intrinsic(b, name, ty, *args):
+    fn = b.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [ty] * len(args)))
+    return b.call(fn, list(args))
+
+
+def _poly(b, x, coeffs):
+    """Horner evaluation, coefficients from the highest power down."""
+    ty = x.type
+    acc = fconst(ty, coeffs[0])
+    for c in coeffs[1:]:
+        acc = intrinsic(b, "llvm.fmuladd", ty, acc, x, fconst(ty, c))
+    return acc
+
+
+def _sel(b, cond, x, y):
+    return b.select(cond, x, y)
+
+
+def _clamp(b, x, lo, hi):
+    """min(max(x, lo), hi) that lets NaN through."""
+    x = _sel(b, b.fcmp_ordered("<", x, lo), lo, x)
+    return _sel(b, b.fcmp_ordered(">", x, hi), hi, x)
+
+
+def _log_edges(b, x, res, inf):
+    """log-like results at the edge of the domain, as NumPy gives them."""
+    ty = x.type
+    res = _sel(b, b.fcmp_ordered("<", x, fconst(ty, 0)), fconst(ty, float("nan")), res)
+    res = _sel(b, b.fcmp_ordered("==", x, fconst(ty, 0)), fconst(ty, -float("inf")), res)
+    return _sel(b, b.fcmp_ordered("<", x, inf), res, x)       # +inf and NaN pass through
+
+
+def _copysign(b, x, s):
+    return intrinsic(b, "llvm.copysign", x.type, x, s)
+
+
+def _fabs(b, x):
+    return intrinsic(b, "llvm.fabs", x.type, x)
+
+
+def _div(b, x, y):
+    return b.fdiv(x, y)
+
+
+# ----------------------------------------------------------------------------- float32
+
+def _round_f32(b, v):
+    """(round(v) as float32, as int32) for |v| < 2**22."""
+    r = fconst(F32, C._ROUNDER32)
+    n = b.sub(b.bitcast(b.fadd(v, r), I32), b.bitcast(r, I32))
+    return b.sitofp(n, F32), n
+
+
+def _ldexp_f32(b, p, n):
+    """p * 2**n for p near 1 and n in [-252, 254], in two halves (see mathlib._ldexp_f32)."""
+    half = b.ashr(n, ir.Constant(I32, 1))
+    e1 = b.bitcast(b.shl(b.add(half, ir.Constant(I32, 127)), ir.Constant(I32, 23)), F32)
+    e2 = b.bitcast(b.shl(b.add(b.sub(n, half), ir.Constant(I32, 127)), ir.Constant(I32, 23)), F32)
+    return b.fmul(b.fmul(p, e1), e2)
+
+
+def _expm1_reduced_f32(b, x):
+    kf, n = _round_f32(b, b.fmul(x, fconst(F32, C._LOG2E32)))
+    r = b.fsub(b.fsub(x, b.fmul(kf, fconst(F32, C._LN2_HI32))), b.fmul(kf, fconst(F32, C._LN2_LO32)))
+    return b.fadd(b.fmul(b.fmul(r, r), _poly(b, r, C._EXP_P32)), r), n
+
+
+def exp_f32(b, x):
+    x = _clamp(b, x, fconst(F32, C._EXP_MIN32), fconst(F32, C._EXP_MAX32))
+    q, n = _expm1_reduced_f32(b, x)
+    return _ldexp_f32(b, b.fadd(q, fconst(F32, 1)), n)
+
+
+def tanh_f32(b, x):
+    a = _fabs(b, x)
+    z = b.fmul(a, a)
+    small = b.fadd(a, b.fmul(b.fmul(a, z), _poly(b, z, C._TANH_P32)))
+    one = fconst(F32, 1)
+    large = b.fsub(one, _div(b, fconst(F32, 2), b.fadd(exp_f32(b, b.fadd(a, a)), one)))
+    return _copysign(b, _sel(b, b.fcmp_ordered("<", a, fconst(F32, 0.625)), small, large), x)
+
+
+def sigmoid_f32(b, x):
+    return _sigmoid(b, x, exp_f32)
+
+
+def _sigmoid(b, x, exp):
+    ty = x.type
+    e = exp(b, b.fneg(_fabs(b, x)))          # in (0, 1]: never overflows
+    one = fconst(ty, 1)
+    return _div(b, _sel(b, b.fcmp_ordered(">=", x, fconst(ty, 0)), one, e), b.fadd(one, e))
+
+
+def log_f32(b, x):
+    sub = b.fcmp_ordered("<", x, fconst(F32, C._MIN_NORMAL32))
+    bits = b.bitcast(_sel(b, sub, b.fmul(x, fconst(F32, 2.0 ** 23)), x), I32)
+    e = b.sub(b.and_(b.ashr(bits, ir.Constant(I32, 23)), ir.Constant(I32, 0xFF)),
+              _sel(b, sub, ir.Constant(I32, 149), ir.Constant(I32, 126)))
+    m = b.bitcast(b.or_(b.and_(bits, ir.Constant(I32, 0x7FFFFF)), ir.Constant(I32, 0x3F000000)), F32)
+    low = b.fcmp_ordered("<", m, fconst(F32, C._SQRT_HALF32))
+    f = b.fsub(_sel(b, low, b.fadd(m, m), m), fconst(F32, 1))
+    z = b.fmul(f, f)
+    y = b.fsub(b.fmul(b.fmul(f, z), _poly(b, f, C._LOG_P32)), b.fmul(fconst(F32, 0.5), z))
+    ef = b.sitofp(_sel(b, low, b.sub(e, ir.Constant(I32, 1)), e), F32)
+    res = b.fadd(b.fadd(f, b.fadd(y, b.fmul(ef, fconst(F32, C._LN2_LO32)))),
+                 b.fmul(ef, fconst(F32, C._LN2_HI32)))
+    return _log_edges(b, x, res, fconst(F32, float("inf")))
+
+
+# ----------------------------------------------------------------------------- float64
+
+def _round_f64(b, v):
+    r = fconst(F64, C._ROUNDER64)
+    n = b.sub(b.bitcast(b.fadd(v, r), I64), b.bitcast(r, I64))
+    return b.sitofp(n, F64), n
+
+
+def _ldexp_f64(b, p, n):
+    half = b.ashr(n, ir.Constant(I64, 1))
+    e1 = b.bitcast(b.shl(b.add(half, ir.Constant(I64, 1023)), ir.Constant(I64, 52)), F64)
+    e2 = b.bitcast(b.shl(b.add(b.sub(n, half), ir.Constant(I64, 1023)), ir.Constant(I64, 52)), F64)
+    return b.fmul(b.fmul(p, e1), e2)
+
+
+def _expm1_reduced_f64(b, x):
+    kf, n = _round_f64(b, b.fmul(x, fconst(F64, C._LOG2E64)))
+    r = b.fsub(b.fsub(x, b.fmul(kf, fconst(F64, C._LN2_HI64))), b.fmul(kf, fconst(F64, C._LN2_LO64)))
+    rr = b.fmul(r, r)
+    return b.fadd(r, b.fadd(b.fmul(fconst(F64, 0.5), rr),
+                            b.fmul(b.fmul(rr, r), _poly(b, r, C._EXPM1_P64)))), n
+
+
+def exp_f64(b, x):
+    q, n = _expm1_reduced_f64(b, _clamp(b, x, fconst(F64, C._EXP_MIN64), fconst(F64, C._EXP_MAX64)))
+    return _ldexp_f64(b, b.fadd(q, fconst(F64, 1)), n)
+
+
+def expm1_f64(b, x):
+    q, n = _expm1_reduced_f64(b, _clamp(b, x, fconst(F64, -40.0), fconst(F64, C._EXP_MAX64)))
+    n54 = _sel(b, b.icmp_signed("<", n, ir.Constant(I64, 54)), n, ir.Constant(I64, 54))
+    pow2 = b.bitcast(b.shl(b.sub(ir.Constant(I64, 1023), n54), ir.Constant(I64, 52)), F64)
+    res = _ldexp_f64(b, b.fadd(q, b.fsub(fconst(F64, 1), pow2)), n)
+    return _sel(b, b.fcmp_ordered("==", x, fconst(F64, 0)), x, res)   # keeps the sign of -0.0
+
+
+def tanh_f64(b, x):
+    em = expm1_f64(b, b.fmul(fconst(F64, -2), _fabs(b, x)))    # tanh|x| = -em / (em + 2)
+    return _copysign(b, _div(b, b.fneg(em), b.fadd(em, fconst(F64, 2))), x)
+
+
+def sigmoid_f64(b, x):
+    return _sigmoid(b, x, exp_f64)
+
+
+def log_f64(b, x):
+    sub = b.fcmp_ordered("<", x, fconst(F64, 2.0 ** -1022))
+    bits = b.bitcast(_sel(b, sub, b.fmul(x, fconst(F64, 2.0 ** 54)), x), I64)
+    c = lambda v: ir.Constant(I64, v)     # noqa: E731
+    hx = b.add(b.ashr(bits, c(32)), c(0x3FF00000 - 0x3FE6A09E))
+    k = b.sub(b.ashr(hx, c(20)), _sel(b, sub, c(0x3FF + 54), c(0x3FF)))
+    mant = b.or_(b.shl(b.add(b.and_(hx, c(0x000FFFFF)), c(0x3FE6A09E)), c(32)),
+                 b.and_(bits, c(0xFFFFFFFF)))
+    f = b.fsub(b.bitcast(mant, F64), fconst(F64, 1))
+    hfsq = b.fmul(b.fmul(fconst(F64, 0.5), f), f)
+    s = _div(b, f, b.fadd(fconst(F64, 2), f))
+    z = b.fmul(s, s)
+    w = b.fmul(z, z)
+    r = b.fadd(b.fmul(w, _poly(b, w, C._LOG_R_EVEN64)), b.fmul(z, _poly(b, w, C._LOG_R_ODD64)))
+    t = b.fmul(s, b.fadd(hfsq, r))
+    kf = b.sitofp(k, F64)
+    res = b.fadd(b.fadd(b.fsub(b.fadd(t, b.fmul(kf, fconst(F64, C._LN2_LO_LOG64))), hfsq), f),
+                 b.fmul(kf, fconst(F64, C._LN2_HI_LOG64)))
+    return _log_edges(b, x, res, fconst(F64, float("inf")))
+
+
+FUNCTIONS = {
+    ("exp", "float32"): exp_f32, ("tanh", "float32"): tanh_f32,
+    ("sigmoid", "float32"): sigmoid_f32, ("log", "float32"): log_f32,
+    ("exp", "float64"): exp_f64, ("expm1", "float64"): expm1_f64, ("tanh", "float64"): tanh_f64,
+    ("sigmoid", "float64"): sigmoid_f64, ("log", "float64"): log_f64,
+}
