@@ -1,5 +1,15 @@
-"""Code generation backends: device type -> fn(graph, optimized, schedule, plan) -> Executable."""
-from .cpu import compile_cpu
-from .cuda import compile_cuda
+"""Code generation backends: device type -> fn(graph, optimized, schedule, plan) -> Executable.
+Each backend's modules load on its first compile (the CUDA ones never on a CPU-only run)."""
 
-BACKENDS = {"cpu": compile_cpu, "cuda": compile_cuda}
+
+def _cpu(*args):
+    from .cpu import compile_cpu
+    return compile_cpu(*args)
+
+
+def _cuda(*args):
+    from .cuda import compile_cuda
+    return compile_cuda(*args)
+
+
+BACKENDS = {"cpu": _cpu, "cuda": _cuda}

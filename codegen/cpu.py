@@ -23,7 +23,6 @@ from ..runtime import config, threads
 from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
-from .cpu_kernels import OPAQUE
 from .cpu_units import kernel_unit
 from .entry import arena_layout
 
@@ -39,7 +38,12 @@ def _on_host(node) -> bool:
     """Random, and ops no CPU kernel implements (structured control flow: cond, while_loop,
     scan hold sub-graphs), run on the host with the NumPy reference between kernels."""
     op = _only_op(node)
-    return op in HOST_OPS or (node.params["kind"] == "opaque" and op not in OPAQUE)
+    if op in HOST_OPS:
+        return True
+    if node.params["kind"] != "opaque":
+        return False
+    from .cpu_kernels import OPAQUE     # an opaque kernel is a numba unit: numba loads now
+    return op not in OPAQUE
 
 
 def _product_hint(plan, i, node):

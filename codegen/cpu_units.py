@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -138,6 +139,9 @@ def forget() -> None:
     with _lock:
         _UNITS.clear()
         _LOADED.clear()
+    if "jitgrad.codegen.llvm_jit" in sys.modules:
+        from . import llvm_jit
+        llvm_jit.forget()
 
 
 def kernel_unit(node, product_hint=None) -> Unit:
@@ -159,14 +163,17 @@ def _llvm_unit(node, product_hint) -> Unit:
     """The kernel as LLVM IR compiled by llvmlite (codegen/llvm_kernels.py): milliseconds."""
     from . import llvm_jit
     text, roles, consts, product_type = llvm_kernels.build(node, product_hint)
+    text = "\n".join([f"; {node.params['kind']} kernel"] + [";" + c[1:] for c in _comment(node)]
+                     + [text])
     h = hashlib.sha256(f"{llvm_jit.versions()}\0{text}".encode()).hexdigest()[:24]
     name = f"jg_llvm_{h}"
     text = text.replace(f'@"{llvm_kernels.FN}"', f'@"{name}"')     # one engine: unique symbols
     t0 = time.perf_counter()
     (address,), status = llvm_jit.compile_ir(name, text, [name])
-    if status != "memory":
-        config.log(1, f"kernel cache {'hit' if status == 'hit' else 'miss'}: {name} "
-                      f"({node.params['kind']} kernel, llvm {status}, {time.perf_counter() - t0:.3f} s)")
+    if status != "loaded":
+        how = "llvm hit" if status == "hit" else "llvm compiled"
+        config.log(1, f"kernel cache {status}: {name} ({node.params['kind']} kernel, {how}, "
+                      f"{time.perf_counter() - t0:.3f} s)")
     return Unit(name, address, roles, consts, None, product_type, [llvm_jit.entry_path(name)], text)
 
 

@@ -30,7 +30,8 @@ import warnings
 from ..runtime import cache, config
 
 _VERSIONS = None
-_UNUSABLE: dict[str, str] = {}       # kernel dir -> why it cannot be written (warned once)
+_UNUSABLE: dict[str, str] = {}       # kernel dir -> why it cannot be written
+_WARNED: set = set()                 # cache directories warned about
 
 
 class CacheWarning(RuntimeWarning):
@@ -68,7 +69,7 @@ def cache_root(backend: str = "cpu") -> str:
 def load_module(name: str, source: str, backend: str = "cpu"):
     """(module, 'hit'|'miss'|'rebuilt'|'memory'): the generated module, from a verified cache
     entry when the cache directory is usable, else compiled in memory."""
-    root = _usable_root(backend)
+    root = usable_root(backend)
     if root is not None:
         try:
             path, status = _ensure_source(root, name, source)
@@ -76,7 +77,7 @@ def load_module(name: str, source: str, backend: str = "cpu"):
                 status = "rebuilt"
             return _import_file(name, path), status
         except OSError as e:        # full disk, permissions changed meanwhile: as if unusable
-            _give_up(root, e)
+            give_up(root, e)
     return _import_source(name, source), "memory"
 
 
@@ -88,7 +89,7 @@ def seal(name: str, backend: str = "cpu") -> None:
     sums = _checksums(root, name)
     try:
         if _read_sums(root, name) != sums:
-            _write_atomic(_sums_path(root, name), json.dumps(sums, indent=1, sort_keys=True))
+            write_atomic(_sums_path(root, name), json.dumps(sums, indent=1, sort_keys=True))
     except OSError as e:
         config.log(1, f"kernel cache: cannot write checksums of {name} ({e}); it is rebuilt next time")
 
@@ -110,55 +111,61 @@ def install(files: dict, mtimes: dict) -> None:
     Without a usable cache directory nothing is written (the backend compiles in memory)."""
     for rel in files:
         backend, _, inner = rel.partition("/")
-        if backend not in ("cpu", "native") or not cache.is_entry_path(inner):
+        if backend not in ("cpu", "native", "llvm") or not cache.is_entry_path(inner):
             raise ValueError(f"{rel!r} is not a kernel cache entry")
     entries = set()
     for rel, data in sorted(files.items()):
         backend, _, inner = rel.partition("/")
-        root = _usable_root(backend)
+        root = usable_root(backend)
         if root is None:
             continue
         dest = os.path.join(root, inner)
         try:
-            _write_atomic(dest, data)
+            write_atomic(dest, data)
             if rel in mtimes:              # numba's index checks the source file's stamp
                 os.utime(dest, ns=(mtimes[rel], mtimes[rel]))
         except OSError as e:
-            _give_up(root, e)
+            give_up(root, e)
             continue
         entries.add((backend, os.path.basename(inner).split(".")[0]))
     for backend, name in entries:
-        seal(name, backend)
+        if backend != "llvm":           # an LLVM object carries its own digest
+            seal(name, backend)
 
 
 # ----------------------------------------------------------------------------- the directory
 
-def _usable_root(backend: str):
+def usable_root(backend: str):
     """The backend's kernel dir, created and probed for writing; None (warned once) if unusable."""
     root = cache_root(backend)
     if root in _UNUSABLE:
         return None
     try:
         cache.make_root()
-        os.makedirs(os.path.join(root, "__pycache__"), exist_ok=True)
-        with tempfile.TemporaryFile(dir=os.path.join(root, "__pycache__")):
+        probe = root if backend == "llvm" else os.path.join(root, "__pycache__")   # numba's dir
+        os.makedirs(probe, exist_ok=True)
+        with tempfile.TemporaryFile(dir=probe):
             pass
     except OSError as e:
-        _give_up(root, e)
+        give_up(root, e)
         return None
     return root
 
 
-def _give_up(root: str, e: OSError) -> None:
+def give_up(root: str, e: OSError) -> None:
+    """Stop using the backend dir `root`; one warning per cache directory, whichever backend
+    (numba units, LLVM units) finds it unusable first."""
     if root not in _UNUSABLE:
         _UNUSABLE[root] = str(e)
-        warnings.warn(f"jitgrad: the kernel cache {config.cache_dir()} cannot be used "
-                      f"({type(e).__name__}: {e}); compiling in memory (set JITGRAD_CACHE_DIR "
-                      "to a writable directory)", CacheWarning, stacklevel=2)
+        if config.cache_dir() not in _WARNED:
+            _WARNED.add(config.cache_dir())
+            warnings.warn(f"jitgrad: the kernel cache {config.cache_dir()} cannot be used "
+                          f"({type(e).__name__}: {e}); compiling in memory (set JITGRAD_CACHE_DIR "
+                          "to a writable directory)", CacheWarning, stacklevel=2)
 
 
-def _write_atomic(path: str, data) -> None:
-    suffix = ".sha256" if path.endswith(".sha256") else ".py"
+def write_atomic(path: str, data) -> None:
+    suffix = os.path.splitext(path)[1]
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=suffix)
     try:
         with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
@@ -178,7 +185,7 @@ def _ensure_source(root: str, name: str, source: str) -> tuple[str, str]:
             on_disk = f.read()
     except FileNotFoundError:
         _drop(root, name)
-        _write_atomic(path, source)
+        write_atomic(path, source)
         return path, "miss"
     except (OSError, UnicodeDecodeError):
         on_disk = None
@@ -186,7 +193,7 @@ def _ensure_source(root: str, name: str, source: str) -> tuple[str, str]:
         return path, "hit"
     config.log(1, f"kernel cache: {path} is corrupt or truncated; rebuilding it")
     _drop(root, name)
-    _write_atomic(path, source)
+    write_atomic(path, source)
     return path, "rebuilt"
 
 

@@ -16,10 +16,6 @@ import numpy as np
 from ..ir.types import is_bool
 from .buffer import IndentedBuffer
 
-try:
-    from . import mathlib
-except ImportError:  # the vectorizable math library is optional: libm then
-    mathlib = None
 
 
 def _literal(value, dtype) -> str:
@@ -59,7 +55,8 @@ class ModuleBuilder:
     def math(self, name, dtype, required=True):
         suffix = {"float32": "f32", "float64": "f64"}.get(np.dtype(dtype).name)
         fn = f"{name}_{suffix}" if suffix else None
-        if fn and mathlib is not None and hasattr(mathlib, fn):
+        from . import mathlib        # numba: imported when a numba kernel is generated
+        if fn and hasattr(mathlib, fn):
             # the called variant compiles once per process (mathlib.NEEDS_NUMBA_INLINE); a C
             # library keeps the inlined one: a call's error-status path would reach Python
             if not self.native and not (self.long_loop and name in mathlib.NEEDS_NUMBA_INLINE):

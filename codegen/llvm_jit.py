@@ -9,7 +9,7 @@ Disk cache: `<kernel dir>/llvm/<name>.obj` holds the SHA-256 of the object code 
 object code MCJIT produced. A later process builds the (cheap) IR text, finds the entry, checks
 its digest and hands the object to MCJIT instead of optimizing and compiling: a damaged entry is
 logged and rebuilt, never run. Writes are atomic (temp file + rename); an unusable cache
-directory means compiling in memory.
+directory means compiling in memory, with one warning (codegen/disk_cache.usable_root).
 
 External functions (BLAS gemm) are resolved by symbol name through `llvm.add_symbol`, so cached
 objects stay valid across processes (no absolute addresses are baked into the code).
@@ -19,11 +19,11 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import tempfile
 import threading
 import time
 
 from ..runtime import cache, config
+from . import disk_cache
 
 _lock = threading.RLock()
 _state: dict = {}          # "engine", "tm", "llvm", "versions"
@@ -31,7 +31,6 @@ _objects: dict = {}        # module name -> object bytes just compiled (for noti
 _disk: dict = {}           # module name -> object bytes read from disk (for getbuffer)
 _ADDR: dict = {}           # (module name, function) -> address
 _SYMBOLS: set = set()
-_UNUSABLE: set = set()
 
 
 def _binding():
@@ -44,10 +43,24 @@ def _binding():
         tm = target.create_target_machine(cpu=llvm.get_host_cpu_name(),
                                           features=llvm.get_host_cpu_features().flatten(),
                                           opt=3, jit=True)
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+        _state.update(llvm=llvm, tm=tm)
+    if "engine" not in _state:
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _state["tm"])
         engine.set_object_cache(_notify, _getbuffer)
-        _state.update(llvm=llvm, tm=tm, engine=engine)
+        _state["engine"] = engine
     return llvm
+
+
+_retired: list = []         # engines whose code units made before forget() may still run
+
+
+def forget() -> None:
+    """Forget the units loaded so far: the next use loads them from disk again (into a fresh
+    engine; the old one stays alive for executables that still call its code)."""
+    with _lock:
+        if "engine" in _state:
+            _retired.append(_state.pop("engine"))
+        _ADDR.clear()
 
 
 def versions() -> str:
@@ -80,63 +93,35 @@ def add_symbol(name: str, address: int) -> None:
 
 # ----------------------------------------------------------------------------- disk entries
 
-def _root():
-    root = cache.kernel_dir("llvm")
-    if root in _UNUSABLE:
-        return None
-    try:
-        cache.make_root()
-        os.makedirs(root, exist_ok=True)
-    except OSError as e:
-        _give_up(root, e)
-        return None
-    return root
-
-
-def _give_up(root, e):
-    if root not in _UNUSABLE:
-        _UNUSABLE.add(root)
-        config.log(1, f"kernel cache: {root} cannot be used ({type(e).__name__}: {e}); "
-                      "LLVM units compile in memory")
-
-
 def entry_path(name: str) -> str:
     return os.path.join(cache.kernel_dir("llvm"), name + ".obj")
 
 
 def _read_entry(name: str):
-    """The verified object code of entry `name`, or None (missing, or damaged: logged)."""
-    root = _root()
-    if root is None:
-        return None
+    """(verified object code or None, 'hit' | 'miss' | 'rebuilt' (damaged: logged) | 'memory'
+    (no usable cache directory))."""
+    if disk_cache.usable_root("llvm") is None:
+        return None, "memory"
     try:
         with open(entry_path(name), "rb") as f:
             data = f.read()
     except OSError:
-        return None
+        return None, "miss"
     digest, obj = data[:32], data[32:]
     if len(data) > 32 and hashlib.sha256(obj).digest() == digest:
-        return obj
+        return obj, "hit"
     config.log(1, f"kernel cache: {entry_path(name)} fails its checksum; rebuilding it")
-    return None
+    return None, "rebuilt"
 
 
 def _write_entry(name: str, obj: bytes) -> None:
-    root = _root()
+    root = disk_cache.usable_root("llvm")
     if root is None:
         return
     try:
-        fd, tmp = tempfile.mkstemp(dir=root, prefix=".tmp-", suffix=".obj")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(hashlib.sha256(obj).digest() + obj)
-            os.replace(tmp, entry_path(name))
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
-    except OSError as e:
-        _give_up(root, e)
+        disk_cache.write_atomic(entry_path(name), hashlib.sha256(obj).digest() + obj)
+    except OSError as e:        # full disk, permissions changed meanwhile: as if unusable
+        disk_cache.give_up(root, e)
 
 
 # ----------------------------------------------------------------------------- compiling
@@ -151,37 +136,46 @@ def _optimize(mod):
 
 
 def compile_ir(name: str, ir_text: str, functions: list) -> tuple[list, str]:
-    """Addresses of `functions` in module `name` built from `ir_text`, and how it was found:
-    'memory' (already loaded), 'hit' (object from disk) or 'compiled'."""
+    """Addresses of `functions` in module `name` built from `ir_text`, and where its code came
+    from: 'loaded' (earlier in this process), 'hit' (the disk cache), or compiled now: 'miss',
+    'rebuilt' (the entry was damaged) or 'memory' (no usable cache directory)."""
     with _lock:
         if (name, functions[0]) in _ADDR:
-            return [_ADDR[name, f] for f in functions], "memory"
+            return [_ADDR[name, f] for f in functions], "loaded"
         llvm = _binding()
         engine = _state["engine"]
         t0 = time.perf_counter()
-        obj = _read_entry(name)
+        obj, status = _read_entry(name)
         mod = llvm.parse_assembly(ir_text)
         mod.name = name
         mod.triple = _state["tm"].triple
         mod.data_layout = str(_state["tm"].target_data)
         if obj is not None:
             _disk[name] = obj
-            status = "hit"
         else:
             mod.verify()
             _optimize(mod)
-            status = "compiled"
         engine.add_module(mod)
         engine.finalize_object()
         _disk.pop(name, None)
-        if status == "compiled":
-            obj = _objects.pop(name, None)
-            if obj is not None:
-                _write_entry(name, obj)
+        obj = _objects.pop(name, None)
+        if status in ("miss", "rebuilt") and obj is not None:
+            _write_entry(name, obj)
         for f in functions:
             _ADDR[name, f] = engine.get_function_address(f)
         config.log(2, f"llvm unit {name}: {status} in {time.perf_counter() - t0:.4f} s")
         return [_ADDR[name, f] for f in functions], status
+
+
+def assembly(ir_text: str) -> str:
+    """The optimized machine code of a unit's IR as assembly text (for tests and debugging)."""
+    with _lock:
+        llvm = _binding()
+        mod = llvm.parse_assembly(ir_text)
+        mod.triple = _state["tm"].triple
+        mod.data_layout = str(_state["tm"].target_data)
+        _optimize(mod)
+        return _state["tm"].emit_assembly(mod)
 
 
 def capsule_address(capsule) -> int:

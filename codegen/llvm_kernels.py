@@ -28,7 +28,7 @@ from ..ir.ops import REDUCE, Op
 from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from .cpu_exprs import REDUCER_KIND
 from .evaluator import array_constants
-from .llvm_exprs import EXPR, I1, I8, I32, I64, const, ltype, supported
+from .llvm_exprs import EXPR, I8, I32, I64, const, ltype, supported
 from .space import c_strides, collapse
 
 PARALLEL_MIN = 1 << 19      # as codegen/cpu_kernels.py: above, numba's prange kernels run

@@ -8,6 +8,7 @@ own files, so jitgrad keeps everything it writes in one subdirectory it marks as
         <backend>/<name>.py               a generated module (content-addressed: jg_<backend>_<hex>)
         <backend>/<name>.sha256           the entry's checksums: every file of the entry
         <backend>/__pycache__/<name>.*    numba's index (.nbi) and object code (.nbc)
+        llvm/<name>.obj                   an LLVM unit's object code behind its SHA-256
 
 `cache_clear` deletes only files under the marked subdirectory whose names jitgrad gives its
 entries; on a directory without the marker it refuses and deletes nothing.
@@ -26,10 +27,10 @@ MARKER_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
 # what jitgrad writes: generated modules and their checksums, numba's files for them, CUDA
 # kernel modules (`<kernel>-<16 hex>.py`), and temporary files of an interrupted write
 _ENTRY = r"(jg_[a-z]+_[0-9a-f]{24}|\w+-[0-9a-f]{16})"
-_OWN_FILE = re.compile(_ENTRY + r"(\.py|\.sha256|\..+\.nb[ic])(\.tmp\.\w+|\.\d+\.tmp)?"
-                       r"|\.tmp-\w+\.(py|sha256)")
-_OWN_DIRS = {"cpu", "native", "cuda", "__pycache__"}
-_ENTRY_PATH = re.compile(_ENTRY + r"\.py|__pycache__/" + _ENTRY + r"\.[^/]+\.nb[ic]")
+_OWN_FILE = re.compile(_ENTRY + r"(\.py|\.sha256|\.obj|\..+\.nb[ic])(\.tmp\.\w+|\.\d+\.tmp)?"
+                       r"|\.tmp-\w+\.(py|sha256|obj)")
+_OWN_DIRS = {"cpu", "native", "cuda", "llvm", "__pycache__"}
+_ENTRY_PATH = re.compile(_ENTRY + r"\.(py|obj)|__pycache__/" + _ENTRY + r"\.[^/]+\.nb[ic]")
 
 
 class CacheError(OSError):

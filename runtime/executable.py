@@ -102,17 +102,14 @@ class SequencedRun:
                        and results == list(range(len(outputs))))
         self._lock = threading.Lock()      # the arena and the program's tables: one call at a time
         p = program
-        self._fast = ((p._fill, p.bases, p._run, p._header, p.n_kernels)
-                      if self.simple and len(p.bases) - len(p.fixed) - 1 <= p._chunk else None)
+        self._fast = p.call if self.simple else None
 
     def __call__(self, arrays):
         xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         outs = [make() for make in self.makers]
         if self._fast is not None and self._lock.acquire(False):
-            try:                # the common case, kept short: one fill, one run
-                fill, bases, run, header, n = self._fast
-                fill(bases, 0, *xs, self.arena, *outs)
-                st = run(header, 0, n)
+            try:                # the common case, kept short: one call fills and runs
+                st = self._fast((*xs, self.arena, *outs))
             finally:
                 self._lock.release()
             if st:

@@ -8,9 +8,12 @@ fixed ones (array constants, the status pair). One small LLVM function, built on
 with llvmlite, walks the table: a new signature compiles nothing of its own, its set-up is linear
 in the number of kernels, and no kernel body is re-typed, inlined or re-optimized.
 
-A call is `fill(bases, *arrays)` (an @njit(cache=True) function writing the arrays' addresses:
-one dispatcher call) then `run(header, start, end)` through ctypes. A kernel that returns
-non-zero stops the run, which returns 1 + that kernel's position.
+A call is one ctypes call, `jg_call(header, arrays, end)`: it reads the data address of each
+array of the tuple `arrays` (inputs, host results, arena, outputs) into the bases and runs the
+kernels. The addresses are read from the objects themselves (CPython's tuple items, NumPy's
+`data` field), a layout checked once per process against `ndarray.ctypes.data`; where the check
+fails, runtime/fill.py (numba) writes them instead. A kernel that returns non-zero stops the run,
+which returns 1 + that kernel's position.
 """
 from __future__ import annotations
 
@@ -74,6 +77,42 @@ exit:
   ret i64 0
 }
 
+; arrays: a tuple of ndarrays. CPython's PyTupleObject keeps ob_size at byte 16 and its items
+; from byte 24; NumPy's PyArrayObject keeps its data pointer at byte 16 (checked: _self_test)
+define void @jg_fill(i64* %bases, i64 %start, i8* %arrays) {
+entry:
+  %psize = getelementptr i8, i8* %arrays, i64 16
+  %psize64 = bitcast i8* %psize to i64*
+  %n = load i64, i64* %psize64
+  %pitems = getelementptr i8, i8* %arrays, i64 24
+  %items = bitcast i8* %pitems to i8**
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%inext, %body]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %body, label %exit
+body:
+  %pitem = getelementptr i8*, i8** %items, i64 %i
+  %item = load i8*, i8** %pitem
+  %pdata = getelementptr i8, i8* %item, i64 16
+  %pdata64 = bitcast i8* %pdata to i64*
+  %data = load i64, i64* %pdata64
+  %slot = add i64 %start, %i
+  %pb = getelementptr i64, i64* %bases, i64 %slot
+  store i64 %data, i64* %pb
+  %inext = add i64 %i, 1
+  br label %loop
+exit:
+  ret void
+}
+
+define i64 @jg_call(i64* %hdr, i8* %arrays, i64 %end) {
+  %bases = call i64* @field(i64* %hdr, i64 4)
+  call void @jg_fill(i64* %bases, i64 0, i8* %arrays)
+  %st = call i64 @jg_run(i64* %hdr, i64 0, i64 %end)
+  ret i64 %st
+}
+
 define internal i64* @field(i64* %hdr, i64 %i) alwaysinline {
   %p = getelementptr i64, i64* %hdr, i64 %i
   %v = load i64, i64* %p
@@ -83,8 +122,7 @@ define internal i64* @field(i64* %hdr, i64 %i) alwaysinline {
 """
 
 _lock = threading.Lock()
-_RUN = None          # ctypes function jg_run, and the execution engine that owns its code
-_FILL = None
+_RUN = None          # (run, fill, call, the execution engine that owns their code)
 
 
 def _runner():
@@ -99,18 +137,31 @@ def _runner():
             tm = llvm.Target.from_default_triple().create_target_machine(opt=2)
             engine = llvm.create_mcjit_compiler(mod, tm)
             engine.finalize_object()
-            fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(
-                engine.get_function_address("jg_run"))
-            _RUN = (fn, engine)
-    return _RUN[0]
+            i64, ptr = ctypes.c_int64, ctypes.c_void_p
+            run = ctypes.CFUNCTYPE(i64, ptr, i64, i64)(engine.get_function_address("jg_run"))
+            fill = ctypes.CFUNCTYPE(None, ptr, i64, ctypes.py_object)(
+                engine.get_function_address("jg_fill"))
+            call = ctypes.CFUNCTYPE(i64, ptr, ctypes.py_object, i64)(
+                engine.get_function_address("jg_call"))
+            if not _self_test(fill):
+                fill = call = None
+            _RUN = (run, fill, call, engine)
+    return _RUN
 
 
-def _filler():
-    global _FILL
-    if _FILL is None:
-        from .fill import CHUNK, fill
-        _FILL = fill, CHUNK
-    return _FILL
+def _self_test(fill) -> bool:
+    """Whether jg_fill reads the addresses ndarray.ctypes.data gives (the object layouts)."""
+    arrays = tuple(np.empty(n, np.float32)[::1] for n in (3, 5))
+    out = np.zeros(2, np.int64)
+    fill(out.ctypes.data, 0, arrays)
+    return [int(v) for v in out] == [a.ctypes.data for a in arrays]
+
+
+def _numba_fill(bases, start, arrays):
+    """Where the layout check fails: runtime/fill.py writes the addresses (numba)."""
+    from .fill import CHUNK, fill
+    for i in range(0, len(arrays), CHUNK):
+        fill(bases, start + i, *arrays[i:i + CHUNK])
 
 
 @dataclass(frozen=True)
@@ -142,8 +193,8 @@ class Program:
                                                         self.argoff, self.bases, self.argv)],
                                np.int64)
         self._header = int(self.header.ctypes.data)
-        self._run = _runner()
-        self._fill, self._chunk = _filler()
+        self._bases = int(self.bases.ctypes.data)
+        self._run, self._fill, self._call, _ = _runner()
 
     def clone(self, fixed):
         """The same kernels and slots over private bases (for a concurrent call): `fixed`
@@ -159,15 +210,22 @@ class Program:
         other.header = self.header.copy()
         other.header[4], other.header[5] = other.bases.ctypes.data, other.argv.ctypes.data
         other._header = int(other.header.ctypes.data)
+        other._bases = int(other.bases.ctypes.data)
         return other
 
     def fill(self, arrays):
         """Write the addresses of this call's arrays (inputs, host results, arena, outputs)."""
-        if len(arrays) <= self._chunk:
-            self._fill(self.bases, 0, *arrays)
-            return
-        for i in range(0, len(arrays), self._chunk):
-            self._fill(self.bases, i, *arrays[i:i + self._chunk])
+        if self._fill is None:
+            _numba_fill(self.bases, 0, tuple(arrays))
+        else:
+            self._fill(self._bases, 0, tuple(arrays))
+
+    def call(self, arrays) -> int:
+        """fill(arrays), then run every kernel: 0, or 1 + the position of a failed kernel."""
+        if self._call is None:
+            self.fill(arrays)
+            return self.run(0, self.n_kernels)
+        return self._call(self._header, arrays, self.n_kernels)
 
     def run(self, start, end) -> int:
         """Run kernels [start, end): 0, or 1 + the position of a kernel that failed."""

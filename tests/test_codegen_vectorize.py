@@ -1,5 +1,6 @@
 """The main generated kernels are vectorized: their compiled assembly does packed float
-arithmetic in ymm/zmm registers (AVX2/AVX-512), not one scalar element at a time."""
+arithmetic in ymm/zmm registers (AVX2/AVX-512), not one scalar element at a time: the LLVM units
+(the default) and the numba ones (JITGRAD_KERNELS=numba)."""
 import re
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 import jitgrad.nn.functional as F
+from jitgrad.codegen import cpu_units, llvm_jit
 
 PACKED = re.compile(r"\bv(?:add|sub|mul|div|max|min|fmadd\w*|fnmadd\w*)ps\s+.*%[yz]mm")
 
@@ -26,9 +28,25 @@ def test_main_kernels_use_packed_simd(name):
     args = [np.ones(shape, np.float32)] + ([np.ones(shape[-1], np.float32)] if name == "bias_relu" else [])
     f = jg.jit(fn)
     f(*args)
-    from jitgrad.codegen.cpu_units import _LOADED
     units = next(iter(f._cache.values())).exe.run.units
     for u in units:
-        k = _LOADED[u.name][0].kernel
+        assert u.name.startswith("jg_llvm_"), f"{name}: {u.name} is not an LLVM unit"
+        asm = llvm_jit.assembly(u.source)
+        assert len(PACKED.findall(asm)) >= 4, f"{name}: {u.name} has no packed float arithmetic"
+
+
+@pytest.mark.parametrize("name", list(WORKLOADS))
+def test_numba_kernels_use_packed_simd(name, monkeypatch):
+    """JITGRAD_KERNELS=numba: the numba units of the same workloads vectorize too."""
+    monkeypatch.setenv("JITGRAD_KERNELS", "numba")
+    cpu_units.forget()
+    fn, shape = WORKLOADS[name]
+    args = [np.ones(shape, np.float32)] + ([np.ones(shape[-1], np.float32)] if name == "bias_relu" else [])
+    f = jg.jit(fn)
+    f(*args)
+    units = next(iter(f._cache.values())).exe.run.units
+    cfuncs = [cpu_units._LOADED[u.name][0].kernel for u in units]
+    cpu_units.forget()
+    for u, k in zip(units, cfuncs):
         asm = k._library.get_asm_str()        # numba's CFunc has inspect_llvm but no inspect_asm
         assert len(PACKED.findall(asm)) >= 4, f"{name}: {u.name} has no packed float arithmetic"

@@ -102,7 +102,8 @@ print("ok")
 def test_damaged_entries_of_every_kind_are_detected_and_rebuilt(tmp_path):
     cache_dir = tmp_path / "cache"
     entries = cache_dir / cache.SUBDIR / "cpu"
-    p = child(CORRUPT, entries, env={"JITGRAD_CACHE_DIR": str(cache_dir)})
+    p = child(CORRUPT, entries, env={"JITGRAD_CACHE_DIR": str(cache_dir),
+                                     "JITGRAD_KERNELS": "numba"})     # LLVM entries: test_codegen_cache
     assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr[-3000:]
     cases = p.stderr.split("--- ")[1:]
     assert len(cases) == 18, p.stderr
@@ -115,6 +116,7 @@ def test_damaged_entries_of_every_kind_are_detected_and_rebuilt(tmp_path):
 
 
 def test_compiled_code_without_checksums_is_not_loaded(tmp_path, monkeypatch):
+    monkeypatch.setenv("JITGRAD_KERNELS", "numba")     # an LLVM object carries its own digest
     monkeypatch.setenv("JITGRAD_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     graph = jg.make_graph(fn)(X)
@@ -165,7 +167,7 @@ def test_a_missing_cache_dir_is_created(tmp_path, monkeypatch):
     (got,) = compile_graph(jg.make_graph(fn)(X)).run([X])
     np.testing.assert_allclose(got, WANT, rtol=1e-5)
     assert cache.is_marked(str(where / cache.SUBDIR))
-    assert glob.glob(str(where / cache.SUBDIR / "cpu" / "*.sha256"))
+    assert glob.glob(str(where / cache.SUBDIR / "llvm" / "*.obj"))
 
 
 def _read_only_prefix(path):
@@ -225,17 +227,21 @@ def test_cache_clear_deletes_only_what_jitgrad_wrote(tmp_path, monkeypatch):
     (home / "cpu").mkdir()
     (home / "cpu" / "jg_cpu_0123456789abcdef01234567.py").write_text("# not jitgrad's: outside its subdirectory\n")
     monkeypatch.setenv("JITGRAD_CACHE_DIR", str(home))
-    compile_graph(jg.make_graph(fn)(X))
+    compile_graph(jg.make_graph(fn)(X))                 # an LLVM unit: llvm/<name>.obj
+    monkeypatch.setenv("JITGRAD_KERNELS", "numba")
+    cpu_units.forget()
+    compile_graph(jg.make_graph(fn)(X))                 # a numba unit: .py, .sha256, .nbi, .nbc
     entries = home / cache.SUBDIR / "cpu"
     (entries / "keep-me.txt").write_text("a user's file among the entries\n")
     foreign = [p for p in tree(home) if cache.SUBDIR not in p or p.endswith("keep-me.txt")]
 
     r = jitgrad_cli("cache", "clear", env={"JITGRAD_CACHE_DIR": str(home)})
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith(f"cleared {home / cache.SUBDIR}: removed 4 files")
+    assert r.stdout.startswith(f"cleared {home / cache.SUBDIR}: removed 5 files")
     assert r.stdout.rstrip().endswith("; kept 1 file jitgrad did not write")
     assert [p for p in tree(home) if cache.SUBDIR not in p or p.endswith("keep-me.txt")] == foreign
     assert not glob.glob(str(entries / "jg_*")) and not glob.glob(str(entries / "__pycache__" / "*"))
+    assert not glob.glob(str(home / cache.SUBDIR / "llvm" / "*"))
 
 
 @pytest.mark.parametrize("layout", ["user files", "unmarked subdirectory", "a file"])
@@ -299,7 +305,8 @@ for path in sys.argv[1:]:
         print(path, "refused", str(e).splitlines()[0])
 """
 
-MEMBER_KINDS = [".py", ".nbi", ".nbc", ".npy", "graph.ir", "optimized.ir"]
+MEMBER_KINDS = [".py", ".nbi", ".nbc", ".obj", ".npy", "graph.ir", "optimized.ir"]
+NUMBA_MEMBERS = (".py", ".nbi", ".nbc")       # carried by an artifact of numba units
 
 
 def test_no_member_of_a_hostile_artifact_is_unpickled_or_run(tmp_path, monkeypatch):
@@ -309,11 +316,16 @@ def test_no_member_of_a_hostile_artifact_is_unpickled_or_run(tmp_path, monkeypat
     def f(x):
         return (jnp.tanh(x) * 2.0 + 1.0) @ ones
 
-    good = tmp_path / "good.jgz"
-    jg.jit(f).lower(X).compile().save(good, key="the attacker's key")
+    good = {}
+    for kernels in ("llvm", "numba"):
+        monkeypatch.setenv("JITGRAD_KERNELS", kernels)
+        cpu_units.forget()
+        good[kernels] = tmp_path / f"good-{kernels}.jgz"
+        jg.jit(f).lower(X).compile().save(good[kernels], key="the attacker's key")
+    monkeypatch.delenv("JITGRAD_KERNELS")
     marker = tmp_path / "PWNED"
-    paths = [_hostile(good, tmp_path / f"evil{k.replace('.', '_')}.jgz", k, marker)
-             for k in MEMBER_KINDS]
+    paths = [_hostile(good["numba" if k in NUMBA_MEMBERS else "llvm"],
+                      tmp_path / f"evil{k.replace('.', '_')}.jgz", k, marker) for k in MEMBER_KINDS]
     for key in (None, "the user's key"):     # unsigned for this user / signed by someone else
         env = {"JITGRAD_CACHE_DIR": str(tmp_path / "loader-cache")}
         if key:
@@ -323,13 +335,13 @@ def test_no_member_of_a_hostile_artifact_is_unpickled_or_run(tmp_path, monkeypat
         assert not marker.exists()
         outcome = dict(line.split(" ", 1) for line in p.stdout.splitlines())
         for kind, path in zip(MEMBER_KINDS, paths):
-            if kind in (".py", ".nbi", ".nbc"):        # ignored: compiled from the carried IR
+            if kind in (*NUMBA_MEMBERS, ".obj"):       # ignored: compiled from the carried IR
                 verb, err = outcome[str(path)].split()
                 assert verb == "ran" and float(err) < 1e-4, outcome[str(path)]
             else:
                 assert outcome[str(path)].startswith("refused"), outcome[str(path)]
         why = "its signature does not match your key" if key else "it is signed, but no key was given"
-        assert p.stderr.count(f"its machine code is not used because {why}") == 3, p.stderr
+        assert p.stderr.count(f"its machine code is not used because {why}") == 4, p.stderr
 
 
 @pytest.mark.parametrize("edit", [
