@@ -162,7 +162,7 @@ def kernel_unit(node, product_hint=None) -> Unit:
 def _llvm_unit(node, product_hint) -> Unit:
     """The kernel as LLVM IR compiled by llvmlite (codegen/llvm_kernels.py): milliseconds."""
     from . import llvm_jit
-    text, roles, consts, product_type = llvm_kernels.build(node, product_hint)
+    text, roles, consts, product_type, check = llvm_kernels.build(node, product_hint)
     text = "\n".join([f"; {node.params['kind']} kernel"] + [";" + c[1:] for c in _comment(node)]
                      + [text])
     h = hashlib.sha256(f"{llvm_jit.versions()}\0{text}".encode()).hexdigest()[:24]
@@ -174,7 +174,7 @@ def _llvm_unit(node, product_hint) -> Unit:
         how = "llvm hit" if status == "hit" else "llvm compiled"
         config.log(1, f"kernel cache {status}: {name} ({node.params['kind']} kernel, {how}, "
                       f"{time.perf_counter() - t0:.3f} s)")
-    return Unit(name, address, roles, consts, None, product_type, [llvm_jit.entry_path(name)], text)
+    return Unit(name, address, roles, consts, check, product_type, [llvm_jit.entry_path(name)], text)
 
 
 def _compile_unit(node, product_hint) -> Unit:

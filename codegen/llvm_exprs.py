@@ -132,14 +132,14 @@ def _logical(op):
 
 
 def _math(name):
-    return lambda b, a, dts, dt: FUNCTIONS[name, np.dtype(dt).name](b, a[0])
+    return lambda b, a, dts, dt: FUNCTIONS[name, np.dtype(dt).name](b, *a)
 
 
 _NUMERIC = {Op.add, Op.sub, Op.mul, Op.neg, Op.abs, Op.sign, Op.square, Op.signbit}
 _SAME_INPUTS = {Op.add, Op.sub, Op.mul, Op.div, Op.max, Op.min, Op.eq, Op.ne, Op.lt, Op.le, Op.gt,
                 Op.ge, Op.logical_and, Op.logical_or, Op.logical_xor}
 _FLOAT_ONLY = {Op.div, Op.sqrt, Op.rsqrt, Op.floor, Op.ceil, Op.round}
-_MATH = ("exp", "log", "tanh", "sigmoid", "expm1")
+_MATH = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p", "pow")
 
 EXPR = {
     Op.add: _arith("fadd", "add"), Op.sub: _arith("fsub", "sub"), Op.mul: _arith("fmul", "mul"),
@@ -170,7 +170,7 @@ def supported(op, in_dtypes, out_dtype) -> bool:
     if any(n not in LTYPE for n in names):
         return False
     if op.name in _MATH:
-        return (op.name, names[-1]) in FUNCTIONS and names[0] == names[-1]
+        return (op.name, names[-1]) in FUNCTIONS and len(set(names)) == 1
     if op in _FLOAT_ONLY:
         return all(_kind(d) == "f" for d in (*in_dtypes, out_dtype))
     if op in _NUMERIC and any(n == "bool" for n in names):

@@ -26,6 +26,7 @@ from llvmlite import ir
 
 from ..ir.ops import REDUCE, Op
 from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
+from . import llvm_opaque
 from .cpu_exprs import REDUCER_KIND
 from .evaluator import array_constants
 from .llvm_exprs import EXPR, I8, I32, I64, const, ltype, supported
@@ -54,9 +55,14 @@ def _mem_type(dt):
 def why_not(node, product_hint=None):
     """None when this backend builds the kernel, else the reason it is left to numba."""
     kind = node.params["kind"]
+    body = node.params["body"]
+    for v in (*body.inputs, *body.outputs):
+        if np.dtype(v.type.dtype).name not in ("float32", "float64", "int32", "int64", "bool"):
+            return f"dtype {v.type.dtype}"
+    if kind == "opaque":
+        return llvm_opaque.why_not(node)
     if kind not in GENERATORS:
         return f"{kind} kernels"
-    body = node.params["body"]
     for n in body.nodes:
         if n.op in (Op.constant, *_RELABEL) or (kind == "matmul" and n.op in (Op.matmul, Op.transpose)):
             continue
@@ -68,9 +74,6 @@ def why_not(node, product_hint=None):
             continue
         if not supported(n.op, [x.type.dtype for x in n.inputs], n.output.type.dtype):
             return f"op {n.op.name} on {', '.join(str(x.type.dtype) for x in n.inputs)}"
-    for v in (*body.inputs, *body.outputs):
-        if np.dtype(v.type.dtype).name not in ("float32", "float64", "int32", "int64", "bool"):
-            return f"dtype {v.type.dtype}"
     info = analyze_kernel(node)
     work = math.prod(info.domain) * _cost(body.nodes)
     if kind == "matmul":
@@ -120,13 +123,21 @@ class _Fn:
         self.outs = {}              # Value -> [typed pointers it is stored to]
         for k, v in enumerate(body.inputs):
             self.arrays[v] = self._arg(v.type.dtype, ("in", k))
-        for k, n in enumerate(array_constants(body)):
+        for k, n in enumerate(array_constants(body, every=node.params["kind"] == "opaque")):
             self.arrays[n.output] = self._arg(n.output.type.dtype, ("const", k))
             self.consts.append(n.params["value"])
         for k, v in enumerate(body.outputs):
             self.outs.setdefault(v, []).append(self._arg(v.type.dtype, ("out", k)))
         self.product_hint = product_hint
         self.product_type = None
+        self.check = None           # (op, check kind, size, source line) of its bounds check
+        self._status = None
+
+    def status(self):
+        """The status pair [check number, offending index] (an argv slot of its own)."""
+        if self._status is None:
+            self._status = self._arg(np.int64, ("status",))
+        return self._status
 
     def _arg(self, dt, role):
         b = self.b
@@ -178,7 +189,7 @@ class _Fn:
         self.b.store(value, self.b.gep(ptr, [off], inbounds=True))
 
     def finish(self) -> str:
-        self.b.ret(ir.Constant(I64, 0))
+        self.b.ret(self.b.load(self._status) if self._status is not None else ir.Constant(I64, 0))
         return str(self.module)
 
     # -- index-map-aligned shapes (as cpu_kernels._Kernel)
@@ -590,11 +601,11 @@ def _unravel(fn, shape, q):
 
 
 GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": gen_rowwise,
-              "matmul": gen_matmul}
+              "matmul": gen_matmul, "opaque": llvm_opaque.gen_opaque}
 
 
 def build(node, product_hint=None):
-    """(module IR text, argv roles, array constants, product type) of kernel `node`."""
+    """(module IR text, argv roles, array constants, product type, bounds check) of `node`."""
     fn = _Fn(node, product_hint)
     GENERATORS[node.params["kind"]](fn)
-    return fn.finish(), fn.roles, fn.consts, fn.product_type
+    return fn.finish(), fn.roles, fn.consts, fn.product_type, fn.check

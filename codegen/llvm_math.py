@@ -113,7 +113,8 @@ def _sigmoid(b, x, exp):
     return _div(b, _sel(b, b.fcmp_ordered(">=", x, fconst(ty, 0)), one, e), b.fadd(one, e))
 
 
-def log_f32(b, x):
+def _log_reduced_f32(b, x):
+    """(f, e, y): x = 2**e (1 + f), sqrt(1/2) <= 1 + f < sqrt(2), log(1 + f) = f + y."""
     sub = b.fcmp_ordered("<", x, fconst(F32, C._MIN_NORMAL32))
     bits = b.bitcast(_sel(b, sub, b.fmul(x, fconst(F32, 2.0 ** 23)), x), I32)
     e = b.sub(b.and_(b.ashr(bits, ir.Constant(I32, 23)), ir.Constant(I32, 0xFF)),
@@ -123,10 +124,57 @@ def log_f32(b, x):
     f = b.fsub(_sel(b, low, b.fadd(m, m), m), fconst(F32, 1))
     z = b.fmul(f, f)
     y = b.fsub(b.fmul(b.fmul(f, z), _poly(b, f, C._LOG_P32)), b.fmul(fconst(F32, 0.5), z))
-    ef = b.sitofp(_sel(b, low, b.sub(e, ir.Constant(I32, 1)), e), F32)
-    res = b.fadd(b.fadd(f, b.fadd(y, b.fmul(ef, fconst(F32, C._LN2_LO32)))),
-                 b.fmul(ef, fconst(F32, C._LN2_HI32)))
+    return f, b.sitofp(_sel(b, low, b.sub(e, ir.Constant(I32, 1)), e), F32), y
+
+
+def log_f32(b, x):
+    f, e, y = _log_reduced_f32(b, x)
+    res = b.fadd(b.fadd(f, b.fadd(y, b.fmul(e, fconst(F32, C._LN2_LO32)))),
+                 b.fmul(e, fconst(F32, C._LN2_HI32)))
     return _log_edges(b, x, res, fconst(F32, float("inf")))
+
+
+def log1p_f32(b, x):
+    one = fconst(F32, 1)
+    u = b.fadd(x, one)
+    f, e, y = _log_reduced_f32(b, u)
+    c = _div(b, b.fsub(x, b.fsub(u, one)), u)      # log(1 + x) - log(u), to first order
+    res = b.fadd(b.fadd(f, b.fadd(y, b.fadd(b.fmul(e, fconst(F32, C._LN2_LO32)), c))),
+                 b.fmul(e, fconst(F32, C._LN2_HI32)))
+    res = _log_edges(b, u, res, fconst(F32, float("inf")))
+    return _sel(b, b.fcmp_ordered("==", x, fconst(F32, 0)), x, res)   # keeps the sign of -0.0
+
+
+def expm1_f32(b, x):
+    q, n = _expm1_reduced_f32(b, _clamp(b, x, fconst(F32, -25.0), fconst(F32, C._EXP_MAX32)))
+    n25 = _sel(b, b.icmp_signed("<", n, ir.Constant(I32, 25)), n, ir.Constant(I32, 25))
+    pow2 = b.bitcast(b.shl(b.sub(ir.Constant(I32, 127), n25), ir.Constant(I32, 23)), F32)
+    res = _ldexp_f32(b, b.fadd(q, b.fsub(fconst(F32, 1), pow2)), n)
+    return _sel(b, b.fcmp_ordered("==", x, fconst(F32, 0)), x, res)
+
+
+def pow_f32(b, x, y):
+    """x**y as NumPy's float32 power: exp(y log|x|) in float64, then C99 powf's special cases
+    (see mathlib.pow_f32)."""
+    one, zero, inf = fconst(F32, 1), fconst(F32, 0), fconst(F32, float("inf"))
+    xd, yd = b.fpext(_fabs(b, x), F64), b.fpext(y, F64)
+    res = b.fptrunc(exp_f64(b, b.fmul(yd, log_f64(b, xd))), F32)
+    floor = lambda v: intrinsic(b, "llvm.floor", F32, v)      # noqa: E731
+    y_int = b.fcmp_ordered("==", floor(y), y)
+    half = b.fmul(y, fconst(F32, 0.5))
+    y_odd = b.and_(y_int, b.fcmp_unordered("!=", floor(half), half))
+    neg_x = b.icmp_signed("<", b.bitcast(x, I32), ir.Constant(I32, 0))
+    res = _sel(b, b.and_(y_odd, neg_x), b.fneg(res), res)
+    neg_frac = b.and_(b.and_(b.fcmp_ordered("<", x, zero), b.fcmp_ordered(">", x, b.fneg(inf))),
+                      b.xor(y_int, ir.Constant(ir.IntType(1), 1)))
+    res = _sel(b, neg_frac, fconst(F32, float("nan")), res)
+    unit_inf = b.and_(b.fcmp_ordered("==", _fabs(b, x), one), b.fcmp_ordered("==", _fabs(b, y), inf))
+    res = _sel(b, unit_inf, one, res)
+    return _sel(b, b.or_(b.fcmp_ordered("==", y, zero), b.fcmp_ordered("==", x, one)), one, res)
+
+
+def pow_f64(b, x, y):
+    return intrinsic(b, "llvm.pow", F64, x, y)      # libm's pow, as numba's x ** y
 
 
 # ----------------------------------------------------------------------------- float64
@@ -174,7 +222,8 @@ def sigmoid_f64(b, x):
     return _sigmoid(b, x, exp_f64)
 
 
-def log_f64(b, x):
+def _log_reduced_f64(b, x):
+    """(f, k, hfsq, t): x = 2**k (1 + f) and log(1 + f) = (t - hfsq) + f (musl's log)."""
     sub = b.fcmp_ordered("<", x, fconst(F64, 2.0 ** -1022))
     bits = b.bitcast(_sel(b, sub, b.fmul(x, fconst(F64, 2.0 ** 54)), x), I64)
     c = lambda v: ir.Constant(I64, v)     # noqa: E731
@@ -188,16 +237,32 @@ def log_f64(b, x):
     z = b.fmul(s, s)
     w = b.fmul(z, z)
     r = b.fadd(b.fmul(w, _poly(b, w, C._LOG_R_EVEN64)), b.fmul(z, _poly(b, w, C._LOG_R_ODD64)))
-    t = b.fmul(s, b.fadd(hfsq, r))
-    kf = b.sitofp(k, F64)
+    return f, b.sitofp(k, F64), hfsq, b.fmul(s, b.fadd(hfsq, r))
+
+
+def log_f64(b, x):
+    f, kf, hfsq, t = _log_reduced_f64(b, x)
     res = b.fadd(b.fadd(b.fsub(b.fadd(t, b.fmul(kf, fconst(F64, C._LN2_LO_LOG64))), hfsq), f),
                  b.fmul(kf, fconst(F64, C._LN2_HI_LOG64)))
     return _log_edges(b, x, res, fconst(F64, float("inf")))
 
 
+def log1p_f64(b, x):
+    one = fconst(F64, 1)
+    u = b.fadd(x, one)
+    f, kf, hfsq, t = _log_reduced_f64(b, u)
+    c = _div(b, b.fsub(x, b.fsub(u, one)), u)
+    res = b.fadd(b.fadd(b.fsub(b.fadd(t, b.fadd(b.fmul(kf, fconst(F64, C._LN2_LO_LOG64)), c)),
+                               hfsq), f), b.fmul(kf, fconst(F64, C._LN2_HI_LOG64)))
+    res = _log_edges(b, u, res, fconst(F64, float("inf")))
+    return _sel(b, b.fcmp_ordered("==", x, fconst(F64, 0)), x, res)
+
+
 FUNCTIONS = {
-    ("exp", "float32"): exp_f32, ("tanh", "float32"): tanh_f32,
+    ("exp", "float32"): exp_f32, ("expm1", "float32"): expm1_f32, ("tanh", "float32"): tanh_f32,
     ("sigmoid", "float32"): sigmoid_f32, ("log", "float32"): log_f32,
+    ("log1p", "float32"): log1p_f32, ("pow", "float32"): pow_f32,
     ("exp", "float64"): exp_f64, ("expm1", "float64"): expm1_f64, ("tanh", "float64"): tanh_f64,
     ("sigmoid", "float64"): sigmoid_f64, ("log", "float64"): log_f64,
+    ("log1p", "float64"): log1p_f64, ("pow", "float64"): pow_f64,
 }

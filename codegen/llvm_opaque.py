@@ -1,0 +1,182 @@
+"""Opaque (one-op) kernels as LLVM IR: copies with affine offsets (reshape, transpose, slice,
+flip, pad, concatenate) and gathers/scatters (take, scatter_add) with NumPy's index rules.
+
+The same semantics as the numba versions (codegen/cpu_kernels.py): an index outside [-m, m)
+(or [0, m) for an assertion such as class labels) is never read or written; the first one is
+recorded in the status pair [1, index] and the kernel returns non-zero, so the caller raises the
+error eager mode raises (ir.errors.check_error). sort, argsort, cumsum and the LAPACK kernels stay
+with numba.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir
+
+from ..ir.ops import Op
+from .llvm_exprs import I64, const
+from .space import c_strides
+
+
+def _affine(fn, base, coefs, idx):
+    """base + sum(coef * index) as an i64 (coefficients may be negative: flips)."""
+    b = fn.b
+    acc = ir.Constant(I64, base)
+    for c, i in zip(coefs, idx):
+        if c:
+            acc = b.add(acc, i if c == 1 else b.mul(i, ir.Constant(I64, c)))
+    return acc
+
+
+def _affine_copy(fn, shape, dst, dst_at, src, src_at):
+    """dst[dst_at] = src[src_at] over every index of `shape`; *_at = (base, coefficients)."""
+    if math.prod(shape) == 0:
+        return
+    b = fn.b
+
+    def emit(idx):
+        value = b.load(b.gep(src, [_affine(fn, *src_at, idx)]))
+        b.store(value, b.gep(dst, [_affine(fn, *dst_at, idx)]))
+    fn.nest(shape, emit)
+
+
+def _copy(fn, n, x, out):
+    _affine_copy(fn, (n.output.type.size,), out, (0, (1,)), x[0], (0, (1,)))
+
+
+def _transpose(fn, n, x, out):
+    xs = c_strides(n.inputs[0].type.shape)
+    perm = n.params["perm"]
+    _affine_copy(fn, n.output.type.shape, out, (0, c_strides(n.output.type.shape)),
+                 x[0], (0, [xs[p] for p in perm]))
+
+
+def _slice(fn, n, x, out):
+    p, xs = n.params, c_strides(n.inputs[0].type.shape)
+    base = sum(a * s for a, s in zip(p["start"], xs))
+    _affine_copy(fn, n.output.type.shape, out, (0, c_strides(n.output.type.shape)),
+                 x[0], (base, [st * s for st, s in zip(p["step"], xs)]))
+
+
+def _rev(fn, n, x, out):
+    shape, axes = n.inputs[0].type.shape, n.params["axes"]
+    xs = c_strides(shape)
+    base = sum((shape[d] - 1) * xs[d] for d in axes)
+    _affine_copy(fn, shape, out, (0, xs), x[0], (base, [-s if d in axes else s
+                                                      for d, s in enumerate(xs)]))
+
+
+def _fill(fn, ptr, size, value):
+    with fn.loop(size) as i:
+        fn.b.store(value, fn.b.gep(ptr, [i]))
+
+
+def _pad(fn, n, x, out):
+    xt, p = n.inputs[0].type, n.params
+    value = const(xt.dtype, p.get("value", 0))
+    if np.dtype(xt.dtype).kind == "b":
+        value = fn.b.zext(value, out.type.pointee)
+    _fill(fn, out, n.output.type.size, value)
+    os_ = c_strides(n.output.type.shape)
+    _affine_copy(fn, xt.shape, out, (sum(lo * s for lo, s in zip(p["lo"], os_)), os_),
+                 x[0], (0, c_strides(xt.shape)))
+
+
+def _concatenate(fn, n, x, out):
+    axis, start = n.params["axis"], 0
+    os_ = c_strides(n.output.type.shape)
+    for xi, v in zip(x, n.inputs):
+        _affine_copy(fn, v.type.shape, out, (start * os_[axis], os_), xi, (0, c_strides(v.type.shape)))
+        start += v.type.shape[axis]
+
+
+def _pnq(shape, axis):
+    return math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
+
+
+def _gather_scatter(fn, n, idx, m, I, body):
+    """for i in range(I): j = idx[i] (negatives from the end unless an assertion); out of range:
+    record the first [1, index] in the status pair and skip; else body(i, j)."""
+    b = fn.b
+    status = fn.status()
+    fn.check = (str(n.op), n.params.get("check"), m, n.source_info)
+    with fn.loop(I) as i:
+        raw = b.load(b.gep(idx, [i]))
+        raw = b.sext(raw, I64) if raw.type.width < 64 else raw
+        j = raw
+        zero, mm = ir.Constant(I64, 0), ir.Constant(I64, m)
+        if not n.params.get("check"):
+            j = b.select(b.icmp_signed("<", j, zero), b.add(j, mm), j)
+        bad = b.or_(b.icmp_signed("<", j, zero), b.icmp_signed(">=", j, mm))
+        with b.if_else(bad) as (then, otherwise):
+            with then:
+                first = b.icmp_signed("==", b.load(status), zero)
+                with b.if_then(first):
+                    b.store(ir.Constant(I64, 1), status)
+                    b.store(raw, b.gep(status, [ir.Constant(I64, 1)]))
+            with otherwise:
+                body(i, j)
+
+
+def _take(fn, n, x, out):
+    xv, iv = n.inputs
+    P, m, Q = _pnq(xv.type.shape, n.params["axis"])
+    I = iv.type.size
+    if P * I * Q == 0:
+        return
+    b = fn.b
+
+    def body(i, j):
+        def emit(pq):
+            p, q = pq
+            src = b.add(b.mul(b.add(b.mul(p, ir.Constant(I64, m)), j), ir.Constant(I64, Q)), q)
+            dst = b.add(b.mul(b.add(b.mul(p, ir.Constant(I64, I)), i), ir.Constant(I64, Q)), q)
+            b.store(b.load(b.gep(x[0], [src])), b.gep(out, [dst]))
+        fn.nest((P, Q), emit)
+    _gather_scatter(fn, n, x[1], m, I, body)
+
+
+def _scatter_add(fn, n, x, out):
+    iv, uv = n.inputs
+    P, m, Q = _pnq(n.params["shape"], n.params["axis"])
+    I = iv.type.size
+    dt = n.output.type.dtype
+    _fill(fn, out, n.output.type.size, const(dt, 0))
+    if P * I * Q == 0:
+        return
+    b = fn.b
+    add = b.fadd if np.dtype(dt).kind == "f" else b.add
+
+    def body(i, j):
+        def emit(pq):
+            p, q = pq
+            src = b.add(b.mul(b.add(b.mul(p, ir.Constant(I64, I)), i), ir.Constant(I64, Q)), q)
+            dst = b.gep(out, [b.add(b.mul(b.add(b.mul(p, ir.Constant(I64, m)), j),
+                                          ir.Constant(I64, Q)), q)])
+            b.store(add(b.load(dst), b.load(b.gep(x[1], [src]))), dst)
+        fn.nest((P, Q), emit)
+    _gather_scatter(fn, n, x[0], m, I, body)
+
+
+OPAQUE = {Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev: _rev,
+          Op.pad: _pad, Op.concatenate: _concatenate, Op.take: _take,
+          Op.scatter_add: _scatter_add}
+
+
+def why_not(node):
+    nodes = node.params["body"].nodes
+    if len(nodes) != 1 or nodes[0].op not in OPAQUE:
+        return f"op {nodes[0].op.name}" if len(nodes) == 1 else "a multi-op opaque kernel"
+    n = nodes[0]
+    if n.op == Op.scatter_add and np.dtype(n.output.type.dtype).kind == "b":
+        return "scatter_add on bool"
+    return None
+
+
+def gen_opaque(fn):
+    (n,) = fn.body.nodes
+    if not any(v.type.size for v in n.outputs):
+        return
+    x = [fn.arrays[v] for v in n.inputs]
+    OPAQUE[n.op](fn, n, x, fn.outs[n.output][0])
