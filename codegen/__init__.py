@@ -13,3 +13,4 @@ def _cuda(*args):
 
 
 BACKENDS = {"cpu": _cpu, "cuda": _cuda}
+

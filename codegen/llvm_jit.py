@@ -34,6 +34,7 @@ _SYMBOLS: set = set()
 
 
 def _binding():
+    """llvmlite's binding, the host target machine and the engine (call under _lock)."""
     llvm = _state.get("llvm")
     if llvm is None:
         import llvmlite.binding as llvm
@@ -68,7 +69,8 @@ def versions() -> str:
     v = _state.get("versions")
     if v is None:
         import llvmlite
-        llvm = _binding()
+        with _lock:
+            llvm = _binding()
         v = _state["versions"] = (f"llvmlite={llvmlite.__version__} "
                                   f"cpu={llvm.get_host_cpu_name()} "
                                   f"features={llvm.get_host_cpu_features().flatten()}")
@@ -188,10 +190,36 @@ def capsule_address(capsule) -> int:
     return api.PyCapsule_GetPointer(capsule, api.PyCapsule_GetName(capsule))
 
 
-def blas_symbol(fn: str) -> str:
-    """Register scipy's Fortran BLAS `fn` (sgemm, dgemm) as `jg_<fn>`; returns the symbol."""
-    sym = f"jg_{fn}"
-    if sym not in _SYMBOLS:
-        from scipy.linalg import cython_blas
-        add_symbol(sym, capsule_address(cython_blas.__pyx_capi__[fn]))
-    return sym
+def blas_symbol(fn: str) -> tuple[str, int]:
+    """(symbol, integer bits) of the Fortran BLAS routine `fn` (sgemm, dgemm), registered as
+    `jg_<fn><bits>`: NumPy's own OpenBLAS when its wheel bundles one (already loaded by NumPy:
+    no import; 64-bit integers), else scipy's cython_blas (32-bit integers)."""
+    with _lock:
+        found = _BLAS.get(fn)
+        if found is None:
+            found = _BLAS[fn] = _numpy_blas(fn) or _scipy_blas(fn)
+        return found
+
+
+_BLAS: dict = {}
+
+
+def _numpy_blas(fn):
+    import glob
+
+    import numpy as np
+    libs = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so"))):
+        try:
+            address = ctypes.cast(getattr(ctypes.CDLL(path), f"scipy_{fn}_64_"), ctypes.c_void_p).value
+        except (OSError, AttributeError):
+            continue
+        add_symbol(f"jg_{fn}64", address)
+        return f"jg_{fn}64", 64
+    return None
+
+
+def _scipy_blas(fn):
+    from scipy.linalg import cython_blas
+    add_symbol(f"jg_{fn}32", capsule_address(cython_blas.__pyx_capi__[fn]))
+    return f"jg_{fn}32", 32

@@ -29,7 +29,7 @@ from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from . import llvm_opaque
 from .cpu_exprs import REDUCER_KIND
 from .evaluator import array_constants
-from .llvm_exprs import EXPR, I8, I32, I64, const, ltype, supported
+from .llvm_exprs import EXPR, I8, I64, const, ltype, supported
 from .space import c_strides, collapse
 
 PARALLEL_MIN = 1 << 19      # as codegen/cpu_kernels.py: above, numba's prange kernels run
@@ -545,9 +545,10 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         with fn.loop(math.prod(pshape)) as i:
             b.store(const(dt, 0), b.gep(prod, [i]))
         return
-    name = blas_symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
+    name, bits = blas_symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
+    INT = ir.IntType(bits)
     pty = ir.PointerType(ty)
-    ipt, cpt = ir.PointerType(I32), ir.PointerType(I8)
+    ipt, cpt = ir.PointerType(INT), ir.PointerType(I8)
     gemm = _extern(fn, name, ir.FunctionType(ir.VoidType(), [cpt, cpt, ipt, ipt, ipt, pty, pty, ipt,
                                                              pty, ipt, pty, pty, ipt]))
 
@@ -559,16 +560,16 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
     def char(c):
         return cell(I8, ir.Constant(I8, ord(c)))
 
-    def i32(v):
-        return cell(I32, ir.Constant(I32, v))
+    def integer(v):
+        return cell(INT, ir.Constant(INT, v))
 
     # row-major C (M x N) = A B is column-major C^T = B^T A^T: gemm(B, A) with N, M swapped
     (a, ta), (bv, tb) = ops
     lda = M if ta else K            # A stored (K, M) when transposed, else (M, K)
     ldb = K if tb else N
     args_fixed = dict(transa=char("T" if tb else "N"), transb=char("T" if ta else "N"),
-                      m=i32(N), n=i32(M), k=i32(K), alpha=cell(ty, const(dt, 1)),
-                      lda=i32(ldb), ldb=i32(lda), beta=cell(ty, const(dt, 0)), ldc=i32(N))
+                      m=integer(N), n=integer(M), k=integer(K), alpha=cell(ty, const(dt, 1)),
+                      lda=integer(ldb), ldb=integer(lda), beta=cell(ty, const(dt, 0)), ldc=integer(N))
     bsize = math.prod(batch)
 
     def one(q):

@@ -81,10 +81,17 @@ class _Group:
         self.nodes, self.info = nodes, info
 
 
+# The cycle check of a merge searches at most this many kernels; a merge that needs a longer
+# search is not made (as if it closed a cycle). Without the bound, the search is as long as the
+# path from a forward value to its use in the backward pass: fusion was quadratic in the depth.
+MAX_CYCLE_SEARCH = 64
+
+
 def _reaches(start, target, skip, group_of, facts, limit):
     """Whether a path of kernels leads from one of the groups in `start` to `target` without
-    passing through `skip`. Only nodes at positions <= limit can lie on such a path (the node
-    order is topological and every node of `target` is at or before `limit`)."""
+    passing through `skip` (or the search passes MAX_CYCLE_SEARCH kernels: True, conservatively).
+    Only nodes at positions <= limit can lie on such a path (the node order is topological and
+    every node of `target` is at or before `limit`)."""
     seen, todo = set(), list(start)
     while todo:
         g = todo.pop()
@@ -93,6 +100,8 @@ def _reaches(start, target, skip, group_of, facts, limit):
         if g in seen or g is skip:
             continue
         seen.add(g)
+        if len(seen) > MAX_CYCLE_SEARCH:
+            return True
         for n in g.nodes:
             for v in n.outputs:
                 for u in facts.users.get(v, ()):

@@ -17,9 +17,9 @@ kernel would be computed 4096 times per value).
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from ..ops import ELEMENTWISE, FLOAT_UNARY, REDUCE, Op
 
@@ -170,7 +170,7 @@ def analyze(nodes, outputs, categories=None) -> KernelInfo | None:
         if any(r.inputs[0].type.shape != D or _reduced(r, D) != R for r in reds):
             return None         # one loop nest: every reduction runs over the same axes of D
     else:
-        D = max((v.type.shape for v in outputs), key=lambda s: (int(np.prod(s)), len(s)))
+        D = max((v.type.shape for v in outputs), key=lambda s: (math.prod(s), len(s)))
     maps = {}
 
     def put(v, m):
@@ -210,7 +210,7 @@ def recompute_cost(nodes, info: KernelInfo) -> float:
     kernels compute per-row values once per row; reduce epilogues run once per output element."""
     if info.kind in ("rowwise", "opaque"):
         return 0.0
-    size = int(np.prod(info.domain))
+    size = math.prod(info.domain)
     cost = 0.0
     for n in nodes:
         if n.op in REDUCE or n.op in (Op.constant, Op.matmul, Op.transpose):
