@@ -34,6 +34,7 @@ from .space import c_strides, collapse
 
 PARALLEL_MIN = 1 << 19      # as codegen/cpu_kernels.py: above, numba's prange kernels run
 SUM_BLOCK = 1 << 12
+SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
 _EXPENSIVE = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.tanh, Op.sigmoid, Op.erf, Op.sin,
                         Op.cos, Op.tan, Op.pow, Op.atan2, Op.sinh, Op.cosh, Op.asin, Op.acos,
                         Op.atan, Op.asinh, Op.acosh, Op.atanh})
@@ -132,6 +133,7 @@ class _Fn:
         self.product_type = None
         self.check = None           # (op, check kind, size, source line) of its bounds check
         self._status = None
+        self.blas = None            # fn name -> (gemm symbol, integer bits); None: llvm_jit's
 
     def status(self):
         """The status pair [check number, offending index] (an argv slot of its own)."""
@@ -446,9 +448,9 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
 
 
 def _scratch(fn, dt, n):
-    """(pointer, on the heap?) to n elements: on the stack up to 64 KiB, else malloc'd."""
+    """(pointer, on the heap?) to n elements: on the stack up to SCRATCH_STACK, else malloc'd."""
     ty = ltype(dt)
-    if n * np.dtype(dt).itemsize <= (1 << 16):
+    if n * np.dtype(dt).itemsize <= SCRATCH_STACK:
         return fn.alloca(ty, max(n, 1)), False
     malloc = _extern(fn, "malloc", ir.FunctionType(ir.PointerType(I8), [I64]))
     raw = fn.b.call(malloc, [ir.Constant(I64, n * np.dtype(dt).itemsize)])
@@ -535,6 +537,7 @@ def gen_matmul(fn):
 def _gemm(fn, ops, shapes, pshape, prod, dt):
     from .llvm_jit import blas_symbol
     b = fn.b
+    blas_symbol = fn.blas or blas_symbol
     M, N = pshape[-2], pshape[-1]
     K = shapes[0][-1]
     batch = pshape[:-2]
@@ -605,8 +608,21 @@ GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": g
               "matmul": gen_matmul, "opaque": llvm_opaque.gen_opaque}
 
 
-def build(node, product_hint=None):
-    """(module IR text, argv roles, array constants, product type, bounds check) of `node`."""
+def needs_heap(node) -> bool:
+    """Whether the kernel mallocs scratch (accumulator rows of a column reduction over 64 KiB)."""
+    if node.params["kind"] != "reduce":
+        return False
+    info = analyze_kernel(node)
+    if not _outer_reduce(info):
+        return False
+    rsize = math.prod(info.domain[d] for d in range(len(info.domain)) if d not in info.reduce_axes)
+    return rsize * 8 > SCRATCH_STACK
+
+
+def build(node, product_hint=None, blas=None):
+    """(module IR text, argv roles, array constants, product type, bounds check) of `node`.
+    blas: fn name -> (symbol, integer bits) of the gemm to call (default llvm_jit.blas_symbol)."""
     fn = _Fn(node, product_hint)
+    fn.blas = blas
     GENERATORS[node.params["kind"]](fn)
     return fn.finish(), fn.roles, fn.consts, fn.product_type, fn.check

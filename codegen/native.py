@@ -340,6 +340,17 @@ def build_shared_library(cfunc, export_name: str, out_dir, *, header_decl: str |
         raise NativeBuildError(
             f"build_shared_library needs a numba @cfunc (got {type(cfunc).__name__}); "
             f"compile the entry point with numba.cfunc(signature, error_model='numpy', nogil=True)")
+    mod = _prepare_module(cfunc, export_name)
+    return link_module(mod, export_name, out_dir, header_decl=header_decl or c_prototype(
+        cfunc, export_name), defines=defines, link_blas=link_blas, comment=comment, cpu=cpu,
+        keep_intermediates=keep_intermediates)
+
+
+def link_module(mod, export_name: str, out_dir, *, header_decl: str, defines=None,
+                link_blas: bool = False, comment: str = "", cpu: str | None = "host",
+                keep_intermediates: bool = False) -> tuple[Path, Path]:
+    """An llvmlite module whose one external definition is `export_name` -> optimized at O3,
+    a PIC object, linked by gcc into ``out_dir/lib{export_name}.so``, plus the header."""
     if not _IDENT.match(export_name):
         raise NativeBuildError(f"export name {export_name!r} is not a C identifier")
     defines = dict(defines or {})
@@ -352,7 +363,6 @@ def build_shared_library(cfunc, export_name: str, out_dir, *, header_decl: str |
     so_path = out_dir / f"lib{export_name}.so"
     h_path = out_dir / f"{export_name}.h"
 
-    mod = _prepare_module(cfunc, export_name)
     try:
         tm, cpu_name = _target_machine(mod.triple, cpu)
         _optimize(mod, tm)
@@ -395,8 +405,7 @@ def build_shared_library(cfunc, export_name: str, out_dir, *, header_decl: str |
                                    f"{proc.stderr.strip()}")
         # Replace atomically: a process may have the old library mapped.
         os.replace(shutil.copy2(tmp_so, out_dir / f".{so_path.name}.tmp"), so_path)
-    h_path.write_text(_header_text(export_name, header_decl or c_prototype(cfunc, export_name),
-                                   defines, comment, link_blas, cpu_name))
+    h_path.write_text(_header_text(export_name, header_decl, defines, comment, link_blas, cpu_name))
     return so_path, h_path
 
 

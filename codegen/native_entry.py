@@ -32,11 +32,11 @@ from numba.np.numpy_support import as_dtype
 
 from ..ir.types import is_bool
 from ..runtime import config
-from . import disk_cache, native
+from . import disk_cache, native, native_units
 
 WORKSPACE_ALIGN = 16        # what malloc gives; the arena's own offsets are 64-byte aligned
 STACK_LIMIT = 1 << 18       # bytes per stack temporary: keep far below an 8 MiB thread stack
-ERRORS = {"OK": 0, "ERR_NULL_POINTER": 1, "ERR_WORKSPACE_ALIGN": 2}
+ERRORS = {"OK": 0, **native_units.STATUS}
 
 _C_TYPES = {"float32": "float", "float64": "double", "int32": "int32_t", "int64": "int64_t",
             "bool": "uint8_t"}
@@ -244,16 +244,21 @@ def export(graph, out_dir, name: str) -> NativeLibrary:
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise NativeExportError(f"library name {name!r} is not a C identifier")
     optimized, schedule, plan = optimize(graph)
+    if getattr(plan, "donated", None):
+        raise NativeExportError("cannot export a function with donated arguments (donate_argnums)")
+    nodes = kernel_nodes(optimized, schedule)
+    why = native_units.why_not(nodes, plan)
+    if why is None:
+        return _export_units(graph, optimized, nodes, plan, out_dir, name)
+    config.log(1, f"native export {name}: through the numba entry ({why})")
     try:
-        prog = EntryProgram(optimized, kernel_nodes(optimized, schedule), plan, native=True)
+        prog = EntryProgram(optimized, nodes, plan, native=True)
     except NotImplementedError as e:
         raise NativeExportError(f"cannot export {graph.name}: {e}") from None
     if prog.hosts:
         ops = ", ".join(sorted({str(n.params["body"].nodes[0].op) for n in prog.hosts}))
         raise NativeExportError(f"cannot export {graph.name}: it uses {ops}, which runs in Python "
                                 "(NumPy's generator); pass random numbers in as an input instead")
-    if getattr(plan, "donated", None):
-        raise NativeExportError("cannot export a function with donated arguments (donate_argnums)")
     prog.layout(plan)
     source = native_source(prog.generate())
     if config.debug_level() >= 4:
@@ -265,15 +270,34 @@ def export(graph, out_dir, name: str) -> NativeLibrary:
     workspace = prog.arena_bytes if uses_arena else 0
     fn = _wrapper(prog, module, name, inputs, outputs, workspace)
     defines = _defines(name, inputs, outputs, workspace)
-    decl = (f"int32_t {name}(" + ", ".join([f"const {p.ctype}* {p.cname}" for p in inputs] +
-                                           [f"{p.ctype}* {p.cname}" for p in outputs] +
-                                           ["void* workspace"]) + ");")
+    decl = _decl(name, inputs, outputs)
     blas = "gemm(" in source
     so, header = native.build_shared_library(fn, name, out_dir, header_decl=decl, defines=defines,
                                              link_blas=blas, comment=_comment(inputs, outputs, workspace))
     native.check_portable(so)
     config.log(1, f"native export {name}: {so} ({workspace} bytes of workspace)")
     return NativeLibrary(name, so, header, inputs, outputs, workspace, blas)
+
+
+def _export_units(graph, optimized, nodes, plan, out_dir, name) -> NativeLibrary:
+    """The library from the LLVM kernel units (codegen/native_units.py)."""
+    mod, workspace, blas = native_units.build(optimized, nodes, plan, name, WORKSPACE_ALIGN)
+    inputs = [Port(f"in{i}", _label(graph, i), v.type) for i, v in enumerate(optimized.inputs)]
+    outputs = [Port(f"out{j}", f"output {j}", v.type) for j, v in enumerate(optimized.outputs)]
+    so, header = native.link_module(mod, name, out_dir, header_decl=_decl(name, inputs, outputs),
+                                    defines=_defines(name, inputs, outputs, workspace),
+                                    link_blas=blas,
+                                    comment=_comment(inputs, outputs, workspace, units=True))
+    native.check_portable(so)
+    config.log(1, f"native export {name}: {so} from {len(nodes)} LLVM kernel units "
+                  f"({workspace} bytes of workspace)")
+    return NativeLibrary(name, so, header, inputs, outputs, workspace, blas)
+
+
+def _decl(name, inputs, outputs) -> str:
+    return (f"int32_t {name}(" + ", ".join([f"const {p.ctype}* {p.cname}" for p in inputs] +
+                                           [f"{p.ctype}* {p.cname}" for p in outputs] +
+                                           ["void* workspace"]) + ");")
 
 
 def _label(graph, i):
@@ -355,11 +379,12 @@ def _defines(name, inputs, outputs, workspace) -> dict:
     return d
 
 
-def _comment(inputs, outputs, workspace) -> str:
+def _comment(inputs, outputs, workspace, units=False) -> str:
     lines = ["Arrays are dense, C order (row-major). Arguments:"]
     lines += [f"  {p.cname}: {p.label} {p.type}" for p in inputs]
     lines += [f"  {p.cname}: {p.label} {p.type}" for p in outputs]
     lines.append(f"  workspace: {workspace} bytes of scratch, {WORKSPACE_ALIGN}-byte aligned "
                  "(NULL when 0), not shared between concurrent calls")
-    lines.append("Returns 0, or 1 for a NULL pointer, 2 for a misaligned workspace.")
+    lines.append("Returns 0, or 1 for a NULL pointer, 2 for a misaligned workspace"
+                 + (", 3 for an index out of range (take, gather)." if units else "."))
     return "\n".join(lines)

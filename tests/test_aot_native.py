@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import jitgrad as jg
+import jitgrad.numpy as jnp
 from jitgrad.codegen import native, native_entry
 from jitgrad.ir.types import parse_type
 
@@ -20,6 +21,7 @@ needs_blas = pytest.mark.skipif(not native.blas_available(for_linking=True),
 
 USER_MODULE = '''
 import jitgrad as jg
+import jitgrad.numpy as jnp
 import jitgrad.numpy as jnp
 from jitgrad import nn
 from jitgrad.nn import functional as F
@@ -172,3 +174,38 @@ def test_random_inside_is_refused(tmp_path):
     graph = jg.jit(noisy).lower(jg.random.key(0), np.zeros(8, np.float32)).graph
     with pytest.raises(native_entry.NativeExportError, match="pass random numbers in as an input"):
         native_entry.export(graph, tmp_path, "noisy")
+
+
+def test_llvm_units_library_checks_indices(tmp_path, monkeypatch, capsys):
+    """A function whose kernels are all LLVM units becomes a library of those units; a take
+    index out of range makes it return ERR_INDEX_OUT_OF_RANGE (the numba-built library clamps)."""
+    import ctypes
+    monkeypatch.setenv("JITGRAD_DEBUG", "1")
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+
+    def gather(idx, x):
+        return jnp.take(x, idx, axis=0) * 2.0
+    idx = np.array([0, 3, -1], np.int32)
+    lib = native_entry.export(jg.jit(gather).lower(idx, table).graph, tmp_path / "lib", "gather")
+    assert "LLVM kernel units" in capsys.readouterr().err
+    assert "#define GATHER_ERR_INDEX_OUT_OF_RANGE 3\n" in lib.header_path.read_text()
+    so = ctypes.CDLL(str(lib.so_path))
+    out = np.zeros((3, 3), np.float32)
+    ws = np.zeros(lib.workspace_bytes + 64, np.uint8)
+    ws_at = ctypes.c_void_p((ws.ctypes.data + 63) // 64 * 64)
+
+    def call(i):
+        return so.gather(ctypes.c_void_p(i.ctypes.data), ctypes.c_void_p(table.ctypes.data),
+                         ctypes.c_void_p(out.ctypes.data), ws_at)
+    assert call(idx) == 0
+    np.testing.assert_array_equal(out, table[idx] * 2)
+    assert call(np.array([0, 4, 1], np.int32)) == 3
+    assert_standalone(lib.so_path, blas=False)
+
+
+def test_kernels_without_llvm_units_export_through_numba(user, tmp_path, monkeypatch, capsys):
+    mod, _ = user
+    monkeypatch.setenv("JITGRAD_DEBUG", "1")
+    x = np.ones((5, 300), np.float32)
+    native_entry.export(jg.jit(mod.kinds).lower(x).graph, tmp_path / "lib", "kinds")
+    assert "through the numba entry (a reduce kernel needs numba (op argmax))" in capsys.readouterr().err
