@@ -11,7 +11,8 @@ import enum
 import numpy as np
 
 from .errors import ShapeError
-from .types import TensorType, bool_, int64, is_bool, is_float, is_int
+from .types import (TensorType, bool_, complex_dtype, int64, is_bool, is_complex, is_float,
+                    is_inexact, is_int, real_dtype)
 
 
 class Op(str, enum.Enum):
@@ -26,6 +27,8 @@ class Op(str, enum.Enum):
     # elementwise unary with other result dtypes
     isnan = "isnan"; isinf = "isinf"; logical_not = "logical_not"; signbit = "signbit"
     bitwise_not = "bitwise_not"
+    # complex numbers: parts (complex -> float), conjugate, and (re, im) -> complex
+    real = "real"; imag = "imag"; conj = "conj"; complex = "complex"  # noqa: A003
     convert = "convert"; stop_gradient = "stop_gradient"
     # elementwise binary (NumPy broadcasting, equal dtypes)
     add = "add"; sub = "sub"; mul = "mul"; div = "div"; floor_div = "floor_div"; mod = "mod"
@@ -46,6 +49,7 @@ class Op(str, enum.Enum):
     matmul = "matmul"
     cholesky = "cholesky"; eigh = "eigh"; svd = "svd"; qr = "qr"; solve = "solve"
     slogdet = "slogdet"
+    fft = "fft"
     constant = "constant"
     random = "random"
 
@@ -69,10 +73,19 @@ ARITH_BINARY = frozenset({Op.add, Op.sub, Op.mul, Op.div, Op.floor_div, Op.mod, 
 COMPARE = frozenset({Op.eq, Op.ne, Op.lt, Op.le, Op.gt, Op.ge})
 LOGICAL_BINARY = frozenset({Op.logical_and, Op.logical_or, Op.logical_xor})
 FLOAT_ONLY = FLOAT_UNARY | {Op.div, Op.atan2, Op.signbit}
+# the float-only ops NumPy also defines on complex numbers (holomorphic functions)
+COMPLEX_OK = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.sqrt, Op.rsqrt, Op.sin, Op.cos,
+                        Op.tan, Op.tanh, Op.asin, Op.acos, Op.atan, Op.sinh, Op.cosh, Op.asinh,
+                        Op.acosh, Op.atanh, Op.div})
+# ops that need an ordering or are real-only, so refuse complex inputs (as NumPy and the standard)
+NO_COMPLEX = (FLOAT_ONLY - COMPLEX_OK) | {Op.floor_div, Op.mod, Op.max, Op.min, Op.lt, Op.le,
+                                          Op.gt, Op.ge, Op.reduce_max, Op.reduce_min,
+                                          Op.argmax, Op.argmin, Op.sort, Op.argsort}
+COMPLEX_PARTS = frozenset({Op.real, Op.imag})
 
-ELEMENTWISE_UNARY = FLOAT_UNARY | NUMERIC_UNARY | PREDICATE_UNARY | INTEGER_UNARY | {
-    Op.logical_not, Op.convert, Op.stop_gradient}
-ELEMENTWISE_BINARY = ARITH_BINARY | COMPARE | LOGICAL_BINARY | INTEGER_BINARY
+ELEMENTWISE_UNARY = FLOAT_UNARY | NUMERIC_UNARY | PREDICATE_UNARY | INTEGER_UNARY | COMPLEX_PARTS | {
+    Op.logical_not, Op.convert, Op.stop_gradient, Op.conj}
+ELEMENTWISE_BINARY = ARITH_BINARY | COMPARE | LOGICAL_BINARY | INTEGER_BINARY | {Op.complex}
 ELEMENTWISE = ELEMENTWISE_UNARY | ELEMENTWISE_BINARY | {Op.select}
 REDUCE = frozenset({Op.reduce_sum, Op.reduce_max, Op.reduce_min, Op.reduce_prod, Op.argmax,
                     Op.argmin})
@@ -117,7 +130,15 @@ def _same_dtype(op, types):
 
 def _unary(op, types, params):
     (t,) = types
-    if op in FLOAT_ONLY and not is_float(t.dtype):
+    if op in NO_COMPLEX and is_complex(t.dtype):
+        _fail(op, f"expected a real input (complex numbers have no {op}), got {t}")
+    if op in COMPLEX_PARTS or (op is Op.abs and is_complex(t.dtype)):
+        if not is_complex(t.dtype):
+            _fail(op, f"expected a complex input, got {t}")
+        return [TensorType(t.shape, real_dtype(t.dtype))]
+    if op is Op.conj and not is_complex(t.dtype):
+        _fail(op, f"expected a complex input, got {t}")
+    if op in FLOAT_ONLY and not (is_inexact(t.dtype) if op in COMPLEX_OK else is_float(t.dtype)):
         _fail(op, f"expected a float input, got {t}")
     if op in NUMERIC_UNARY and is_bool(t.dtype):
         _fail(op, f"expected a numeric input, got {t}")
@@ -136,7 +157,14 @@ def _unary(op, types, params):
 def _binary(op, types, params):
     dtype = _same_dtype(op, types)
     shape = broadcast_shapes(op, *types)
-    if op in FLOAT_ONLY and not is_float(dtype):
+    if op in NO_COMPLEX and is_complex(dtype):
+        _fail(op, "expected real inputs (complex numbers have no ordering), got "
+              + " and ".join(map(str, types)))
+    if op is Op.complex:
+        if not is_float(dtype):
+            _fail(op, "expected float real and imaginary parts, got " + " and ".join(map(str, types)))
+        return [TensorType(shape, complex_dtype(dtype))]
+    if op in FLOAT_ONLY and not (is_inexact(dtype) if op in COMPLEX_OK else is_float(dtype)):
         _fail(op, "expected float inputs, got " + " and ".join(map(str, types)))
     if op in ARITH_BINARY and is_bool(dtype):
         _fail(op, "expected numeric inputs, got " + " and ".join(map(str, types)))
@@ -166,6 +194,8 @@ def _check_axes(op, t, axes):
 def _reduce(op, types, params):
     (t,) = types
     axes = params["axes"]
+    if op in NO_COMPLEX and is_complex(t.dtype):
+        _fail(op, f"expected a real input (complex numbers have no ordering), got {t}")
     _check_axes(op, t, axes)
     if op in (Op.reduce_max, Op.reduce_min, Op.argmax, Op.argmin):
         if any(t.shape[a] == 0 for a in axes):
@@ -182,6 +212,8 @@ def _reduce(op, types, params):
 
 def _scan(op, types, params):
     (t,) = types
+    if op in NO_COMPLEX and is_complex(t.dtype):
+        _fail(op, f"expected a real input (complex numbers have no ordering), got {t}")
     _check_axes(op, t, (params["axis"],))
     return [TensorType(t.shape, int64 if op is Op.argsort else t.dtype)]
 
@@ -320,6 +352,35 @@ def _linalg(op, types, params):
     return [TensorType(batch + (m, r), dt), TensorType(batch + (r, n), dt)]
 
 
+_FFT_IN = {"fft": is_complex, "ifft": is_complex, "rfft": is_float, "irfft": is_complex}
+
+
+def _fft(op, types, params):
+    """lax.fft's types: the transform runs over the trailing len(lengths) axes; rfft halves
+    the last one (n // 2 + 1 complex outputs), irfft restores it (lengths[-1] real outputs)."""
+    (t,) = types
+    kind, lengths = params["fft_type"], tuple(params["lengths"])
+    if kind not in _FFT_IN:
+        _fail(op, f"fft_type must be one of {sorted(_FFT_IN)}, got {kind!r}")
+    if not _FFT_IN[kind](t.dtype):
+        want = "a float" if kind == "rfft" else "a complex"
+        _fail(op, f"{kind} expects {want} input, got {t}")
+    if not 1 <= len(lengths) <= t.ndim or min(lengths) < 1:
+        _fail(op, f"expected 1 to {t.ndim} positive transform lengths for {t}, got {lengths}")
+    k = len(lengths)
+    lead, tail = t.shape[:-k], t.shape[-k:]
+    if kind == "irfft":
+        want = lengths[:-1] + (lengths[-1] // 2 + 1,)
+        out = TensorType(lead + lengths, real_dtype(t.dtype))
+    else:
+        want = lengths
+        shape = lead + lengths[:-1] + (lengths[-1] // 2 + 1,) if kind == "rfft" else t.shape
+        out = TensorType(shape, complex_dtype(t.dtype))
+    if tail != want:
+        _fail(op, f"{kind} of lengths {lengths} expects trailing axes {want}, got {t}")
+    return [out]
+
+
 def _constant(op, types, params):
     lit = params["value"]
     return [TensorType(lit.shape, lit.dtype)]
@@ -337,7 +398,7 @@ def _random(op, types, params):
 _ARITY = {**{op: 1 for op in ELEMENTWISE_UNARY | REDUCE | SCAN | SHAPE - {Op.concatenate}},
           **{op: 2 for op in ELEMENTWISE_BINARY | INDEX | MATMUL},
           Op.select: 3, Op.constant: 0, Op.random: 1, Op.concatenate: None,
-          **{op: 1 for op in LINALG - {Op.solve}}, Op.solve: 2}
+          **{op: 1 for op in LINALG - {Op.solve}}, Op.solve: 2, Op.fft: 1}
 
 TYPE_RULES = {
     **{op: _unary for op in ELEMENTWISE_UNARY}, **{op: _binary for op in ELEMENTWISE_BINARY},
@@ -345,7 +406,7 @@ TYPE_RULES = {
     Op.reshape: _reshape, Op.transpose: _transpose, Op.broadcast_to: _broadcast_to,
     Op.slice: _slice, Op.rev: _rev, Op.pad: _pad, Op.concatenate: _concatenate,
     Op.take: _take, Op.scatter_add: _scatter_add, Op.matmul: _matmul,
-    **{op: _linalg for op in LINALG},
+    **{op: _linalg for op in LINALG}, Op.fft: _fft,
     Op.constant: _constant, Op.random: _random,
 }
 

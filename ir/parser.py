@@ -13,6 +13,7 @@ from .types import FROM_SHORT, TensorType
 _TOKEN = re.compile(r"""
     (?P<comment>\#[^\n]*) | (?P<value>%[A-Za-z0-9_.]+) | (?P<ref>@[0-9a-f]+)
   | (?P<string>"[^"]*") | (?P<arrow>->)
+  | (?P<complex>-?(?:\d[\d.eE+-]*?|inf|nan)[+-](?:\d[\d.eE+-]*?|inf|nan)j)
   | (?P<number>-?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\d+)|-inf)
   | (?P<ident>[A-Za-z_][A-Za-z0-9_.]*) | (?P<punct>[()\[\]{},:=])
   | (?P<newline>\n) | (?P<space>[ \t\r]+) | (?P<bad>.)""", re.VERBOSE)
@@ -153,6 +154,8 @@ class _Parser:
         self.next()
         if kind == "number":
             return float(tok) if any(c in tok for c in ".eEn") else int(tok)
+        if kind == "complex":
+            return complex(tok)
         if kind == "string":
             return tok[1:-1]
         if kind == "ref":

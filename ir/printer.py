@@ -15,6 +15,9 @@ COMMENT_COLUMN = 48
 def format_scalar(x) -> str:
     if isinstance(x, (bool, np.bool_)):
         return "True" if x else "False"
+    if isinstance(x, (complex, np.complexfloating)):      # 1.5-2.0j, read back by the parser
+        im = format_scalar(x.imag)
+        return f"{format_scalar(x.real)}{'' if im.startswith('-') else '+'}{im}j"
     if isinstance(x, (float, np.floating)):
         if np.isnan(x):
             return "nan"

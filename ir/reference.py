@@ -93,6 +93,25 @@ def _lapack(fn):
     return run
 
 
+def _convert(x, *, dtype):
+    """astype; complex to real keeps the real part (as JAX, without NumPy's ComplexWarning)."""
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        x = x.real
+    return x.astype(dtype)
+
+
+_NP_FFT = {"fft": np.fft.fftn, "ifft": np.fft.ifftn, "rfft": np.fft.rfftn, "irfft": np.fft.irfftn}
+
+
+def _fft(x, *, fft_type, lengths):
+    """lax.fft: the unnormalized forward (1/n inverse) transform over the trailing axes."""
+    k = len(lengths)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    if fft_type == "irfft":
+        return np.fft.irfftn(x, s=lengths, axes=axes)
+    return _NP_FFT[fft_type](x, axes=axes)
+
+
 def _tuple(r):
     return tuple(r) if isinstance(r, tuple) else (r,)     # NumPy's result namedtuples too
 
@@ -109,7 +128,9 @@ REFERENCE = {
     Op.bitwise_and: np.bitwise_and, Op.bitwise_or: np.bitwise_or,
     Op.bitwise_xor: np.bitwise_xor, Op.shift_left: np.left_shift,
     Op.shift_right: np.right_shift,
-    Op.convert: lambda x, *, dtype: x.astype(dtype),
+    Op.convert: _convert,
+    Op.real: np.real, Op.imag: np.imag, Op.conj: np.conjugate,
+    Op.complex: lambda re, im: re + 1j * im, Op.fft: _fft,
     Op.stop_gradient: lambda x: x,
     Op.add: np.add, Op.sub: np.subtract, Op.mul: np.multiply, Op.div: np.true_divide,
     Op.floor_div: np.floor_divide, Op.mod: np.mod, Op.pow: np.power, Op.max: np.maximum,

@@ -1,4 +1,4 @@
-"""Tensor types: a shape and one of jitgrad's five dtypes."""
+"""Tensor types: a shape and one of jitgrad's seven dtypes."""
 from __future__ import annotations
 
 import math
@@ -12,9 +12,12 @@ float64 = np.dtype("float64")
 int32 = np.dtype("int32")
 int64 = np.dtype("int64")
 bool_ = np.dtype("bool")
+complex64 = np.dtype("complex64")
+complex128 = np.dtype("complex128")
 
-DTYPES = (float32, float64, int32, int64, bool_)
-SHORT_NAME = {float32: "f32", float64: "f64", int32: "i32", int64: "i64", bool_: "bool"}
+DTYPES = (float32, float64, int32, int64, bool_, complex64, complex128)
+SHORT_NAME = {float32: "f32", float64: "f64", int32: "i32", int64: "i64", bool_: "bool",
+              complex64: "c64", complex128: "c128"}
 FROM_SHORT = {v: k for k, v in SHORT_NAME.items()}
 
 # NumPy dtypes jitgrad does not compute in are widened to the nearest one it does.
@@ -30,20 +33,42 @@ def canonical_dtype(dtype) -> np.dtype:
         return float32
     if dtype is int:
         return int64
+    if dtype is complex:
+        return complex64
     try:
         d = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"expected a dtype (float32, float64, int32, int64, bool), got {dtype!r}") from None
+        raise TypeError(f"expected a dtype (float32, float64, int32, int64, bool, complex64, "
+                        f"complex128), got {dtype!r}") from None
     if d in DTYPES:
         return d
     if d.name in _WIDEN:
         return _WIDEN[d.name]
     raise TypeError(f"dtype {d.name} is not supported; jitgrad computes in float32, float64, "
-                    "int32, int64 and bool")
+                    "int32, int64, bool, complex64 and complex128")
 
 
 def is_float(dtype) -> bool:
     return dtype.kind == "f"
+
+
+def is_complex(dtype) -> bool:
+    return dtype.kind == "c"
+
+
+def is_inexact(dtype) -> bool:
+    """float or complex: the dtypes of exp, log, division, ..."""
+    return dtype.kind in "fc"
+
+
+def real_dtype(dtype) -> np.dtype:
+    """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
+    return {complex64: float32, complex128: float64}.get(dtype, dtype)
+
+
+def complex_dtype(dtype) -> np.dtype:
+    """The complex dtype of a float dtype's precision (complex64 for float32)."""
+    return {float32: complex64, float64: complex128}.get(dtype, dtype)
 
 
 def is_int(dtype) -> bool:

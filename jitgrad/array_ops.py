@@ -76,7 +76,7 @@ class ArrayOps:
         return self
 
     def __complex__(self):
-        return complex(float(self))
+        return complex(self.item())
 
     def __array_namespace__(self, *, api_version=None):
         """The Array API namespace of this array: jitgrad.numpy (standard 2023.12)."""
@@ -114,6 +114,9 @@ class ArrayOps:
     @property
     def mT(self):
         return _np().swapaxes(self, -1, -2)
+
+    real = property(lambda self: _np().real(self))
+    imag = property(lambda self: _np().imag(self))
 
     @property
     def at(self):
@@ -170,5 +173,5 @@ for _name in ("sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argm
               "log_softmax", "logsumexp", "sign", "floor", "ceil", "dot", "sort", "argsort",
               "repeat", "take", "nonzero", "diagonal", "trace", "log1p", "expm1", "rsqrt",
               "reciprocal", "isnan", "isfinite", "matmul", "maximum", "minimum", "pow",
-              "neg", "flip", "expand", "copy", "cumprod", "ptp", "signbit"):
+              "neg", "flip", "expand", "copy", "cumprod", "ptp", "signbit", "conj", "conjugate"):
     setattr(ArrayOps, _name, _method(_name))

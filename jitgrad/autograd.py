@@ -41,7 +41,7 @@ def _producer(x):
 def record(op, params, inputs, outputs) -> None:
     rec = Record(op, params, inputs, outputs)
     for o in outputs:
-        if o.dtype.kind == "f":
+        if o.dtype.kind in "fc":
             o.requires_grad = True
             o._ctx = rec
 

@@ -23,10 +23,29 @@ def optimize(graph: Graph, donated=()):
     return run_pipeline(graph, donated=donated)
 
 
+def _complex_reason(graph: Graph):
+    """Why the kernel generators cannot take this graph (complex values: neither the LLVM nor
+    the numba kernels nor the CUDA ones implement complex arithmetic yet), else None."""
+    for n in graph.nodes:
+        for v in list(n.inputs) + list(n.outputs):
+            if v.type.dtype.kind == "c":
+                return f"{n.op} has complex values ({v.type})"
+    return next((f"input {v.type} is complex" for v in graph.inputs if v.type.dtype.kind == "c"),
+                None)
+
+
 def compile_graph(graph: Graph, device="cpu", donated=()) -> Executable:
     optimized, schedule, plan = optimize(graph, donated)
     backend = _backend(device)
     if str(device).startswith("cpu") and config.interpreter_only():
+        backend = None
+    reason = _complex_reason(optimized)
+    if reason is not None:
+        if not str(device).startswith("cpu"):
+            raise NotImplementedError(f"jit on {device}: {reason}; complex numbers and the fft "
+                                      "run on the CPU only (move the arrays with .to('cpu'))")
+        config.log(1, f"compile {graph.name}: {reason}, so the graph runs in the NumPy "
+                      "reference interpreter (numpy.fft for the transforms)")
         backend = None
     if backend is not None:
         exe = backend(graph, optimized, schedule, plan)

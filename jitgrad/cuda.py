@@ -12,10 +12,13 @@ from .runtime.device import device as _device
 
 
 
-def _run_eager(*args, **kwargs):
+def _run_eager(op, arrays, params, out_types):
     """The eager cuda backend, imported on first use (numba.cuda is heavy to import)."""
+    if any(t.dtype.kind == "c" for t in out_types) or any(a.dtype.kind == "c" for a in arrays):
+        raise NotImplementedError(f"{op} on cuda: complex numbers and the fft run on the CPU "
+                                  "only (move the arrays with .to('cpu'))")
     from .codegen.cuda_eager import run
-    return run(*args, **kwargs)
+    return run(op, arrays, params, out_types)
 
 
 register_backend("cuda", _run_eager)

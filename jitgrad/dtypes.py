@@ -11,7 +11,8 @@ import os
 
 import numpy as np
 
-from .ir.types import DTYPES, bool_, canonical_dtype, float32, float64, int32, int64, is_float
+from .ir.types import (DTYPES, bool_, canonical_dtype, complex64, complex128, complex_dtype,
+                       float32, float64, int32, int64, is_float)
 
 _pybool = bool
 bool = bool_  # noqa: A001  (jg.bool, like torch.bool)
@@ -41,7 +42,13 @@ def set_default_dtype(d) -> None:
 def get_default_dtype() -> np.dtype:
     return default_float()
 
-__all__ = ["float32", "float64", "int32", "int64", "bool_", "DTYPES", "canonical_dtype",
+
+def default_complex() -> np.dtype:
+    """The dtype of Python complex numbers: complex64, complex128 in the float64 mode."""
+    return complex_dtype(default_float())
+
+__all__ = ["float32", "float64", "int32", "int64", "bool_", "complex64", "complex128", "DTYPES",
+           "canonical_dtype", "default_complex",
            "result_type", "scalar_dtype", "default_float", "set_default_dtype", "get_default_dtype"]
 
 
@@ -59,14 +66,22 @@ def scalar_dtype(x) -> np.dtype:
         return int64
     if isinstance(x, np.floating):
         return canonical_dtype(x.dtype)
-    if isinstance(x, (complex, np.complexfloating)):
-        return canonical_dtype(np.dtype(type(x)))     # not supported: jitgrad's dtype message
+    if isinstance(x, np.complexfloating):
+        return canonical_dtype(x.dtype)
+    if isinstance(x, complex):
+        return default_complex()
     if isinstance(x, float):
         return default_float()
     raise TypeError(f"expected a number, got {type(x).__name__}")
 
 
-_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2}
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+
+
+# a weak Python scalar of a higher kind meeting an array dtype r (JAX's rules: a complex scalar
+# keeps a float array's precision, 1j * float32 is complex64)
+_WEAK_OVER = {"i": lambda r: int64, "f": lambda r: default_float(),
+              "c": lambda r: complex_dtype(r) if is_float(r) else default_complex()}
 
 
 def result_type(*items) -> np.dtype:
@@ -77,6 +92,6 @@ def result_type(*items) -> np.dtype:
         r = canonical_dtype(np.result_type(*strong))
         for w in weak:
             if _KIND_RANK[w.kind] > _KIND_RANK[r.kind]:
-                r = default_float() if is_float(w) else int64
+                r = _WEAK_OVER[w.kind](r)
         return r
     return max(weak, key=lambda d: _KIND_RANK[d.kind]) if weak else default_float()

@@ -8,7 +8,7 @@ import numpy as np
 
 from .array_ops import ArrayOps
 from .errors import api_boundary
-from .dtypes import canonical_dtype, default_float, scalar_dtype
+from .dtypes import canonical_dtype, default_complex, default_float, scalar_dtype
 from .ir.types import TensorType
 from .runtime.device import CPU, META, Device, device as as_device
 
@@ -154,8 +154,8 @@ class Tensor(ArrayOps):
             else Tensor._meta(self._meta_type)
 
     def requires_grad_(self, mode=True):
-        if mode and self.dtype.kind != "f":
-            raise RuntimeError(f"only float tensors can require gradients, got {self.dtype}")
+        if mode and self.dtype.kind not in "fc":
+            raise RuntimeError(f"only float and complex tensors can require gradients, got {self.dtype}")
         self.requires_grad = bool(mode)
         return self
 
@@ -323,13 +323,15 @@ class Tensor(ArrayOps):
 
 
 def _infer_dtype(data):
-    if isinstance(data, (bool, int, float, np.generic)):
+    if isinstance(data, (bool, int, float, complex, np.generic)):
         return scalar_dtype(data)
     if isinstance(data, np.ndarray):
         return canonical_dtype(data.dtype)
     arr = np.asarray(data)
     if arr.dtype.kind == "f":
         return default_float()   # float32 (or float64 in the float64 mode), as in PyTorch and JAX
+    if arr.dtype.kind == "c":
+        return default_complex()
     if arr.dtype.kind in "OUS":
         raise TypeError(f"can't make a tensor from {type(data).__name__} data with mixed or "
                         "non-numeric elements")

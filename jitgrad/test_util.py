@@ -14,7 +14,8 @@ from .transforms import jvp, vjp
 
 EPS = 1e-4
 # default gradient tolerances by dtype (JAX's)
-TOLERANCE = {np.dtype("float32"): 2e-3, np.dtype("float64"): 1e-5}
+TOLERANCE = {np.dtype("float32"): 2e-3, np.dtype("float64"): 1e-5,
+             np.dtype("complex64"): 2e-3, np.dtype("complex128"): 1e-5}
 
 
 def _np(x):
@@ -43,9 +44,20 @@ def _check_close(got, want, atol, rtol, what):
                                    rtol=_tol(rtol, [a, b]), err_msg=what)
 
 
+def _rand(rng, x):
+    """Standard normal entries in x's shape and dtype (both parts random for complex x)."""
+    r = rng.standard_normal(x.shape)
+    if x.dtype.kind == "c":
+        r = r + 1j * rng.standard_normal(x.shape)
+    return r.astype(x.dtype)
+
+
 def _rand_like(rng, tree):
-    return tree_util.tree_map(
-        lambda x: rng.standard_normal(_np(x).shape).astype(_np(x).dtype), tree)
+    return tree_util.tree_map(lambda x: _rand(rng, _np(x)), tree)
+
+
+def _conj(tree):
+    return tree_util.tree_map(lambda x: np.conj(_np(x)), tree)
 
 
 def _axpy(a, x, y):
@@ -59,7 +71,8 @@ def numerical_jvp(f, primals, tangents, eps=EPS):
 
 
 def _inner(x, y):
-    return sum(float(np.vdot(_np(a), _np(b))) for a, b in
+    """The real inner product Re <x, y> (of complex arrays as pairs of reals), as JAX."""
+    return sum(float(np.real(np.vdot(_np(a), _np(b)))) for a, b in
                zip(tree_util.tree_leaves(x), tree_util.tree_leaves(y)))
 
 
@@ -78,7 +91,9 @@ def check_vjp(f, args, atol=None, rtol=None, eps=EPS, err_msg="VJP"):
     tangent = _rand_like(rng, args)
     t_out = numerical_jvp(f, args, tangent, eps)
     cotangent = _rand_like(rng, v_out)
-    ct_in = vjp_fn(_tensors(cotangent))
+    # JAX's convention: the VJP is the transpose without conjugation, so the pairing
+    # conjugates around it (conj(vjp(conj(ct))); the identity for real values)
+    ct_in = _conj(vjp_fn(_tensors(_conj(cotangent))))
     ip, ip_expected = _inner(tangent, ct_in), _inner(t_out, cotangent)
     dtypes_from = [args, v_out]     # the inner products are as exact as their operands
     np.testing.assert_allclose(ip, ip_expected, atol=_tol(atol, dtypes_from),

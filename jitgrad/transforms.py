@@ -47,8 +47,8 @@ def _trace_wrt(fn, args, argnums, name):
     leaves, in_tree = tree_util.tree_flatten(dyn)
     for x in leaves:
         t = leaf_spec(x)[0]
-        if t.dtype.kind != "f":
-            raise TypeError(f"{name}: can only differentiate with respect to float inputs, got "
+        if t.dtype.kind not in "fc":
+            raise TypeError(f"{name}: can only differentiate with respect to float or complex inputs, got "
                             f"{t} (an integer or bool argument; cast it with .astype(jnp.float32) "
                             "or leave it out of argnums)")
 
@@ -68,7 +68,7 @@ def _unflatten_grads(in_tree, grads, argnums):
     return tree[0] if isinstance(argnums, int) else tuple(tree)
 
 
-def value_and_grad(fn, argnums=0, has_aux=False):
+def value_and_grad(fn, argnums=0, has_aux=False, holomorphic=False):
     """jg.value_and_grad(fn, argnums=0, has_aux=False)(*args) -> (value, grads)
     ((value, aux), grads with has_aux)."""
     from .ir.autodiff import vjp_graph
@@ -89,9 +89,14 @@ def value_and_grad(fn, argnums=0, has_aux=False):
             raise TypeError(f"grad requires a function returning a scalar, got a result of "
                             f"structure {main_tree}; use jg.vjp or jg.jacrev for non-scalar outputs")
         out_t = graph.outputs[0].type
-        if out_t.shape != () or out_t.dtype.kind != "f":
+        if out_t.shape != () or out_t.dtype.kind != ("c" if holomorphic else "f"):
             raise TypeError(f"grad requires a scalar float output, got {out_t}; use jg.vjp or "
-                            "jg.jacrev for non-scalar outputs (or sum the result)")
+                            "jg.jacrev for non-scalar outputs (or sum the result)"
+                            if not holomorphic else "grad with holomorphic=True requires a "
+                            f"scalar complex output, got {out_t}")
+        if holomorphic and any(leaf_spec(x)[0].dtype.kind != "c" for x in leaves):
+            raise TypeError("grad with holomorphic=True requires complex inputs, got "
+                            + ", ".join(str(leaf_spec(x)[0]) for x in leaves))
         vg = vjp_graph(graph, wrt=range(len(leaves)), out_idx=[0])
         ones = _ones_like_value(graph.outputs[0], _as_inputs(leaves) + captures)
         res = call_graph(vg, _as_inputs(leaves) + captures + [ones])
@@ -102,9 +107,11 @@ def value_and_grad(fn, argnums=0, has_aux=False):
     return wrapper
 
 
-def grad(fn, argnums=0, has_aux=False):
-    """jg.grad(fn, argnums=0, has_aux=False): gradient of a scalar function."""
-    vg = value_and_grad(fn, argnums, has_aux)
+def grad(fn, argnums=0, has_aux=False, holomorphic=False):
+    """jg.grad(fn, argnums=0, has_aux=False, holomorphic=False): gradient of a scalar function.
+    For complex inputs and a real output it is JAX's convention (the conjugate of df/dz-bar
+    times 2: grad(|z|**2) = 2 conj(z)); holomorphic=True: f'(z) of a complex-valued f."""
+    vg = value_and_grad(fn, argnums, has_aux, holomorphic)
 
     @functools.wraps(fn)
     def wrapper(*args):

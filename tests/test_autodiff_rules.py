@@ -117,6 +117,28 @@ CASES.update({
     Op.slogdet: [(lambda x: apply(Op.slogdet, [_spd(x)])[1], [(3, 3)], ANY),
                  (lambda x: apply(Op.slogdet, [x + 3.0 * jnp.eye(3)]), [(2, 3, 3)], UNIT)],
 })
+
+
+# complex ops on complex values built from two float64 arrays (complex is itself checked)
+def _z(x, y):
+    return apply(Op.complex, [x, y])
+
+
+def _fft(kind, lengths, real_in=False):
+    def f(x, y=None):
+        return apply(Op.fft, [x if real_in else _z(x, y)], {"fft_type": kind, "lengths": lengths})
+    return f
+
+
+CASES.update({
+    Op.complex: [(_z, list(s), ANY) for s in BINARY_SHAPES[:3]],
+    **{op: [(lambda x, y, op=op: apply(op, [_z(x, y)]), [s, s], ANY) for s in UNARY_SHAPES]
+       for op in (Op.real, Op.imag, Op.conj)},
+    Op.fft: [(_fft("fft", (5,)), [(5,), (5,)], ANY), (_fft("ifft", (2, 3)), [(4, 2, 3)] * 2, ANY),
+             (_fft("rfft", (6,), real_in=True), [(2, 6)], ANY),
+             (_fft("rfft", (3, 5), real_in=True), [(3, 5)], ANY),
+             (_fft("irfft", (6,)), [(2, 4), (2, 4)], ANY), (_fft("irfft", (2, 5)), [(2, 3)] * 2, ANY)],
+})
 DIFFERENTIABLE = sorted(ops.ALL_OPS - ops.NON_DIFFERENTIABLE, key=str)
 
 

@@ -10,6 +10,7 @@ from jitgrad.ir.ops import INTEGER_BINARY
 from jitgrad.ir.reference import REFERENCE
 
 F32, F64, I64, B = (np.dtype(d) for d in ("float32", "float64", "int64", "bool"))
+C64, C128 = np.dtype("complex64"), np.dtype("complex128")
 
 
 def T(shape, dtype=F32):
@@ -49,6 +50,9 @@ SPECS = {
     Op.svd: ([T((2, 4, 3), F64)], {"full_matrices": False}),
     Op.qr: ([T((4, 3), F64)], {"mode": "complete"}),
     Op.solve: ([T((3, 3), F64), T((3, 2), F64)], {}),
+    Op.real: ([T((2, 3), C64)], {}), Op.imag: ([T((2,), C128)], {}),
+    Op.conj: ([T((2, 3), C64)], {}), Op.complex: ([T((2, 3), F64), T((3,), F64)], {}),
+    Op.fft: ([T((2, 4, 6), C64)], {"fft_type": "ifft", "lengths": (4, 6)}),
     Op.constant: ([], {"value": Literal(np.array([[1.5, -2.0], [np.inf, 0.25]], np.float32))}),
     Op.random: ([T((2,), I64)], {"shape": (3, 2), "dtype": F32, "dist": "normal"}),
 }

@@ -111,7 +111,10 @@ def test_array_namespace_and_devices():
     assert info.capabilities()["boolean indexing"] is True
     assert info.default_dtypes()["real floating"] == jnp.float32
     assert info.default_dtypes()["indexing"] == jnp.int64
-    assert set(info.dtypes()) == {"bool", "int32", "int64", "float32", "float64"}
+    assert set(info.dtypes()) == {"bool", "int32", "int64", "float32", "float64", "complex64",
+                                  "complex128"}
+    assert set(info.dtypes(kind="complex floating")) == {"complex64", "complex128"}
+    assert info.default_dtypes()["complex floating"] == jnp.complex64
     assert set(info.dtypes(kind="integral")) == {"int32", "int64"}
     assert set(info.dtypes(kind=("bool", "real floating"))) == {"bool", "float32", "float64"}
 
@@ -213,7 +216,7 @@ T = jg.ShapeDtype((3,), "float32")
     (lambda: jnp.isdtype(jnp.int32, "integer"), ValueError, "isdtype: unknown kind 'integer'"),
     (lambda: jnp.isdtype(3, "integral"), TypeError, "isdtype: expected a dtype, got int 3"),
     (lambda: jnp.result_type(), ValueError, "result_type: at least one array or dtype"),
-    (lambda: jnp.finfo(jnp.int32), ValueError, "finfo: expected a floating dtype, got int32"),
+    (lambda: jnp.finfo(jnp.int32), ValueError, "finfo: expected a floating or complex dtype, got int32"),
     (lambda: jnp.iinfo(jnp.float32), ValueError, "iinfo: expected an integer dtype, got float32"),
     (lambda: jnp.__array_namespace_info__().dtypes(device="meta"), ValueError,
      "meta is not one of this namespace.s devices"),

@@ -212,7 +212,8 @@ def test_log_softmax_shifts_first():
     (lambda: jnp.sum(jnp.ones((2, 3)), axis=True), TypeError, "axis must be an integer, got bool True"),
     (lambda: jg.tensor(np.array([2 ** 63], np.uint64)), OverflowError,
      "uint64 value 9223372036854775808 does not fit in int64"),
-    (lambda: jnp.ones(3) + 1j, TypeError, "dtype complex128 is not supported; jitgrad computes in"),
+    (lambda: jnp.ones(3) < 1j, TypeError, r"lt: expected real inputs \(complex numbers have no "
+     r"ordering\), got c64\[3\] and c64\[\]"),
     (lambda: jg.tensor(2 ** 70), OverflowError,
      "Python integer 1180591620717411303424 does not fit in int64; jitgrad computes in"),
     (lambda: jg.jit(lambda x: x, static_argnums=(3,))(jnp.ones(2)), ValueError,

@@ -212,7 +212,7 @@ def test_manual_seed_determinism():
 def test_requires_grad_creation():
     x = jg.zeros(3, requires_grad=True)
     assert x.requires_grad and x.is_leaf
-    with pytest.raises(RuntimeError, match="only float tensors can require gradients"):
+    with pytest.raises(RuntimeError, match="only float and complex tensors can require gradients, got int64"):
         jg.tensor([1, 2], requires_grad=True)
 
 

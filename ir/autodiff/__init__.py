@@ -16,3 +16,4 @@ __all__ = ["CUSTOM_VJP", "Emitter", "JVP_RULES", "VJP_RULES", "inline_custom_cal
            "jvp_graph", "vjp_graph", "vjp_values"]
 from . import control  # noqa: E402,F401  (rules for cond / scan / while_loop)
 from . import linalg  # noqa: E402,F401  (rules for the LAPACK decompositions)
+from . import complex_rules  # noqa: E402,F401  (complex parts, complex abs, fft)

@@ -7,7 +7,7 @@ differentiated inputs). Elementwise results may come back in a smaller shape tha
 from __future__ import annotations
 
 from ..ops import Op
-from ..types import is_float
+from ..types import is_inexact
 from .elementwise import LINEARIZED
 from .reductions import extremum_weights, prod_partials
 
@@ -31,7 +31,7 @@ def _linear(e, node, ts):
 
 
 def _convert(e, node, ts):
-    return [e.convert(ts[0], node.output.type.dtype) if is_float(node.output.type.dtype) else None]
+    return [e.convert(ts[0], node.output.type.dtype) if is_inexact(node.output.type.dtype) else None]
 
 
 def _select(e, node, ts):

@@ -12,7 +12,7 @@ from ..builder import Builder
 from ..errors import MissingRuleError
 from ..graph import Graph, Node, Value
 from ..ops import NON_DIFFERENTIABLE
-from ..types import is_float
+from ..types import is_inexact
 from .emitter import Emitter
 from .jvp_rules import JVP_RULES
 from .vjp_rules import VJP_RULES
@@ -40,10 +40,10 @@ def _copy_node(b, node, env):
 
 def _depends_on(graph, roots) -> set:
     """Float values that depend on any of `roots` (the values derivatives can flow through)."""
-    active = {v for v in roots if is_float(v.type.dtype)}
+    active = {v for v in roots if is_inexact(v.type.dtype)}
     for n in graph.nodes:
         if any(v in active for v in n.inputs):
-            active.update(v for v in n.outputs if is_float(v.type.dtype))
+            active.update(v for v in n.outputs if is_inexact(v.type.dtype))
     return active
 
 
@@ -116,7 +116,7 @@ def jvp_graph(graph: Graph, tangent_inputs) -> Graph:
     tan = {}
     for i in tangent_inputs:
         t = b.add_input(graph.inputs[i].type)
-        if is_float(t.type.dtype):
+        if is_inexact(t.type.dtype):
             tan[graph.inputs[i]] = t
     names = list(graph.arg_names or [f"a{i}" for i in range(len(graph.inputs))])
     b.graph.arg_names = _names(graph, [names[i] + "_dot" for i in tangent_inputs])
@@ -127,7 +127,7 @@ def jvp_graph(graph: Graph, tangent_inputs) -> Graph:
             continue
         e.source_info = node.source_info
         for v, t in zip(node.outputs, _rule(JVP_RULES, node.op, "JVP")(e, new, ts)):
-            if t is not None and is_float(v.type.dtype):
+            if t is not None and is_inexact(v.type.dtype):
                 tan[v] = e.broadcast_to(t, v.type.shape)
     e.source_info = None
     b.graph.outputs = [env[v] for v in graph.outputs] + [

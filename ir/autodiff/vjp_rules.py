@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import Op
-from ..types import is_float
+from ..types import is_inexact
 from .elementwise import LINEARIZED
 from .reductions import extremum_weights, prod_partials
 
@@ -32,7 +32,7 @@ def _elementwise(op):
 
 def _convert(e, node, g):
     (x,) = node.inputs
-    return [e.convert(g, x.type.dtype) if is_float(x.type.dtype) else None]
+    return [e.convert(g, x.type.dtype) if is_inexact(x.type.dtype) else None]
 
 
 def _select(e, node, g):

@@ -150,7 +150,7 @@ def _random(e, node, args, batched):
     """A batched key gives independent streams: one draw per key, as a scan over the keys
     (each lane's result equals the unbatched draw with its own key)."""
     from ..builder import Builder
-    from ..control import SCAN
+    from ..control_flow import SCAN
     body = Builder(Graph(name="random_lane"))
     key = body.add_input(TensorType(args[0].type.shape[1:], args[0].type.dtype))
     body.graph.outputs = [body.emit1(Op.random, [key], node.params, node.source_info)]
@@ -176,7 +176,7 @@ BATCH_RULES = {
     Op.slice: _prepend(start=0, stop=None, step=1), Op.pad: _prepend(lo=0, hi=0),
     Op.concatenate: _concatenate,
     Op.take: _take, Op.scatter_add: _scatter_add, Op.matmul: _matmul, Op.random: _random,
-    **{op: _linalg for op in LINALG},
+    **{op: _linalg for op in LINALG}, Op.fft: _linalg,     # fft: trailing axes, leading batch
 }
 
 # Ops with no batching rule, each with the reason.

@@ -16,7 +16,7 @@ import math as _math
 import numpy as _np
 
 # NumPy's scalar types, as in NumPy: jnp.float32(1.5) works, and `x.dtype == jnp.float32`
-from numpy import bool_, float32, float64, int32, int64
+from numpy import bool_, complex64, complex128, float32, float64, int32, int64
 # NumPy's other scalar types, so NumPy code naming them runs: arrays of them widen (see above)
 from numpy import float16, int8, int16, uint8, uint16, uint32, uint64
 from ..array_ops import ArrayOps as _ArrayOps

@@ -73,7 +73,7 @@ def operands(*xs, dtype=None, float_only=False):
     dev = device_of(*xs)
     xs = [x if is_array(x) or is_scalar(x) else asarray(x, device=dev) for x in xs]
     dt = canonical_dtype(dtype) if dtype is not None else result_type(*map(_entry, xs))
-    if float_only and dt.kind != "f":
+    if float_only and dt.kind not in "fc":
         dt = default_float()
     return [astype(x, dt) if is_array(x) else scalar(x, dt, dev) for x in xs]
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import numpy as _np
 
-from ..dtypes import canonical_dtype, default_float, result_type as _promote, scalar_dtype
+from ..dtypes import (canonical_dtype, default_complex, default_float, result_type as _promote,
+                      scalar_dtype)
 
 _KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating",
           "complex floating", "numeric")
@@ -48,7 +49,7 @@ def result_type(*arrays_and_dtypes):
         raise ValueError("result_type: at least one array or dtype is required")
     entries = []
     for a in arrays_and_dtypes:
-        if isinstance(a, (bool, int, float)) and not isinstance(a, _np.generic):
+        if isinstance(a, (bool, int, float, complex)) and not isinstance(a, _np.generic):
             entries.append((scalar_dtype(a), True))
         else:
             entries.append((_dtype_of(a, "result_type"), getattr(a, "_weak", False)))
@@ -77,11 +78,11 @@ class iinfo_object:
 
 def finfo(type, /):  # noqa: A002
     d = _dtype_of(type, "finfo")
-    if d.kind != "f":
-        raise ValueError(f"finfo: expected a floating dtype, got {d.name}")
-    f = _np.finfo(d)
+    if d.kind not in "fc":
+        raise ValueError(f"finfo: expected a floating or complex dtype, got {d.name}")
+    f = _np.finfo(d)      # of a complex dtype: its parts' float dtype, as the standard says
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
-                        float(f.smallest_normal), float(f.resolution), float(f.tiny), d)
+                        float(f.smallest_normal), float(f.resolution), float(f.tiny), f.dtype)
 
 
 def iinfo(type, /):  # noqa: A002
@@ -93,5 +94,6 @@ def iinfo(type, /):  # noqa: A002
 
 
 def default_dtypes():
-    return {"real floating": default_float(), "integral": _np.dtype("int64"),
+    return {"real floating": default_float(), "complex floating": default_complex(),
+            "integral": _np.dtype("int64"),
             "indexing": _np.dtype("int64")}

@@ -67,6 +67,8 @@ def _numeric_unary(op):
 def _rounding(op):
     def fn(x, /):
         x = asarray(x)
+        if x.dtype.kind == "c":     # NumPy rounds the real and imaginary parts
+            return apply(Op.complex, [apply(op, [real(x)]), apply(op, [imag(x)])])
         return apply(op, [x]) if x.dtype.kind == "f" else x
     return fn
 
@@ -157,7 +159,7 @@ def _not_integer(name, *xs):
 def invert(x, /):
     """~x: bitwise NOT of integers, logical NOT of bools (NumPy's invert)."""
     x = asarray(x)
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         raise _not_integer("invert (~)", x)
     return apply(Op.logical_not if x.dtype.kind == "b" else Op.bitwise_not, [x])
 
@@ -174,7 +176,7 @@ _INTEGER_BINARY = {"bitwise_and": (Op.bitwise_and, Op.logical_and),
 def _integer_binary(name, op, on_bool):
     def fn(x1, x2, /):
         a, b = operands(x1, x2)
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fc":
             raise _not_integer(name, a, b)
         if a.dtype.kind == "b":
             if on_bool is not None:
@@ -192,6 +194,8 @@ bitwise_left_shift, bitwise_right_shift = _g["left_shift"], _g["right_shift"]
 
 def round(a, decimals=0):  # noqa: A001
     a = asarray(a)
+    if a.dtype.kind == "c":
+        return apply(Op.complex, [round(real(a), decimals), round(imag(a), decimals)])
     if a.dtype.kind != "f":
         return a
     if decimals == 0:
@@ -217,17 +221,17 @@ def reciprocal(x, /):
 
 def isnan(x, /):
     x = asarray(x)
-    return apply(Op.isnan, [x]) if x.dtype.kind == "f" else _const_like(x, False)
+    return apply(Op.isnan, [x]) if x.dtype.kind in "fc" else _const_like(x, False)
 
 
 def isinf(x, /):
     x = asarray(x)
-    return apply(Op.isinf, [x]) if x.dtype.kind == "f" else _const_like(x, False)
+    return apply(Op.isinf, [x]) if x.dtype.kind in "fc" else _const_like(x, False)
 
 
 def isfinite(x, /):
     x = asarray(x)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         return _const_like(x, True)
     return logical_not(logical_or(isnan(x), isinf(x)))  # noqa: F821
 
@@ -366,17 +370,53 @@ def fabs(x, /):
 
 
 def real(x, /):
-    """The real part: the array itself, as every jitgrad dtype is real."""
-    return asarray(x)
+    """The real part (float32 of complex64); a real array is its own real part."""
+    x = asarray(x)
+    return apply(Op.real, [x]) if x.dtype.kind == "c" else x
 
 
 def imag(x, /):
-    """The imaginary part: zeros of the array's dtype and shape (jitgrad's dtypes are real)."""
+    """The imaginary part (float32 of complex64); zeros of a real array's dtype and shape."""
+    x = asarray(x)
+    if x.dtype.kind == "c":
+        return apply(Op.imag, [x])
     from .creation import zeros_like
     return zeros_like(x)
 
 
-conj = conjugate = real
+def conj(x, /):
+    """The complex conjugate; a real array is its own conjugate."""
+    x = asarray(x)
+    return apply(Op.conj, [x]) if x.dtype.kind == "c" else x
+
+
+conjugate = conj
+
+
+def angle(z, deg=False):
+    """The argument of complex numbers, arctan2(imag, real) (0 or pi for reals, as NumPy)."""
+    (z,) = operands(z, float_only=True)
+    a = apply(Op.atan2, [imag(z), real(z)])
+    return multiply(a, 180.0 / math.pi) if deg else a  # noqa: F821
+
+
+def iscomplexobj(x):
+    """Whether x has a complex dtype (its values are not looked at)."""
+    return np.dtype(getattr(x, "dtype", None) or np.asarray(x).dtype).kind == "c"
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def iscomplex(x):
+    """Elementwise: a nonzero imaginary part."""
+    return not_equal(imag(x), 0)  # noqa: F821
+
+
+def isreal(x):
+    """Elementwise: a zero imaginary part."""
+    return equal(imag(x), 0)  # noqa: F821
 
 
 # `from .elementwise import *` exports this module's functions, not its imports (asarray, np, ...)

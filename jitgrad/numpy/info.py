@@ -7,7 +7,8 @@ from ..runtime.device import CPU, device as as_device
 from .dtype_functions import default_dtypes, isdtype
 
 _DTYPES = {"bool": _np.dtype("bool"), "int32": _np.dtype("int32"), "int64": _np.dtype("int64"),
-           "float32": _np.dtype("float32"), "float64": _np.dtype("float64")}
+           "float32": _np.dtype("float32"), "float64": _np.dtype("float64"),
+           "complex64": _np.dtype("complex64"), "complex128": _np.dtype("complex128")}
 
 
 class Info:

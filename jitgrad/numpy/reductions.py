@@ -79,7 +79,7 @@ def _count(x, axes):
 @accepts_out
 def mean(a, axis=None, dtype=None, keepdims=False):
     x = asarray(a)
-    if dtype is None and x.dtype.kind != "f":
+    if dtype is None and x.dtype.kind not in "fc":
         dtype = default_float()
     x = astype(x, dtype) if dtype is not None else x
     axes = normalize_axes(axis, x.ndim)
