@@ -73,7 +73,7 @@ class _OpByOp:
             out = alloc(v)
             if v.type.size:
                 shape = v.type.shape
-                cuda_eager.copy_into(out, 0, c_strides(shape), local[b], 0, c_strides(shape),
+                cuda_eager.strided_copy(out, 0, c_strides(shape), local[b], 0, c_strides(shape),
                                      shape, self.index)
             env[v] = out
 

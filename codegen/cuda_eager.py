@@ -42,7 +42,7 @@ _JITTED: dict = {}
 
 
 def jit_source(src):
-    """The numba.cuda dispatcher of a KernelSource, once per distinct source (numba's on-disk
+    """The numba.cuda dispatcher of a CudaKernelSource, once per distinct source (numba's on-disk
     cache makes the compile cheap in later processes)."""
     key = (src.name, src.digest)
     kernel = _JITTED.get(key)
@@ -91,7 +91,7 @@ def broadcast_strides(shape, out_shape):
                  for k in range(len(out_shape)))
 
 
-def collapse(shape, *strides_lists):
+def collapse_strided(shape, *strides_lists):
     """Merge adjacent axes that are contiguous in every operand; drop size-1 axes."""
     keep = [k for k, d in enumerate(shape) if d != 1]
     shape = [shape[k] for k in keep]
@@ -116,7 +116,8 @@ def _elementwise(op, arrays, params, out_types, index):
     n = out_t.size
     if n == 0:
         return (out,)
-    shape, strides = collapse(out_t.shape, *(broadcast_strides(a.shape, out_t.shape) for a in arrays))
+    shape, strides = collapse_strided(out_t.shape,
+                                      *(broadcast_strides(a.shape, out_t.shape) for a in arrays))
     dtypes = tuple(np.dtype(a.dtype) for a in arrays)
     kernel = compiled(_elementwise_kernel, op, params.get("dtype") if op is Op.convert else None,
                       dtypes, out_t.dtype, len(shape))
@@ -133,12 +134,12 @@ def _elementwise_kernel(op, convert_to, in_dtypes, out_dtype, rank):
 
 # ----------------------------------------------------------------------------- data movement
 
-def copy_into(out, out_offset, out_strides, src, src_offset, src_strides, shape, index=0):
+def strided_copy(out, out_offset, out_strides, src, src_offset, src_strides, shape, index=0):
     """out[out_offset + i.out_strides] = src[src_offset + i.src_strides] for i over `shape`."""
     n = int(np.prod(shape, dtype=np.int64))
     if n == 0:
         return
-    shape, (os_, ss) = collapse(tuple(shape), out_strides, src_strides)
+    shape, (os_, ss) = collapse_strided(tuple(shape), out_strides, src_strides)
     kernel = compiled(K.copy, np.dtype(src.dtype), len(shape))
     launch(kernel, *grid_1d(n), flat(out), flat(src), n, *shape[1:], out_offset, *os_,
            src_offset, *ss, index=index)
@@ -147,7 +148,7 @@ def copy_into(out, out_offset, out_strides, src, src_offset, src_strides, shape,
 def strided_view_copy(src, out_t, offset, strides, index=0):
     """A new contiguous array of type out_t read from `src` at offset + i.strides."""
     out = empty(out_t.shape, out_t.dtype, index)
-    copy_into(out, 0, c_strides(out_t.shape), src, offset, strides, out_t.shape, index)
+    strided_copy(out, 0, c_strides(out_t.shape), src, offset, strides, out_t.shape, index)
     return out
 
 
@@ -192,7 +193,7 @@ def _pad(x, params, out_t, index):
     out = fill(empty(out_t.shape, out_t.dtype, index), params.get("value", 0), index)
     os_ = c_strides(out_t.shape)
     offset = sum(lo * s for lo, s in zip(params["lo"], os_))
-    copy_into(out, offset, os_, x, 0, c_strides(x.shape), x.shape, index)
+    strided_copy(out, offset, os_, x, 0, c_strides(x.shape), x.shape, index)
     return out
 
 
@@ -200,7 +201,7 @@ def _concatenate(arrays, params, out_t, index):
     out = empty(out_t.shape, out_t.dtype, index)
     os_, axis, at = c_strides(out_t.shape), params["axis"], 0
     for a in arrays:
-        copy_into(out, at * os_[axis], os_, a, 0, c_strides(a.shape), a.shape, index)
+        strided_copy(out, at * os_[axis], os_, a, 0, c_strides(a.shape), a.shape, index)
         at += a.shape[axis]
     return out
 

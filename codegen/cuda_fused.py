@@ -40,7 +40,8 @@ from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
 from . import cuda_kernels as KK
 from .cuda_kernels import FULL_MASK, WARP, grid_stride
-from .cuda_source import NUMBA_TYPE, KernelSource, module_text
+from . import canonical
+from .cuda_source import NUMBA_TYPE, CudaKernelSource, module_text
 from .evaluator import Evaluator, array_constants
 from .space import Space, flat_space, rows_space
 
@@ -53,7 +54,7 @@ ROW_CACHE_BYTES = 32768    # a rowwise kernel keeps rows up to this size in shar
 
 @dataclass(frozen=True)
 class Fused:
-    source: KernelSource
+    source: CudaKernelSource
     constants: list        # Literals passed after the inputs, as flat arrays
     grid: tuple
     block: tuple
@@ -65,7 +66,7 @@ def _block_for(n: int) -> int:
     return min(MAX_BLOCK, max(WARP, -(-n // WARP) * WARP))
 
 
-class _Kernel:
+class _FusedKernel:
     """Parameters (inputs, array constants, outputs, all flat), the buffer, and the module."""
 
     def __init__(self, name, node, kind):
@@ -104,8 +105,8 @@ class _Kernel:
             "\n".join(f"  {line}" for line in str(self.body).splitlines())
         consts = self.ctx.prologue() + self.module_consts
         text = module_text(comment, consts, self.buf._lines)
-        src = KernelSource(self.name, text,
-                           tuple(f"{NUMBA_TYPE[np.dtype(d)]}[::1]" for d in dtypes))
+        src = CudaKernelSource(self.name, text,
+                               tuple(f"{NUMBA_TYPE[np.dtype(d)]}[::1]" for d in dtypes))
         return Fused(src, [c.params["value"] for c in self.consts], grid, block,
                      tuple((np.dtype(dt), n) for _, dt, n in self.workspace))
 
@@ -113,7 +114,7 @@ class _Kernel:
 # ----------------------------------------------------------------------------- elementwise
 
 def gen_elementwise(name, node) -> Fused:
-    k = _Kernel(name, node, "elementwise")
+    k = _FusedKernel(name, node, "elementwise")
     shape = max((v.type.shape for v in k.body.outputs), key=math.prod)
     n = math.prod(shape)
     with k.header():
@@ -230,7 +231,7 @@ def gen_reduce(name, node) -> Fused:
                them, each writes its partial; the last block to finish (an atomic ticket) folds
                the partials and writes the epilogue
       rows     otherwise: one block per output element, threads stride over its elements"""
-    k = _Kernel(name, node, "reduce")
+    k = _FusedKernel(name, node, "reduce")
     reds = [n for n in k.body.nodes if n.op in REDUCE]
     xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
     if any(tuple(sorted(r.params["axes"])) != axes or r.inputs[0].type.shape != xshape
@@ -369,7 +370,7 @@ def _reduce_split(k, red, shape) -> Fused:
 # ----------------------------------------------------------------------------- rowwise
 
 def gen_rowwise(name, node) -> Fused:
-    k = _Kernel(name, node, "rowwise")
+    k = _FusedKernel(name, node, "rowwise")
     reds = [n for n in k.body.nodes if n.op in REDUCE]
     xshape = reds[0].inputs[0].type.shape
     nd = len(xshape)
@@ -463,7 +464,7 @@ def _operand(k, v, producers):
 def gen_matmul(name, node) -> Fused:
     """o = a @ b (+ epilogue) register-tiled (cuda_kernels.matmul_main), the epilogue applied to
     each accumulator before its only store."""
-    k = _Kernel(name, node, "matmul")
+    k = _FusedKernel(name, node, "matmul")
     producers = k.body.producers()
     (mm,) = [n for n in k.body.nodes if n.op == Op.matmul]
     D = mm.output.type.shape

@@ -24,7 +24,7 @@ from ..ir.ops import Op
 from ..ir.types import is_bool, is_float
 from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
-from .cuda_source import NUMBA_TYPE, KernelSource, module_text, short
+from .cuda_source import NUMBA_TYPE, CudaKernelSource, module_text, short
 
 WARP = 32
 BLOCK = 256            # threads per block of block-per-row reductions (8 warps)
@@ -61,14 +61,14 @@ def _offset(idx, strides, base=None) -> str:
     return " + ".join(terms) or "0"
 
 
-def _finish(name, comment, ctx, buf, arg_types, extra=()) -> KernelSource:
+def _finish(name, comment, ctx, buf, arg_types, extra=()) -> CudaKernelSource:
     text = module_text(comment, ctx.prologue() if ctx else [], buf._lines, extra)
-    return KernelSource(name, text, tuple(arg_types))
+    return CudaKernelSource(name, text, tuple(arg_types))
 
 
 # ----------------------------------------------------------------------------- elementwise
 
-def elementwise(name, comment, in_dtypes, out_dtypes, rank, body) -> KernelSource:
+def elementwise(name, comment, in_dtypes, out_dtypes, rank, body) -> CudaKernelSource:
     """out_k[i] = body(ctx, cse, loads)[k] over a rank-`rank` index space.
 
     Parameters: outputs, inputs, n, d1..d{rank-1}, then each input's strides s{j}_0..s{j}_{rank-1}.
@@ -100,7 +100,7 @@ def op_body(op, params, out_dtype):
     return body
 
 
-def elementwise_op(op, params, in_dtypes, out_dtype, rank) -> KernelSource:
+def elementwise_op(op, params, in_dtypes, out_dtype, rank) -> CudaKernelSource:
     tag = "_".join(short(d) for d in in_dtypes)
     extra = f"_{short(params['dtype'])}" if op is Op.convert else ""
     name = f"ew_{op.value}_{tag}{extra}_r{rank}"
@@ -110,7 +110,7 @@ def elementwise_op(op, params, in_dtypes, out_dtype, rank) -> KernelSource:
 
 # ----------------------------------------------------------------------------- data movement
 
-def copy(dtype, rank) -> KernelSource:
+def copy(dtype, rank) -> CudaKernelSource:
     """o[ooff + sum i_k*os_k] = a[aoff + sum i_k*as_k] over a rank-`rank` index space."""
     name = f"copy_{short(dtype)}_r{rank}"
     dims = [f"d{k}" for k in range(1, rank)]
@@ -127,7 +127,7 @@ def copy(dtype, rank) -> KernelSource:
     return _finish(name, f"strided copy, {short(dtype)}, rank {rank}", None, buf, types)
 
 
-def fill(dtype) -> KernelSource:
+def fill(dtype) -> CudaKernelSource:
     name = f"fill_{short(dtype)}"
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, value, n):"):
@@ -149,7 +149,7 @@ def _store(out_dtype, value) -> str:
     return f"{value} != 0" if is_bool(out_dtype) else value
 
 
-def reduce_thread(op, dtype) -> KernelSource:
+def reduce_thread(op, dtype) -> CudaKernelSource:
     """o[row] = reduce(a[row, :]) with one thread per row of a contiguous (rows, m) array."""
     kind, is_arg = cuda_exprs.REDUCER_KIND[op]
     acc_dt = _acc_dtype(dtype)
@@ -194,7 +194,7 @@ def _shuffle_down(buf, names, combine):
         buf.writeline("offset //= 2")
 
 
-def reduce_block(op, dtype, block=BLOCK, partials=False) -> KernelSource:
+def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
     """o[row] = reduce(a[row, :]): one block per row (grid-striding over rows); each thread folds
     a strided slice, warps fold through shuffles, warp results meet in shared memory.
     partials: one row (rows == 1) split over the grid, block b writing its partial to o[b]; a
@@ -275,7 +275,7 @@ def _less(a, b, dtype) -> str:
     return f"({a} < {b})" if not is_bool(dtype) else f"((not {a}) and {b})"
 
 
-def scan_rows(op, dtype) -> KernelSource:
+def scan_rows(op, dtype) -> CudaKernelSource:
     """cumsum / sort / argsort of each row of a contiguous (rows, m) array, one thread per row.
     Sorting is a stable insertion sort in the output row: O(m^2), meant for short rows."""
     ctx = cuda_exprs.ExprContext()
@@ -332,7 +332,7 @@ def _gather_index(buf, wrap=True):
         buf.writeline("continue")
 
 
-def take(dtype, idx_dtype, wrap=True) -> KernelSource:
+def take(dtype, idx_dtype, wrap=True) -> CudaKernelSource:
     """o (P, J, Q) = a (P, N, Q) gathered along the middle axis by idx (J); wrap=False for
     assertions such as class labels (negative indices are out of bounds)."""
     name = f"take_{short(dtype)}_{short(idx_dtype)}{'' if wrap else '_nowrap'}"
@@ -346,7 +346,7 @@ def take(dtype, idx_dtype, wrap=True) -> KernelSource:
                    [_arr(dtype), _arr(dtype), _arr(idx_dtype), I64, I64, I64, I64, _arr(I64)])
 
 
-def scatter_add(dtype, idx_dtype) -> KernelSource:
+def scatter_add(dtype, idx_dtype) -> CudaKernelSource:
     """o (P, N, Q), zero-filled first, += upd (P, J, Q) at idx (J) along the middle axis."""
     name = f"scatter_add_{short(dtype)}_{short(idx_dtype)}"
     buf = IndentedBuffer()
@@ -361,7 +361,7 @@ def scatter_add(dtype, idx_dtype) -> KernelSource:
 
 # ----------------------------------------------------------------------------- matmul
 
-def matmul_thread(dtype) -> KernelSource:
+def matmul_thread(dtype) -> CudaKernelSource:
     """o (B, M, N) = a (B, M, K) @ b (B, K, N), one thread per output element."""
     ctx = cuda_exprs.ExprContext()
     name = f"matmul_thread_{short(dtype)}"
@@ -448,7 +448,7 @@ def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
             store(i, j, acc)
 
 
-def matmul_tiled(dtype, rm, rn, threads=MM_THREADS) -> KernelSource:
+def matmul_tiled(dtype, rm, rn, threads=MM_THREADS) -> CudaKernelSource:
     """o (B, M, N) = a (B, M, K) @ b (B, K, N), register-tiled (matmul_main); grid
     (ceil(N/BN), ceil(M/BM), B) of (threads, threads) blocks."""
     ctx = cuda_exprs.ExprContext()

@@ -31,7 +31,7 @@ def short(dtype) -> str:
 
 
 @dataclass(frozen=True)
-class KernelSource:
+class CudaKernelSource:
     """One generated kernel: `name` (also its function's name), the module text, and the numba
     types of its parameters (arrays as "float32[::1]"), from which its signature is built."""
     name: str

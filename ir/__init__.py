@@ -18,4 +18,4 @@ __all__ = ["Builder", "Graph", "Literal", "MissingRuleError", "Node", "Op", "Par
            "ShapeError", "TensorType", "Value", "VerifyError", "interpret", "parse",
            "parse_type", "print_graph", "verify"]
 from . import kernel  # noqa: E402,F401  (registers the kernel op's rules)
-from . import control  # noqa: E402,F401  (registers cond / while_loop / scan)
+from . import control_flow  # noqa: E402,F401  (registers cond / while_loop / scan)

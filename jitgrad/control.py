@@ -2,8 +2,8 @@
 
 On concrete values (eager code, or eager `grad`) they simply run the Python control flow, so
 everything differentiates by recording what ran. Inside jit they trace their functions into
-sub-graphs held by one `cond` / `while_loop` / `scan` node (ir/control.py). Values the functions
-close over from the enclosing trace become extra inputs of the node."""
+sub-graphs held by one `cond` / `while_loop` / `scan` node (ir/control_flow.py). Values the
+functions close over from the enclosing trace become extra inputs of the node."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,7 +11,7 @@ import numpy as np
 from . import tree_util
 from .core import Tracer, apply
 from .ir import Value
-from .ir.control import COND, SCAN, WHILE
+from .ir.control_flow import COND, SCAN, WHILE
 from .numpy._convert import asarray
 from .tracing import trace_to_graph
 

@@ -56,7 +56,7 @@ def transfer(t: Tensor, device: Device) -> Tensor:
 
 def copy_into(dst: Tensor, src: Tensor) -> None:
     """dst's storage <- src's values (same shape and dtype, same cuda device)."""
-    from .codegen.cuda_eager import copy_into as kernel_copy
+    from .codegen.cuda_eager import strided_copy as kernel_copy
     from .codegen.space import c_strides
     strides = c_strides(dst.shape)
     kernel_copy(dst._data, 0, strides, src._data, 0, strides, dst.shape, dst.device.index or 0)

@@ -39,7 +39,7 @@ class _Block:
         self.raw, self.size, self.stream, self.refs = raw, size, stream, 0
 
 
-class CachingAllocator:
+class CudaCachingAllocator:
     """One per device. `empty(shape, dtype)` -> a C-contiguous device array from the pool."""
 
     def __init__(self, index: int):
@@ -110,10 +110,10 @@ class CachingAllocator:
 _ALLOCATORS: dict = {}
 
 
-def allocator(index: int = 0) -> CachingAllocator:
+def allocator(index: int = 0) -> CudaCachingAllocator:
     alloc = _ALLOCATORS.get(index)
     if alloc is None:
-        alloc = _ALLOCATORS.setdefault(index, CachingAllocator(index))
+        alloc = _ALLOCATORS.setdefault(index, CudaCachingAllocator(index))
     return alloc
 
 

@@ -11,7 +11,7 @@ from jitgrad import tree_util
 from jitgrad.ir import Op
 from jitgrad.ir.autodiff import CUSTOM_VJP
 from jitgrad.ir.batching import BATCH_RULES, UNBATCHABLE
-from jitgrad.ir.control import CONTROL
+from jitgrad.ir.control_flow import CONTROL
 from jitgrad.ir.errors import MissingRuleError
 
 

@@ -1,4 +1,4 @@
-"""Derivatives of structured control flow (ir/control.py), built from the graph transforms
+"""Derivatives of structured control flow (ir/control_flow.py), built from the graph transforms
 applied to the sub-graphs:
 
 - cond: each branch is differentiated; the result is a cond over the derivative branches.
@@ -12,7 +12,7 @@ applied to the sub-graphs:
 from __future__ import annotations
 
 from ..builder import Builder
-from ..control import COND, SCAN, WHILE
+from ..control_flow import COND, SCAN, WHILE
 from ..graph import Graph
 from ..types import TensorType
 from .emitter import Emitter

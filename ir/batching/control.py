@@ -1,4 +1,4 @@
-"""Batching rules of the ops that hold sub-graphs (ir/control.py, custom_vjp_call), built by
+"""Batching rules of the ops that hold sub-graphs (ir/control_flow.py, custom_vjp_call), built by
 batching the sub-graphs themselves:
 
 - cond, unbatched predicate: a cond over the batched branches (an output is batched when it is
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..autodiff.custom import CUSTOM_VJP
 from ..builder import Builder
-from ..control import COND, SCAN, WHILE
+from ..control_flow import COND, SCAN, WHILE
 from ..graph import Graph
 from ..ops import Op
 from .emitter import BatchEmitter

@@ -26,10 +26,10 @@ plan.product[i] (the product itself, or an epilogue output of the same type that
 in place, which the epilogue then overwrites point by point); when there is none,
 plan.scratch[i] = (offset, nbytes) is an arena workspace for the product.
 Fields: arena_bytes (== peak_bytes), naive_bytes (every intermediate and workspace alive at once,
-each in its own aligned slot), alignment (every offset is a multiple of it), buffers (a Buffer per
-kernel output in schedule order, with name, nbytes, start/end kernel indices, place, offset,
-inplace_of), offsets, outputs, donated, product, scratch. str(plan) is a readable table;
-plan.check() raises if two buffers live at the same time overlap in the arena.
+each in its own aligned slot), alignment (every offset is a multiple of it), buffers (a
+PlannedBuffer per kernel output in schedule order, with name, nbytes, start/end kernel indices,
+place, offset, inplace_of), offsets, outputs, donated, product, scratch. str(plan) is a readable
+table; plan.check() raises if two buffers live at the same time overlap in the arena.
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def _aligned(n: int) -> int:
 
 
 @dataclass
-class Buffer:
+class PlannedBuffer:
     value: object              # the ir Value (None for a matmul workspace)
     name: str                  # as printed in the optimized IR (%7), or "scratch k4"
     nbytes: int
@@ -227,7 +227,7 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
         free = [v for v in takers_in if last.get(v) == i and v not in out_index
                 and (v in slot_of or v in donor)]
         for v in k.outputs:
-            b = Buffer(v, names[v], v.type.nbytes, i, last.get(v, i), "arena")
+            b = PlannedBuffer(v, names[v], v.type.nbytes, i, last.get(v, i), "arena")
             src = next((x for x in free if x.type == v.type and (x in donor or v not in out_index)),
                        None) if v in takers_out else None
             if src is not None:
@@ -255,7 +255,7 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
             else:
                 slot_of[("scratch", i)] = [_aligned(product.nbytes), i, i, 0]
                 slots.append(slot_of[("scratch", i)])
-                buffers.append(Buffer(None, f"scratch k{i}", product.nbytes, i, i, "arena"))
+                buffers.append(PlannedBuffer(None, f"scratch k{i}", product.nbytes, i, i, "arena"))
     plan.naive_bytes = sum(_aligned(b.nbytes) for b in buffers if b.place == "arena")
     if reuse:
         (_best_fit if len(slots) <= BEST_FIT_LIMIT else _in_time_order)(slots)

@@ -8,5 +8,5 @@ PyTorch-style, for eager training:
     loss.backward(); opt.step(); opt.zero_grad()
 """
 from .functional import OptState, adam, adamw, sgd  # noqa: F401
-from .functional import Optimizer as FunctionalOptimizer  # noqa: F401
+from .functional import FunctionalOptimizer  # noqa: F401
 from .stateful import SGD, Adam, AdamW, Optimizer  # noqa: F401

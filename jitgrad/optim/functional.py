@@ -21,7 +21,7 @@ class OptState(NamedTuple):
     slots: tuple
 
 
-class Optimizer(NamedTuple):
+class FunctionalOptimizer(NamedTuple):
     init: object      # params -> OptState
     update: object    # (grads, state, params) -> (params, state)
     hyper: dict
@@ -35,7 +35,7 @@ def _leaves(tree, what, expected):
     return leaves
 
 
-def make(name: str, **hyper) -> Optimizer:
+def make(name: str, **hyper) -> FunctionalOptimizer:
     rule = RULES[name]
     h = rule.hyper(**hyper)
     n_slots = rule.slots(h)
@@ -59,19 +59,19 @@ def make(name: str, **hyper) -> Optimizer:
         new = [tree_util.tree_unflatten(treedef, [o[i] for o in outs]) for i in range(1 + n_slots)]
         return new[0], OptState(step, tuple(new[1:]))
 
-    return Optimizer(init, update, h)
+    return FunctionalOptimizer(init, update, h)
 
 
-def sgd(lr, momentum=0.0, nesterov=False, weight_decay=0.0) -> Optimizer:
+def sgd(lr, momentum=0.0, nesterov=False, weight_decay=0.0) -> FunctionalOptimizer:
     """SGD with optional (Nesterov) momentum and L2 weight decay, as torch.optim.SGD."""
     return make("sgd", lr=lr, momentum=momentum, nesterov=nesterov, weight_decay=weight_decay)
 
 
-def adam(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0) -> Optimizer:
+def adam(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0) -> FunctionalOptimizer:
     """Adam, as torch.optim.Adam (weight_decay adds L2 to the gradient)."""
     return make("adam", lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
 
 
-def adamw(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2) -> Optimizer:
+def adamw(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2) -> FunctionalOptimizer:
     """AdamW (decoupled weight decay), as torch.optim.AdamW."""
     return make("adamw", lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
