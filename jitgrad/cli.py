@@ -25,11 +25,8 @@ def _info(args) -> int:
     from jitgrad.runtime.cache import cache_info
     from jitgrad.runtime.cuda_device import _probe
     count, why = _probe()
-    try:
-        from jitgrad.codegen import BACKENDS
-        backends = ", ".join(sorted(BACKENDS)) or "none (reference interpreter)"
-    except ImportError:
-        backends = "none (reference interpreter)"
+    from jitgrad.codegen import BACKENDS
+    backends = ", ".join(sorted(BACKENDS))
     info = cache_info()
     print(f"jitgrad   {jitgrad.__version__}")
     print(f"numpy     {numpy.__version__}")

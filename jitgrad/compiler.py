@@ -15,11 +15,8 @@ def optimize(graph: Graph, donated=()):
     """Run the default pass pipeline; returns (optimized graph, schedule, memory plan).
     `donated`: graph input indices whose storage the caller gives up (jit donate_argnums)."""
     from .ir.autodiff import inline_custom_calls
+    from .ir.passes.manager import run_pipeline
     graph = inline_custom_calls(graph)     # a custom VJP rule matters only to autodiff
-    try:
-        from .ir.passes.manager import run_pipeline
-    except ImportError:
-        return graph, [n for n in graph.nodes], None
     return run_pipeline(graph, donated=donated)
 
 
@@ -57,10 +54,7 @@ def compile_graph(graph: Graph, device="cpu", donated=()) -> Executable:
 
 def _backend(device):
     """codegen backends register in codegen.BACKENDS: device type -> fn(graph, optimized, schedule, plan)."""
-    try:
-        from .codegen import BACKENDS
-    except ImportError:
-        return None
+    from .codegen import BACKENDS
     return BACKENDS.get(str(device).split(":")[0])
 
 

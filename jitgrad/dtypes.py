@@ -16,7 +16,6 @@ from .ir.types import (DTYPES, bool_, canonical_dtype, complex64, complex128, co
 
 _pybool = bool
 bool = bool_  # noqa: A001  (jg.bool, like torch.bool)
-default_int = int64
 
 # enable_x64 (JAX's switch) and the dtype set_default_dtype chose (PyTorch's), None when unset
 _MODE = {"enable_x64": os.environ.get("JITGRAD_ENABLE_X64", "0").strip().lower()
