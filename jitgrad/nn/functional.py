@@ -1,113 +1,73 @@
-"""Activations and losses (decompositions into primitives, written once, numerically stable)."""
+"""jitgrad.nn.functional (torch.nn.functional's names): every functional form in one namespace.
+
+Defined here: the functional forms of the layers (linear, dropout, layer_norm, embedding).
+Gathered here: activations (activations.py), losses (losses.py), conv/pool (conv.py). Modules
+(layers.py, conv.py) call these functions; nothing here imports a module class, so the import
+graph has no cycle.
+"""
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from ..core import apply
-from ..ir import Op
 from .. import numpy as jnp
-from ..numpy._convert import normalize_axes, operands
+from .. import random as jrandom
+from ..core import Tracer
+from ..errors import wrap_public_functions as _wrap
+from ..numpy._convert import asarray
+from .activations import *  # noqa: F401,F403
+from .conv import avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from .losses import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
+                     mse_loss, nll_loss)
 
 
-def relu(x):
-    # a select, not max(x, 0): relu'(0) = 0 as in PyTorch (max splits a tie's gradient in half);
-    # selecting 0 where x <= 0 (not x where x > 0) keeps NaN, as torch and JAX do
-    x = jnp.asarray(x)
-    return jnp.where(jnp.less_equal(x, 0), 0, x)
+def linear(x, weight, bias=None):
+    """x @ weight.T + bias, with weight laid out (out_features, in_features) as in PyTorch."""
+    y = jnp.matmul(x, jnp.transpose(weight))
+    return y if bias is None else jnp.add(y, bias)
 
 
-def relu6(x):
-    return jnp.clip(x, 0, 6)
+def dropout(x, p=0.5, training=True, key=None):
+    """Zero each element with probability p and scale the rest by 1/(1-p) (identity when not
+    training). `key` is a jg.random key; it is required inside jit."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout: p must be in [0, 1], got {p}")
+    x = asarray(x)
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return jnp.zeros_like(x)
+    if key is not None:
+        keep = jrandom.bernoulli(key, 1.0 - p, x.shape)
+    elif isinstance(x, Tracer) and x._concrete is None:
+        raise ValueError("dropout inside jit needs an explicit PRNG key: call the model as "
+                         "model(x, key=k) with k = jg.random.key(seed) (split it per step with "
+                         "jg.random.split), or call model.eval() to disable dropout")
+    else:
+        from ..creation import _GEN
+        keep = _GEN["rng"].random(x.shape) >= p
+    return jnp.where(keep, jnp.multiply(x, 1.0 / (1.0 - p)), jnp.zeros((), x.dtype))
 
 
-def leaky_relu(x, negative_slope=0.01):
-    x = jnp.asarray(x)
-    return jnp.where(jnp.greater(x, 0), x, jnp.multiply(x, negative_slope))
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the trailing `normalized_shape` dimensions, then scale and shift."""
+    x = asarray(x)
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(x.shape[x.ndim - len(shape):]) != shape:
+        raise ValueError(f"layer_norm: expected an input whose trailing dimensions are {shape}, "
+                         f"got shape {tuple(x.shape)}")
+    axes = tuple(range(x.ndim - len(shape), x.ndim))
+    centered = jnp.subtract(x, jnp.mean(x, axis=axes, keepdims=True))
+    var = jnp.mean(jnp.multiply(centered, centered), axis=axes, keepdims=True)
+    y = jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps)))
+    if weight is not None:
+        y = jnp.multiply(y, weight)
+    return y if bias is None else jnp.add(y, bias)
 
 
-def elu(x, alpha=1.0):
-    x = jnp.asarray(x)
-    return jnp.where(jnp.greater(x, 0), x, jnp.multiply(jnp.expm1(jnp.minimum(x, 0)), alpha))
+def embedding(indices, weight):
+    """Rows of weight (num_embeddings, dim) picked by integer indices of any shape."""
+    indices = asarray(indices)
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"embedding: expected integer indices, got {indices.dtype}")
+    return jnp.take(weight, indices, axis=0)
 
-
-def sigmoid(x):
-    (x,) = operands(x, float_only=True)
-    return apply(Op.sigmoid, [x])
-
-
-def log_sigmoid(x):
-    return jnp.negative(softplus(jnp.negative(x)))
-
-
-def softplus(x, beta=1.0, threshold=None):
-    """log(1 + exp(x)) computed as max(x, 0) + log1p(exp(-|x|)): no overflow either way."""
-    (x,) = operands(x, float_only=True)
-    if beta != 1.0:
-        return jnp.true_divide(softplus(jnp.multiply(x, beta)), beta)
-    return jnp.add(jnp.maximum(x, 0), jnp.log1p(jnp.exp(jnp.negative(jnp.abs(x)))))
-
-
-def silu(x):
-    return jnp.multiply(x, sigmoid(x))
-
-
-swish = silu
-
-
-def gelu(x, approximate=False):
-    """Exact (erf) GELU by default as in PyTorch; approximate=True or 'tanh' gives the tanh form."""
-    (x,) = operands(x, float_only=True)
-    if approximate in (True, "tanh"):
-        inner = jnp.multiply(jnp.add(x, jnp.multiply(jnp.multiply(jnp.multiply(x, x), x), 0.044715)),
-                             math.sqrt(2.0 / math.pi))
-        return jnp.multiply(jnp.multiply(x, 0.5), jnp.add(jnp.tanh(inner), 1.0))
-    return jnp.multiply(jnp.multiply(x, 0.5), jnp.add(jnp.erf(jnp.multiply(x, 1 / math.sqrt(2.0))), 1.0))
-
-
-def tanh(x):
-    return jnp.tanh(x)
-
-
-def logsumexp(x, axis=None, keepdims=False):
-    """max + log(sum(exp(x - max))): stable; the max is not differentiated through (it cancels)."""
-    from ..transforms import stop_gradient
-    (x,) = operands(x, float_only=True)
-    axes = normalize_axes(axis, x.ndim)
-    m = stop_gradient(jnp.max(x, axis=axes, keepdims=True))
-    m = jnp.where(jnp.isfinite(m), m, 0.0)
-    s = jnp.log(jnp.sum(jnp.exp(jnp.subtract(x, m)), axis=axes, keepdims=True))
-    out = jnp.add(s, m)
-    return out if keepdims else jnp.squeeze(out, axes) if axes else out
-
-
-def log_softmax(x, axis=-1):
-    """(x - m) - log(sum(exp(x - m))), shift first: x - (m + log s) would round the large
-    m + log s and lose the small differences that matter (470 ulp at logits ~1e4)."""
-    from ..transforms import stop_gradient
-    (x,) = operands(x, float_only=True)
-    m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))
-    shifted = jnp.subtract(x, jnp.where(jnp.isfinite(m), m, 0.0))
-    return jnp.subtract(shifted, jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True)))
-
-
-def softmax(x, axis=-1):
-    from ..transforms import stop_gradient
-    (x,) = operands(x, float_only=True)
-    m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))
-    e = jnp.exp(jnp.subtract(x, m))
-    return jnp.true_divide(e, jnp.sum(e, axis=axis, keepdims=True))
-
-
-def one_hot(x, num_classes, dtype="float32"):
-    x = jnp.asarray(x)
-    return jnp.astype(jnp.equal(jnp.expand_dims(x, -1), np.arange(num_classes)), dtype)
-
-
-from .functional_exports import *  # noqa: E402,F401,F403  losses, conv/pool, dropout, norms (nn/)
-
-
-from ..errors import wrap_public_functions as _wrap  # noqa: E402
 
 _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames

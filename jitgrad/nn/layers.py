@@ -1,5 +1,5 @@
 """Layers (Linear, activations, LayerNorm, Embedding, Dropout), containers (Sequential,
-ModuleList) and loss modules, with their functional forms (linear, dropout, layer_norm, embedding).
+ModuleList) and loss modules; their functional forms live in functional.py.
 
 Randomness: Dropout takes an explicit PRNG key, `model(x, key=k)`, which containers split among
 the children whose forward accepts `key`. Without a key, eager code draws from the global
@@ -14,65 +14,11 @@ import numpy as np
 
 from .. import numpy as jnp
 from .. import random as jrandom
-from ..core import Tracer, no_grad
+from ..core import no_grad
 from ..numpy._convert import asarray
 from . import functional as F
 from . import init, losses
 from .module import Module, Parameter, takes_key
-
-
-# ------------------------------------------------------------------------------ functional
-
-def linear(x, weight, bias=None):
-    """x @ weight.T + bias, with weight laid out (out_features, in_features) as in PyTorch."""
-    y = jnp.matmul(x, jnp.transpose(weight))
-    return y if bias is None else jnp.add(y, bias)
-
-
-def dropout(x, p=0.5, training=True, key=None):
-    """Zero each element with probability p and scale the rest by 1/(1-p) (identity when not
-    training). `key` is a jg.random key; it is required inside jit."""
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout: p must be in [0, 1], got {p}")
-    x = asarray(x)
-    if not training or p == 0.0:
-        return x
-    if p == 1.0:
-        return jnp.zeros_like(x)
-    if key is not None:
-        keep = jrandom.bernoulli(key, 1.0 - p, x.shape)
-    elif isinstance(x, Tracer) and x._concrete is None:
-        raise ValueError("dropout inside jit needs an explicit PRNG key: call the model as "
-                         "model(x, key=k) with k = jg.random.key(seed) (split it per step with "
-                         "jg.random.split), or call model.eval() to disable dropout")
-    else:
-        from ..creation import _GEN
-        keep = _GEN["rng"].random(x.shape) >= p
-    return jnp.where(keep, jnp.multiply(x, 1.0 / (1.0 - p)), jnp.zeros((), x.dtype))
-
-
-def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing `normalized_shape` dimensions, then scale and shift."""
-    x = asarray(x)
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(x.shape[x.ndim - len(shape):]) != shape:
-        raise ValueError(f"layer_norm: expected an input whose trailing dimensions are {shape}, "
-                         f"got shape {tuple(x.shape)}")
-    axes = tuple(range(x.ndim - len(shape), x.ndim))
-    centered = jnp.subtract(x, jnp.mean(x, axis=axes, keepdims=True))
-    var = jnp.mean(jnp.multiply(centered, centered), axis=axes, keepdims=True)
-    y = jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps)))
-    if weight is not None:
-        y = jnp.multiply(y, weight)
-    return y if bias is None else jnp.add(y, bias)
-
-
-def embedding(indices, weight):
-    """Rows of weight (num_embeddings, dim) picked by integer indices of any shape."""
-    indices = asarray(indices)
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"embedding: expected integer indices, got {indices.dtype}")
-    return jnp.take(weight, indices, axis=0)
 
 
 # ------------------------------------------------------------------------------ layers
@@ -103,7 +49,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x):
-        return linear(x, self.weight, self.bias)
+        return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -187,7 +133,7 @@ class Dropout(Module):
         self.p = float(p)
 
     def forward(self, x, key=None):
-        return dropout(x, self.p, self.training, key)
+        return F.dropout(x, self.p, self.training, key)
 
     def extra_repr(self):
         return f"p={self.p}"
@@ -205,7 +151,7 @@ class LayerNorm(Module):
                                 else None)
 
     def forward(self, x):
-        return layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
@@ -228,7 +174,7 @@ class Embedding(Module):
                 self.weight.copy_(w)
 
     def forward(self, indices):
-        return embedding(indices, self.weight)
+        return F.embedding(indices, self.weight)
 
     def extra_repr(self):
         pad = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
@@ -343,7 +289,6 @@ class BCEWithLogitsLoss(_Loss):
                                                        self.pos_weight)
 
 
-__all__ = ["linear", "dropout", "layer_norm", "embedding", "Identity", "Linear", "ReLU", "Tanh",
-           "Sigmoid", "GELU", "Softmax", "LogSoftmax", "Flatten", "Dropout", "LayerNorm",
-           "Embedding", "Sequential", "ModuleList", "MSELoss", "L1Loss", "NLLLoss",
-           "CrossEntropyLoss", "BCEWithLogitsLoss"]
+__all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
+           "Flatten", "Dropout", "LayerNorm", "Embedding", "Sequential", "ModuleList", "MSELoss",
+           "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]

@@ -1,5 +1,5 @@
 """Losses as decompositions into primitives, stable for any logits (log_softmax is
-logsumexp-based; the logistic loss uses softplus). Re-exported by jitgrad.nn.functional."""
+logsumexp-based; the logistic loss uses softplus). Public through jitgrad.nn.functional."""
 from __future__ import annotations
 
 from .. import numpy as jnp
@@ -8,7 +8,7 @@ from ..ir.errors import bad_label
 from ..numpy._convert import asarray
 from ..numpy.indexing import checked
 from ..tensor import Tensor
-from .functional import log_softmax, one_hot, softplus
+from .activations import log_softmax, one_hot, softplus
 
 _REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda x: x}
 

@@ -303,6 +303,3 @@ def _einsum_diag(x, s):
         x = diagonal(x, 0, i, j)
         s = "".join(ch for k, ch in enumerate(s) if k not in (i, j)) + c
     return x, s
-
-
-from . import linalg_namespace as linalg  # noqa: E402  (jnp.linalg; imports this module)
