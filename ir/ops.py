@@ -320,14 +320,16 @@ def _matmul(op, types, params):
 
 
 def _square(op, t):
-    if not is_float(t.dtype) or t.ndim < 2 or t.shape[-1] != t.shape[-2]:
-        _fail(op, f"expected float square matrices [..., n, n], got {t}")
+    if not is_inexact(t.dtype) or t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        _fail(op, f"expected float or complex square matrices [..., n, n], got {t}")
     return t.shape[:-2], t.shape[-1]
 
 
 def _linalg(op, types, params):
-    """Types of the decompositions (NumPy's conventions; k = min(m, n))."""
+    """Types of the decompositions (NumPy's conventions; k = min(m, n)); of a complex input,
+    eigenvalues, singular values and log|det| are real."""
     a, dt = types[0], types[0].dtype
+    rdt = real_dtype(dt)
     if op is Op.solve:
         b = types[1]
         batch, n = _square(op, a)
@@ -336,15 +338,15 @@ def _linalg(op, types, params):
         return [b]
     if op in (Op.cholesky, Op.eigh, Op.slogdet):
         batch, n = _square(op, a)
-        return {Op.cholesky: [a], Op.eigh: [TensorType(batch + (n,), dt), a],
-                Op.slogdet: [TensorType(batch, dt)] * 2}[op]
-    if not is_float(dt) or a.ndim < 2:
-        _fail(op, f"expected float matrices [..., m, n], got {a}")
+        return {Op.cholesky: [a], Op.eigh: [TensorType(batch + (n,), rdt), a],
+                Op.slogdet: [TensorType(batch, dt), TensorType(batch, rdt)]}[op]
+    if not is_inexact(dt) or a.ndim < 2:
+        _fail(op, f"expected float or complex matrices [..., m, n], got {a}")
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
     k = min(m, n)
     if op is Op.svd:
         full = params["full_matrices"]
-        return [TensorType(batch + (m, m if full else k), dt), TensorType(batch + (k,), dt),
+        return [TensorType(batch + (m, m if full else k), dt), TensorType(batch + (k,), rdt),
                 TensorType(batch + (n if full else k, n), dt)]
     if params["mode"] not in ("reduced", "complete"):
         _fail(op, f"mode must be 'reduced' or 'complete', got {params['mode']!r}")

@@ -27,6 +27,9 @@ def _complex_reason(graph: Graph):
         for v in list(n.inputs) + list(n.outputs):
             if v.type.dtype.kind == "c":
                 return f"{n.op} has complex values ({v.type})"
+        for sub in n.params.values():       # fused kernels' and control flow's bodies
+            if isinstance(sub, Graph) and _complex_reason(sub) is not None:
+                return _complex_reason(sub)
     return next((f"input {v.type} is complex" for v in graph.inputs if v.type.dtype.kind == "c"),
                 None)
 

@@ -238,7 +238,20 @@ def _diag_sum(e, x):
     return e.reduce_sum(_diag_part(e, x), (x.type.ndim - 2,))
 
 
-VJP_RULES.update({Op.cholesky: _cholesky_vjp, Op.eigh: _eigh_vjp, Op.svd: _svd_vjp,
-                  Op.qr: _qr_vjp, Op.solve: _solve_vjp, Op.slogdet: _slogdet_vjp})
-JVP_RULES.update({Op.cholesky: _cholesky_jvp, Op.eigh: _eigh_jvp, Op.svd: _svd_jvp,
-                  Op.qr: _qr_jvp, Op.solve: _solve_jvp, Op.slogdet: _slogdet_jvp})
+def _real_only(rule):
+    """The rules above are the real ones (plain transposes); complex matrices need conjugate
+    transposes throughout, which they do not have yet: a clear error, never a wrong number."""
+    def checked(e, node, gs):
+        if node.inputs[0].type.dtype.kind == "c":
+            raise NotImplementedError(f"the derivative of {node.op} of complex matrices is not "
+                                      f"implemented ({node.inputs[0].type}); real matrices only")
+        return rule(e, node, gs)
+    return checked
+
+
+VJP_RULES.update({op: _real_only(r) for op, r in {
+    Op.cholesky: _cholesky_vjp, Op.eigh: _eigh_vjp, Op.svd: _svd_vjp, Op.qr: _qr_vjp,
+    Op.solve: _solve_vjp, Op.slogdet: _slogdet_vjp}.items()})
+JVP_RULES.update({op: _real_only(r) for op, r in {
+    Op.cholesky: _cholesky_jvp, Op.eigh: _eigh_jvp, Op.svd: _svd_jvp, Op.qr: _qr_jvp,
+    Op.solve: _solve_jvp, Op.slogdet: _slogdet_jvp}.items()})

@@ -67,9 +67,9 @@ def _numeric_unary(op):
 def _rounding(op):
     def fn(x, /):
         x = asarray(x)
-        if x.dtype.kind == "c":     # NumPy rounds the real and imaginary parts
+        if x.dtype.kind == "c" and op is Op.round:    # the real and imaginary parts, as NumPy
             return apply(Op.complex, [apply(op, [real(x)]), apply(op, [imag(x)])])
-        return apply(op, [x]) if x.dtype.kind == "f" else x
+        return apply(op, [x]) if x.dtype.kind in "fc" else x      # complex floor: an error
     return fn
 
 

@@ -130,7 +130,7 @@ def diag(v, k=0):
 
 def vecdot(x1, x2, /, *, axis=-1):
     """The standard's vecdot: the dot product along `axis` of the broadcast operands."""
-    from .elementwise import multiply
+    from .elementwise import conj, multiply
     from .reductions import sum
     a, b = operands(x1, x2)
     nd = max(a.ndim, b.ndim)
@@ -139,7 +139,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     if min(a.ndim, b.ndim) == 0 or da != db:
         raise ValueError(f"vecdot: the operands need equal sizes along axis {axis}, got shapes "
                          f"{a.shape} and {b.shape}")
-    p = multiply(a, b)
+    p = multiply(conj(a), b)    # the standard's vecdot conjugates x1
     return sum(p, axis=ax - nd, dtype=p.dtype)     # keeps the operands' dtype, as NumPy
 
 

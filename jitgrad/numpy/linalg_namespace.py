@@ -32,15 +32,22 @@ def _float_matrices(x, what, square=False):
 
 
 def _sym(x):
+    """The symmetric (Hermitian, for complex x) part."""
     from .elementwise import add, multiply
-    return multiply(add(x, matrix_transpose(x)), 0.5)
+    return multiply(add(x, _H(x)), 0.5)
+
+
+def _H(x):
+    """The conjugate transpose of the matrices (the transpose of real ones)."""
+    from .elementwise import conj
+    return conj(matrix_transpose(x))
 
 
 def cholesky(x, /, *, upper=False):
     """L with x = L L^T (upper=True: U with x = U^T U) for symmetric positive-definite x."""
     x = _float_matrices(x, "cholesky", square=True)
     L = apply(Op.cholesky, [_sym(x)])
-    return matrix_transpose(L) if upper else L
+    return _H(L) if upper else L
 
 
 def eigh(x, /):
@@ -135,7 +142,7 @@ def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
     u, s, vh = svd(a, full_matrices=False)
     keep = greater(s, _cutoff(s, rtol if rtol is not None else rcond, a.shape))
     s_inv = where(keep, true_divide(1.0, where(keep, s, 1.0)), 0.0)
-    return matmul(matrix_transpose(vh), multiply(matrix_transpose(u), s_inv[..., :, None]))
+    return matmul(_H(vh), multiply(_H(u), s_inv[..., :, None]))
 
 
 def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
@@ -174,6 +181,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     from .elementwise import abs, not_equal, power, sqrt, square
     from .reductions import max, min, sum
     v = asarray(x)
+    if v.dtype.kind == "c":
+        v = abs(v)              # the norm of complex entries is that of their moduli
     if v.dtype.kind != "f":
         (v,) = operands(v, float_only=True)
     axes = normalize_axes(axis, v.ndim)
@@ -206,7 +215,7 @@ def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
     if r == c:
         raise ValueError(f"matrix_norm: the two axes must differ, got {axes}")
     if ord == "fro":
-        out = sqrt(sum(square(a), axis=(r, c)))
+        out = sqrt(sum(square(abs(a)), axis=(r, c)))
     elif ord in ("nuc", 2, -2):
         s = svdvals(moveaxis(a, (r, c), (-2, -1)))
         out = {"nuc": sum, 2: max, -2: min}[ord](s, axis=-1)
