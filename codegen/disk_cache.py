@@ -42,12 +42,12 @@ def versions() -> str:
     """jitgrad, numba and llvmlite versions and the host CPU: part of every entry's name."""
     global _VERSIONS
     if _VERSIONS is None:
+        from importlib.metadata import version
+
         import llvmlite
         import llvmlite.binding as llvm
         import numba
-
-        import jitgrad
-        _VERSIONS = (f"jitgrad={jitgrad.__version__} numba={numba.__version__} "
+        _VERSIONS = (f"jitgrad={version('jitgrad')} numba={numba.__version__} "
                      f"llvmlite={llvmlite.__version__} cpu={llvm.get_host_cpu_name()}")
     return _VERSIONS
 

@@ -238,12 +238,12 @@ class NativeLibrary:
 
 def export(graph, out_dir, name: str) -> NativeLibrary:
     """Build lib{name}.so and {name}.h in out_dir from a traced graph (jg.jit(f).lower(...).graph)."""
-    from ..compiler import optimize
+    from ..ir.passes.manager import run_pipeline
     from ..ir.kernel import kernel_nodes
     from .entry_program import EntryProgram
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise NativeExportError(f"library name {name!r} is not a C identifier")
-    optimized, schedule, plan = optimize(graph)
+    optimized, schedule, plan = run_pipeline(graph)
     if getattr(plan, "donated", None):
         raise NativeExportError("cannot export a function with donated arguments (donate_argnums)")
     nodes = kernel_nodes(optimized, schedule)

@@ -14,9 +14,7 @@ from .runtime.executable import Executable  # noqa: F401 - the record backends r
 def optimize(graph: Graph, donated=()):
     """Run the default pass pipeline; returns (optimized graph, schedule, memory plan).
     `donated`: graph input indices whose storage the caller gives up (jit donate_argnums)."""
-    from .ir.autodiff import inline_custom_calls
     from .ir.passes.manager import run_pipeline
-    graph = inline_custom_calls(graph)     # a custom VJP rule matters only to autodiff
     return run_pipeline(graph, donated=donated)
 
 

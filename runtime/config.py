@@ -16,34 +16,13 @@ JITGRAD_BACKEND=interpreter   run jitted CPU graphs (still optimized) on the Num
 from __future__ import annotations
 
 import os
-import sys
+
+# the flags the pass manager reads live in ir/ (which imports nothing above it)
+from ..ir.debug_flags import debug_level, disabled_passes, log, print_after, verify_enabled  # noqa: F401
 
 
 def _get(name, default=""):
     return os.environ.get(name, default)
-
-
-def debug_level() -> int:
-    try:
-        return int(_get("JITGRAD_DEBUG", "0") or 0)
-    except ValueError:
-        return 0
-
-
-def _names(var) -> frozenset:
-    return frozenset(s.strip() for s in _get(var).split(",") if s.strip())
-
-
-def print_after() -> frozenset:
-    return _names("JITGRAD_PRINT_AFTER")
-
-
-def disabled_passes() -> frozenset:
-    return _names("JITGRAD_DISABLE")
-
-
-def verify_enabled() -> bool:
-    return _get("JITGRAD_VERIFY") not in ("", "0") or "pytest" in sys.modules
 
 
 def explain_recompiles() -> bool:
@@ -69,8 +48,3 @@ def cache_dir() -> str:
         d = os.path.join(base, "jitgrad")
     return d
 
-
-def log(level: int, msg: str) -> None:
-    """Print `msg` to stderr when JITGRAD_DEBUG >= level."""
-    if debug_level() >= level:
-        print(f"[jitgrad] {msg}", file=sys.stderr, flush=True)

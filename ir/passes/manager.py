@@ -3,7 +3,7 @@ passes.
 
     canonicalize → fold_constants → cse → dce → fuse → plan_memory
 
-Between passes (runtime.config flags): the graph is verified (always under pytest, and with
+Between passes (ir/debug_flags.py): the graph is verified (always under pytest, and with
 JITGRAD_VERIFY=1), printed to stderr after the passes named in JITGRAD_PRINT_AFTER (`all` or
 `fuse,dce`), and each pass is timed (JITGRAD_DEBUG>=2). A pass named in JITGRAD_DISABLE returns
 its input unchanged: with `fuse` off the schedule is one kernel per node (kernel.unfused_schedule);
@@ -14,6 +14,8 @@ from __future__ import annotations
 import sys
 import time
 
+from .. import debug_flags as flags
+from ..autodiff.custom import inline_custom_calls
 from ..graph import Graph
 from ..kernel import KERNEL, unfused_schedule
 from ..verifier import verify
@@ -25,57 +27,52 @@ from .fuse import fuse
 from .plan_memory import plan_memory
 from .verify_schedule import verify_schedule
 
-def _config():
-    """The debug flags live in one module, runtime.config; ir/ reaches it only here, lazily."""
-    from ...runtime import config
-    return config
-
-
 PIPELINE = (canonicalize, fold_constants, cse, dce, fuse)
 PASS_NAMES = tuple(p.__name__ for p in PIPELINE) + ("plan_memory",)
 
 
-def _timed(config, name, fn, arg):
+def _timed(name, fn, arg):
     t0 = time.perf_counter()
     out = fn(arg)
-    config.log(2, f"pass {name}: {(time.perf_counter() - t0) * 1e3:.2f} ms")
+    flags.log(2, f"pass {name}: {(time.perf_counter() - t0) * 1e3:.2f} ms")
     return out
 
 
-def _after(config, name, obj, printed, check):
-    if config.verify_enabled():
+def _after(name, obj, printed, check):
+    if flags.verify_enabled():
         check(obj)
     if "all" in printed or name in printed:
         print(f"// ---- IR after {name} ----\n{obj}", file=sys.stderr, flush=True)
 
 
 def run_pipeline(graph: Graph, donated=()):
-    """Optimize `graph`. Returns (optimized graph of kernel nodes, schedule, memory plan).
+    """Optimize `graph` (custom_vjp_call nodes inlined first: their VJP rule matters only to
+    autodiff). Returns (optimized graph of kernel nodes, schedule, memory plan).
 
     `donated`: indices of graph inputs whose storage the caller gives up (jit's donate_argnums,
     flattened to leaves); the memory plan may write outputs into them."""
-    config = _config()
-    disabled = config.disabled_passes()
+    graph = inline_custom_calls(graph)     # a custom VJP rule matters only to autodiff
+    disabled = flags.disabled_passes()
     unknown = disabled - set(PASS_NAMES)
     if unknown:
-        config.log(1, f"JITGRAD_DISABLE names unknown passes {sorted(unknown)}; "
-                      f"the passes are {', '.join(PASS_NAMES)}")
-    printed = config.print_after()
+        flags.log(1, f"JITGRAD_DISABLE names unknown passes {sorted(unknown)}; "
+                     f"the passes are {', '.join(PASS_NAMES)}")
+    printed = flags.print_after()
     g = graph
-    if config.verify_enabled():
+    if flags.verify_enabled():
         verify(g)
     for p in PIPELINE:
         name = p.__name__
         if name not in disabled:
-            g = _timed(config, name, p, g)
-        _after(config, name, g, printed, verify)
+            g = _timed(name, p, g)
+        _after(name, g, printed, verify)
     if any(n.op != KERNEL for n in g.nodes):      # fuse disabled: one kernel per node
         g = unfused_schedule(g)
-        if config.verify_enabled():
+        if flags.verify_enabled():
             verify(g)
-    plan = _timed(config, "plan_memory", lambda s: plan_memory(s, donated=donated,
-                                                       reuse="plan_memory" not in disabled), g)
-    _after(config, "plan_memory", plan, printed, lambda p: verify_schedule(g, p))
-    if config.debug_level() >= 3:     # printing a large graph costs; only when asked
-        config.log(3, f"optimized IR of {graph.name} ({len(g.nodes)} kernels):\n{g}")
+    plan = _timed("plan_memory", lambda s: plan_memory(s, donated=donated,
+                                                      reuse="plan_memory" not in disabled), g)
+    _after("plan_memory", plan, printed, lambda p: verify_schedule(g, p))
+    if flags.debug_level() >= 3:     # printing a large graph costs; only when asked
+        flags.log(3, f"optimized IR of {graph.name} ({len(g.nodes)} kernels):\n{g}")
     return g, list(g.nodes), plan
