@@ -115,3 +115,19 @@ def test_env_variable_turns_it_on():
 def test_errors(restore_mode, call, err, msg):
     with pytest.raises(err, match=msg.replace("(", r"\(").replace(")", r"\)")):
         call()
+
+
+@pytest.mark.parametrize("switch", [lambda: jg.set_default_dtype(jg.float64),
+                                    lambda: jg.config.update("enable_x64", True)])
+def test_nn_layers_parameters_follow_the_default_dtype(restore_mode, switch):
+    from jitgrad import nn
+    make = [lambda: nn.Linear(3, 2), lambda: nn.LayerNorm(4), lambda: nn.Embedding(5, 3),
+            lambda: nn.Conv2d(1, 2, 3)]
+    assert {p.dtype for m in make for p in m().parameters()} == {F32}
+    switch()
+    layers = [m() for m in make]
+    assert {p.dtype for m in layers for p in m.parameters()} == {F64}
+    x = jnp.asarray(np.random.default_rng(0).standard_normal((2, 3)))
+    out = layers[0](x)
+    jnp.sum(out ** 2).backward()
+    assert out.dtype == F64 and layers[0].weight.grad.dtype == F64

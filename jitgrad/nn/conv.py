@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from .. import numpy as jnp
+from ..dtypes import default_float
 from ..numpy._convert import asarray
 from . import init
 from .module import Module, Parameter
@@ -141,8 +142,8 @@ class Conv2d(Module):
         self.padding = padding if isinstance(padding, str) else _pair(padding, "Conv2d padding")
         _padding(self.padding, self.kernel_size, self.stride, "Conv2d")   # validate now
         shape = (self.out_channels, self.in_channels) + self.kernel_size
-        self.weight = Parameter(np.empty(shape, np.float32))
-        self.register_parameter("bias", Parameter(np.empty(out_channels, np.float32))
+        self.weight = Parameter(np.empty(shape, default_float()))
+        self.register_parameter("bias", Parameter(np.empty(out_channels, default_float()))
                                 if bias else None)
         self.reset_parameters()
 

@@ -15,6 +15,7 @@ import numpy as np
 from .. import numpy as jnp
 from .. import random as jrandom
 from ..core import no_grad
+from ..dtypes import default_float
 from ..numpy._convert import asarray
 from . import functional as F
 from . import init, losses
@@ -24,7 +25,8 @@ from .module import Module, Parameter, takes_key
 # ------------------------------------------------------------------------------ layers
 
 def _empty(*shape):
-    return Parameter(np.empty(shape, np.float32))
+    """A parameter of the default float dtype (float64 under enable_x64 / set_default_dtype)."""
+    return Parameter(np.empty(shape, default_float()))
 
 
 class Identity(Module):
@@ -146,8 +148,8 @@ class LayerNorm(Module):
                  else tuple(normalized_shape))
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
         affine = elementwise_affine
-        self.register_parameter("weight", Parameter(np.ones(shape, np.float32)) if affine else None)
-        self.register_parameter("bias", Parameter(np.zeros(shape, np.float32)) if affine and bias
+        self.register_parameter("weight", Parameter(np.ones(shape, default_float())) if affine else None)
+        self.register_parameter("bias", Parameter(np.zeros(shape, default_float())) if affine and bias
                                 else None)
 
     def forward(self, x):
