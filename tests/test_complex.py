@@ -80,7 +80,7 @@ def test_binary_matches_numpy(name, mode):
 def test_reductions_match_numpy(mode):
     a = z((3, 4))
     for name, kw in [("sum", {"axis": 1}), ("prod", {"axis": 0}), ("mean", {}), ("sum", {}),
-                     ("cumsum", {"axis": 1})]:
+                     ("cumsum", {"axis": 1}), ("var", {"axis": 1}), ("std", {})]:
         fn = getattr(jnp, name)
         f = jg.jit(lambda x: fn(x, **kw)) if mode == "jit" else (lambda x: fn(x, **kw))
         np.testing.assert_allclose(np.asarray(f(jnp.asarray(a))), getattr(np, name)(a, **kw),
@@ -102,6 +102,15 @@ def test_complex_from_infinite_parts_keeps_them():
     out = apply(Op.complex, [jnp.asarray(np.array([1.0, np.inf])),
                              jnp.asarray(np.array([np.inf, 0.0]))])
     assert np.asarray(out).tolist() == [complex(1, np.inf), complex(np.inf, 0)]
+
+
+def test_adding_zero_keeps_signed_zeros_under_jit():
+    a = np.array([complex(-0.0, -0.0), complex(-0.0, 1.0)])
+    for c in (0j, complex(-0.0, -0.0)):
+        got = np.asarray(jg.jit(lambda v: v + c)(jnp.asarray(a)))
+        want = a + c
+        assert [(np.signbit(g.real), np.signbit(g.imag)) for g in got] == \
+            [(np.signbit(w.real), np.signbit(w.imag)) for w in want]
 
 
 def test_expm1_is_accurate_near_zero():

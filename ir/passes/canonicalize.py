@@ -28,12 +28,21 @@ def _one(arr):
     return arr == 1
 
 
-def _neg_zero(arr):       # the additive identity: -0.0 for floats, 0 for integers
-    return (arr == 0) & (np.signbit(arr) if arr.dtype.kind == "f" else True)
+def _signbits(arr):
+    """The sign bit of each float (of both parts, for complex numbers); None for integers."""
+    if arr.dtype.kind == "c":
+        return np.signbit(arr.real), np.signbit(arr.imag)
+    return (np.signbit(arr),) if arr.dtype.kind == "f" else None
 
 
-def _pos_zero(arr):       # the subtractive identity: +0.0 for floats, 0 for integers
-    return (arr == 0) & ~(np.signbit(arr) if arr.dtype.kind == "f" else False)
+def _neg_zero(arr):       # the additive identity: -0.0 (-0.0-0.0j) for floats, 0 for integers
+    bits = _signbits(arr)
+    return (arr == 0) & (np.logical_and.reduce(bits) if bits else True)
+
+
+def _pos_zero(arr):       # the subtractive identity: +0.0 (+0.0+0.0j) for floats, 0 for integers
+    bits = _signbits(arr)
+    return (arr == 0) & ~(np.logical_or.reduce(bits) if bits else False)
 
 
 def _as(rw, x, node):

@@ -91,11 +91,15 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
     from .elementwise import square, subtract, true_divide
     ddof = correction if correction is not None else ddof
     x = asarray(a)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fc":
         x = astype(x, dtype or default_float())
     axes = normalize_axes(axis, x.ndim)
     m = mean(x, axis=axes, keepdims=True)
-    ss = sum(square(subtract(x, m)), axis=axes, keepdims=keepdims)
+    d = subtract(x, m)
+    if d.dtype.kind == "c":         # NumPy: the mean squared modulus, a real result
+        from .elementwise import abs
+        d = abs(d)
+    ss = sum(square(d), axis=axes, keepdims=keepdims)
     return true_divide(ss, float(_count(x, axes) - ddof))
 
 
