@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from . import complex_math
 from .errors import MissingRuleError, check_error, out_of_bounds
 from .ops import Op
 
@@ -93,27 +94,6 @@ def _lapack(fn):
     return run
 
 
-def _complex(re, im):
-    """re + i im, part by part (re + 1j * im would turn an infinite im into NaN + inf j)."""
-    re, im = np.broadcast_arrays(re, im)
-    out = np.empty(re.shape, np.result_type(re.dtype, np.complex64))
-    out.real, out.imag = re, im
-    return out
-
-
-def _expm1(x):
-    """NumPy's expm1; for complex x (which NumPy computes as exp(x) - 1, losing small x) the
-    accurate form expm1(a) cos(b) - 2 sin(b/2)^2 + i e^a sin(b), and exp's special values
-    (infinities, NaN) shifted by -1 where a part is not finite."""
-    if x.dtype.kind != "c":
-        return np.expm1(x)
-    a, b = x.real, x.imag
-    fine = _complex(np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2, np.exp(a) * np.sin(b))
-    edge = np.exp(x)
-    edge = _complex(edge.real - 1, np.where(b == 0, b, edge.imag))
-    return np.where(np.isfinite(a) & np.isfinite(b), fine, edge)
-
-
 def _convert(x, *, dtype):
     """astype; complex to real keeps the real part (as JAX, without NumPy's ComplexWarning)."""
     if x.dtype.kind == "c" and dtype.kind != "c":
@@ -138,9 +118,9 @@ def _tuple(r):
 
 
 REFERENCE = {
-    Op.exp: np.exp, Op.log: np.log, Op.log1p: np.log1p, Op.expm1: _expm1, Op.sqrt: np.sqrt,
+    Op.exp: np.exp, Op.log: np.log, Op.log1p: np.log1p, Op.expm1: complex_math.expm1, Op.sqrt: np.sqrt,
     Op.rsqrt: lambda x: 1 / np.sqrt(x), Op.sin: np.sin, Op.cos: np.cos, Op.tan: np.tan,
-    Op.tanh: np.tanh, Op.asin: np.arcsin, Op.acos: np.arccos, Op.atan: np.arctan,
+    Op.tanh: complex_math.tanh, Op.asin: np.arcsin, Op.acos: np.arccos, Op.atan: np.arctan,
     Op.sinh: np.sinh, Op.cosh: np.cosh, Op.asinh: np.arcsinh, Op.acosh: np.arccosh,
     Op.atanh: np.arctanh, Op.erf: _erf, Op.sigmoid: _sigmoid, Op.floor: np.floor,
     Op.ceil: np.ceil, Op.round: np.round, Op.neg: np.negative, Op.abs: np.abs,
@@ -151,7 +131,7 @@ REFERENCE = {
     Op.shift_right: np.right_shift,
     Op.convert: _convert,
     Op.real: np.real, Op.imag: np.imag, Op.conj: np.conjugate,
-    Op.complex: _complex, Op.fft: _fft,
+    Op.complex: complex_math.complex_from_parts, Op.fft: _fft,
     Op.stop_gradient: lambda x: x,
     Op.add: np.add, Op.sub: np.subtract, Op.mul: np.multiply, Op.div: np.true_divide,
     Op.floor_div: np.floor_divide, Op.mod: np.mod, Op.pow: np.power, Op.max: np.maximum,

@@ -118,6 +118,19 @@ def test_expm1_is_accurate_near_zero():
     np.testing.assert_allclose(np.asarray(jnp.expm1(jnp.asarray(a))), a + a * a / 2, rtol=1e-12)
 
 
+def _parts(x):
+    return [(float(v.real), float(v.imag), bool(np.signbit(v.real)), bool(np.signbit(v.imag)))
+            for v in np.asarray(x)]
+
+
+def test_special_values_follow_the_standard():
+    inf = np.inf
+    e = jnp.expm1(jnp.asarray(np.array([complex(-0.0, 0.0), complex(inf, 0.0), complex(-inf, 1.0)])))
+    assert _parts(e) == _parts(np.array([0j, complex(inf, 0.0), complex(-1.0, 0.0)]))
+    t = jnp.tanh(jnp.asarray(np.array([complex(inf, 2.0), complex(-inf, -3.0)])))
+    assert _parts(t) == _parts(np.array([complex(1.0, 0.0), complex(-1.0, -0.0)]))
+
+
 # ----------------------------------------------------------------------------- gradients
 
 def test_grad_of_a_real_function_of_complex_input_is_jax_convention():
