@@ -23,12 +23,30 @@ from .custom import custom_vjp  # noqa: E402
 from . import test_util  # noqa: E402,F401
 from . import numpy, tree_util  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
-from . import data, distributed, optim  # noqa: E402,F401
+from . import distributed, optim  # noqa: E402,F401
 from .creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
 from . import random  # noqa: E402,F401
-from . import cuda  # noqa: E402,F401
 from .runtime_bridge import from_dlpack  # noqa: E402,F401
-from .aot import load  # noqa: E402
 from .control import cond, fori_loop, scan, switch, while_loop  # noqa: E402
 
 bool = bool_  # noqa: A001
+
+# Loaded on first use, so `import jitgrad` stays light: jg.cuda (device queries), jg.data
+# (datasets and loaders), jg.load (AOT artifacts). The CLI (jitgrad.cli) is its own entry point.
+_LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
+         "load": ("jitgrad.aot", "load")}
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'jitgrad' has no attribute {name!r}")
+    import importlib
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module)
+    value = value if attr is None else getattr(value, attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -235,12 +235,13 @@ def evaluate_any(op, arrays, params, node):
     return evaluate(op, arrays, params, [v.type for v in node.outputs])
 
 
-# device type -> fn(op, arrays, params, out_types) -> arrays; the CUDA backend registers itself
-_BACKENDS = {"cpu": evaluate}
+def _cuda(op, arrays, params, out_types):
+    from .cuda import run_eager     # jg.cuda (and numba.cuda behind it) load on first use
+    return run_eager(op, arrays, params, out_types)
 
 
-def register_backend(device_type: str, fn) -> None:
-    _BACKENDS[device_type] = fn
+# device type -> fn(op, arrays, params, out_types) -> arrays
+_BACKENDS = {"cpu": evaluate, "cuda": _cuda}
 
 
 # ----------------------------------------------------------------------------- Tracer

@@ -1,27 +1,23 @@
 """jg.cuda: availability, memory statistics and synchronization for cuda devices.
 
-Importing this registers the eager cuda backend with jitgrad.core; nothing touches numba.cuda or
-a driver until a cuda device is first used.
+`import jitgrad` does not import it: jg.cuda loads on first access, and jitgrad.core calls
+run_eager for the first op on a cuda tensor; nothing touches numba.cuda or a driver until a cuda
+device is first used.
 """
 from __future__ import annotations
 
-from .core import register_backend
 from .runtime import cuda_memory
 from .runtime.cuda_device import device_count, is_available, synchronize  # noqa: F401
 from .runtime.device import device as _device
 
 
-
-def _run_eager(op, arrays, params, out_types):
-    """The eager cuda backend, imported on first use (numba.cuda is heavy to import)."""
+def run_eager(op, arrays, params, out_types):
+    """The eager cuda backend (jitgrad.core._BACKENDS["cuda"])."""
     if any(t.dtype.kind == "c" for t in out_types) or any(a.dtype.kind == "c" for a in arrays):
         raise NotImplementedError(f"{op} on cuda: complex numbers and the fft run on the CPU "
                                   "only (move the arrays with .to('cpu'))")
     from .codegen.cuda_eager import run
     return run(op, arrays, params, out_types)
-
-
-register_backend("cuda", _run_eager)
 
 
 def _index(device) -> int:
