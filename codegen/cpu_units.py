@@ -22,12 +22,11 @@ from dataclasses import dataclass, field
 
 from ..ir.ops import Op
 from ..runtime import config
-from . import disk_cache, llvm_kernels
+from . import canonical, disk_cache, llvm_kernels
 
 LONG_LOOP = 1024     # elements: below, a kernel's loops gain little from SIMD
 SIG = "types.int64(types.CPointer(types.voidptr))"
 _ROLE = re.compile(r"(in|c|out)(\d+)$")
-_SOURCE_LINE = re.compile(r"\s+#.*$")
 
 
 @dataclass
@@ -87,9 +86,7 @@ def _bindings(ks, node, product_type):
 
 def _comment(node) -> list[str]:
     """The body as IR text without value names' origin (source lines): canonical."""
-    text = str(node.params["body"]).splitlines()
-    text[0] = re.sub(r"^graph \S+?\(", "graph kernel(", text[0])
-    return ["#   " + _SOURCE_LINE.sub("", line) for line in text]
+    return ["#   " + line for line in canonical.body_lines(node)]
 
 
 def unit_source(node, product_hint=None):

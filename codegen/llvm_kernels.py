@@ -213,15 +213,18 @@ class _Space:
         self.size = math.prod(self.shape)
         self._memo = {}
         if flat is not None:
-            self._memo[self.shape] = flat
+            self._memo[self.shape, fn.b.block] = flat
 
     def offset(self, shape):
+        """Memoized per basic block: an offset computed inside a loop body is not visible after
+        the loop (LLVM's GVN and LICM share what can be shared)."""
         shape = tuple(shape)
         if math.prod(shape) == self.size and self.size != 1:
             shape = self.shape
-        hit = self._memo.get(shape)
+        key = (shape, self.fn.b.block)
+        hit = self._memo.get(key)
         if hit is None:
-            hit = self._memo[shape] = self._dot(shape)
+            hit = self._memo[key] = self._dot(shape)
         return hit
 
     def _dot(self, shape):

@@ -17,17 +17,13 @@ except ImportError:  # hypothesis is in the test extra; tests that need it impor
     pass
 
 
-# Test files about code generation, compiled artifacts and end-to-end runs compile with numba;
-# the rest check semantics (ops, tracing, autodiff, passes, nn) and run jitted graphs, optimized
-# by the same pass pipeline, on the reference interpreter: numba compile time would otherwise
-# dominate the suite. Mark a test `@pytest.mark.codegen` to compile it anyway.
-_COMPILING = ("test_codegen", "test_demo", "test_aot", "test_bench", "test_native", "test_cli",
-              "test_cuda", "test_mathlib")
-
-
+# Jitted functions compile to kernels in every test, as they do for users (LLVM units compile in
+# milliseconds). A test marked `@pytest.mark.interpreter` runs its jitted graphs, optimized by the
+# same pass pipeline, on the reference interpreter instead: for the few that check the
+# interpreter itself or would compile hundreds of numba-only kernels.
 def pytest_configure(config):
-    config.addinivalue_line("markers", "codegen: compile jitted functions with numba even in a "
-                                       "semantics test file")
+    config.addinivalue_line("markers", "interpreter: run jitted graphs on the reference "
+                                       "interpreter (JITGRAD_BACKEND=interpreter)")
     config.addinivalue_line("markers", "slow: long runs (thousands of fuzzed programs); only "
                                        "with -m slow")
 
@@ -43,8 +39,7 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _backend_for_test(request, monkeypatch):
-    module = request.node.module.__name__.rsplit(".", 1)[-1]
-    if not module.startswith(_COMPILING) and request.node.get_closest_marker("codegen") is None:
+    if request.node.get_closest_marker("interpreter") is not None:
         monkeypatch.setenv("JITGRAD_BACKEND", "interpreter")
     yield
 

@@ -42,7 +42,6 @@ def _mlp_loss(params, x, y):
     return -jnp.mean(jnp.sum(y * F.log_softmax(logits, axis=-1), axis=-1))
 
 
-@pytest.mark.codegen      # end to end through the CPU code generator
 def test_mlp_grad_with_and_without_jit_and_eager_backward_agree(data):
     X, _, Y = data
     rng = np.random.default_rng(1)

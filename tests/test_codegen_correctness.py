@@ -1,8 +1,8 @@
 """The compiled path gives the reference's answers: every reproducer of the compiled-correctness
 issue, schedule determinism, the schedule verifier, and whole models with fusion on and off.
 
-This module compiles (tests/conftest.py: test_codegen*), so it runs the fused numba kernels and the
-memory plan users run, not the interpreter."""
+Like every test module, this one compiles (tests/conftest.py), so it runs the fused kernels
+(LLVM units, numba where they do not reach) and the memory plan users run."""
 import functools
 import gc
 import os
@@ -57,6 +57,15 @@ def test_grad_of_prod_rank2(shape):
     g = jg.grad(lambda x: jnp.prod(x))
     _same(jg.jit(g)(x), g(x))
     _same(jg.jit(g)(np.ones(shape)), np.ones(shape))
+
+
+def test_per_element_operand_read_in_reduction_and_epilogue():
+    """A value indexed by the kept axes is read inside the reduction loop and again after it: the
+    LLVM unit must not reuse an offset computed inside the loop (found via jnp.searchsorted)."""
+    rng = np.random.default_rng(0)
+    x, v = rng.standard_normal((2, 3, 8)), rng.standard_normal((2, 3))
+    f = jg.jit(lambda x, v: jnp.sum(x * v[:, :, None], axis=2) + v)
+    np.testing.assert_allclose(np.asarray(f(x, v)), (x * v[:, :, None]).sum(2) + v, rtol=1e-12)
 
 
 def test_fused_schedule_is_acyclic():

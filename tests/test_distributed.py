@@ -245,8 +245,8 @@ def test_no_sync_accumulates_locally():
     ref = make_model(0)
     loss_fn(ref, x[:4], y[:4]).backward()
     loss_fn(ref, x[4:8], y[4:8]).backward()
-    for p, q in zip(ddp.parameters(), ref.parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-6)
+    for p, q in zip(ddp.parameters(), ref.parameters()):   # float32 sums, compiled kernels:
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-5, atol=1e-8)
 
 
 def test_collective_argument_errors():

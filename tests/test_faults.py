@@ -25,8 +25,6 @@ from jitgrad.codegen.disk_cache import CacheWarning
 from jitgrad.compiler import compile_graph
 from jitgrad.runtime import cache
 
-pytestmark = pytest.mark.codegen        # every test here compiles with numba
-
 
 def child(script, *args, env=None, prefix=()):
     return subprocess.run([*prefix, sys.executable, "-c", textwrap.dedent(script), *map(str, args)],

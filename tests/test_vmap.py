@@ -328,7 +328,6 @@ def test_per_example_gradient_kernels_have_no_loop_over_examples(mlp):
     assert "scan" not in lowered.optimized_ir and "while_loop" not in lowered.optimized_ir
 
 
-@pytest.mark.codegen
 def test_compiled_per_example_gradients(mlp):
     params, x, y = mlp
     params = tree_util.tree_map(lambda a: a.astype(np.float32), params)
@@ -338,7 +337,6 @@ def test_compiled_per_example_gradients(mlp):
     _assert_tree_close(got, want, 1e-5)
 
 
-@pytest.mark.codegen
 def test_compiled_control_flow_and_nn_ensemble():
     _assert_tree_close(jg.jit(jg.vmap(_collatz_steps))(np.array([1, 6, 7])), [0, 8, 16])
     jg.manual_seed(0)
@@ -349,7 +347,6 @@ def test_compiled_control_flow_and_nn_ensemble():
     _assert_tree_close(got, np.stack([_np(m(x)) for m in models]), 1e-5)
 
 
-@pytest.mark.codegen
 def test_compiled_random_streams_and_per_example_gathers():
     keys = jg.random.split(jg.random.key(1), 3)
     draw = lambda k: jg.random.normal(k, (2,))
