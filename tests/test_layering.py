@@ -1,0 +1,109 @@
+"""The layer rule of DESIGN.md §2, read from the source with `ast` (imports at module level and
+inside functions alike): ir/ imports only numpy, runtime/ only ir, codegen/ only ir and runtime;
+the front end has no import cycle at import time; `import jitgrad` leaves the lazy parts
+(cuda, data, aot, the CLI, codegen) unloaded."""
+import subprocess
+import sys
+
+import pytest
+
+import import_graph
+
+# layer -> (the package's layers it may import, third-party packages it may import)
+LAYERS = {
+    "jitgrad.ir": ({"jitgrad.ir"}, {"numpy"}),
+    "jitgrad.runtime": ({"jitgrad.ir", "jitgrad.runtime"}, {"numpy", "numba", "llvmlite"}),
+    "jitgrad.codegen": ({"jitgrad.ir", "jitgrad.runtime", "jitgrad.codegen"},
+                        {"numpy", "numba", "llvmlite", "scipy"}),
+}
+# (file, import) allowed beyond the table, each with its reason
+EXCEPTIONS = {
+    ("ir/reference.py", "scipy.special"): "erf for the reference interpreter, imported on first "
+                                          "use with a NumPy fallback",
+}
+
+
+def _layer(module):
+    return next((layer for layer in LAYERS if module == layer or module.startswith(layer + ".")),
+                None)
+
+
+def violations(modules):
+    """'file:line imports X (layer may import ...)' for every import that breaks the rule."""
+    found = []
+    for name, path in modules.items():
+        layer = _layer(name)
+        if layer is None:
+            continue
+        internal, third_party = LAYERS[layer]
+        rel = path.relative_to(import_graph.REPO).as_posix()
+        for target, line in import_graph.imported_names(name, path, False, modules):
+            top = target.split(".")[0]
+            if top in sys.stdlib_module_names or (rel, target) in EXCEPTIONS:
+                continue
+            ok = (any(target == p or target.startswith(p + ".") for p in internal)
+                  if top == "jitgrad" else top in third_party)
+            if not ok:
+                found.append(f"{rel}:{line} imports {target} ({layer} may import "
+                             f"{', '.join(sorted(internal | third_party))} and the stdlib)")
+    return found
+
+
+def test_ir_runtime_codegen_import_only_the_layers_below():
+    found = violations(import_graph.modules())
+    assert not found, "layer rule broken:\n" + "\n".join(found)
+
+
+def test_every_exception_is_still_needed():
+    modules = import_graph.modules()
+    by_file = {p.relative_to(import_graph.REPO).as_posix(): (n, p) for n, p in modules.items()}
+    for rel, target in EXCEPTIONS:
+        name, path = by_file[rel]
+        assert target in [t for t, _ in import_graph.imported_names(name, path, False, modules)], \
+            f"{rel} no longer imports {target}: drop it from EXCEPTIONS"
+
+
+def test_the_checker_reports_a_lazy_import_of_the_front_end(tmp_path, monkeypatch):
+    (tmp_path / "ir").mkdir()
+    (tmp_path / "ir" / "bad.py").write_text(
+        "import numpy\n\n\ndef f():\n    from ..runtime import config\n    import scipy\n")
+    monkeypatch.setattr(import_graph, "REPO", tmp_path)
+    found = violations({"jitgrad.ir.bad": tmp_path / "ir" / "bad.py"})
+    assert found == [
+        "ir/bad.py:5 imports jitgrad.runtime (jitgrad.ir may import jitgrad.ir, numpy and the "
+        "stdlib)",
+        "ir/bad.py:6 imports scipy (jitgrad.ir may import jitgrad.ir, numpy and the stdlib)"]
+
+
+def test_no_import_cycle_at_import_time():
+    found = import_graph.cycles(import_graph.graph(module_level=True))
+    assert not found, "modules importing each other at import time:\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+def test_the_cycle_finder_finds_cycles():
+    g = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a", "e"}, "e": {"d"}, "f": set()}
+    assert sorted(import_graph.cycles(g)) == [["a", "b", "c"], ["d", "e"]]
+
+
+@pytest.mark.parametrize("module", ["jitgrad.cuda", "jitgrad.data", "jitgrad.aot", "jitgrad.cli",
+                                    "jitgrad.aot_cli", "jitgrad.codegen", "numba"])
+def test_import_jitgrad_leaves_lazy_parts_unloaded(module, lazy_check):
+    assert module not in lazy_check, f"`import jitgrad` imported {module}"
+
+
+@pytest.fixture(scope="module")
+def lazy_check():
+    out = subprocess.run([sys.executable, "-c", "import sys, jitgrad; print(*sys.modules)"],
+                         capture_output=True, text=True, check=True)
+    return set(out.stdout.split())
+
+
+def test_lazy_attributes_load_on_first_use():
+    code = ("import sys, jitgrad as jg; assert 'jitgrad.aot' not in sys.modules; "
+            "print(jg.load.__module__, jg.data.__name__, jg.cuda.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.split() == ["jitgrad.aot", "jitgrad.data", "jitgrad.cuda"], out.stderr
+    out = subprocess.run([sys.executable, "-c", "import jitgrad as jg; jg.lod"],
+                         capture_output=True, text=True)
+    assert "AttributeError: module 'jitgrad' has no attribute 'lod'" in out.stderr
