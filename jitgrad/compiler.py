@@ -37,7 +37,7 @@ def compile_graph(graph: Graph, device="cpu", donated=()) -> Executable:
     backend = _backend(device)
     if str(device).startswith("cpu") and config.interpreter_only():
         backend = None
-    reason = _complex_reason(optimized)
+    reason = _complex_reason(graph)
     if reason is not None:
         if not str(device).startswith("cpu"):
             raise NotImplementedError(f"jit on {device}: {reason}; complex numbers and the fft "
