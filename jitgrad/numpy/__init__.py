@@ -32,9 +32,9 @@ from .info import __array_namespace_info__
 from .searching import argpartition, partition, searchsorted, select
 from .sets import unique_all, unique_counts, unique_inverse, unique_values
 from .indexing import (argwhere, flatnonzero, nonzero, take, take_along_axis, unique)
-from .linalg import (cross, diag, diagonal, dot, einsum, inner, kron, matmul, outer,
-                     tensordot, trace, vdot, vecdot)
-from . import linalg_namespace as linalg  # jnp.linalg: rebinds the name the submodule above took
+from .products import (cross, diag, diagonal, dot, einsum, inner, kron, matmul, outer,
+                       tensordot, trace, vdot, vecdot)
+from . import linalg  # jnp.linalg, as numpy.linalg
 from .reductions import (all, amax, amin, any, argmax, argmin, argsort, average, count_nonzero,
                          cumprod, cumsum, cumulative_sum, max, mean, median, min, prod, ptp,
                          sort, std, sum, var)

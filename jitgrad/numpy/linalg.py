@@ -1,305 +1,283 @@
-"""matmul and the products built on it: dot, tensordot, einsum, outer, inner, kron, trace,
-diag, cross, vecdot. jnp.linalg (decompositions, norms) lives in linalg_namespace.py."""
+"""jnp.linalg: the Array API's linalg extension and NumPy's np.linalg names, with gradients.
+
+The decompositions are primitives (ir.ops.LINALG: cholesky, eigh, svd, qr, solve, slogdet) with
+JAX's derivative rules (ir/autodiff/linalg.py); everything else is built from them, matmul and
+elementwise ops. Under jit they run as LAPACK calls inside the compiled CPU entry (numba's
+np.linalg) and as host calls on CUDA. A matrix LAPACK cannot factor gives NaNs, as in JAX.
+"""
 from __future__ import annotations
+
+from collections import namedtuple
 
 import numpy as np
 
 from ..core import apply
 from ..ir import Op
-from ._convert import asarray, astype, normalize_axis, operands
-from ._out import accepts_out
+from ._convert import asarray, device_of, host_array, normalize_axes, normalize_axis, operands
+from .products import cross as _cross, matmul, outer, tensordot, vecdot  # noqa: F401
+from .shape import matrix_transpose  # noqa: F401
+
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
 
 
-@accepts_out
-def matmul(x1, x2, /):
-    a, b = operands(x1, x2)
-    if a.ndim == 0 or b.ndim == 0:
-        raise ValueError("matmul: input operand does not have enough dimensions (a scalar was "
-                         f"given: shapes {a.shape} and {b.shape}); use * for scaling")
-    if a.dtype.kind == "b":       # NumPy: a logical OR of ANDs
-        from .elementwise import greater
-        return greater(matmul(astype(a, "int32"), astype(b, "int32")), 0)
-    from .shape import reshape
-    va, vb = a.ndim == 1, b.ndim == 1
-    if va:
-        a = reshape(a, (1, a.shape[0]))
-    if vb:
+def _float_matrices(x, what, square=False):
+    (x,) = operands(x, float_only=True)
+    if x.ndim < 2 or square and x.shape[-1] != x.shape[-2]:
+        kind = "square matrices [..., n, n]" if square else "matrices [..., m, n]"
+        raise np.linalg.LinAlgError(f"{what}: expected {kind}, got an array of shape {x.shape}")
+    return x
+
+
+def _sym(x):
+    """The symmetric (Hermitian, for complex x) part."""
+    from .elementwise import add, multiply
+    return multiply(add(x, _H(x)), 0.5)
+
+
+def _H(x):
+    """The conjugate transpose of the matrices (the transpose of real ones)."""
+    from .elementwise import conj
+    return conj(matrix_transpose(x))
+
+
+def cholesky(x, /, *, upper=False):
+    """L with x = L L^T (upper=True: U with x = U^T U) for symmetric positive-definite x."""
+    x = _float_matrices(x, "cholesky", square=True)
+    L = apply(Op.cholesky, [_sym(x)])
+    return _H(L) if upper else L
+
+
+def eigh(x, /):
+    """Eigenvalues (ascending) and eigenvectors of symmetric x (its symmetric part, as JAX)."""
+    x = _float_matrices(x, "eigh", square=True)
+    return EighResult(*apply(Op.eigh, [_sym(x)]))
+
+
+def eigvalsh(x, /):
+    return eigh(x).eigenvalues
+
+
+def svd(x, /, full_matrices=True, compute_uv=True, hermitian=False):
+    x = _float_matrices(x, "svd")
+    if not compute_uv:
+        return svdvals(x)
+    return SVDResult(*apply(Op.svd, [x], {"full_matrices": bool(full_matrices)}))
+
+
+def svdvals(x, /):
+    x = _float_matrices(x, "svdvals")
+    return apply(Op.svd, [x], {"full_matrices": False})[1]
+
+
+def qr(x, /, mode="reduced"):
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    x = _float_matrices(x, "qr")
+    q, r = apply(Op.qr, [x], {"mode": "reduced" if mode == "r" else mode})
+    return r if mode == "r" else QRResult(q, r)
+
+
+def slogdet(x, /):
+    x = _float_matrices(x, "slogdet", square=True)
+    return SlogdetResult(*apply(Op.slogdet, [x]))
+
+
+def det(x, /):
+    from .elementwise import exp, multiply
+    sign, logabsdet = slogdet(x)
+    return multiply(sign, exp(logabsdet))
+
+
+def solve(x1, x2, /):
+    """x1^-1 x2. x2 is a vector (or a batch of them) only when it is 1-d (NumPy 2 and the
+    standard); batch dimensions broadcast."""
+    from .shape import broadcast_to, reshape
+    a, b = operands(x1, x2, float_only=True)      # NumPy's promotion of the two
+    a = _float_matrices(a, "solve", square=True)
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    if vector:
         b = reshape(b, (b.shape[0], 1))
-    out = apply(Op.matmul, [a, b])
-    if va or vb:
-        shape = out.shape[:-2] + (() if va else out.shape[-2:-1]) + (() if vb else out.shape[-1:])
-        out = reshape(out, shape)
+    if b.shape[-2] != n:
+        raise ValueError(f"solve: x2 needs {n} rows to match x1 of shape {a.shape}, got shape "
+                         f"{asarray(x2).shape}")
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    out = apply(Op.solve, [broadcast_to(a, batch + a.shape[-2:]),
+                           broadcast_to(b, batch + b.shape[-2:])])
+    return reshape(out, out.shape[:-1]) if vector else out
+
+
+def _identity_like(a):
+    """I broadcast to a's shape, on a's device."""
+    from .shape import broadcast_to
+    return broadcast_to(host_array(np.eye(a.shape[-1], dtype=a.dtype), device_of(a)), a.shape)
+
+
+def inv(x, /):
+    a = _float_matrices(x, "inv", square=True)
+    return apply(Op.solve, [a, _identity_like(a)])
+
+
+def _cutoff(s, rtol, shape):
+    """rtol * largest singular value (default rtol: max(m, n) * eps, as the standard)."""
+    from .elementwise import multiply
+    from .reductions import max as _max
+    from .shape import expand_dims
+    if rtol is None:
+        rtol = max(shape[-2:]) * float(np.finfo(s.dtype).eps)
+    smax = _max(s, axis=-1, keepdims=True) if s.shape[-1] else s
+    rtol = asarray(rtol) if not np.isscalar(rtol) else rtol
+    if not np.isscalar(rtol) and rtol.ndim:
+        rtol = expand_dims(rtol, -1)
+    return multiply(smax, rtol)
+
+
+def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
+    """The Moore-Penrose inverse from the SVD; singular values at most rtol * max are dropped."""
+    from .elementwise import greater, multiply, true_divide, where
+    a = _float_matrices(x, "pinv")
+    u, s, vh = svd(a, full_matrices=False)
+    keep = greater(s, _cutoff(s, rtol if rtol is not None else rcond, a.shape))
+    s_inv = where(keep, true_divide(1.0, where(keep, s, 1.0)), 0.0)
+    return matmul(_H(vh), multiply(_H(u), s_inv[..., :, None]))
+
+
+def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
+    from .elementwise import greater
+    from .reductions import sum
+    a = _float_matrices(x, "matrix_rank")
+    s = svdvals(a)
+    cut = tol if tol is not None else _cutoff(s, rtol, a.shape)
+    return sum(greater(s, cut), axis=-1)
+
+
+def matrix_power(x, n, /):
+    """x @ x @ ... (n times) by repeated squaring; n < 0 powers the inverse, n = 0 is I."""
+    from ._convert import _integer
+    n = _integer(n, "matrix_power: the exponent")
+    a = asarray(x)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise np.linalg.LinAlgError(f"matrix_power: expected square matrices [..., n, n], got "
+                                    f"an array of shape {a.shape}")
+    if n == 0:
+        return _identity_like(a)
+    if n < 0:
+        a, n = inv(a), -n
+    result = None
+    while n:
+        if n & 1:
+            result = a if result is None else matmul(result, a)
+        n >>= 1
+        if n:
+            a = matmul(a, a)
+    return result
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
+    """The standard's vector_norm over `axis` (None: every axis, the array as one vector)."""
+    from .elementwise import abs, not_equal, power, sqrt, square
+    from .reductions import max, min, sum
+    v = asarray(x)
+    if v.dtype.kind == "c":
+        v = abs(v)              # the norm of complex entries is that of their moduli
+    if v.dtype.kind != "f":
+        (v,) = operands(v, float_only=True)
+    axes = normalize_axes(axis, v.ndim)
+    if ord == 2:
+        return sqrt(sum(square(v), axis=axes, keepdims=keepdims))
+    a = abs(v)
+    if ord == np.inf:
+        return max(a, axis=axes, keepdims=keepdims)
+    if ord == -np.inf:
+        return min(a, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        return sum(not_equal(a, 0), axis=axes, keepdims=keepdims, dtype=v.dtype)
+    if ord == 1:
+        return sum(a, axis=axes, keepdims=keepdims)
+    p = float(ord)
+    return power(sum(power(a, p), axis=axes, keepdims=keepdims), 1.0 / p)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
+    """Norms of the matrices on the last two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
+    return _matrix_norm(x, (-2, -1), keepdims, ord)
+
+
+def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
+    from .elementwise import abs, sqrt, square
+    from .reductions import max, min, sum
+    from .shape import expand_dims, moveaxis
+    a = _float_matrices(x, "matrix_norm")
+    r, c = (normalize_axis(i, a.ndim) for i in axes)
+    if r == c:
+        raise ValueError(f"matrix_norm: the two axes must differ, got {axes}")
+    if ord == "fro":
+        out = sqrt(sum(square(abs(a)), axis=(r, c)))
+    elif ord in ("nuc", 2, -2):
+        s = svdvals(moveaxis(a, (r, c), (-2, -1)))
+        out = {"nuc": sum, 2: max, -2: min}[ord](s, axis=-1)
+    elif ord in (1, -1, np.inf, -np.inf):
+        over, across = (r, c) if ord in (1, -1) else (c, r)     # 1: column sums, inf: row sums
+        sums = sum(abs(a), axis=over, keepdims=True)
+        out = (max if ord > 0 else min)(sums, axis=across, keepdims=True)
+        from .shape import squeeze
+        out = squeeze(out, axis=tuple(sorted((r, c))))
+    else:
+        raise ValueError(f"matrix_norm: invalid norm order {ord!r} for matrices ('fro', 'nuc', "
+                         "1, -1, 2, -2, inf, -inf)")
+    if keepdims:
+        for ax in sorted((r, c)):
+            out = expand_dims(out, ax)
     return out
 
 
-def tensordot(a, b, axes=2):
-    from .shape import reshape, transpose
-    x, y = operands(a, b)
-    if isinstance(axes, (int, np.integer)):
-        ax_a = list(range(x.ndim - axes, x.ndim))
-        ax_b = list(range(axes))
-    else:
-        ax_a, ax_b = axes
-        ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
-        ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
-    ax_a = [normalize_axis(i, x.ndim) for i in ax_a]
-    ax_b = [normalize_axis(i, y.ndim) for i in ax_b]
-    for i, j in zip(ax_a, ax_b):
-        if x.shape[i] != y.shape[j]:
-            raise ValueError(f"tensordot: shape mismatch for sum: {x.shape} axis {i} vs "
-                             f"{y.shape} axis {j}")
-    free_a = [i for i in range(x.ndim) if i not in ax_a]
-    free_b = [i for i in range(y.ndim) if i not in ax_b]
-    k = int(np.prod([x.shape[i] for i in ax_a], dtype=np.int64))
-    m = int(np.prod([x.shape[i] for i in free_a], dtype=np.int64))
-    n = int(np.prod([y.shape[i] for i in free_b], dtype=np.int64))
-    xa = reshape(transpose(x, free_a + ax_a), (m, k))
-    yb = reshape(transpose(y, ax_b + free_b), (k, n))
-    return reshape(matmul(xa, yb), tuple(x.shape[i] for i in free_a) + tuple(y.shape[i] for i in free_b))
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """NumPy's norm: a vector norm over one axis (or a 1-d array), a matrix norm over two axes
+    (or a 2-d array), the 2-norm of the flattened array when ord and axis are None."""
+    a = asarray(x)
+    if axis is None and ord is None:
+        return vector_norm(a, axis=None, keepdims=keepdims)
+    if axis is None:
+        axis = tuple(range(a.ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if len(axes) == 1:
+        return vector_norm(a, axis=axes, keepdims=keepdims, ord=2 if ord is None else ord)
+    if len(axes) == 2:
+        return _matrix_norm(a, axes, keepdims, "fro" if ord is None else ord)
+    raise ValueError(f"norm: improper number of dimensions to norm ({len(axes)} axes)")
 
 
-def dot(a, b):
-    x, y = asarray(a), asarray(b)
-    if x.ndim == 0 or y.ndim == 0:
-        from .elementwise import multiply
-        return multiply(x, y)
-    if y.ndim <= 2:
-        return matmul(x, y)
-    return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 2]))
+def diagonal(x, /, *, offset=0):
+    """The diagonals of the matrices on the last two axes."""
+    from .products import diagonal as _diagonal
+    return _diagonal(x, offset, -2, -1)
 
 
-def vdot(a, b):
-    from .shape import ravel
-    return dot(ravel(a), ravel(b))
-
-
-def inner(a, b):
-    x, y = asarray(a), asarray(b)
-    if x.ndim == 0 or y.ndim == 0:
-        from .elementwise import multiply
-        return multiply(x, y)
-    return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 1]))
-
-
-def outer(a, b):
-    from .elementwise import multiply
-    from .shape import ravel, reshape
-    return multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))
-
-
-def kron(a, b):
-    from .elementwise import multiply
-    from .shape import reshape
-    x, y = asarray(a), asarray(b)
-    nd = max(x.ndim, y.ndim)
-    x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
-    y = reshape(y, (1,) * (nd - y.ndim) + y.shape)
-    xs = reshape(x, tuple(v for d in x.shape for v in (d, 1)))
-    ys = reshape(y, tuple(v for d in y.shape for v in (1, d)))
-    return reshape(multiply(xs, ys), tuple(p * q for p, q in zip(x.shape, y.shape)))
-
-
-def diagonal(a, offset=0, axis1=0, axis2=1):
-    from .indexing import _index
-    from .shape import moveaxis
-    x = asarray(a)
-    x = moveaxis(x, (normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)), (-2, -1))
-    n, m = x.shape[-2], x.shape[-1]
-    i = np.arange(max(0, -offset), max(max(0, -offset), min(n, m - offset)), dtype=np.int64)
-    return _index(x, (Ellipsis, i, i + offset))
-
-
-def trace(a, offset=0, axis1=0, axis2=1):
+def trace(x, /, *, offset=0, dtype=None):
     from .reductions import sum
-    return sum(diagonal(a, offset, axis1, axis2), axis=-1)
+    d = diagonal(x, offset=offset)
+    return sum(d, axis=-1, dtype=dtype)
 
 
-def diag(v, k=0):
-    x = asarray(v)
-    if x.ndim == 2:
-        return diagonal(x, k)
-    if x.ndim != 1:
-        raise ValueError(f"diag: input must be 1-d or 2-d, got shape {x.shape}")
-    from .elementwise import multiply
-    from .shape import pad, reshape
-    n = x.shape[0]
-    eye = np.eye(n, dtype=x.dtype)
-    d = multiply(reshape(x, (1, n)), eye)
-    return pad(d, ((max(0, -k), max(0, k)), (max(0, k), max(0, -k)))) if k else d
+def cross(x1, x2, /, *, axis=-1):
+    return _cross(x1, x2, axis=axis)
 
 
-def vecdot(x1, x2, /, *, axis=-1):
-    """The standard's vecdot: the dot product along `axis` of the broadcast operands."""
-    from .elementwise import conj, multiply
-    from .reductions import sum
-    a, b = operands(x1, x2)
-    nd = max(a.ndim, b.ndim)
-    ax = normalize_axis(axis, nd)
-    da, db = a.shape[ax - nd] if ax - nd >= -a.ndim else 1, b.shape[ax - nd] if ax - nd >= -b.ndim else 1
-    if min(a.ndim, b.ndim) == 0 or da != db:
-        raise ValueError(f"vecdot: the operands need equal sizes along axis {axis}, got shapes "
-                         f"{a.shape} and {b.shape}")
-    p = multiply(conj(a), b)    # the standard's vecdot conjugates x1
-    return sum(p, axis=ax - nd, dtype=p.dtype)     # keeps the operands' dtype, as NumPy
-
-
-def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
-    """The cross product of 3-vectors along `axis` (NumPy's axisa/axisb/axisc override it);
-    the other axes broadcast and the result keeps the vectors on `axis`, as NumPy."""
-    from .elementwise import multiply, subtract
-    from .shape import moveaxis, stack
-    x, y = operands(a, b)
-    if x.ndim == 0 or y.ndim == 0:
-        raise ValueError(f"cross: expected arrays of dimension >= 1, got shapes {x.shape} and "
-                         f"{y.shape}")
-    shapes = f"shapes {x.shape} and {y.shape}"
-    ax_a, ax_b = axis if axisa is None else axisa, axis if axisb is None else axisb
-    x, y = moveaxis(x, ax_a, -1), moveaxis(y, ax_b, -1)
-    if x.shape[-1] != 3 or y.shape[-1] != 3:
-        raise ValueError(f"cross: the vectors need 3 components on axis {ax_a} (and {ax_b}), "
-                         f"got {shapes}")
-    (a0, a1, a2), (b0, b1, b2) = [x[..., i] for i in range(3)], [y[..., i] for i in range(3)]
-    out = stack([subtract(multiply(a1, b2), multiply(a2, b1)),
-                 subtract(multiply(a2, b0), multiply(a0, b2)),
-                 subtract(multiply(a0, b1), multiply(a1, b0))], axis=-1)
-    return moveaxis(out, -1, axis if axisc is None else axisc)
-
-
-def einsum(subscripts, *operands_, optimize=None):
-    """NumPy's einsum: any number of operands, '...' for broadcast dimensions, repeated letters
-    for diagonals. More than two operands contract pairwise, cheapest intermediate first."""
-    ins, out, xs = _einsum_parse(subscripts, operands_)
-    if len(xs) == 1:
-        return _einsum1(ins[0], xs[0], out)
-    terms = list(zip(ins, xs))
-    while len(terms) > 2:
-        terms = _contract_cheapest_pair(terms, out)
-    (sa, a), (sb, b) = terms
-    return _einsum2(sa, a, sb, b, out)
-
-
-def _einsum_parse(subscripts, operands_):
-    """Subscripts with every '...' replaced by letters of their own (broadcast dimensions
-    aligned from the right), the output subscript, and the operands broadcast where an
-    ellipsis dimension of size 1 meets a larger one."""
-    from .shape import broadcast_to
-    spec = subscripts.replace(" ", "")
-    lhs, arrow, out = spec.partition("->")
-    ins = lhs.split(",")
-    if len(ins) != len(operands_):
-        raise ValueError(f"einsum: {len(ins)} operand subscripts but {len(operands_)} operands")
-    xs = [asarray(x) for x in operands_]
-    for s in ins + [out]:
-        bad = [c for c in s.replace("...", "") if not c.isalpha()]
-        if bad or s.count("...") > 1:
-            raise ValueError(f"einsum: invalid subscript {bad[0] if bad else '...'!r} in "
-                             f"'{subscripts}' (letters and one '...' per operand)")
-    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in spec]
-    n_ell = max((x.ndim - len(s.replace("...", "")) for s, x in zip(ins, xs) if "..." in s),
-                default=0)
-    ell = "".join(spare[:n_ell])
-    expanded = []
-    for s, x in zip(ins, xs):
-        if "..." in s:
-            k = x.ndim - len(s.replace("...", ""))
-            if k < 0:
-                raise ValueError(f"einsum: subscripts '{s}' don't match an operand of shape "
-                                 f"{x.shape}")
-            s = s.replace("...", ell[n_ell - k:])
-        expanded.append(s)
-    if not arrow:
-        letters = "".join(expanded)
-        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
-                                   and c not in ell))
-    else:
-        out = out.replace("...", ell)
-    sizes = {}
-    for k, (s, x) in enumerate(zip(expanded, xs)):
-        if len(s) != x.ndim:
-            raise ValueError(f"einsum: subscripts '{s}' don't match an operand of shape {x.shape}")
-        for c, d in zip(s, x.shape):
-            if sizes.setdefault(c, d) != d and not (c in ell and 1 in (d, sizes[c])):
-                raise ValueError(f"einsum: size of label '{c}' for operand {k} ({d}) does not "
-                                 f"match previous terms ({sizes[c]}) in '{subscripts}' with "
-                                 "operand shapes " + ", ".join(str(tuple(x.shape)) for x in xs))
-            sizes[c] = d if sizes[c] == 1 else sizes[c]
-    missing = [c for c in out if c not in sizes]
-    if missing:
-        raise ValueError(f"einsum: output subscript '{missing[0]}' does not appear in the inputs")
-    xs = [broadcast_to(x, tuple(sizes[c] for c in s)) for s, x in zip(expanded, xs)]
-    return expanded, out, xs
-
-
-def _contract_cheapest_pair(terms, out):
-    """Contract the two operands whose result is smallest (ties: the first pair)."""
-    best = None
-    for i in range(len(terms)):
-        for j in range(i + 1, len(terms)):
-            keep = _kept_letters(terms, i, j, out)
-            size = dict(zip(terms[i][0], terms[i][1].shape)) | dict(zip(terms[j][0], terms[j][1].shape))
-            cost = int(np.prod([size[c] for c in keep], dtype=np.int64))
-            if best is None or cost < best[0]:
-                best = (cost, i, j, keep)
-    _, i, j, keep = best
-    (si, xi), (sj, xj) = terms[i], terms[j]
-    rest = [t for k, t in enumerate(terms) if k not in (i, j)]
-    return rest + [(keep, _einsum2(si, xi, sj, xj, keep))]
-
-
-def _kept_letters(terms, i, j, out):
-    others = "".join(s for k, (s, _) in enumerate(terms) if k not in (i, j)) + out
-    seen = []
-    for c in terms[i][0] + terms[j][0]:
-        if c in others and c not in seen:
-            seen.append(c)
-    return "".join(seen)
-
-
-def _einsum1(s, x, out):
-    from .reductions import sum
-    from .shape import transpose
-    x, s = _einsum_diag(x, s)
-    x = sum(x, axis=tuple(i for i, c in enumerate(s) if c not in out), dtype=x.dtype) \
-        if set(s) - set(out) else x
-    kept = [c for c in s if c in out]
-    return transpose(x, [kept.index(c) for c in out])
-
-
-def _einsum2(sa, a, sb, b, out):
-    """Two operands: sum away private letters, then one batched matmul."""
-    from .reductions import sum
-    from .shape import reshape, transpose
-    a, sa = _einsum_diag(a, sa)
-    b, sb = _einsum_diag(b, sb)
-    # sum away letters only one operand has and the output doesn't need
-    only_a = [c for c in sa if c not in sb and c not in out]
-    only_b = [c for c in sb if c not in sa and c not in out]
-    if only_a:
-        a = sum(a, axis=tuple(sa.index(c) for c in only_a), dtype=a.dtype)
-        sa = "".join(c for c in sa if c not in only_a)
-    if only_b:
-        b = sum(b, axis=tuple(sb.index(c) for c in only_b), dtype=b.dtype)
-        sb = "".join(c for c in sb if c not in only_b)
-    batch = [c for c in sa if c in sb and c in out]
-    contract = [c for c in sa if c in sb and c not in out]
-    free_a = [c for c in sa if c not in sb]
-    free_b = [c for c in sb if c not in sa]
-    size = dict(zip(sa, a.shape)) | dict(zip(sb, b.shape))
-    prod = lambda cs: int(np.prod([size[c] for c in cs], dtype=np.int64))  # noqa: E731
-    at = reshape(transpose(a, [sa.index(c) for c in batch + free_a + contract]),
-                 [size[c] for c in batch] + [prod(free_a), prod(contract)])
-    bt = reshape(transpose(b, [sb.index(c) for c in batch + contract + free_b]),
-                 [size[c] for c in batch] + [prod(contract), prod(free_b)])
-    r = reshape(matmul(at, bt), [size[c] for c in batch + free_a + free_b])
-    have = batch + free_a + free_b
-    return transpose(r, [have.index(c) for c in out])
-
-
-def _einsum_diag(x, s):
-    """Handle a repeated letter within one operand ('ii') by taking the diagonal."""
-    while len(set(s)) < len(s):
-        c = next(c for c in s if s.count(c) > 1)
-        i, j = s.index(c), s.index(c, s.index(c) + 1)
-        x = diagonal(x, 0, i, j)
-        s = "".join(ch for k, ch in enumerate(s) if k not in (i, j)) + c
-    return x, s
+def multi_dot(arrays):
+    """A chain of matmuls contracted pairwise in the cheapest order (einsum's greedy choice)."""
+    from .products import einsum
+    xs = [asarray(a) for a in arrays]
+    if len(xs) < 2:
+        raise ValueError("multi_dot: expecting at least two arrays")
+    first_vec, last_vec = xs[0].ndim == 1, xs[-1].ndim == 1
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    subs = [letters[i:i + 2] for i in range(len(xs))]
+    if first_vec:
+        subs[0] = subs[0][1]
+    if last_vec:
+        subs[-1] = subs[-1][0]
+    out = ("" if first_vec else "a") + ("" if last_vec else letters[len(xs)])
+    return einsum(",".join(subs) + "->" + out, *xs)
