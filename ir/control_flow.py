@@ -18,7 +18,6 @@ from .reference import EXTRA_REFERENCE
 from .types import TensorType, bool_
 
 COND, WHILE, SCAN = "cond", "while_loop", "scan"
-CONTROL = frozenset({COND, WHILE, SCAN})
 
 
 def _types(vals):
