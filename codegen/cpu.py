@@ -162,9 +162,10 @@ def compile_cpu(graph, optimized, schedule, plan):
                        layout.host_types, _results(optimized, layout), checks,
                        layout.arena_bytes, layout.status)
     run.units = units
-    source = "\n\n".join(u.source for u in units)
+    def source():               # built on demand: a unit loaded from disk has no IR in memory
+        return "\n\n".join(u.source for u in units)
     if config.debug_level() >= 4:
-        print(source, flush=True)
+        print(source(), flush=True)
     exe = Executable(graph, optimized, run, nodes, plan, source, "cpu")
     exe.cache_files = lambda: [f for u in units for f in u.files]   # what an artifact carries
     return exe

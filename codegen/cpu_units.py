@@ -38,7 +38,13 @@ class Unit:
     check: tuple | None = None      # (op, check kind, size, source line) of its bounds check
     product_type: object = None     # the TensorType of a ("prod",) scratch slot
     files: list = field(default_factory=list)    # its cache files (what an artifact carries)
-    source: str = ""
+    text: object = ""               # its source, or a function building it (a unit from disk)
+
+    @property
+    def source(self) -> str:
+        if callable(self.text):
+            self.text = self.text()
+        return self.text
 
 
 _LOADED: dict = {}          # module name -> (module, address): one compile per process
@@ -157,21 +163,27 @@ def kernel_unit(node, product_hint=None) -> Unit:
 
 
 def _llvm_unit(node, product_hint) -> Unit:
-    """The kernel as LLVM IR compiled by llvmlite (codegen/llvm_kernels.py): milliseconds."""
+    """The kernel as LLVM IR compiled by llvmlite (codegen/llvm_kernels.py): milliseconds. Its
+    name hashes the kernel's canonical text and the generator's code, so a unit on disk is found
+    without building its IR."""
     from . import llvm_jit
-    text, roles, consts, product_type, check = llvm_kernels.build(node, product_hint)
-    text = "\n".join([f"; {node.params['kind']} kernel"] + [";" + c[1:] for c in _comment(node)]
-                     + [text])
-    h = hashlib.sha256(f"{llvm_jit.versions()}\0{text}".encode()).hexdigest()[:24]
-    name = f"jg_llvm_{h}"
-    text = text.replace(f'@"{llvm_kernels.FN}"', f'@"{name}"')     # one engine: unique symbols
+    roles, consts, product_type, check = llvm_kernels.signature(node, product_hint)
+    blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] if node.params["kind"] == "matmul" else []
+    name = "jg_llvm_" + canonical.digest(node, _body_key(node, product_hint), llvm_jit.versions(),
+                                         llvm_kernels.generator_version(), blas)
+
+    def source() -> str:
+        text = llvm_kernels.build(node, product_hint)[0]
+        return "\n".join([f"; {node.params['kind']} kernel"] + [";" + c[1:] for c in _comment(node)]
+                         + [text.replace(f'@"{llvm_kernels.FN}"', f'@"{name}"')])
     t0 = time.perf_counter()
-    (address,), status = llvm_jit.compile_ir(name, text, [name])
+    (address,), status = llvm_jit.compile_ir(name, source, [name])
     if status != "loaded":
         how = "llvm hit" if status == "hit" else "llvm compiled"
         config.log(1, f"kernel cache {status}: {name} ({node.params['kind']} kernel, {how}, "
                       f"{time.perf_counter() - t0:.3f} s)")
-    return Unit(name, address, roles, consts, check, product_type, [llvm_jit.entry_path(name)], text)
+    return Unit(name, address, roles, consts, check, product_type, [llvm_jit.entry_path(name)],
+                source)
 
 
 def _compile_unit(node, product_hint) -> Unit:

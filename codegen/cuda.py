@@ -18,14 +18,12 @@ stream-ordered, so the next call's kernels reuse it only after this call's have 
 """
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from ..ir.errors import with_source
 from ..ir.kernel import kernel_nodes
 from ..runtime import config, cuda_device
-from . import cuda_eager
+from . import canonical, cuda_eager
 from .cuda_fused import GENERATORS
 from .space import c_strides
 
@@ -113,7 +111,9 @@ def compile_cuda(graph, optimized, schedule, plan, index=0):
     nodes = kernel_nodes(optimized, schedule)
     steps = []
     for i, node in enumerate(nodes):
-        name = re.sub(r"\W", "_", f"{graph.name}_k{i}")
+        # named by its canonical text: identical kernels (of this graph or any other) are one
+        # module, compiled once per process and cached on disk by numba
+        name = f"k_{canonical.digest(node)[:16]}"
         gen, step = GENERATORS.get(node.params["kind"]), None
         if gen is not None:
             try:

@@ -48,8 +48,9 @@ def jit_source(src):
     kernel = _JITTED.get(key)
     if kernel is None:
         cuda = cuda_device.numba_cuda()
-        options = {} if cuda_device.simulator_enabled() else {"cache": True}
-        kernel = _JITTED[key] = cuda.jit(**options)(src.load())
+        fn, on_disk = src.load()
+        options = {"cache": True} if on_disk and not cuda_device.simulator_enabled() else {}
+        kernel = _JITTED[key] = cuda.jit(**options)(fn)
     return kernel
 
 

@@ -101,8 +101,8 @@ class _FusedKernel:
             [c.outputs[0].type.dtype for c in self.consts] + \
             [v.type.dtype for v, names in self.outs.items() for _ in names] + \
             [w[1] for w in self.workspace]
-        comment = f"kernel {self.name} ({self.kind}) from {self.node.source_info or 'unknown'}\n" + \
-            "\n".join(f"  {line}" for line in str(self.body).splitlines())
+        comment = f"kernel {self.name} ({self.kind})\n" + \
+            "\n".join(f"  {line}" for line in canonical.body_lines(self.node))
         consts = self.ctx.prologue() + self.module_consts
         text = module_text(comment, consts, self.buf._lines)
         src = CudaKernelSource(self.name, text,

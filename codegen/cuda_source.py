@@ -12,6 +12,7 @@ import hashlib
 import importlib.util
 import os
 import sys
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,25 +51,32 @@ class CudaKernelSource:
         return os.path.join(cache.kernel_dir("cuda"), f"{self.name}-{self.digest}.py")
 
     def load(self):
-        """The kernel's Python function, imported from its cached file (written when missing
-        or when what is there is not exactly this source, e.g. a truncated write)."""
-        path = self.path()
-        if not _has_text(path, self.text):
-            cache.make_root()
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                f.write(self.text)
-            os.replace(tmp, path)          # atomic: a reader never sees half a file
+        """(the kernel's Python function, whether it comes from a file numba can cache beside):
+        imported from its cached file (written when missing or when what is there is not exactly
+        this source, e.g. a truncated write), or run from memory when the cache directory cannot
+        be used (one warning: codegen/disk_cache.usable_root)."""
+        from . import disk_cache
         modname = f"jitgrad_cuda_kernels.{self.name}_{self.digest}"
         module = sys.modules.get(modname)
+        path = self.path()
+        on_disk = module is not None and getattr(module, "__file__", None) == path
+        if module is None and disk_cache.usable_root("cuda") is not None:
+            try:
+                if not _has_text(path, self.text):
+                    disk_cache.write_atomic(path, self.text)    # a reader never sees half a file
+                spec = importlib.util.spec_from_file_location(modname, path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                on_disk = True
+            except OSError as e:         # full disk, permissions changed meanwhile
+                disk_cache.give_up(cache.kernel_dir("cuda"), e)
+                module = None
         if module is None:
-            spec = importlib.util.spec_from_file_location(modname, path)
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            sys.modules[modname] = module   # numba's cache locator finds the module by name
-        config.log(4, f"cuda kernel {self.name} ({path}):\n{self.text}")
-        return getattr(module, self.name)
+            module = types.ModuleType(modname)
+            exec(compile(self.text, f"<jitgrad cuda kernel {self.name}>", "exec"), module.__dict__)
+        sys.modules[modname] = module       # numba's cache locator finds the module by name
+        config.log(4, f"cuda kernel {self.name} ({path if on_disk else 'in memory'}):\n{self.text}")
+        return getattr(module, self.name), on_disk
 
 
 def _has_text(path, text) -> bool:

@@ -137,10 +137,11 @@ def _optimize(mod):
     pb.getModulePassManager().run(mod, pb)
 
 
-def compile_ir(name: str, ir_text: str, functions: list) -> tuple[list, str]:
-    """Addresses of `functions` in module `name` built from `ir_text`, and where its code came
-    from: 'loaded' (earlier in this process), 'hit' (the disk cache), or compiled now: 'miss',
-    'rebuilt' (the entry was damaged) or 'memory' (no usable cache directory)."""
+def compile_ir(name: str, ir_text, functions: list) -> tuple[list, str]:
+    """Addresses of `functions` in module `name`, and where its code came from: 'loaded' (earlier
+    in this process), 'hit' (the disk cache: `ir_text` is not needed), or compiled now from
+    `ir_text` (a str, or a function returning it): 'miss', 'rebuilt' (the entry was damaged) or
+    'memory' (no usable cache directory)."""
     with _lock:
         if (name, functions[0]) in _ADDR:
             return [_ADDR[name, f] for f in functions], "loaded"
@@ -148,13 +149,15 @@ def compile_ir(name: str, ir_text: str, functions: list) -> tuple[list, str]:
         engine = _state["engine"]
         t0 = time.perf_counter()
         obj, status = _read_entry(name)
-        mod = llvm.parse_assembly(ir_text)
+        if obj is not None:         # MCJIT takes the object for this (empty) module's name
+            _disk[name] = obj
+            mod = llvm.parse_assembly("")
+        else:
+            mod = llvm.parse_assembly(ir_text() if callable(ir_text) else ir_text)
         mod.name = name
         mod.triple = _state["tm"].triple
         mod.data_layout = str(_state["tm"].target_data)
-        if obj is not None:
-            _disk[name] = obj
-        else:
+        if obj is None:
             mod.verify()
             _optimize(mod)
         engine.add_module(mod)

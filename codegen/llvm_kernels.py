@@ -130,8 +130,6 @@ class _Fn:
         for k, v in enumerate(body.outputs):
             self.outs.setdefault(v, []).append(self._arg(v.type.dtype, ("out", k)))
         self.product_hint = product_hint
-        self.product_type = None
-        self.check = None           # (op, check kind, size, source line) of its bounds check
         self._status = None
         self.blas = None            # fn name -> (gemm symbol, integer bits); None: llvm_jit's
 
@@ -525,7 +523,6 @@ def gen_matmul(fn):
         prod = fn.outs[hint[1]][0]
     else:
         prod = fn._arg(pv.type.dtype, ("prod",))
-        fn.product_type = pv.type
     fn.arrays[pv] = prod
     _gemm(fn, ops, [x.type.shape for x in m.inputs], pv.type.shape, prod, pv.type.dtype)
     n = pv.type.size
@@ -628,4 +625,48 @@ def build(node, product_hint=None, blas=None):
     fn = _Fn(node, product_hint)
     fn.blas = blas
     GENERATORS[node.params["kind"]](fn)
-    return fn.finish(), fn.roles, fn.consts, fn.product_type, fn.check
+    sig = signature(node, product_hint)
+    if fn.roles != sig[0]:
+        raise AssertionError(f"llvm codegen: argv {fn.roles} != signature {sig[0]}")
+    return (fn.finish(), *sig)
+
+
+def signature(node, product_hint=None):
+    """(argv roles, array constants, product type, bounds check) of the unit of `node`, without
+    building it (a unit loaded from the disk cache is not built): inputs, array constants,
+    outputs, then a scratch product (matmul) or the status pair (take, scatter_add)."""
+    body, kind = node.params["body"], node.params["kind"]
+    consts = [n.params["value"] for n in array_constants(body, every=kind == "opaque")]
+    roles = ([("in", k) for k in range(len(body.inputs))] +
+             [("const", k) for k in range(len(consts))] +
+             [("out", k) for k in range(len(body.outputs))])
+    product_type = check = None
+    if kind == "matmul":
+        m = next(n for n in body.nodes if n.op == Op.matmul)
+        if m.output not in body.outputs and product_hint[0] != "output":
+            roles.append(("prod",))
+            product_type = m.output.type
+    elif kind == "opaque":
+        check = llvm_opaque.check_of(node)
+        if check is not None:
+            roles.append(("status",))
+    return roles, consts, product_type, check
+
+
+_VERSION: list = []
+
+
+def generator_version() -> str:
+    """A hash of the generator's own source (these modules and the math constants): a unit
+    cached on disk by its kernel's canonical text is valid only for the code that built it."""
+    if not _VERSION:
+        import hashlib
+        import os
+        h = hashlib.sha256()
+        here = os.path.dirname(__file__)
+        for name in ("llvm_kernels", "llvm_exprs", "llvm_math", "llvm_opaque", "math_constants",
+                     "space", "canonical", "evaluator", "cpu_exprs"):
+            with open(os.path.join(here, name + ".py"), "rb") as f:
+                h.update(f.read())
+        _VERSION.append(h.hexdigest()[:16])
+    return _VERSION[0]

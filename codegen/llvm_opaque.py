@@ -100,7 +100,6 @@ def _gather_scatter(fn, n, idx, m, I, body):
     record the first [1, index] in the status pair and skip; else body(i, j)."""
     b = fn.b
     status = fn.status()
-    fn.check = (str(n.op), n.params.get("check"), m, n.source_info)
     with fn.loop(I) as i:
         raw = b.load(b.gep(idx, [i]))
         raw = b.sext(raw, I64) if raw.type.width < 64 else raw
@@ -174,8 +173,21 @@ def why_not(node):
     return None
 
 
+CHECKED = {Op.take: lambda n: n.inputs[0].type.shape[n.params["axis"]],
+           Op.scatter_add: lambda n: n.params["shape"][n.params["axis"]]}
+
+
+def check_of(node):
+    """(op, check kind, axis size, source line) of an opaque kernel's index check, or None."""
+    (n,) = node.params["body"].nodes
+    size = CHECKED.get(n.op)
+    return None if size is None else (str(n.op), n.params.get("check"), size(n), node.source_info)
+
+
 def gen_opaque(fn):
     (n,) = fn.body.nodes
+    if n.op in CHECKED:             # the status slot always, so the argv layout is fixed
+        fn.status()
     if not any(v.type.size for v in n.outputs):
         return
     x = [fn.arrays[v] for v in n.inputs]

@@ -29,8 +29,14 @@ class Executable:
     run: object                       # fn(list of arrays) -> list of arrays
     schedule: list = field(default_factory=list)
     memory_plan: object = None
-    kernels: str = ""
+    source: object = ""               # the kernels' source, or a function building it on demand
     backend: str = "interpreter"
+
+    @property
+    def kernels(self) -> str:
+        if callable(self.source):
+            self.source = self.source()
+        return self.source
 
 
 INPUT, HOST, ARENA, OUTPUT, FIXED = "input", "host", "arena", "output", "fixed"

@@ -49,7 +49,7 @@ KERNELS = {
 
 
 def _ptx(src, cc):
-    return tc.compile_ptx(src.load(), src.signature, cc=cc)
+    return tc.compile_ptx(src.load()[0], src.signature, cc=cc)
 
 
 @pytest.mark.parametrize("cc", CCS, ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
@@ -134,7 +134,7 @@ def _fused_kernels():
         for i, node in enumerate(kernel_nodes(optimized, schedule)):
             if node.params["kind"] in GENERATORS:
                 src = GENERATORS[node.params["kind"]](f"{name}_k{i}", node).source
-                layout = re.match(r"# kernel \S+ \((.*?)\) from", src.text).group(1)
+                layout = re.match(r"# kernel \S+ \((.*?)\)\n", src.text).group(1)
                 out.setdefault(layout, (name, src))
     return out
 
