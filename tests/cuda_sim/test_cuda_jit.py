@@ -156,3 +156,41 @@ def test_mlp_training_step(rng):
     kinds = {n.params["kind"] for n in lowered.schedule}
     assert {"matmul", "rowwise", "reduce"} <= kinds, kinds
     assert lowered.memory_plan.arena_bytes > 0
+
+
+def test_identical_kernels_of_two_graphs_are_one_module():
+    """CUDA kernels are named by their canonical text: the same kernel in two jitted functions
+    (different source lines, different graphs) is one generated module."""
+    x = np.linspace(-1, 1, 64, dtype=np.float32).reshape(4, 16)
+
+    def first(a):
+        return jnp.tanh(a * 2.0 + 1.0)
+
+    def second(a):
+        return jnp.tanh(a * 2.0 + 1.0)
+    names = []
+    for fn in (first, second):
+        jf = jg.jit(fn)
+        np.testing.assert_allclose(jf(jg.tensor(x, device="cuda")).numpy(), np.tanh(x * 2 + 1),
+                                   rtol=1e-5, atol=1e-6)
+        exe = next(iter(jf._cache.values())).exe
+        names.append([line.split()[2] for line in exe.kernels.splitlines()
+                      if line.startswith("# kernel ")])
+    assert names[0] == names[1] and len(names[0]) == 1 and names[0][0].startswith("k_")
+
+
+def test_unusable_cache_dir_keeps_kernels_in_memory(tmp_path, monkeypatch):
+    """A cache directory that is a file: the kernel module runs from memory, with one warning."""
+    import warnings
+
+    from jitgrad.codegen.disk_cache import CacheWarning
+    path = tmp_path / "not-a-dir"
+    path.write_text("user data\n")
+    monkeypatch.setenv("JITGRAD_CACHE_DIR", str(path))
+    x = np.linspace(-1, 1, 32, dtype=np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = jg.jit(lambda a: jnp.exp(a) * 3.0 - a)(jg.tensor(x, device="cuda"))
+    np.testing.assert_allclose(got.numpy(), np.exp(x) * 3 - x, rtol=1e-5, atol=1e-6)
+    assert len([w for w in caught if issubclass(w.category, CacheWarning)]) == 1
+    assert path.read_text() == "user data\n"
