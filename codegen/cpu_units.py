@@ -148,7 +148,7 @@ def forget() -> None:
 
 
 def kernel_unit(node, product_hint=None) -> Unit:
-    key = _body_key(node, product_hint)
+    key = (config.numba_kernels_only(), *_body_key(node, product_hint))
     unit = _UNITS.get(key)
     if unit is None:
         why = "JITGRAD_KERNELS=numba" if config.numba_kernels_only() else \
