@@ -68,7 +68,7 @@ def why_not(node, product_hint=None):
         if n.op in (Op.constant, *_RELABEL) or (kind == "matmul" and n.op in (Op.matmul, Op.transpose)):
             continue
         if n.op in REDUCE:
-            if n.op not in (Op.reduce_sum, Op.reduce_max, Op.reduce_min, Op.reduce_prod):
+            if n.op not in REDUCER_KIND:
                 return f"op {n.op.name}"
             if np.dtype(n.inputs[0].type.dtype).name not in ("float32", "float64", "int32", "int64"):
                 return f"{n.op.name} over {n.inputs[0].type.dtype}"
@@ -297,11 +297,13 @@ def gen_elementwise(fn):
 # ----------------------------------------------------------------------------- reductions
 
 class _Accs:
-    """Scalar accumulators (allocas) of the reductions of a body."""
+    """Scalar accumulators (allocas) of the reductions of a body; argmax/argmin also keep the
+    index of their winner."""
 
     def __init__(self, fn, nodes):
         self.fn, self.nodes = fn, nodes
         self.slot = {n: fn.alloca(self.ty(n)) for n in nodes}
+        self.arg = {n: fn.alloca(I64) for n in nodes if REDUCER_KIND[n.op][1]}
 
     def dtype(self, n):
         dt = np.dtype(n.inputs[0].type.dtype)
@@ -322,10 +324,11 @@ class _Accs:
         return const(dt, info.min if kind == "max" else info.max)
 
     def init(self, slots=None):
-        slots = slots or self.slot
         for n in self.nodes:
-            if n in slots:
-                self.fn.b.store(self.init_value(n), slots[n])
+            if slots is None or n in slots:
+                self.fn.b.store(self.init_value(n), (slots or self.slot)[n])
+            if slots is None and n in self.arg:
+                self.fn.b.store(ir.Constant(I64, 0), self.arg[n])
 
     def combine(self, n, acc, v):
         b, kind, dt = self.fn.b, REDUCER_KIND[n.op][0], self.dtype(n)
@@ -337,20 +340,38 @@ class _Accs:
             return b.fmul(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.mul(acc, v)
         return EXPR[Op.max if kind == "max" else Op.min](b, [v, acc], [dt, dt], dt)
 
-    def update(self, n, v, slot=None):
+    def better(self, n, v, best):
+        """Whether v replaces the winner of argmax/argmin: strictly better, or the first NaN."""
+        b, sym = self.fn.b, ">" if REDUCER_KIND[n.op][0] == "max" else "<"
+        if self.dtype(n).kind != "f":
+            return b.icmp_signed(sym, v, best)
+        first_nan = b.and_(b.fcmp_unordered("uno", v, v), b.fcmp_ordered("ord", best, best))
+        return b.or_(b.fcmp_ordered(sym, v, best), first_nan)
+
+    def update(self, n, v, slot=None, index=None, arg=None):
+        """The accumulator at `slot` (and, for argmax/argmin, the index at `arg`) absorbs element
+        v found at position `index` of the reduced axis."""
+        b = self.fn.b
         slot = slot or self.slot[n]
-        self.fn.b.store(self.combine(n, self.fn.b.load(slot), v), slot)
+        if n not in self.arg:
+            b.store(self.combine(n, b.load(slot), v), slot)
+            return
+        arg = arg or self.arg[n]
+        acc = b.load(slot)
+        take = self.better(n, v, acc)
+        b.store(b.select(take, v, acc), slot)
+        b.store(b.select(take, index if index is not None else ir.Constant(I64, 0), b.load(arg)), arg)
+
+    def value(self, n, v):
+        """An accumulated value (or winner's index) as the op's output dtype."""
+        have = np.dtype("int64") if n in self.arg else self.dtype(n)
+        want = np.dtype(n.output.type.dtype)
+        return v if want == have else EXPR[Op.convert](self.fn.b, [v], [have], want)
 
     def results(self):
-        """Reduction output -> its value (converted to the op's output dtype)."""
-        out = {}
-        for n in self.nodes:
-            v = self.fn.b.load(self.slot[n])
-            want = np.dtype(n.output.type.dtype)
-            if want != self.dtype(n):
-                v = EXPR[Op.convert](self.fn.b, [v], [self.dtype(n)], want)
-            out[n.output] = v
-        return out
+        """Reduction output -> its value."""
+        return {n.output: self.value(n, self.fn.b.load(self.arg.get(n, self.slot[n])))
+                for n in self.nodes}
 
 
 def gen_reduce(fn):
@@ -382,7 +403,8 @@ def gen_reduce(fn):
             xspace = _Space(fn, D, [at[d] for d in range(len(D))])
             p = _Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
             for n in reds:
-                accs.update(n, p.expr(n.inputs[0]), (slots or {}).get(n))
+                accs.update(n, p.expr(n.inputs[0]), (slots or {}).get(n),
+                            ridx[-1] if ridx else None)
             p.store_all(pre)
 
         if sums and inner and inner[-1] > SUM_BLOCK:
@@ -419,9 +441,13 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
     b = fn.b
     rsize = math.prod(rshape)
     rows = {n: _scratch(fn, accs.dtype(n), rsize) for n in accs.nodes}
+    args = {n: _scratch(fn, np.int64, rsize) for n in accs.arg}
     with fn.loop(rsize) as r:
         for n in accs.nodes:
             b.store(accs.init_value(n), b.gep(rows[n][0], [r], inbounds=True))
+        for n in args:
+            b.store(ir.Constant(I64, 0), b.gep(args[n][0], [r], inbounds=True))
+    (axis,) = axes if len(axes) == 1 else (None,)
 
     def point(idx):
         xspace = _Space(fn, D, idx)
@@ -429,20 +455,18 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
         p = _Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
         r = rspace.offset(rshape)
         for n in accs.nodes:
-            ptr = b.gep(rows[n][0], [r], inbounds=True)
-            b.store(accs.combine(n, b.load(ptr), p.expr(n.inputs[0])), ptr)
+            arg = b.gep(args[n][0], [r], inbounds=True) if n in args else None
+            accs.update(n, p.expr(n.inputs[0]), b.gep(rows[n][0], [r], inbounds=True),
+                        idx[axis] if axis is not None else None, arg)
         p.store_all(pre)
     fn.nest(D, point)
     with fn.loop(rsize) as r:
-        given = {}
-        for n in accs.nodes:
-            v = b.load(b.gep(rows[n][0], [r], inbounds=True))
-            want = np.dtype(n.output.type.dtype)
-            given[n.output] = v if want == accs.dtype(n) else \
-                EXPR[Op.convert](b, [v], [accs.dtype(n)], want)
+        given = {n.output: accs.value(n, b.load(b.gep((args if n in args else rows)[n][0], [r],
+                                                          inbounds=True)))
+                 for n in accs.nodes}
         rspace = _Space(fn, rshape, _unravel(fn, rshape, r), flat=r)
         _Point(fn, lambda v: rspace, part, given).store_all(post)
-    for ptr, heap in rows.values():
+    for ptr, heap in [*rows.values(), *args.values()]:
         if heap:
             free = _extern(fn, "free", ir.FunctionType(ir.VoidType(), [ir.PointerType(I8)]))
             b.call(free, [b.bitcast(ptr, ir.PointerType(I8))])
@@ -498,7 +522,7 @@ def gen_rowwise(fn):
                 xspace = _Space(fn, D, list(ridx) + [j])
                 pt = _Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes, given)
                 for n in mine:
-                    accs.update(n, pt.expr(n.inputs[0]))
+                    accs.update(n, pt.expr(n.inputs[0]), index=j)
                 pt.store_all(stores)
             res = accs.results()
             given.update({n.output: res[n.output] for n in mine})
