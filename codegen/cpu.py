@@ -10,8 +10,9 @@ compiled per signature: the memory plan becomes a table of typed buffers, and th
 addresses once, and runs.
 
 Host ops. `random` runs outside the kernels, with the NumPy reference: the reference stream is
-NumPy's Philox generator, which numba cannot reproduce bit for bit. The sequence is cut there
-and the host op's result is written into an array the later kernels read.
+NumPy's Philox generator, which numba cannot reproduce bit for bit. So do kernels with complex
+values and ops without a CPU kernel (control flow, fft). The sequence is cut there and the host
+op's result is written into an array the later kernels read.
 """
 from __future__ import annotations
 
@@ -34,11 +35,18 @@ def _only_op(node):
     return nodes[0].op if len(nodes) == 1 else None
 
 
+def _complex(node) -> bool:
+    body = node.params["body"]
+    return any(v.type.dtype.kind == "c" for n in body.nodes for v in (*n.inputs, *n.outputs))
+
+
 def _on_host(node) -> bool:
-    """Random, and ops no CPU kernel implements (structured control flow: cond, while_loop,
-    scan hold sub-graphs), run on the host with the NumPy reference between kernels."""
+    """Random, kernels with complex values (neither the LLVM nor the numba kernels implement
+    complex arithmetic) and ops no CPU kernel implements (structured control flow: cond,
+    while_loop, scan hold sub-graphs; fft) run on the host with the NumPy reference between
+    kernels."""
     op = _only_op(node)
-    if op in HOST_OPS:
+    if op in HOST_OPS or _complex(node):
         return True
     if node.params["kind"] != "opaque":
         return False
@@ -147,7 +155,9 @@ def compile_cpu(graph, optimized, schedule, plan):
             if len(kernels) > start:
                 steps.append(("kernels", start, len(kernels)))
             start = len(kernels)
-            config.log(1, f"cpu backend: {_only_op(n)} runs on the host (NumPy reference)")
+            what = _only_op(n) or f"a {n.params['kind']} kernel"
+            why = " (complex values)" if _complex(n) else ""
+            config.log(1, f"cpu backend: {what}{why} runs on the host (NumPy reference)")
             steps.append(("host", HostStep(n, [(layout.buffer[v], v.type) for v in n.inputs],
                                            [layout.buffer[v].index for v in n.outputs])))
             continue

@@ -19,8 +19,8 @@ def optimize(graph: Graph, donated=()):
 
 
 def _complex_reason(graph: Graph):
-    """Why the kernel generators cannot take this graph (complex values: neither the LLVM nor
-    the numba kernels nor the CUDA ones implement complex arithmetic yet), else None."""
+    """Why the CUDA backend cannot take this graph (complex values: its kernels do not implement
+    complex arithmetic), else None. (On the CPU such kernels run on the host: codegen/cpu.py.)"""
     for n in graph.nodes:
         for v in list(n.inputs) + list(n.outputs):
             if v.type.dtype.kind == "c":
@@ -37,14 +37,10 @@ def compile_graph(graph: Graph, device="cpu", donated=()) -> Executable:
     backend = _backend(device)
     if str(device).startswith("cpu") and config.interpreter_only():
         backend = None
-    reason = _complex_reason(graph)
+    reason = None if str(device).startswith("cpu") else _complex_reason(graph)
     if reason is not None:
-        if not str(device).startswith("cpu"):
-            raise NotImplementedError(f"jit on {device}: {reason}; complex numbers and the fft "
-                                      "run on the CPU only (move the arrays with .to('cpu'))")
-        config.log(1, f"compile {graph.name}: {reason}, so the graph runs in the NumPy "
-                      "reference interpreter (numpy.fft for the transforms)")
-        backend = None
+        raise NotImplementedError(f"jit on {device}: {reason}; complex numbers and the fft "
+                                  "run on the CPU only (move the arrays with .to('cpu'))")
     if backend is not None:
         exe = backend(graph, optimized, schedule, plan)
         if exe is not None:

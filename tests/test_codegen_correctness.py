@@ -288,3 +288,17 @@ def test_demo_mlp_train_step_fusion_on_equals_off(monkeypatch):
     unfused = jg.jit(step)(model, state, x, y)
     _same(fused, ref, rtol=2e-5, atol=1e-6)
     _same(unfused, ref, rtol=2e-5, atol=1e-6)
+
+
+def test_complex_kernels_run_on_the_host_between_compiled_ones(monkeypatch, capsys):
+    """Kernels with complex values (and fft) run on the NumPy reference between compiled
+    kernels; the real-valued ones around them still compile."""
+    monkeypatch.setenv("JITGRAD_DEBUG", "1")
+    x = np.random.default_rng(0).standard_normal((4, 64))
+    f = jg.jit(lambda x: jnp.sum(jnp.abs(jnp.fft.rfft(jnp.tanh(x) * 2.0)) ** 2, axis=-1) + 1.0)
+    want = np.sum(np.abs(np.fft.rfft(np.tanh(x) * 2)) ** 2, axis=-1) + 1
+    np.testing.assert_allclose(np.asarray(f(x)), want, rtol=1e-12)
+    err = capsys.readouterr().err
+    assert "fft (complex values) runs on the host" in err and "(complex values) runs on the host" in err
+    exe = next(iter(f._cache.values())).exe
+    assert exe.backend == "cpu" and exe.run.units and not exe.run.simple
