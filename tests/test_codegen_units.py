@@ -32,14 +32,18 @@ def _units(f, *args):
     return next(iter(f._cache.values())).exe.run.units
 
 
-@pytest.mark.parametrize("depth", [4, 16])
+@pytest.mark.parametrize("depth", [4, 16, 120])
 def test_distinct_units_do_not_grow_with_depth(depth):
+    """The same units at every depth (fusion's bounded cycle search must not group deep layers
+    differently from shallow ones)."""
     loss, ws, x = _resmlp(depth)
     step = jg.jit(jg.value_and_grad(loss))
     units = _units(step, ws, x)
     small = _units(jg.jit(jg.value_and_grad(_resmlp(3)[0])), *_resmlp(3)[1:])
     assert len(units) >= 3 * depth                      # three kernels per layer and more...
-    assert len({u.name for u in units}) == len({u.name for u in small})   # ...a handful of units
+    assert {u.name for u in units} == {u.name for u in small}   # ...the same handful of units
+    if depth > 16:        # 120 float32 layers amplify rounding (values ~400): structure only
+        return
     got = step(ws, x)
     want = jg.value_and_grad(loss)(ws, x)
     np.testing.assert_allclose(np.asarray(got[0]), np.asarray(want[0]), rtol=2e-5)

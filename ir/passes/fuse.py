@@ -115,13 +115,19 @@ def _successors(g, group_of, facts, limit):
             if facts.position[u] <= limit and u in group_of and group_of[u] is not g]
 
 
-def _makes_cycle(p, g, group_of, facts, limit) -> bool:
+def _makes_cycle(p, g, group_of, facts, limit, producer) -> bool:
     """Whether merging groups p and g would close a cycle between kernels: a path from one to the
-    other through a third group (pairwise checks on nodes miss paths that jump through groups)."""
-    return (_reaches([q for q in _successors(p, group_of, facts, limit) if q is not g], g, p,
-                     group_of, facts, limit) or
-            _reaches([q for q in _successors(g, group_of, facts, limit) if q is not p], p, g,
-                     group_of, facts, limit))
+    other through a third group (pairwise checks on nodes miss paths that jump through groups).
+    Such a path ends with an edge into its target from a group other than its source: a target
+    fed only by the source (say a node reading one value of the kernel it joins) needs no search."""
+    def one_way(a, b):
+        feeds = {group_of[producer[x]] for n in b.nodes for x in n.inputs
+                 if x in producer and producer[x] in group_of}
+        if not feeds - {a, b}:
+            return False
+        return _reaches([q for q in _successors(a, group_of, facts, limit) if q is not b], b, a,
+                        group_of, facts, limit)
+    return one_way(p, g) or one_way(g, p)
 
 
 def _group(graph: Graph, facts: GraphFacts):
@@ -148,7 +154,7 @@ def _group(graph: Graph, facts: GraphFacts):
                     continue
                 s = score(p.nodes, g.nodes, info, p.info, g.info, facts)
                 if s > 0 and (best is None or s > best[0]) and not _makes_cycle(
-                        p, g, group_of, facts, limit):
+                        p, g, group_of, facts, limit, producer):
                     best = (s, p, info)
             if best is None:
                 break
