@@ -5,7 +5,9 @@ For each depth, a fresh process with an empty cache (cold) and a second fresh pr
 same cache (warm, compiled code from disk) time the first call; each child reports its peak RSS
 and, for jitgrad, the number of kernels in the schedule and of distinct compiled units.
 
-    python -m jitgrad.benchmarks.compile_scaling [--depths 10 25 50 100 200] [--json FILE]
+    python -m jitgrad.benchmarks.compile_scaling [--depths 10 25 50 100 200] [--repeat 3] [--json FILE]
+
+Each cell is the median of --repeat runs.
 """
 from __future__ import annotations
 
@@ -85,14 +87,27 @@ def _child(impl, depth, root, timeout):
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def measure(depths, impls, timeout=900):
+def _median(runs):
+    """The run with the median first-call time (its other fields come with it)."""
+    ok = [r for r in runs if "error" not in r]
+    if not ok:
+        return runs[0]
+    return sorted(ok, key=lambda r: r["first_s"])[len(ok) // 2]
+
+
+def measure(depths, impls, timeout=900, repeat=1):
+    """Per depth and impl, `repeat` pairs of fresh processes (cold: empty caches, then warm);
+    the row holds the median cold and the median warm run."""
     rows = []
     for depth in depths:
         for impl in impls:
-            with tempfile.TemporaryDirectory(prefix="jg-compile-") as root:
-                cold = _child(impl, depth, root, timeout)
-                warm = _child(impl, depth, root, timeout)
-            rows.append({"impl": impl, "depth": depth, "cold": cold, "warm": warm})
+            colds, warms = [], []
+            for _ in range(repeat):
+                with tempfile.TemporaryDirectory(prefix="jg-compile-") as root:
+                    colds.append(_child(impl, depth, root, timeout))
+                    warms.append(_child(impl, depth, root, timeout))
+            rows.append({"impl": impl, "depth": depth, "cold": _median(colds),
+                         "warm": _median(warms), "repeat": repeat})
             print(_line(rows[-1]), flush=True)
     return rows
 
@@ -114,13 +129,14 @@ def main(argv=None):
     p.add_argument("--depths", type=int, nargs="+", default=[10, 25, 50, 100, 200])
     p.add_argument("--impls", nargs="+", default=["jitgrad", "jax", "torch.compile"],
                    choices=sorted(IMPORTS))
+    p.add_argument("--repeat", type=int, default=3, help="process pairs per cell (medians)")
     p.add_argument("--json", metavar="FILE")
     args = p.parse_args(argv)
     impls = [i for i in args.impls if _available(i)]
     missing = sorted(set(args.impls) - set(impls))
     if missing:
         print(f"not installed, not measured: {', '.join(missing)}", flush=True)
-    rows = measure(args.depths, impls)
+    rows = measure(args.depths, impls, repeat=args.repeat)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

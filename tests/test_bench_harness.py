@@ -83,3 +83,13 @@ def test_bad_arguments_are_usage_errors(argv):
     with pytest.raises(SystemExit) as e:
         cli.parse(argv, "bench")
     assert e.value.code == 2
+
+
+def test_compile_scaling_reports_medians_units_and_rss():
+    from jitgrad.benchmarks import compile_scaling
+    (row,) = compile_scaling.measure([3], ["jitgrad"], repeat=1)
+    assert row["repeat"] == 1
+    for run in (row["cold"], row["warm"]):
+        assert run["first_s"] > 0 and run["rss_mb"] > 0, run
+        assert run["kernels"] >= 9 and run["units"] <= run["kernels"], run
+    assert compile_scaling._median([{"first_s": 3}, {"first_s": 1}, {"first_s": 2}]) == {"first_s": 2}
