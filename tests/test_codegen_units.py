@@ -116,13 +116,13 @@ def test_second_process_reuses_units_of_another_graph(tmp_path, kernels):
     assert any("numba compiled" in line for line in second), second    # cumsum: numba
 
 
-@pytest.mark.parametrize("source", ["numpy", "scipy"])
-def test_llvm_matmul_blas_from_numpy_or_scipy(monkeypatch, source):
-    """LLVM matmul units call NumPy's bundled OpenBLAS (64-bit integers) or, without one,
-    scipy's cython_blas (32-bit integers): the unit's IR differs, the results do not."""
+@pytest.mark.parametrize("source", ["scipy.libs", "numpy.libs", "cython_blas"])
+def test_llvm_matmul_blas_from_a_wheel_or_cython_blas(monkeypatch, source):
+    """LLVM matmul units call the OpenBLAS bundled with scipy (32-bit integers) or NumPy (64-bit)
+    or, without either, scipy's cython_blas: the unit's IR differs, the results do not."""
     from jitgrad.codegen import cpu_units, llvm_jit
-    if source == "scipy":
-        monkeypatch.setattr(llvm_jit, "_numpy_blas", lambda fn: None)
+    monkeypatch.setattr(llvm_jit, "BUNDLED_BLAS",
+                        tuple(b for b in llvm_jit.BUNDLED_BLAS if b[0] == source))
     monkeypatch.setattr(llvm_jit, "_BLAS", {})
     cpu_units.forget()
     rng = np.random.default_rng(0)
@@ -130,6 +130,6 @@ def test_llvm_matmul_blas_from_numpy_or_scipy(monkeypatch, source):
     f = jg.jit(lambda a, b: jnp.tanh(a @ b) + 1.0)
     np.testing.assert_allclose(np.asarray(f(a, b)), np.tanh(a @ b) + 1.0, rtol=1e-12)
     (unit,) = next(iter(f._cache.values())).exe.run.units
-    bits = 64 if source == "numpy" and llvm_jit._numpy_blas("dgemm") else 32
+    bits = 64 if source == "numpy.libs" and llvm_jit._bundled_blas("dgemm") else 32
     assert f"@jg_dgemm{bits}" in unit.source.replace('"', "")
     cpu_units.forget()
