@@ -38,9 +38,9 @@ def why_not(nodes, plan):
             return f"{n.params['body'].nodes[0].op} runs on the host"
         why = llvm_kernels.why_not(n, _product_hint(plan, i, n))
         if why is not None:
-            return f"a {n.params['kind']} kernel needs numba ({why})"
+            return f"its {n.params['kind']} kernel needs numba ({why})"
         if llvm_kernels.needs_heap(n):
-            return f"a {n.params['kind']} kernel needs heap scratch"
+            return f"its {n.params['kind']} kernel needs heap scratch"
     return None
 
 

@@ -203,9 +203,13 @@ def test_llvm_units_library_checks_indices(tmp_path, monkeypatch, capsys):
     assert_standalone(lib.so_path, blas=False)
 
 
-def test_kernels_without_llvm_units_export_through_numba(user, tmp_path, monkeypatch, capsys):
-    mod, _ = user
+def test_kernels_without_llvm_units_export_through_numba(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
-    x = np.ones((5, 300), np.float32)
-    native_entry.export(jg.jit(mod.kinds).lower(x).graph, tmp_path / "lib", "kinds")
-    assert "through the numba entry (a reduce kernel needs numba (op argmax))" in capsys.readouterr().err
+    x = np.linspace(-3, 3, 40, dtype=np.float32).reshape(4, 10)
+    lib = native_entry.export(jg.jit(lambda x: jnp.sin(x) * 2.0).lower(x).graph, tmp_path / "lib",
+                              "wave")
+    err = capsys.readouterr().err
+    assert "through the numba entry (its elementwise kernel needs numba (op sin on float32))" in err
+    (got,) = run_from_c(lib, tmp_path, [x])
+    np.testing.assert_allclose(got, np.sin(x) * 2, rtol=1e-5, atol=1e-6)
+    assert_standalone(lib.so_path, blas=False)
