@@ -29,12 +29,23 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if "slow" in (config.getoption("-m") or ""):
-        return
-    slow = [item for item in items if item.get_closest_marker("slow")]
-    if slow:
-        config.hook.pytest_deselected(items=slow)
-        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    if "slow" not in (config.getoption("-m") or ""):
+        slow = [item for item in items if item.get_closest_marker("slow")]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not item.get_closest_marker("slow")]
+    _start_simulator_children(items)
+
+
+def _start_simulator_children(items):
+    """Child processes of the selected tests (the CUDA simulator's: minutes) start now, so they
+    run beside the rest of the suite instead of after it (tests/early_children.py)."""
+    from tests import early_children
+    for item in items:
+        module = getattr(item, "module", None)
+        if item.name in getattr(module, "CHILDREN", {}):
+            if not any(m.args and m.args[0] for m in item.iter_markers("skipif")):
+                early_children.start(module, item.name)
 
 
 @pytest.fixture(autouse=True)

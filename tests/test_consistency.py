@@ -8,11 +8,10 @@ eagerly and jitted on the CUDA simulator.
 from __future__ import annotations
 
 import importlib.util
-import os
 import pathlib
 import pickle
-import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -25,6 +24,7 @@ import jitgrad as jg  # noqa: E402
 import jitgrad.nn.functional as F  # noqa: E402
 import jitgrad.numpy as jnp  # noqa: E402
 from jitgrad import tree_util  # noqa: E402
+from tests import early_children  # noqa: E402
 from tests.op_records import RECORDS, iter_cases, tolerance  # noqa: E402
 
 BATCH = 40
@@ -192,16 +192,19 @@ def test_jit_through_cpu_codegen_matches_eager(cases, eager):
     assert not _compare(eager, results, cases, "jit (CPU codegen)")
 
 
+_CUDA_OUT = pathlib.Path(tempfile.mkdtemp(prefix="jitgrad-consistency-")) / "cuda.pkl"
+# the simulator leg runs as this file's own child, started early (tests/early_children.py)
+CHILDREN = {"test_cuda_simulator_matches_eager": [__file__, str(_CUDA_OUT)]} \
+    if importlib.util.find_spec("numba_cuda") is not None else {}
+
+
 @pytest.fixture(scope="module")
-def cuda_results(tmp_path_factory):
-    if importlib.util.find_spec("numba_cuda") is None:
+def cuda_results():
+    if not CHILDREN:
         pytest.skip("numba-cuda not installed")
-    out = tmp_path_factory.mktemp("consistency") / "cuda.pkl"
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    proc = subprocess.run([sys.executable, __file__, str(out)], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    with open(out, "rb") as f:
+    code, out = early_children.result(sys.modules[__name__], "test_cuda_simulator_matches_eager")
+    assert code == 0, out
+    with open(_CUDA_OUT, "rb") as f:
         return pickle.load(f)           # written by this file's own child process
 
 

@@ -2,16 +2,17 @@
 
 The simulator replaces numba.cuda when it is first imported, and compile_ptx (used by
 test_cuda_toolchain.py) cannot run beside it, so the simulator tests get a process of their own.
+The simulator is slow (minutes): the children start as soon as collection has selected their
+tests (tests/early_children.py), so they run beside the rest of the suite.
 """
 import importlib.util
-import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
 
 from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from tests import early_children
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -25,14 +26,14 @@ pytestmark = [
 ]
 
 
+CHILDREN = {"test_simulator_kernels_pass_in_their_own_process":
+            ["-m", "pytest", "tests/cuda_sim", "-q", "-rA"]}
+
+
 def test_simulator_kernels_pass_in_their_own_process():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/cuda_sim", "-q", "-rA"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
-    )
-    report = result.stdout + result.stderr
-    assert result.returncode == 0, report
+    code, report = early_children.result(sys.modules[__name__],
+                                         "test_simulator_kernels_pass_in_their_own_process")
+    assert code == 0, report
     # -rA lists each outcome (pyproject's -q plus ours hide the totals line); a PASSED line shows
     # the variable reached the child instead of everything skipping.
     assert "PASSED" in report, report
@@ -69,11 +70,13 @@ print("eager block reduce", eager.shape)
 """
 
 
+CHILDREN["test_user_script_runs_under_the_stock_simulator"] = ["-c", USER_SCRIPT]
+
+
 def test_user_script_runs_under_the_stock_simulator():
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
-    result = subprocess.run([sys.executable, "-c", USER_SCRIPT], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
+    code, out = early_children.result(sys.modules[__name__],
+                                      "test_user_script_runs_under_the_stock_simulator")
+    assert code == 0, out
     for name in ("softmax", "layernorm", "sum", "column_sum", "matmul"):
-        assert f"{name} ok" in result.stdout
-    assert "eager block reduce (2,)" in result.stdout
+        assert f"{name} ok" in out
+    assert "eager block reduce (2,)" in out
