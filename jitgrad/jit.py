@@ -243,14 +243,17 @@ class _Entry:
     def __init__(self, graph, out_tree, sig, donated=()):
         self.graph, self.out_tree, self.sig, self.donated = graph, out_tree, sig, donated
         self.exe = None
+        self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_call's conversions
 
     def on_meta(self):
         return any(dev.type == "meta" for _, dev, _ in self.sig.leaves)
 
     def fast_call(self, args):
         """call() for flat CPU Tensor/ndarray arguments (see _fast_key)."""
-        outs = self.exe.run([a._data if type(a) is Tensor else np.asarray(a, s[0].dtype)
-                             for a, s in zip(args, self.sig.leaves)])
+        dtypes = self._dtypes
+        outs = self.exe.run([a._data if type(a) is Tensor else
+                             a if a.dtype is dt else np.asarray(a, dt)
+                             for a, dt in zip(args, dtypes)])
         if self.out_tree is tree_util._LEAF:
             return Tensor._wrap(outs[0])
         return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
