@@ -66,23 +66,31 @@ def _div(b, x, y):
 
 # ----------------------------------------------------------------------------- float32
 
-def _round_f32(b, v):
-    """(round(v) as float32, as int32) for |v| < 2**22."""
-    r = fconst(F32, C._ROUNDER32)
-    n = b.sub(b.bitcast(b.fadd(v, r), I32), b.bitcast(r, I32))
-    return b.sitofp(n, F32), n
+# per float type: (integer type of its bits, the rounding constant, exponent bias, mantissa bits)
+_FLOAT = {F32: (I32, C._ROUNDER32, 127, 23), F64: (I64, C._ROUNDER64, 1023, 52)}
 
 
-def _ldexp_f32(b, p, n):
-    """p * 2**n for p near 1 and n in [-252, 254], in two halves (see mathlib._ldexp_f32)."""
-    half = b.ashr(n, ir.Constant(I32, 1))
-    e1 = b.bitcast(b.shl(b.add(half, ir.Constant(I32, 127)), ir.Constant(I32, 23)), F32)
-    e2 = b.bitcast(b.shl(b.add(b.sub(n, half), ir.Constant(I32, 127)), ir.Constant(I32, 23)), F32)
-    return b.fmul(b.fmul(p, e1), e2)
+def _round(b, v):
+    """(round(v) as a float, as an integer of the float's width) for |v| < 2**22 (2**51)."""
+    it, rounder, _, _ = _FLOAT[v.type]
+    r = fconst(v.type, rounder)
+    n = b.sub(b.bitcast(b.fadd(v, r), it), b.bitcast(r, it))
+    return b.sitofp(n, v.type), n
+
+
+def _ldexp(b, p, n):
+    """p * 2**n for p near 1, in two halves so neither factor leaves the normal range (see
+    mathlib._ldexp_f32)."""
+    it, _, bias, mant = _FLOAT[p.type]
+    half = b.ashr(n, ir.Constant(it, 1))
+
+    def pow2(e):
+        return b.bitcast(b.shl(b.add(e, ir.Constant(it, bias)), ir.Constant(it, mant)), p.type)
+    return b.fmul(b.fmul(p, pow2(half)), pow2(b.sub(n, half)))
 
 
 def _expm1_reduced_f32(b, x):
-    kf, n = _round_f32(b, b.fmul(x, fconst(F32, C._LOG2E32)))
+    kf, n = _round(b, b.fmul(x, fconst(F32, C._LOG2E32)))
     r = b.fsub(b.fsub(x, b.fmul(kf, fconst(F32, C._LN2_HI32))), b.fmul(kf, fconst(F32, C._LN2_LO32)))
     return b.fadd(b.fmul(b.fmul(r, r), _poly(b, r, C._EXP_P32)), r), n
 
@@ -90,7 +98,7 @@ def _expm1_reduced_f32(b, x):
 def exp_f32(b, x):
     x = _clamp(b, x, fconst(F32, C._EXP_MIN32), fconst(F32, C._EXP_MAX32))
     q, n = _expm1_reduced_f32(b, x)
-    return _ldexp_f32(b, b.fadd(q, fconst(F32, 1)), n)
+    return _ldexp(b, b.fadd(q, fconst(F32, 1)), n)
 
 
 def tanh_f32(b, x):
@@ -149,7 +157,7 @@ def expm1_f32(b, x):
     q, n = _expm1_reduced_f32(b, _clamp(b, x, fconst(F32, -25.0), fconst(F32, C._EXP_MAX32)))
     n25 = _sel(b, b.icmp_signed("<", n, ir.Constant(I32, 25)), n, ir.Constant(I32, 25))
     pow2 = b.bitcast(b.shl(b.sub(ir.Constant(I32, 127), n25), ir.Constant(I32, 23)), F32)
-    res = _ldexp_f32(b, b.fadd(q, b.fsub(fconst(F32, 1), pow2)), n)
+    res = _ldexp(b, b.fadd(q, b.fsub(fconst(F32, 1), pow2)), n)
     return _sel(b, b.fcmp_ordered("==", x, fconst(F32, 0)), x, res)
 
 
@@ -179,21 +187,8 @@ def pow_f64(b, x, y):
 
 # ----------------------------------------------------------------------------- float64
 
-def _round_f64(b, v):
-    r = fconst(F64, C._ROUNDER64)
-    n = b.sub(b.bitcast(b.fadd(v, r), I64), b.bitcast(r, I64))
-    return b.sitofp(n, F64), n
-
-
-def _ldexp_f64(b, p, n):
-    half = b.ashr(n, ir.Constant(I64, 1))
-    e1 = b.bitcast(b.shl(b.add(half, ir.Constant(I64, 1023)), ir.Constant(I64, 52)), F64)
-    e2 = b.bitcast(b.shl(b.add(b.sub(n, half), ir.Constant(I64, 1023)), ir.Constant(I64, 52)), F64)
-    return b.fmul(b.fmul(p, e1), e2)
-
-
 def _expm1_reduced_f64(b, x):
-    kf, n = _round_f64(b, b.fmul(x, fconst(F64, C._LOG2E64)))
+    kf, n = _round(b, b.fmul(x, fconst(F64, C._LOG2E64)))
     r = b.fsub(b.fsub(x, b.fmul(kf, fconst(F64, C._LN2_HI64))), b.fmul(kf, fconst(F64, C._LN2_LO64)))
     rr = b.fmul(r, r)
     return b.fadd(r, b.fadd(b.fmul(fconst(F64, 0.5), rr),
@@ -202,14 +197,14 @@ def _expm1_reduced_f64(b, x):
 
 def exp_f64(b, x):
     q, n = _expm1_reduced_f64(b, _clamp(b, x, fconst(F64, C._EXP_MIN64), fconst(F64, C._EXP_MAX64)))
-    return _ldexp_f64(b, b.fadd(q, fconst(F64, 1)), n)
+    return _ldexp(b, b.fadd(q, fconst(F64, 1)), n)
 
 
 def expm1_f64(b, x):
     q, n = _expm1_reduced_f64(b, _clamp(b, x, fconst(F64, -40.0), fconst(F64, C._EXP_MAX64)))
     n54 = _sel(b, b.icmp_signed("<", n, ir.Constant(I64, 54)), n, ir.Constant(I64, 54))
     pow2 = b.bitcast(b.shl(b.sub(ir.Constant(I64, 1023), n54), ir.Constant(I64, 52)), F64)
-    res = _ldexp_f64(b, b.fadd(q, b.fsub(fconst(F64, 1), pow2)), n)
+    res = _ldexp(b, b.fadd(q, b.fsub(fconst(F64, 1), pow2)), n)
     return _sel(b, b.fcmp_ordered("==", x, fconst(F64, 0)), x, res)   # keeps the sign of -0.0
 
 
