@@ -28,23 +28,15 @@ from ..ir.ops import REDUCE, Op
 from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from . import llvm_opaque
 from .cpu_exprs import REDUCER_KIND
+from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, _cost     # the same thresholds as numba's
 from .evaluator import array_constants
 from .llvm_exprs import EXPR, I8, I64, const, ltype, supported
 from .space import c_strides, collapse
 
-PARALLEL_MIN = 1 << 19      # as codegen/cpu_kernels.py: above, numba's prange kernels run
-SUM_BLOCK = 1 << 12
 SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
-_EXPENSIVE = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.tanh, Op.sigmoid, Op.erf, Op.sin,
-                        Op.cos, Op.tan, Op.pow, Op.atan2, Op.sinh, Op.cosh, Op.asin, Op.acos,
-                        Op.atan, Op.asinh, Op.acosh, Op.atanh})
 _RELABEL = (Op.reshape, Op.broadcast_to)
 FN = "jg_kernel"
 ARGV = ir.PointerType(ir.PointerType(I8))
-
-
-def _cost(nodes) -> int:
-    return 1 + 8 * sum(n.op in _EXPENSIVE for n in nodes)
 
 
 def _mem_type(dt):
@@ -689,7 +681,7 @@ def generator_version() -> str:
         h = hashlib.sha256()
         here = os.path.dirname(__file__)
         for name in ("llvm_kernels", "llvm_exprs", "llvm_math", "llvm_opaque", "math_constants",
-                     "space", "canonical", "evaluator", "cpu_exprs"):
+                     "space", "canonical", "evaluator", "cpu_exprs", "cpu_kernels"):
             with open(os.path.join(here, name + ".py"), "rb") as f:
                 h.update(f.read())
         _VERSION.append(h.hexdigest()[:16])
