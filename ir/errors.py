@@ -20,6 +20,16 @@ class MissingRuleError(NotImplementedError):
         super().__init__(f"op '{op}' has no {concern} rule")
 
 
+class UnsupportedOpError(NotImplementedError):
+    """A backend met an op (or an op at some dtypes/shapes) it does not implement and whose
+    record documents no fallback: names the op, the backend, why, and the user's line."""
+
+    def __init__(self, op, backend: str, reason: str, source_info=None):
+        at = f" (at {source_info})" if source_info else ""
+        super().__init__(f"{op} is not supported by the {backend} backend: {reason}{at}")
+        self.op, self.backend, self.reason = op, backend, reason
+
+
 def out_of_bounds(op, index, size, source_info=None) -> IndexError:
     """The one out-of-bounds message of every path (eager, interpreter, CPU and CUDA kernels)."""
     at = f" (at {source_info})" if source_info else ""
