@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.ops import Op
+from ..ir.primitives import RECORDS
 from ..ir.types import is_bool, is_float
 
 # Ops whose scalar expression is computed with numba's int64 promotion and must be wrapped
@@ -22,11 +23,6 @@ from ..ir.types import is_bool, is_float
 _INT_ARITH = frozenset({Op.add, Op.sub, Op.mul, Op.floor_div, Op.mod, Op.pow, Op.neg, Op.abs,
                         Op.square, Op.sign, Op.max, Op.min, Op.shift_left, Op.shift_right,
                         Op.bitwise_not, Op.bitwise_and, Op.bitwise_or, Op.bitwise_xor})
-
-# Transcendental ops: implemented by mathlib (or libm) under the op's own name.
-_MATH_UNARY = ("exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "asin", "acos",
-               "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erf")
-
 
 def _math_unary(name):
     return lambda ctx, a, dts, dt, p: f"{ctx.math(name, dt)}({a[0]})"
@@ -110,9 +106,8 @@ def _identity(ctx, a, dts, dt, p):
     return a[0]
 
 
-EXPR = {
-    **{getattr(Op, name): _math_unary(name) for name in _MATH_UNARY},
-    Op.sqrt: lambda ctx, a, dts, dt, p: f"math.sqrt({a[0]})",
+# the ops whose record says scalar=("rule",): computed by a rule of this backend
+RULES = {
     Op.rsqrt: _rsqrt,
     Op.sigmoid: _sigmoid,
     Op.floor: lambda ctx, a, dts, dt, p: f"np.floor({a[0]})",
@@ -127,22 +122,28 @@ EXPR = {
     Op.logical_not: lambda ctx, a, dts, dt, p: f"(not {a[0]})",
     Op.signbit: _signbit,
     Op.bitwise_not: lambda ctx, a, dts, dt, p: f"(~{a[0]})",
-    Op.bitwise_and: _infix("&"), Op.bitwise_or: _infix("|"), Op.bitwise_xor: _infix("^"),
     Op.shift_left: _shift("<<", lambda x, zero, minus1: zero),
     Op.shift_right: _shift(">>", lambda x, zero, minus1: f"({minus1} if {x} < {zero} else {zero})"),
     Op.convert: _convert,
     Op.stop_gradient: _identity,
-    Op.broadcast_to: _identity,       # operands are indexed in the kernel's iteration space
-    Op.add: _infix("+"), Op.sub: _infix("-"), Op.mul: _infix("*"), Op.div: _infix("/"),
-    Op.floor_div: _infix("//"), Op.mod: _infix("%"),
     Op.pow: _pow,
     Op.max: _extremum(">", "max"), Op.min: _extremum("<", "min"),
     Op.atan2: _atan2,
-    Op.eq: _infix("=="), Op.ne: _infix("!="), Op.lt: _infix("<"), Op.le: _infix("<="),
-    Op.gt: _infix(">"), Op.ge: _infix(">="),
-    Op.logical_and: _infix("&"), Op.logical_or: _infix("|"), Op.logical_xor: _infix("^"),
     Op.select: lambda ctx, a, dts, dt, p: f"({a[1]} if {a[0]} else {a[2]})",
 }
+# how a record's scalar form becomes an expression
+FORMS = {"math": lambda r: _math_unary(r.scalar[1]), "infix": lambda r: _infix(r.scalar[1])}
+
+
+def table(rules, backend) -> dict:
+    """op -> expression rule, for every record with a scalar form this backend covers (a record
+    whose gaps name the backend is left out: its kernels take the documented other path)."""
+    return {op: FORMS[r.scalar[0]](r) if r.scalar[0] in FORMS else rules[op]
+            for op, r in RECORDS.items() if r.scalar and backend not in r.gaps}
+
+
+EXPR = {**table(RULES, "numba"),
+        Op.broadcast_to: _identity}    # operands are indexed in the kernel's iteration space
 
 
 def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:

@@ -11,7 +11,9 @@ import contextlib
 import math
 from dataclasses import dataclass, field
 
-from ..ir.ops import REDUCE, Op
+from ..ir.ops import Op
+from ..ir.primitives import REDUCE
+from ..ir.registry import TRANSCENDENTAL
 from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from ..ir.types import is_float, is_int
 from .buffer import CSE, IndentedBuffer
@@ -25,9 +27,7 @@ PARALLEL_MIN = 1 << 19      # element-costs; below, waking the other thread cost
 CHUNK = 1 << 14             # elements per prange task of a flat loop
 SUM_BLOCK = 1 << 12         # a long sum is added up in blocks of this many elements
 LANES = 16                  # independent max/min accumulators: one AVX-512 register of float32
-_EXPENSIVE = frozenset({Op.exp, Op.log, Op.log1p, Op.expm1, Op.tanh, Op.sigmoid, Op.erf, Op.sin,
-                        Op.cos, Op.tan, Op.pow, Op.atan2, Op.sinh, Op.cosh, Op.asin, Op.acos,
-                        Op.atan, Op.asinh, Op.acosh, Op.atanh})
+_EXPENSIVE = TRANSCENDENTAL     # the ops of the records' cost class "transcendental"
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""CPU kernels of the LAPACK decompositions (ir.ops.LINALG): one numba np.linalg call per matrix
+"""CPU kernels of the LAPACK decompositions (records of kind "linalg"): one numba np.linalg call per matrix
 of the batch, inside the compiled entry (numba reaches LAPACK through scipy's cython_lapack).
 They are opaque kernels; codegen/cpu_kernels.py lists them in its OPAQUE table."""
 from __future__ import annotations

@@ -16,7 +16,8 @@ import functools
 
 import numpy as np
 
-from ..ir.ops import ELEMENTWISE, LINALG, REDUCE, Op
+from ..ir.ops import Op
+from ..ir.primitives import ELEMENTWISE, LINALG, REDUCE
 from ..ir.reference import evaluate
 from ..runtime import cuda_device
 from ..runtime.cuda_memory import allocator

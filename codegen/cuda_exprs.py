@@ -1,5 +1,5 @@
-"""The CUDA scalar expression table: the CPU table (codegen/cpu_exprs.py) with the entries that
-differ on the GPU overridden (DESIGN.md §3).
+"""The CUDA scalar expression table: built from the records like the CPU table
+(codegen/cpu_exprs.py), with the rules that differ on the GPU overridden (DESIGN.md §3).
 
 What differs: NumPy scalar functions (`np.floor`, `np.rint`, `np.sign`) do not compile in
 numba.cuda kernels (measured: KeyError <ufunc 'floor'>), and every math function is libdevice's
@@ -13,15 +13,15 @@ import math
 import numpy as np
 
 from ..ir.ops import Op
+from ..ir.primitives import RECORDS
 from ..ir.types import is_float
 from . import cpu_exprs
 from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better  # noqa: F401
 
-# math functions numba.cuda lowers to libdevice (both float32 and float64 variants).
-LIBDEVICE_MATH = frozenset({
-    "exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan", "tanh", "asin", "acos", "atan",
-    "sinh", "cosh", "asinh", "acosh", "atanh", "erf", "floor", "ceil", "atan2", "pow", "fabs",
-    "remainder", "copysign", "isinf", "isnan"})
+# math functions numba.cuda lowers to libdevice (float32 and float64): those the records name as
+# their scalar form, and the two-argument ones the shared rules ask for (cpu_exprs._pow, _atan2)
+LIBDEVICE_MATH = frozenset({r.scalar[1] for r in RECORDS.values() if r.scalar[:1] == ("math",)}
+                           | {"pow", "atan2"})
 
 
 class ExprContext:
@@ -80,7 +80,8 @@ OVERRIDES = {
     Op.sign: _sign,
 }
 
-EXPR = {**cpu_exprs.EXPR, **OVERRIDES}
+EXPR = {**cpu_exprs.table({**cpu_exprs.RULES, **OVERRIDES}, "cuda"),
+        Op.broadcast_to: cpu_exprs.EXPR[Op.broadcast_to]}
 
 
 def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.ops import REDUCE, Op
+from ..ir.ops import Op
+from ..ir.primitives import REDUCE
 from ..ir.passes.fusion_rules import row_pass_levels
 from ..ir.types import is_bool, is_float
 from . import cuda_exprs

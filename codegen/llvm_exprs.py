@@ -12,6 +12,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir.ops import Op
+from ..ir.primitives import RECORDS
 from .llvm_math import FUNCTIONS, fconst, intrinsic
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -139,9 +140,8 @@ _NUMERIC = {Op.add, Op.sub, Op.mul, Op.neg, Op.abs, Op.sign, Op.square, Op.signb
 _SAME_INPUTS = {Op.add, Op.sub, Op.mul, Op.div, Op.max, Op.min, Op.eq, Op.ne, Op.lt, Op.le, Op.gt,
                 Op.ge, Op.logical_and, Op.logical_or, Op.logical_xor}
 _FLOAT_ONLY = {Op.div, Op.sqrt, Op.rsqrt, Op.floor, Op.ceil, Op.round}
-_MATH = ("exp", "log", "tanh", "sigmoid", "expm1", "log1p", "pow")
-
-EXPR = {
+# the ops this backend computes with its own instructions (whatever their record's scalar form)
+RULES = {
     Op.add: _arith("fadd", "add"), Op.sub: _arith("fsub", "sub"), Op.mul: _arith("fmul", "mul"),
     Op.div: lambda b, a, dts, dt: b.fdiv(a[0], a[1]),
     Op.neg: _neg, Op.abs: _abs, Op.sign: _sign,
@@ -159,8 +159,11 @@ EXPR = {
     Op.isnan: _isnan, Op.isinf: _isinf, Op.signbit: _signbit,
     Op.convert: _convert,
     Op.stop_gradient: lambda b, a, dts, dt: a[0],
-    **{getattr(Op, name): _math(name) for name in _MATH},
 }
+# ops computed by llvm_math's port of their record's mathlib function (vector_math)
+_MATH = {op: r.vector_math for op, r in RECORDS.items()
+         if (r.vector_math, "float32") in FUNCTIONS and op not in RULES}
+EXPR = {**RULES, **{op: _math(name) for op, name in _MATH.items()}}
 
 
 def supported(op, in_dtypes, out_dtype) -> bool:
@@ -169,8 +172,8 @@ def supported(op, in_dtypes, out_dtype) -> bool:
     names = [np.dtype(d).name for d in (*in_dtypes, out_dtype)]
     if any(n not in LTYPE for n in names):
         return False
-    if op.name in _MATH:
-        return (op.name, names[-1]) in FUNCTIONS and len(set(names)) == 1
+    if op in _MATH:
+        return (_MATH[op], names[-1]) in FUNCTIONS and len(set(names)) == 1
     if op in _FLOAT_ONLY:
         return all(_kind(d) == "f" for d in (*in_dtypes, out_dtype))
     if op in _NUMERIC and any(n == "bool" for n in names):

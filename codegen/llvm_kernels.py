@@ -24,7 +24,8 @@ import math
 import numpy as np
 from llvmlite import ir
 
-from ..ir.ops import REDUCE, Op
+from ..ir.ops import Op
+from ..ir.primitives import REDUCE
 from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from . import llvm_opaque
 from .cpu_exprs import REDUCER_KIND

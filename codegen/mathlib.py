@@ -36,6 +36,7 @@ from jitgrad.codegen.math_constants import (
     _LN2_HI32, _LN2_LO32, _EXP_P32, _EXP_MIN32, _EXP_MAX32, _TANH_P32, _LOG_P32, _SQRT_HALF32,
     _MIN_NORMAL32, _INF64, _LOG2E64, _LN2_HI64, _LN2_LO64, _EXPM1_P64, _EXP_MIN64, _EXP_MAX64,
     _LOG_R_EVEN64, _LOG_R_ODD64, _LN2_HI_LOG64, _LN2_LO_LOG64)
+from jitgrad.ir.primitives import RECORDS
 from jitgrad.codegen.bitcast import bits_to_f32, bits_to_f64, f32_to_bits, f64_to_bits, fmuladd
 
 F32 = np.float32
@@ -84,7 +85,6 @@ def _log_edges(x, res, inf):
 # (v + c) - c also survives a caller's fastmath reassociation, which folds the latter to v.
 
 
-
 @_inline
 def _round_f32(v):
     """(round(v) as float32, as int) for |v| < 2**22."""
@@ -118,7 +118,6 @@ def _ldexp_f64(p, n):
 # ------------------------------------------------------ float32: exp family
 
 
-
 @_inline
 def _expm1_reduced_f32(x):
     """(expm1(r), n) with x = n ln2 + r, |r| <= ln2/2, for |x| < 2**21."""
@@ -140,19 +139,6 @@ def exp_f32(x):
     return _exp_times_pow2_f32(x, 0)
 
 
-# Cephes exp2f: 2**r = 1 + r P(r) for |r| <= 1/2.
-_EXP2_P32 = _f32(1.535336188319500e-4, 1.339887440266574e-3, 9.618437357674640e-3, 5.550332471162809e-2,
-                 2.402264791363012e-1, 6.931472028550421e-1)
-
-
-@_inline
-def exp2_f32(x):
-    x = _clamp(x, F32(-151.0), F32(129.0))
-    kf, n = _round_f32(x)
-    r = x - kf
-    return _ldexp_f32(r * _poly(r, _EXP2_P32) + _ONE32, n)
-
-
 @_inline
 def expm1_f32(x):
     # expm1(x) = 2**n (expm1(r) + 1 - 2**-n); 1 - 2**-n is exact for n <= 24
@@ -168,11 +154,6 @@ def expm1_f32(x):
 def sigmoid_f32(x):
     e = exp_f32(-abs(x))  # in (0, 1]: never overflows
     return np.divide(_ONE32 if x >= 0 else e, _ONE32 + e)
-
-
-@_inline
-def softplus_f32(x):
-    return (x if x > 0 else _ZERO32) + log1p_f32(exp_f32(-abs(x)))
 
 
 # Cephes tanhf: tanh(x) = x + x**3 P(x**2) for |x| < 0.625.
@@ -229,10 +210,6 @@ def erf_f32(x):
 
 # ------------------------------------------------------ float32: log family
 
-_LOG2E_MINUS1_32 = F32(0.44269504088896340736)
-# log10(2) and log10(e) in two parts each (Cephes log10f).
-_LOG10_2_HI32, _LOG10_2_LO32 = _f32(3.0078125e-1, 2.48745663981195213739e-4)
-_LOG10_E_HI32, _LOG10_E_LO32 = _f32(4.3359375e-1, 7.00731903251827651129e-4)
 
 
 @_inline
@@ -254,20 +231,6 @@ def _log_reduced_f32(x):
 def log_f32(x):
     f, e, y = _log_reduced_f32(x)
     return _log_edges(x, (f + (y + e * _LN2_LO32)) + e * _LN2_HI32, _INF32)
-
-
-@_inline
-def log2_f32(x):
-    f, e, y = _log_reduced_f32(x)
-    res = (((y * _LOG2E_MINUS1_32 + f * _LOG2E_MINUS1_32) + y) + f) + e
-    return _log_edges(x, res, _INF32)
-
-
-@_inline
-def log10_f32(x):
-    f, e, y = _log_reduced_f32(x)
-    res = (((f + y) * _LOG10_E_LO32 + y * _LOG10_E_HI32) + f * _LOG10_E_HI32) + e * _LOG10_2_LO32
-    return _log_edges(x, res + e * _LOG10_2_HI32, _INF32)
 
 
 @_inline
@@ -459,7 +422,6 @@ def acos_f32(x):
 # ---------------------------------------------------------------- float64
 
 
-
 @_inline
 def _expm1_reduced_f64(x):
     """(expm1(r), n) with x = n ln2 + r, |r| <= ln2/2, for |x| < 2**50."""
@@ -488,11 +450,6 @@ def expm1_f64(x):
 def sigmoid_f64(x):
     e = exp_f64(-abs(x))
     return np.divide(1.0 if x >= 0 else e, 1.0 + e)
-
-
-@_inline
-def softplus_f64(x):
-    return (x if x > 0 else 0.0) + log1p_f64(exp_f64(-abs(x)))
 
 
 @_inline
@@ -589,21 +546,6 @@ def pow_f32(x, y):
 
 
 @_inline
-def exp2_f64(x):
-    return np.exp2(x)
-
-
-@_inline
-def log2_f64(x):
-    return math.log2(x)
-
-
-@_inline
-def log10_f64(x):
-    return math.log10(x)
-
-
-@_inline
 def sin_f64(x):
     return math.sin(x)
 
@@ -655,9 +597,9 @@ def pow_f64(x, y):
 
 # ------------------------------------------------------------------ table
 
-NAMES = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "tanh", "sigmoid", "softplus", "erf",
-         "sin", "cos", "tan", "sinh", "cosh", "atan", "asin", "acos", "atan2", "pow")
-BINARY = frozenset({"atan2", "pow"})
+# the functions the primitives' records name as their vector_math
+NAMES = tuple(sorted({r.vector_math for r in RECORDS.values() if r.vector_math}))
+BINARY = frozenset({r.vector_math for r in RECORDS.values() if r.vector_math and r.arity == 2})
 
 MATH = {(name, dtype): globals()[f"{name}_{suffix}"]
         for name in NAMES for dtype, suffix in (("float32", "f32"), ("float64", "f64"))}
@@ -668,7 +610,7 @@ MATH = {(name, dtype): globals()[f"{name}_{suffix}"]
 # every call site: the larger part of a kernel's compile time. LLVM inlines most of them into
 # the calling loop and vectorizes it; it declines these (over its inlining threshold), whose
 # loops then stay scalar calls, 10-20x slower: a long loop needs the numba-level inline.
-NEEDS_NUMBA_INLINE = frozenset({"erf", "pow", "atan2", "softplus"})
+NEEDS_NUMBA_INLINE = frozenset({"erf", "pow", "atan2"})
 for _fn in MATH.values():
     globals()[f"{_fn.py_func.__name__}_call"] = njit(cache=True, error_model="numpy")(_fn.py_func)
 del _fn

@@ -1,6 +1,7 @@
 """jitgrad's intermediate representation. Imports NumPy only.
 
-types (TensorType, dtypes) · ops (the Op enum, groups, type rules) · graph (Value, Node, Graph)
+types (TensorType, dtypes) · ops (the Op enum) · primitives (one record per op) · registry
+(the tables built from them) · graph (Value, Node, Graph)
 · builder · printer / parser (one text form, exact round trip) · verifier · reference (NumPy
 implementation of every op) · interpreter.
 """
@@ -17,5 +18,4 @@ from .verifier import verify
 __all__ = ["Builder", "Graph", "Literal", "MissingRuleError", "Node", "Op", "ParseError",
            "ShapeError", "TensorType", "Value", "VerifyError", "interpret", "parse",
            "parse_type", "print_graph", "verify"]
-from . import kernel  # noqa: E402,F401  (registers the kernel op's rules)
-from . import control_flow  # noqa: E402,F401  (registers cond / while_loop / scan)
+from . import primitives  # noqa: E402,F401  (registers every primitive's record)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .errors import ShapeError
 from .graph import Graph, Literal, Node, Value
-from .ops import Op, infer_types
+from .ops import Op
+from .registry import infer_types
 from .types import TensorType
 
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ShapeError
-from .ops import EXTRA_TYPE_RULES
-from .reference import EXTRA_REFERENCE
+from .ops import Op
 from .types import TensorType, bool_
 
-COND, WHILE, SCAN = "cond", "while_loop", "scan"
+COND, WHILE, SCAN = Op.cond, Op.while_loop, Op.scan
 
 
 def _types(vals):
@@ -28,7 +27,7 @@ def _fmt(ts):
     return "(" + ", ".join(map(str, ts)) + ")"
 
 
-def _cond_rule(op, in_types, params):
+def cond_rule(op, in_types, params):
     t, f = params["true"], params["false"]
     pred, ops_ = in_types[0], list(in_types[1:])
     if pred.shape != () or pred.dtype != bool_:
@@ -43,7 +42,7 @@ def _cond_rule(op, in_types, params):
     return _types(t.outputs)
 
 
-def _while_rule(op, in_types, params):
+def while_rule(op, in_types, params):
     n = params["n_carry"]
     carry, consts = list(in_types[:n]), list(in_types[n:])
     c, b = params["cond"], params["body"]
@@ -58,7 +57,7 @@ def _while_rule(op, in_types, params):
     return carry
 
 
-def _scan_rule(op, in_types, params):
+def scan_rule(op, in_types, params):
     nc, nx, length = params["n_carry"], params["n_xs"], params["length"]
     carry, xs, consts = list(in_types[:nc]), list(in_types[nc:nc + nx]), list(in_types[nc + nx:])
     for x in xs:
@@ -81,21 +80,20 @@ def _run(g, arrays):
     return interpret(g, arrays)
 
 
-def _cond_ref(node, arrays):
-    g = node.params["true"] if bool(arrays[0]) else node.params["false"]
+def cond_reference(*arrays, true, false):
+    g = true if bool(arrays[0]) else false
     return _run(g, arrays[1:])
 
 
-def _while_ref(node, arrays):
-    n = node.params["n_carry"]
+def while_reference(*arrays, cond, body, n_carry):
+    n = n_carry
     carry, consts = list(arrays[:n]), list(arrays[n:])
-    while bool(_run(node.params["cond"], carry + consts)[0]):
-        carry = _run(node.params["body"], carry + consts)
+    while bool(_run(cond, carry + consts)[0]):
+        carry = _run(body, carry + consts)
     return carry
 
 
-def _scan_ref(node, arrays):
-    p = node.params
+def scan_reference(*arrays, **p):
     nc, nx, length = p["n_carry"], p["n_xs"], p["length"]
     carry, xs, consts = list(arrays[:nc]), arrays[nc:nc + nx], list(arrays[nc + nx:])
     ys = []
@@ -106,11 +104,7 @@ def _scan_ref(node, arrays):
         ys.append(y)
     if p["reverse"]:
         ys.reverse()
-    y_types = [v.type for v in node.outputs[nc:]]
-    stacked = [np.stack([y[k] for y in ys]) if ys else np.zeros(t.shape, t.dtype)
+    y_types = [v.type for v in p["body"].outputs[nc:]]
+    stacked = [np.stack([y[k] for y in ys]) if ys else np.zeros((0,) + t.shape, t.dtype)
                for k, t in enumerate(y_types)]
     return carry + stacked
-
-
-EXTRA_TYPE_RULES.update({COND: _cond_rule, WHILE: _while_rule, SCAN: _scan_rule})
-EXTRA_REFERENCE.update({COND: _cond_ref, WHILE: _while_ref, SCAN: _scan_ref})

@@ -36,14 +36,14 @@ from __future__ import annotations
 from .builder import Builder
 from .errors import ShapeError
 from .graph import Graph, Node, Value
-from .ops import (ELEMENTWISE, EXTRA_TYPE_RULES, MATMUL, REDUCE, Op)
-from .reference import EXTRA_REFERENCE
+from .ops import Op
+from .registry import KIND
 
-KERNEL = "kernel"
+KERNEL = Op.kernel
 KINDS = ("elementwise", "reduce", "rowwise", "matmul", "opaque")
 
 
-def _kernel_type_rule(op, in_types, params):
+def type_rule(op, in_types, params):
     body = params["body"]
     if params.get("kind") not in KINDS:
         raise ShapeError(f"kernel: unknown kind {params.get('kind')!r}")
@@ -54,13 +54,9 @@ def _kernel_type_rule(op, in_types, params):
     return [v.type for v in body.outputs]
 
 
-def _kernel_reference(node, arrays):
+def reference(*arrays, kind, body):
     from .interpreter import interpret
-    return interpret(node.params["body"], arrays)
-
-
-EXTRA_TYPE_RULES[KERNEL] = _kernel_type_rule
-EXTRA_REFERENCE[KERNEL] = _kernel_reference
+    return tuple(interpret(body, arrays))
 
 
 def make_kernel(kind: str, body: Graph, inputs) -> Node:
@@ -68,19 +64,17 @@ def make_kernel(kind: str, body: Graph, inputs) -> Node:
     outs = tuple(Value(v.type) for v in body.outputs)
     node = Node(KERNEL, tuple(inputs), {"kind": kind, "body": body}, outs,
                 ", ".join(sorted({n.source_info for n in body.nodes if n.source_info})) or None)
-    _kernel_type_rule(KERNEL, [v.type for v in inputs], node.params)
+    type_rule(KERNEL, [v.type for v in inputs], node.params)
     return node
 
 
 def kind_of(op) -> str:
     """The kernel kind a single op gets when it is not fused with anything."""
-    if op in ELEMENTWISE or op in (Op.constant, Op.broadcast_to):
-        return "elementwise"
-    if op in REDUCE:
-        return "reduce"
-    if op in MATMUL:
-        return "matmul"
-    return "opaque"
+    return _KERNEL_KIND.get(KIND.get(op), "elementwise" if op in (Op.constant, Op.broadcast_to)
+                            else "opaque")
+
+
+_KERNEL_KIND = {"elementwise": "elementwise", "reduce": "reduce", "matmul": "matmul"}
 
 
 def single_op_kernel(node: Node, name: str = "k") -> Node:

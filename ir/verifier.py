@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .errors import ShapeError, VerifyError
 from .graph import Graph
-from .ops import infer_types
+from .registry import infer_types
 
 
 def _context(g: Graph, index: int) -> str:

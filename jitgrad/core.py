@@ -18,8 +18,8 @@ import numpy as np
 
 from .ir import Builder
 from .ir.errors import ShapeError
-from .ir.ops import infer_types
-from .ir.reference import EXTRA_REFERENCE, evaluate
+from .ir.reference import evaluate
+from .ir.registry import infer_types
 from .ir.types import TensorType
 from .runtime.device import CPU, META
 
@@ -228,10 +228,7 @@ def _eager_apply(op, inputs, params):
 
 
 def evaluate_any(op, arrays, params, node):
-    """NumPy evaluation of a primitive or of an extra op (kernel, cond, scan, ...)."""
-    extra = EXTRA_REFERENCE.get(op)
-    if extra is not None:
-        return tuple(extra(node, arrays))
+    """NumPy evaluation of any op (kernel, cond, scan, ... included) with `node`'s result types."""
     return evaluate(op, arrays, params, [v.type for v in node.outputs])
 
 

@@ -5,9 +5,15 @@ import pytest
 
 from jitgrad import ir
 from jitgrad.ir import Builder, Graph, Literal, Node, Op, TensorType, Value
-from jitgrad.ir.ops import ARITH_BINARY, COMPARE, FLOAT_UNARY, LOGICAL_BINARY, NUMERIC_UNARY
-from jitgrad.ir.ops import INTEGER_BINARY
-from jitgrad.ir.reference import REFERENCE
+from jitgrad.ir.primitives import select
+from jitgrad.ir.registry import REFERENCE
+
+FLOAT_UNARY, NUMERIC_UNARY = select(group="float_unary"), select(group="numeric_unary")
+INTEGER_BINARY, ARITH_BINARY = select(group="integer_binary"), select(group="arith")
+COMPARE, LOGICAL_BINARY = select(group="compare"), select(group="logical", arity=2)
+# the ops holding graphs (kernel, control flow, custom_vjp_call) have tests of their own
+PRIMITIVES = sorted(set(Op) - select(kind="kernel") - select(kind="control") - select(kind="custom"),
+                    key=str)
 
 F32, F64, I64, B = (np.dtype(d) for d in ("float32", "float64", "int64", "bool"))
 C64, C128 = np.dtype("complex64"), np.dtype("complex128")
@@ -83,10 +89,10 @@ def _inputs(graph, rng):
 
 
 def test_every_primitive_has_a_spec():
-    assert set(Op) == set(SPECS), f"add a SPECS entry for {set(Op) - set(SPECS)}"
+    assert set(PRIMITIVES) == set(SPECS), f"add a SPECS entry for {set(PRIMITIVES) - set(SPECS)}"
 
 
-@pytest.mark.parametrize("op", list(Op), ids=str)
+@pytest.mark.parametrize("op", PRIMITIVES, ids=str)
 def test_round_trip_every_primitive(op):
     g = one_node_graph(op)
     ir.verify(g)
@@ -100,7 +106,7 @@ def test_round_trip_every_primitive(op):
     assert node.params == g.nodes[0].params
 
 
-@pytest.mark.parametrize("op", list(Op), ids=str)
+@pytest.mark.parametrize("op", PRIMITIVES, ids=str)
 def test_interpreter_runs_every_primitive(op):
     g = one_node_graph(op)
     args = _inputs(g, np.random.default_rng(0))

@@ -18,16 +18,14 @@ from jitgrad.codegen.bitcast import f32_to_bits
 MAX_ULPS = 4
 
 REFERENCE = {  # float64 references
-    "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
-    "log10": np.log10, "log1p": np.log1p, "tanh": np.tanh, "erf": scipy.special.erf,
+    "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": np.tanh, "erf": scipy.special.erf,
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
     "atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "atan2": np.arctan2, "pow": np.power,
-    "softplus": lambda x: np.logaddexp(0.0, x),
     # scipy's expit is 1/(1+exp(-x)), which flushes x < -709 to 0 in float64
     "sigmoid": lambda x: np.where(x < 0, np.exp(x) / (1 + np.exp(x)), 1 / (1 + np.exp(-x))),
 }
 UNARY = [name for name in mathlib.NAMES if name not in mathlib.BINARY]
-FAST_F64 = ["exp", "expm1", "log", "log1p", "tanh", "sigmoid", "erf", "softplus"]
+FAST_F64 = ["exp", "expm1", "log", "log1p", "tanh", "sigmoid", "erf"]
 SPECIAL_F32 = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, -3.0,
                         1e-45, -1e-45, 1.1754944e-38, 3.4028235e38, -3.4028235e38, 88.72, 89.0, -87.3,
                         -103.9, -104.0, 200.0, -200.0, 1e10, -1e10, 16777216.0, -16777217.0,

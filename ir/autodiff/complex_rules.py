@@ -17,8 +17,6 @@ import numpy as np
 
 from ..ops import Op
 from ..types import complex_dtype, is_complex
-from .jvp_rules import JVP_RULES
-from .vjp_rules import VJP_RULES
 
 
 def _complex(e, re, im, like):
@@ -29,20 +27,20 @@ def _complex(e, re, im, like):
 
 # ----------------------------------------------------------------------------- parts
 
-def _real_vjp(e, node, cts):
+def real_vjp(e, node, cts):
     return [_complex(e, cts[0], None, cts[0])]
 
 
-def _imag_vjp(e, node, cts):
+def imag_vjp(e, node, cts):
     return [_complex(e, None, e.neg(cts[0]), cts[0])]
 
 
-def _complex_vjp(e, node, cts):
+def complex_vjp(e, node, cts):
     g = cts[0]
     return [e(Op.real, g), e.neg(e(Op.imag, g))]
 
 
-def _complex_jvp(e, node, ts):
+def complex_jvp(e, node, ts):
     tx, ty = ts
     like = tx if tx is not None else ty
     return [_complex(e, tx, ty, like)]
@@ -55,28 +53,28 @@ def _unit(e, node):
     return e.div(e(Op.conj, z), e.convert(safe, z.type.dtype))
 
 
-def _on_complex(complex_rule, real_rule):
+def on_complex(complex_rule, real_rule):
     """abs: the complex rule for a complex input, the elementwise one otherwise."""
     return lambda e, node, gs: (complex_rule if is_complex(node.inputs[0].type.dtype)
                                 else real_rule)(e, node, gs)
 
 
-def _abs_vjp(e, node, cts):
+def abs_vjp(e, node, cts):
     z = node.inputs[0]
     return [e.mul(e.convert(cts[0], z.type.dtype), _unit(e, node))]
 
 
-def _abs_jvp(e, node, ts):
+def abs_jvp(e, node, ts):
     return [e(Op.real, e.mul(_unit(e, node), ts[0]))]
 
 
 # ----------------------------------------------------------------------------- fft
 
-def _fft_jvp(e, node, ts):
+def fft_jvp(e, node, ts):
     return [e(Op.fft, ts[0], **node.params)]
 
 
-def _fft_vjp(e, node, cts):
+def fft_vjp(e, node, cts):
     g, kind, lengths = cts[0], node.params["fft_type"], tuple(node.params["lengths"])
     if kind in ("fft", "ifft"):
         return [e(Op.fft, g, fft_type=kind, lengths=lengths)]
@@ -96,13 +94,10 @@ def _fft_vjp(e, node, cts):
     return [e(Op.conj, e.mul(x, w))]
 
 
-VJP_RULES.update({
-    Op.real: _real_vjp, Op.imag: _imag_vjp, Op.complex: _complex_vjp,
-    Op.conj: lambda e, node, cts: [e(Op.conj, cts[0])],
-    Op.abs: _on_complex(_abs_vjp, VJP_RULES[Op.abs]), Op.fft: _fft_vjp,
-})
-JVP_RULES.update({
-    **{op: (lambda op: lambda e, node, ts: [e(op, ts[0])])(op) for op in (Op.real, Op.imag, Op.conj)},
-    Op.complex: _complex_jvp,
-    Op.abs: _on_complex(_abs_jvp, JVP_RULES[Op.abs]), Op.fft: _fft_jvp,
-})
+def conj_vjp(e, node, cts):
+    return [e(Op.conj, cts[0])]
+
+
+def part_jvp(e, node, ts):
+    """real, imag and conj are real-linear: the tangent goes through the op itself."""
+    return [e(node.op, ts[0])]

@@ -16,9 +16,7 @@ from ..control_flow import COND, SCAN, WHILE
 from ..graph import Graph
 from ..types import TensorType
 from .emitter import Emitter
-from .jvp_rules import JVP_RULES
 from .transform import jvp_graph, prune, vjp_graph
-from .vjp_rules import VJP_RULES
 
 
 def _emit(e, op, inputs, params):
@@ -37,7 +35,7 @@ def _or_zeros(e, values, like):
 
 # ----------------------------------------------------------------------------- cond
 
-def _cond_vjp(e, node, cts):
+def cond_vjp(e, node, cts):
     t, f = node.params["true"], node.params["false"]
     n_out, ops_ = len(node.outputs), list(node.inputs[1:])
     cts = _or_zeros(e, cts, [v.type for v in node.outputs])
@@ -46,7 +44,7 @@ def _cond_vjp(e, node, cts):
     return [None] + grads
 
 
-def _cond_jvp(e, node, ts):
+def cond_jvp(e, node, ts):
     t, f = node.params["true"], node.params["false"]
     ops_ = list(node.inputs[1:])
     tans = _or_zeros(e, ts[1:], [v.type for v in ops_])
@@ -66,7 +64,7 @@ def _slice_type(t):
     return TensorType(t.shape[1:], t.dtype)
 
 
-def _scan_jvp(e, node, ts):
+def scan_jvp(e, node, ts):
     p, body = node.params, node.params["body"]
     carry, xs, consts = _split(p, node.inputs)
     t_carry, t_xs, t_consts = _split(p, _or_zeros(e, ts, [v.type for v in node.inputs]))
@@ -91,7 +89,7 @@ def _scan_jvp(e, node, ts):
     return res[nc:2 * nc] + res[2 * nc + ny:]      # the carry's and the ys' tangents
 
 
-def _scan_vjp(e, node, cts):
+def scan_vjp(e, node, cts):
     p, body = node.params, node.params["body"]
     carry, xs, consts = _split(p, node.inputs)
     nc, nx, nk = len(carry), len(xs), len(consts)
@@ -132,7 +130,7 @@ def _scan_vjp(e, node, cts):
 
 # ----------------------------------------------------------------------------- while_loop
 
-def _while_jvp(e, node, ts):
+def while_jvp(e, node, ts):
     p = node.params
     nc = p["n_carry"]
     carry, consts = list(node.inputs[:nc]), list(node.inputs[nc:])
@@ -158,11 +156,7 @@ def _while_jvp(e, node, ts):
     return res[nc:]
 
 
-def _while_vjp(e, node, cts):
+def while_vjp(e, node, cts):
     raise TypeError("reverse-mode differentiation (grad, vjp) of jg.while_loop is not supported: "
                     "its trip count is only known at run time. Use jg.fori_loop with Python-int "
                     "bounds or jg.scan, which are reverse-differentiable (as in JAX)")
-
-
-VJP_RULES.update({COND: _cond_vjp, SCAN: _scan_vjp, WHILE: _while_vjp})
-JVP_RULES.update({COND: _cond_jvp, SCAN: _scan_jvp, WHILE: _while_jvp})

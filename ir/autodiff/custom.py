@@ -12,16 +12,13 @@ from __future__ import annotations
 from ..builder import Builder
 from ..errors import ShapeError
 from ..graph import Graph
-from ..ops import EXTRA_TYPE_RULES
-from ..reference import EXTRA_REFERENCE
+from ..ops import Op
 from .emitter import Emitter
-from .jvp_rules import JVP_RULES
-from .vjp_rules import VJP_RULES
 
-CUSTOM_VJP = "custom_vjp_call"
+CUSTOM_VJP = Op.custom_vjp_call
 
 
-def _type_rule(op, in_types, params):
+def type_rule(op, in_types, params):
     body = params["body"]
     want = [v.type for v in body.inputs]
     if list(in_types) != want:
@@ -30,19 +27,19 @@ def _type_rule(op, in_types, params):
     return [v.type for v in body.outputs]
 
 
-def _reference(node, arrays):
+def reference(*arrays, body, fwd, bwd):
     from ..interpreter import interpret
-    return interpret(node.params["body"], arrays)
+    return tuple(interpret(body, arrays))
 
 
-def _vjp(e, node, cts):
+def vjp(e, node, cts):
     fwd, bwd = node.params["fwd"], node.params["bwd"]
     residuals = e.inline(fwd, node.inputs)[len(node.outputs):]
     cts = [e.zeros(v.type) if c is None else c for v, c in zip(node.outputs, cts)]
     return e.inline(bwd, residuals + cts)
 
 
-def _jvp(e, node, tangents):
+def jvp(e, node, tangents):
     raise TypeError(f"{node.params['body'].name}: can't apply forward-mode autodiff (jvp, "
                     "jacfwd) to a jg.custom_vjp function; use reverse mode (grad, vjp, jacrev), "
                     "as in JAX")
@@ -64,9 +61,3 @@ def inline_custom_calls(graph: Graph) -> Graph:
         env.update(zip(n.outputs, outs))
     b.graph.outputs = [env[v] for v in graph.outputs]
     return b.graph
-
-
-EXTRA_TYPE_RULES[CUSTOM_VJP] = _type_rule
-EXTRA_REFERENCE[CUSTOM_VJP] = _reference
-VJP_RULES[CUSTOM_VJP] = _vjp
-JVP_RULES[CUSTOM_VJP] = _jvp

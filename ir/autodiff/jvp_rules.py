@@ -1,4 +1,4 @@
-"""JVP rules: op -> fn(e, node, tangents) -> one tangent per output (None: zero).
+"""JVP rules (the records in ir/primitives/ name them): fn(e, node, tangents) -> one tangent per output (None: zero).
 
 `tangents` holds one tangent per input (None where the input does not depend on the
 differentiated inputs). Elementwise results may come back in a smaller shape than the output
@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from ..ops import Op
 from ..types import is_inexact
-from .elementwise import LINEARIZED
 from .reductions import extremum_weights, prod_partials
 
 
-def _elementwise(op):
-    lin = LINEARIZED[op]
-
+def from_linearized(lin):
+    """The JVP of an elementwise op from its linearized derivative (its record's)."""
     def rule(e, node, ts):
         x, out = node.inputs, None
         for i, t in enumerate(ts):
@@ -25,66 +23,54 @@ def _elementwise(op):
     return rule
 
 
-def _linear(e, node, ts):
+def linear(e, node, ts):
     """Ops linear in their one differentiable input: the tangent goes through the op itself."""
     return [e(node.op, ts[0], **node.params)]
 
 
-def _convert(e, node, ts):
+def convert(e, node, ts):
     return [e.convert(ts[0], node.output.type.dtype) if is_inexact(node.output.type.dtype) else None]
 
 
-def _select(e, node, ts):
+def select(e, node, ts):
     _, ta, tb = ts
     return [e.select(node.inputs[0], 0.0 if ta is None else ta, 0.0 if tb is None else tb)]
 
 
-def _reduce_extremum(e, node, ts):
+def reduce_extremum(e, node, ts):
     x, axes = node.inputs[0], node.params["axes"]
     return [e.reduce_sum(e.mul(ts[0], extremum_weights(e, x, node.output, axes)), axes)]
 
 
-def _reduce_prod(e, node, ts):
+def reduce_prod(e, node, ts):
     x, axes = node.inputs[0], node.params["axes"]
     return [e.reduce_sum(e.mul(ts[0], prod_partials(e, x, axes)), axes)]
 
 
-def _sort(e, node, ts):
+def sort(e, node, ts):
     x, axis = node.inputs[0], node.params["axis"]
     return [e.take_along_axis(ts[0], e(Op.argsort, x, axis=axis), axis)]
 
 
-def _pad(e, node, ts):
+def pad(e, node, ts):
     return [e(Op.pad, ts[0], **{**node.params, "value": 0.0})]
 
 
-def _concatenate(e, node, ts):
+def concatenate(e, node, ts):
     parts = [e.zeros(x.type) if t is None else t for x, t in zip(node.inputs, ts)]
     return [e(Op.concatenate, *parts, **node.params)]
 
 
-def _take(e, node, ts):
+def take(e, node, ts):
     return [e(Op.take, ts[0], node.inputs[1], **node.params)]
 
 
-def _scatter_add(e, node, ts):
+def scatter_add(e, node, ts):
     return [e(Op.scatter_add, node.inputs[0], ts[1], **node.params)]
 
 
-def _matmul(e, node, ts):
+def matmul(e, node, ts):
     (a, b), (ta, tb) = node.inputs, ts
     parts = ([e(Op.matmul, ta, b)] if ta is not None else []) + (
         [e(Op.matmul, a, tb)] if tb is not None else [])
     return [parts[0] if len(parts) == 1 else e.add(*parts)]
-
-
-JVP_RULES = {
-    **{op: _elementwise(op) for op in LINEARIZED},
-    **{op: _linear for op in (Op.reduce_sum, Op.cumsum, Op.reshape, Op.transpose,
-                              Op.broadcast_to, Op.slice, Op.rev)},
-    Op.convert: _convert, Op.select: _select,
-    Op.reduce_max: _reduce_extremum, Op.reduce_min: _reduce_extremum,
-    Op.reduce_prod: _reduce_prod, Op.sort: _sort, Op.pad: _pad,
-    Op.concatenate: _concatenate, Op.take: _take, Op.scatter_add: _scatter_add,
-    Op.matmul: _matmul,
-}

@@ -1,4 +1,4 @@
-"""VJP and JVP rules of the LAPACK decompositions (ops.LINALG), JAX's rules written with the
+"""VJP and JVP rules of the LAPACK decompositions (the records of kind "linalg"), JAX's rules written with the
 Emitter: every rule emits matmul, solve and elementwise ops, so it is differentiable again.
 
 Conventions: the last two axes are the matrix, leading axes a batch; cholesky and eigh read a
@@ -11,8 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import Op
-from .jvp_rules import JVP_RULES
-from .vjp_rules import VJP_RULES
 
 
 # ----------------------------------------------------------------------------- vocabulary
@@ -80,7 +78,7 @@ def _add(e, a, b):
 
 # ----------------------------------------------------------------------------- cholesky
 
-def _cholesky_vjp(e, node, cts):
+def cholesky_vjp(e, node, cts):
     (L,), (g,) = node.outputs, cts
     n = L.type.shape[-1]
     phi = e.mul(_mm(e, _T(e, L), g), _mask(e, n, L.type.dtype, 0, 0.5))
@@ -88,7 +86,7 @@ def _cholesky_vjp(e, node, cts):
     return [_sym(e, _T(e, _solve(e, _T(e, L), _T(e, y))))]      # sym(L^-T phi L^-1)
 
 
-def _cholesky_jvp(e, node, ts):
+def cholesky_jvp(e, node, ts):
     (L,), (da,) = node.outputs, ts
     n = L.type.shape[-1]
     x = _solve(e, L, _T(e, _solve(e, L, _sym(e, da))))    # L^-1 sym(dA) L^-T
@@ -97,7 +95,7 @@ def _cholesky_jvp(e, node, ts):
 
 # ----------------------------------------------------------------------------- eigh
 
-def _eigh_vjp(e, node, cts):
+def eigh_vjp(e, node, cts):
     w, v = node.outputs
     wbar, vbar = cts
     inner = None if wbar is None else _diag_embed(e, wbar)
@@ -106,7 +104,7 @@ def _eigh_vjp(e, node, cts):
     return [_mm(e, _mm(e, v, inner), _T(e, v))]
 
 
-def _eigh_jvp(e, node, ts):
+def eigh_jvp(e, node, ts):
     (w, v), (da,) = node.outputs, ts
     c = _mm(e, _mm(e, _T(e, v), da), v)
     return [_diag_part(e, c), _mm(e, v, e.mul(_inverse_gaps(e, w), c))]
@@ -120,7 +118,7 @@ def _svd_check(node):
                                   "implemented (as in JAX); use full_matrices=False")
 
 
-def _svd_vjp(e, node, cts):
+def svd_vjp(e, node, cts):
     _svd_check(node)
     u, s, vh = node.outputs
     ubar, sbar, vhbar = cts
@@ -148,7 +146,7 @@ def _svd_vjp(e, node, cts):
     return [abar]
 
 
-def _svd_jvp(e, node, ts):
+def svd_jvp(e, node, ts):
     _svd_check(node)
     (u, s, vh), (da,) = node.outputs, ts
     m, n = node.inputs[0].type.shape[-2:]
@@ -179,7 +177,7 @@ def _qr_check(node):
                                   f"with mode={node.params['mode']!r}")
 
 
-def _qr_vjp(e, node, cts):
+def qr_vjp(e, node, cts):
     _qr_check(node)
     q, r = node.outputs
     qbar, rbar = cts
@@ -192,7 +190,7 @@ def _qr_vjp(e, node, cts):
     return [_T(e, _solve(e, r, _T(e, ybar)))]             # ybar R^-T
 
 
-def _qr_jvp(e, node, ts):
+def qr_jvp(e, node, ts):
     _qr_check(node)
     (q, r), (da,) = node.outputs, ts
     n = r.type.shape[-1]
@@ -205,13 +203,13 @@ def _qr_jvp(e, node, ts):
 
 # ----------------------------------------------------------------------------- solve, slogdet
 
-def _solve_vjp(e, node, cts):
+def solve_vjp(e, node, cts):
     (a, _), (x,), (g,) = node.inputs, node.outputs, cts
     bbar = _solve(e, _T(e, a), g)
     return [e.neg(_mm(e, bbar, _T(e, x))), bbar]
 
 
-def _solve_jvp(e, node, ts):
+def solve_jvp(e, node, ts):
     (a, _), (x,), (da, db) = node.inputs, node.outputs, ts
     rhs = db
     if da is not None:
@@ -219,7 +217,7 @@ def _solve_jvp(e, node, ts):
     return [_solve(e, a, rhs)]
 
 
-def _slogdet_vjp(e, node, cts):
+def slogdet_vjp(e, node, cts):
     a = node.inputs[0]
     g = cts[1]
     if g is None:
@@ -229,7 +227,7 @@ def _slogdet_vjp(e, node, cts):
     return [e.mul(e.reshape(g, g.type.shape + (1, 1)), inv_t)]
 
 
-def _slogdet_jvp(e, node, ts):
+def slogdet_jvp(e, node, ts):
     (a,), (da,) = node.inputs, ts
     return [None, _diag_sum(e, _solve(e, a, da))]
 
@@ -238,7 +236,7 @@ def _diag_sum(e, x):
     return e.reduce_sum(_diag_part(e, x), (x.type.ndim - 2,))
 
 
-def _real_only(rule):
+def real_only(rule):
     """The rules above are the real ones (plain transposes); complex matrices need conjugate
     transposes throughout, which they do not have yet: a clear error, never a wrong number."""
     def checked(e, node, gs):
@@ -247,11 +245,3 @@ def _real_only(rule):
                                       f"implemented ({node.inputs[0].type}); real matrices only")
         return rule(e, node, gs)
     return checked
-
-
-VJP_RULES.update({op: _real_only(r) for op, r in {
-    Op.cholesky: _cholesky_vjp, Op.eigh: _eigh_vjp, Op.svd: _svd_vjp, Op.qr: _qr_vjp,
-    Op.solve: _solve_vjp, Op.slogdet: _slogdet_vjp}.items()})
-JVP_RULES.update({op: _real_only(r) for op, r in {
-    Op.cholesky: _cholesky_jvp, Op.eigh: _eigh_jvp, Op.svd: _svd_jvp, Op.qr: _qr_jvp,
-    Op.solve: _solve_jvp, Op.slogdet: _slogdet_jvp}.items()})

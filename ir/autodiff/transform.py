@@ -11,11 +11,9 @@ from __future__ import annotations
 from ..builder import Builder
 from ..errors import MissingRuleError
 from ..graph import Graph, Node, Value
-from ..ops import NON_DIFFERENTIABLE
+from ..registry import JVP_RULES, NON_DIFFERENTIABLE, VJP_RULES
 from ..types import is_inexact
 from .emitter import Emitter
-from .jvp_rules import JVP_RULES
-from .vjp_rules import VJP_RULES
 from ..passes.dce import dce as prune   # rules emit pieces one mode or input doesn't need
 
 

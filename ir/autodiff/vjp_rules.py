@@ -1,4 +1,4 @@
-"""VJP rules: op -> fn(e, node, cts) -> one cotangent per input (None: zero).
+"""VJP rules (the records in ir/primitives/ name them): fn(e, node, cts) -> one cotangent per input (None: zero).
 
 `node` is the primal node inside the graph being built (its inputs and outputs are values
 there); `cts` holds one cotangent per output (None where no cotangent flows). A rule may return
@@ -12,60 +12,68 @@ import numpy as np
 
 from ..ops import Op
 from ..types import is_inexact
-from .elementwise import LINEARIZED
 from .reductions import extremum_weights, prod_partials
 
 
-def _single(fn):
+def single(fn):
     """Adapt fn(e, node, g) for single-output ops."""
-    return lambda e, node, cts: fn(e, node, cts[0])
+    rule = lambda e, node, cts: fn(e, node, cts[0])  # noqa: E731
+    rule.__name__ = rule.__qualname__ = fn.__name__
+    return rule
 
 
-def _elementwise(op):
-    lin = LINEARIZED[op]
-
+def from_linearized(lin):
+    """The VJP of an elementwise op from its linearized derivative (its record's)."""
+    @single
     def rule(e, node, g):
         x = node.inputs
         return [lin(e, x, node.output, g, i) for i in range(len(x))]
     return rule
 
 
-def _convert(e, node, g):
+@single
+def convert(e, node, g):
     (x,) = node.inputs
     return [e.convert(g, x.type.dtype) if is_inexact(x.type.dtype) else None]
 
 
-def _select(e, node, g):
+@single
+def select(e, node, g):
     p = node.inputs[0]
     return [None, e.select(p, g, 0.0), e.select(p, 0.0, g)]
 
 
 # ----------------------------------------------------------------------------- reductions
 
-def _reduce_sum(e, node, g):
+@single
+def reduce_sum(e, node, g):
     x = node.inputs[0]
     return [e.expand(g, node.params["axes"], x.type.shape)]
 
 
-def _reduce_extremum(e, node, g):
+@single
+def reduce_extremum(e, node, g):
     x = node.inputs[0]
     axes = node.params["axes"]
     w = extremum_weights(e, x, node.output, axes)
     return [e.mul(w, e.expand(g, axes, x.type.shape))]
 
 
-def _reduce_prod(e, node, g):
+@single
+def reduce_prod(e, node, g):
     x = node.inputs[0]
     axes = node.params["axes"]
     return [e.mul(e.expand(g, axes, x.type.shape), prod_partials(e, x, axes))]
 
 
-def _cumsum(e, node, g):
+@single
+def cumsum(e, node, g):
     ax = (node.params["axis"],)
     return [e(Op.rev, e(Op.cumsum, e(Op.rev, g, axes=ax), axis=ax[0]), axes=ax)]
 
 
-def _sort(e, node, g):
+@single
+def sort(e, node, g):
     x, axis = node.inputs[0], node.params["axis"]
     perm = e(Op.argsort, x, axis=axis)       # stable: the same order sort produced
     return [e.scatter_along_axis(g, perm, axis)]
@@ -73,15 +81,18 @@ def _sort(e, node, g):
 
 # ----------------------------------------------------------------------------- shapes
 
-def _reshape(e, node, g):
+@single
+def reshape(e, node, g):
     return [e.reshape(g, node.inputs[0].type.shape)]
 
 
-def _transpose(e, node, g):
+@single
+def transpose(e, node, g):
     return [e.transpose(g, np.argsort(node.params["perm"]))]
 
 
-def _slice(e, node, g):
+@single
+def slice(e, node, g):
     """Scatter g back into zeros: interleave step-1 zeros on strided axes (reshape + pad +
     reshape), trim what ran past the end, then pad to the input's extent."""
     shape = node.inputs[0].type.shape
@@ -104,14 +115,16 @@ def _slice(e, node, g):
     return [g]
 
 
-def _pad(e, node, g):
+@single
+def pad(e, node, g):
     lo = node.params["lo"]
     shape = node.inputs[0].type.shape
     return [e(Op.slice, g, start=tuple(lo), stop=tuple(a + d for a, d in zip(lo, shape)),
               step=(1,) * len(shape))]
 
 
-def _concatenate(e, node, g):
+@single
+def concatenate(e, node, g):
     axis, at, out = node.params["axis"], 0, []
     for x in node.inputs:
         n = x.type.shape[axis]
@@ -122,33 +135,30 @@ def _concatenate(e, node, g):
     return out
 
 
-def _take(e, node, g):
+@single
+def take(e, node, g):
     x, idx = node.inputs
     return [e(Op.scatter_add, idx, g, shape=x.type.shape, axis=node.params["axis"]), None]
 
 
-def _scatter_add(e, node, g):
+@single
+def scatter_add(e, node, g):
     idx = node.inputs[0]
     return [None, e(Op.take, g, idx, axis=node.params["axis"])]
 
 
-def _matmul(e, node, g):
+@single
+def matmul(e, node, g):
     a, b = node.inputs
     # batch dims broadcast: the driver sums each cotangent down to its input's shape
     return [e(Op.matmul, g, e.swap_last(b)), e(Op.matmul, e.swap_last(a), g)]
 
 
-VJP_RULES = {
-    **{op: _single(_elementwise(op)) for op in LINEARIZED},
-    Op.convert: _single(_convert), Op.select: _single(_select),
-    Op.reduce_sum: _single(_reduce_sum), Op.reduce_max: _single(_reduce_extremum),
-    Op.reduce_min: _single(_reduce_extremum), Op.reduce_prod: _single(_reduce_prod),
-    Op.cumsum: _single(_cumsum), Op.sort: _single(_sort),
-    Op.reshape: _single(_reshape), Op.transpose: _single(_transpose),
-    Op.broadcast_to: _single(lambda e, node, g: [g]),
-    Op.slice: _single(_slice), Op.pad: _single(_pad),
-    Op.rev: _single(lambda e, node, g: [e(Op.rev, g, axes=node.params["axes"])]),
-    Op.concatenate: _single(_concatenate),
-    Op.take: _single(_take), Op.scatter_add: _single(_scatter_add),
-    Op.matmul: _single(_matmul),
-}
+@single
+def broadcast_to(e, node, g):
+    return [g]
+
+
+@single
+def rev(e, node, g):
+    return [e(Op.rev, g, axes=node.params["axes"])]

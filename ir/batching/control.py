@@ -21,7 +21,6 @@ from ..control_flow import COND, SCAN, WHILE
 from ..graph import Graph
 from ..ops import Op
 from .emitter import BatchEmitter
-from .rules import BATCH_RULES
 from .transform import batch_graph, batched_type
 
 
@@ -71,7 +70,7 @@ def _select_branches(e, node, args, flags):
     return res
 
 
-def _cond(e, node, args, flags):
+def cond(e, node, args, flags):
     if flags[0]:
         return _select_branches(e, node, args, flags)
     t, f = node.params["true"], node.params["false"]
@@ -84,7 +83,7 @@ def _cond(e, node, args, flags):
 
 # ----------------------------------------------------------------------------- while_loop
 
-def _while(e, node, args, flags):
+def while_loop(e, node, args, flags):
     p, size = node.params, e.size
     nc, cond, body = p["n_carry"], p["cond"], p["body"]
     k_b = list(flags[nc:])
@@ -116,7 +115,7 @@ def _while(e, node, args, flags):
 
 # ----------------------------------------------------------------------------- scan
 
-def _scan(e, node, args, flags):
+def scan(e, node, args, flags):
     p, size = node.params, e.size
     nc, nx = p["n_carry"], p["n_xs"]
     xs_b, k_b = list(flags[nc:nc + nx]), list(flags[nc + nx:])
@@ -134,12 +133,9 @@ def _scan(e, node, args, flags):
 
 # ----------------------------------------------------------------------------- custom_vjp
 
-def _custom_vjp(e, node, args, flags):
+def custom_vjp(e, node, args, flags):
     def all_batched(g):
         return batch_graph(g, [True] * len(g.inputs), e.size, force_out=[True] * len(g.outputs))[0]
     params = {k: all_batched(node.params[k]) for k in ("body", "fwd", "bwd")}
     outs = _emit(e, CUSTOM_VJP, [e.batched(a, f) for a, f in zip(args, flags)], params)
     return [(o, True) for o in outs]
-
-
-BATCH_RULES.update({COND: _cond, WHILE: _while, SCAN: _scan, CUSTOM_VJP: _custom_vjp})

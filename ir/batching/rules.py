@@ -1,4 +1,4 @@
-"""Batching rules of the primitives: op -> fn(e, node, args, batched) -> [(value, batched)].
+"""Batching rules of the primitives (their records name them): fn(e, node, args, batched) -> [(value, batched)].
 
 `node` is the per-example node (its params and types), `args` its inputs in the batched graph,
 `batched[i]` whether args[i] carries the batch axis (always axis 0, see emitter.py). A rule is
@@ -10,17 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
-from ..ops import ELEMENTWISE, LINALG, REDUCE, Op
+from ..ops import Op
 from ..types import TensorType
 
 
-def _elementwise(e, node, args, batched):
+def elementwise(e, node, args, batched):
     rank = node.outputs[0].type.ndim
     lifted = [e.lift(a, b, rank) for a, b in zip(args, batched)]
     return [(e(node.op, *lifted, **node.params), True)]
 
 
-def _shift(key):
+def shift(key):
     """Rules of one-input ops whose param `key` holds axes (a tuple) or one axis (an int)."""
     def rule(e, node, args, batched):
         p = node.params[key]
@@ -29,7 +29,7 @@ def _shift(key):
     return rule
 
 
-def _prepend(**extra):
+def prepend(**extra):
     """Rules of one-input ops whose per-axis params get one entry for the batch axis in front."""
     def rule(e, node, args, batched):
         p = dict(node.params)
@@ -39,7 +39,7 @@ def _prepend(**extra):
     return rule
 
 
-def _transpose(e, node, args, batched):
+def transpose(e, node, args, batched):
     perm = (0,) + tuple(p + 1 for p in node.params["perm"])
     return [(_permute(e, args[0], perm), True)]
 
@@ -68,13 +68,13 @@ def _producer(e, v, window=4):
     return None
 
 
-def _broadcast_to(e, node, args, batched):
+def broadcast_to(e, node, args, batched):
     shape = node.params["shape"]
     x = e.lift(args[0], True, len(shape))
     return [(e(Op.broadcast_to, x, shape=(e.size,) + tuple(shape)), True)]
 
 
-def _concatenate(e, node, args, batched):
+def concatenate(e, node, args, batched):
     parts = [e.batched(a, b) for a, b in zip(args, batched)]
     return [(e(Op.concatenate, *parts, axis=node.params["axis"] + 1), True)]
 
@@ -93,7 +93,7 @@ def _flat_positions(e, idx, n):
     return e.select(ok, e.add(wrapped, e.const(offsets, dt)), e.size * n)
 
 
-def _take(e, node, args, batched):
+def take(e, node, args, batched):
     (x, idx), (bx, bi), axis = args, batched, node.params["axis"]
     if not bi:
         return [(e(Op.take, x, idx, axis=axis + 1), True)]
@@ -109,7 +109,7 @@ def _take(e, node, args, batched):
     return [(e.transpose(out, perm), True)]
 
 
-def _scatter_add(e, node, args, batched):
+def scatter_add(e, node, args, batched):
     (idx, upd), (bi, bu) = args, batched
     shape, axis = tuple(node.params["shape"]), node.params["axis"]
     if not bi:
@@ -127,7 +127,7 @@ def _scatter_add(e, node, args, batched):
 
 # ----------------------------------------------------------------------------- matmul
 
-def _matmul(e, node, args, batched):
+def matmul(e, node, args, batched):
     (a, b), (ba, bb) = args, batched
     out = node.outputs[0].type
     if ba and not bb and b.type.ndim == 2:
@@ -146,7 +146,7 @@ def _matmul(e, node, args, batched):
 
 # ----------------------------------------------------------------------------- random
 
-def _random(e, node, args, batched):
+def random(e, node, args, batched):
     """A batched key gives independent streams: one draw per key, as a scan over the keys
     (each lane's result equals the unbatched draw with its own key)."""
     from ..builder import Builder
@@ -159,25 +159,9 @@ def _random(e, node, args, batched):
     return [(out, True)]
 
 
-def _linalg(e, node, args, batched):
+def linalg(e, node, args, batched):
     """The decompositions treat leading axes as a batch already: the vmapped axis is one more
     (an unbatched operand of solve is broadcast along it)."""
     outs = e.b.emit(node.op, [e.batched(a, b) for a, b in zip(args, batched)], node.params,
                     e.source_info)
     return [(o, True) for o in outs]
-
-
-BATCH_RULES = {
-    **{op: _elementwise for op in ELEMENTWISE},
-    **{op: _shift("axes") for op in REDUCE | {Op.rev}},
-    **{op: _shift("axis") for op in (Op.cumsum, Op.sort, Op.argsort)},
-    Op.reshape: _prepend(shape=None), Op.transpose: _transpose,
-    Op.broadcast_to: _broadcast_to,
-    Op.slice: _prepend(start=0, stop=None, step=1), Op.pad: _prepend(lo=0, hi=0),
-    Op.concatenate: _concatenate,
-    Op.take: _take, Op.scatter_add: _scatter_add, Op.matmul: _matmul, Op.random: _random,
-    **{op: _linalg for op in LINALG}, Op.fft: _linalg,     # fft: trailing axes, leading batch
-}
-
-# Ops with no batching rule, each with the reason.
-UNBATCHABLE = {Op.constant: "it takes no inputs, so its result is never batched"}

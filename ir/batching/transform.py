@@ -13,7 +13,7 @@ from ..errors import MissingRuleError
 from ..graph import Graph, Node, Value
 from ..types import TensorType
 from .emitter import BatchEmitter
-from .rules import BATCH_RULES
+from ..registry import BATCH_RULES
 
 
 def batched_type(t: TensorType, size: int) -> TensorType:

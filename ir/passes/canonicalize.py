@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
-from ..ops import REDUCE, Op
+from ..ops import Op
+from ..primitives import REDUCE
 from .rewriter import Rewriter
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..graph import Graph
-from ..ops import ELEMENTWISE, Op
+from ..ops import Op
+from ..primitives import ELEMENTWISE
 from ..reference import evaluate
 from ..types import TensorType
 from .rewriter import Rewriter

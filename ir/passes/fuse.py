@@ -18,7 +18,8 @@ import heapq
 from ..builder import Builder
 from ..graph import Graph, Node, Value
 from ..kernel import make_kernel
-from ..ops import REDUCE, Op
+from ..ops import Op
+from ..primitives import REDUCE
 from ..printer import INLINE_LIMIT
 from .cse import node_key
 from .fusion_rules import (GraphFacts, KernelInfo, analyze, can_fuse, is_elementwise_like,

@@ -21,12 +21,12 @@ import math
 from dataclasses import dataclass, field
 
 
-from ..ops import ELEMENTWISE, FLOAT_UNARY, REDUCE, Op
+from ..ops import Op
+from ..primitives import ELEMENTWISE, REDUCE
+from ..registry import COST, OP_COST     # per element, in bytes-equivalent (the records' cost)
 
 LAUNCH_BYTES = 4096                     # what one kernel launch / pass over memory costs, in bytes
-OP_COST = {**{op: 8 for op in FLOAT_UNARY}, Op.pow: 8, Op.atan2: 8, Op.div: 2, Op.mod: 2,
-           Op.floor_div: 2}             # per element, in bytes-equivalent; other ops are ~free
-DEFAULT_OP_COST = 0.25
+DEFAULT_OP_COST = COST["cheap"]
 
 
 @functools.lru_cache(maxsize=4096)

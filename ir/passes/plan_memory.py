@@ -38,7 +38,8 @@ import heapq
 from dataclasses import dataclass, field
 
 from ..graph import Graph
-from ..ops import REDUCE, Op
+from ..ops import Op
+from ..primitives import REDUCE
 
 ALIGNMENT = 64
 

@@ -1,0 +1,29 @@
+"""Records of the ops that hold graphs as params: the fused kernel the schedule is made of, the
+structured control-flow ops, and a call with a user-written derivative."""
+from __future__ import annotations
+
+from .. import control_flow as C
+from .. import kernel as K
+from ..autodiff import control as AC
+from ..autodiff import custom
+from ..batching import control as BC
+from ..ops import Op
+from ..registry import Primitive
+
+_ONLY_AFTER_FUSION = "kernels exist only after fusion, which runs after every transformation"
+
+RECORDS = [
+    Primitive(Op.kernel, "kernel", K.type_rule, K.reference, None, unbatchable=_ONLY_AFTER_FUSION,
+              doc="a fused kernel: params kind and body (ir/kernel.py)"),
+    Primitive(Op.cond, "control", C.cond_rule, C.cond_reference, None, vjp=AC.cond_vjp,
+              jvp=AC.cond_jvp, batch=BC.cond, doc="params true(*operands) if pred else false(...)"),
+    Primitive(Op.while_loop, "control", C.while_rule, C.while_reference, None, vjp=AC.while_vjp,
+              jvp=AC.while_jvp, batch=BC.while_loop,
+              doc="carry = body(carry, *consts) while cond(carry, *consts)"),
+    Primitive(Op.scan, "control", C.scan_rule, C.scan_reference, None, vjp=AC.scan_vjp,
+              jvp=AC.scan_jvp, batch=BC.scan,
+              doc="a loop over the leading axis of xs carrying state, stacking outputs"),
+    Primitive(Op.custom_vjp_call, "custom", custom.type_rule, custom.reference, None,
+              vjp=custom.vjp, jvp=custom.jvp, batch=BC.custom_vjp,
+              doc="params body, with the user's reverse-mode rule fwd / bwd (jg.custom_vjp)"),
+]
