@@ -14,8 +14,9 @@ if not tc.cuda_toolchain_available():
     pytest.skip(f"CUDA toolchain not installed: {tc.INSTALL_HINT}", allow_module_level=True)
 
 from jitgrad.codegen import cuda_exprs, cuda_kernels as K  # noqa: E402
-from jitgrad.ir.ops import (ELEMENTWISE, ELEMENTWISE_BINARY, FLOAT_ONLY, INTEGER_BINARY,  # noqa: E402
-                            INTEGER_UNARY, LOGICAL_BINARY, Op, infer_types)
+from jitgrad.ir.ops import Op  # noqa: E402
+from jitgrad.ir.primitives import ELEMENTWISE, RECORDS  # noqa: E402
+from jitgrad.ir.registry import infer_types  # noqa: E402
 from jitgrad.ir.types import TensorType  # noqa: E402
 
 F32, F64, I32, I64, B = (np.dtype(d) for d in ("float32", "float64", "int32", "int64", "bool"))
@@ -65,12 +66,12 @@ def test_kernel_kind_compiles_and_links(kind, cc):
 
 
 def _dtype_for(op):
-    if op in LOGICAL_BINARY or op is Op.logical_not:
+    """A typical dtype of op's record: int32 where numba's int64 promotion must wrap back."""
+    accepts = RECORDS[op].accepts
+    if accepts == "bool":
         return B
-    if op in FLOAT_ONLY or op in (Op.isnan, Op.isinf):
-        return F32
-    integer = (Op.floor_div, Op.mod, Op.sign, Op.abs) + tuple(INTEGER_UNARY | INTEGER_BINARY)
-    return I32 if op in integer else F32
+    integer = accepts == "integer" or op in (Op.floor_div, Op.mod, Op.sign, Op.abs)
+    return I32 if integer else F32
 
 
 @pytest.mark.parametrize("op", sorted(set(cuda_exprs.EXPR) & ELEMENTWISE, key=str), ids=str)
@@ -79,7 +80,7 @@ def test_every_elementwise_expression_compiles_for_sm80(op):
     promotion must be wrapped back), typed and lowered by NVVM."""
     dt = _dtype_for(op)
     params = {"dtype": F64} if op is Op.convert else {}
-    n_in = 3 if op is Op.select else 2 if op in ELEMENTWISE_BINARY else 1
+    n_in = RECORDS[op].arity
     in_dtypes = (B, dt, dt) if op is Op.select else (dt,) * n_in
     (out_t,) = infer_types(op, [TensorType((4,), d) for d in in_dtypes], params)
     src = K.elementwise_op(op, params, in_dtypes, out_t.dtype, 1)
