@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.primitives import RECORDS
 from ..ir.types import is_bool, is_float
@@ -146,11 +147,18 @@ EXPR = {**table(RULES, "numba"),
         Op.broadcast_to: _identity}    # operands are indexed in the kernel's iteration space
 
 
+def unsupported(op, backend) -> UnsupportedOpError:
+    """The error for an op this backend's table leaves out (its record's gap says why)."""
+    r = RECORDS.get(op)
+    why = r.gaps.get(backend) if r else None
+    return UnsupportedOpError(op, backend, why or "it has no scalar expression")
+
+
 def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:
     """One element of `op` applied to operand expressions `args`."""
     fn = EXPR.get(op)
     if fn is None:
-        raise NotImplementedError(f"cpu codegen: no scalar expression for op {op}")
+        raise unsupported(op, "numba")
     expr = fn(ctx, args, in_dtypes, out_dtype, params)
     if out_dtype == np.int32 and op in _INT_ARITH:
         expr = f"np.int32({expr})"

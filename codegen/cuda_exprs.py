@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.primitives import RECORDS
 from ..ir.types import is_float
@@ -52,7 +53,7 @@ class ExprContext:
         if name in LIBDEVICE_MATH:
             return f"math.{name}"
         if required:
-            raise NotImplementedError(f"cuda codegen: no math function {name!r} for {dtype}")
+            raise UnsupportedOpError(name, "cuda", f"libdevice has no {name} for {dtype}")
         return None
 
     def prologue(self) -> list[str]:
@@ -88,7 +89,7 @@ def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:
     """One element of `op` applied to operand expressions `args`, as numba.cuda source."""
     fn = EXPR.get(op)
     if fn is None:
-        raise NotImplementedError(f"cuda codegen: no scalar expression for op {op}")
+        raise cpu_exprs.unsupported(op, "cuda")
     expr = fn(ctx, args, in_dtypes, out_dtype, params)
     if out_dtype == np.int32 and op in cpu_exprs._INT_ARITH:
         expr = f"np.int32({expr})"
