@@ -2,6 +2,8 @@
 
   cond        inputs (pred: bool[], *operands)      params true=Graph, false=Graph
               both branches take the operands and return the same types
+  switch      inputs (index: int[], *operands)       params branches=(Graph, ...)
+              runs branches[clamp(index, 0, n - 1)] (lax.switch); same contract as cond
   while_loop  inputs (*carry, *consts)               params cond=Graph, body=Graph, n_carry=int
               cond: (*carry, *consts) -> bool[];  body: (*carry, *consts) -> carry
   scan        inputs (*carry, *xs, *consts)          params body=Graph, n_carry, n_xs, length,
@@ -14,9 +16,9 @@ import numpy as np
 
 from .errors import ShapeError
 from .ops import Op
-from .types import TensorType, bool_
+from .types import TensorType, bool_, is_int
 
-COND, WHILE, SCAN = Op.cond, Op.while_loop, Op.scan
+COND, SWITCH, WHILE, SCAN = Op.cond, Op.switch, Op.while_loop, Op.scan
 
 
 def _types(vals):
@@ -40,6 +42,34 @@ def cond_rule(op, in_types, params):
         raise ShapeError(f"cond: branches return different types: true gives "
                          f"{_fmt(_types(t.outputs))}, false gives {_fmt(_types(f.outputs))}")
     return _types(t.outputs)
+
+
+def branches(node_op, params) -> list:
+    """The branch graphs of a cond (false, true: index = pred) or a switch, in index order."""
+    return [params["false"], params["true"]] if node_op == COND else list(params["branches"])
+
+
+def with_branches(node_op, graphs) -> dict:
+    """The params of a cond / switch node running `graphs` (in index order)."""
+    return {"false": graphs[0], "true": graphs[1]} if node_op == COND else {"branches": tuple(graphs)}
+
+
+def switch_rule(op, in_types, params):
+    index, ops_ = in_types[0], list(in_types[1:])
+    gs = list(params["branches"])
+    if index.shape != () or not is_int(index.dtype):
+        raise ShapeError(f"switch: expected a scalar integer index, got {index}")
+    if not gs:
+        raise ShapeError("switch: expected at least one branch")
+    for k, g in enumerate(gs):
+        if _types(g.inputs) != ops_:
+            raise ShapeError(f"switch: branch {k} takes {_fmt(_types(g.inputs))} but the "
+                             f"operands are {_fmt(ops_)}")
+        if _types(g.outputs) != _types(gs[0].outputs):
+            raise ShapeError(f"switch: branches return different types: branch 0 gives "
+                             f"{_fmt(_types(gs[0].outputs))}, branch {k} gives "
+                             f"{_fmt(_types(g.outputs))}")
+    return _types(gs[0].outputs)
 
 
 def while_rule(op, in_types, params):
@@ -83,6 +113,11 @@ def _run(g, arrays):
 def cond_reference(*arrays, true, false):
     g = true if bool(arrays[0]) else false
     return _run(g, arrays[1:])
+
+
+def switch_reference(*arrays, branches):
+    k = min(max(int(arrays[0]), 0), len(branches) - 1)
+    return _run(branches[k], arrays[1:])
 
 
 def while_reference(*arrays, cond, body, n_carry):

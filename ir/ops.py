@@ -48,7 +48,7 @@ class Op(str, enum.Enum):
     random = "random"
     # ops holding graphs as params: a fused kernel (ir/kernel.py), structured control flow
     # (ir/control_flow.py) and a user-written derivative (ir/autodiff/custom.py)
-    kernel = "kernel"; cond = "cond"; while_loop = "while_loop"; scan = "scan"
+    kernel = "kernel"; cond = "cond"; switch = "switch"; while_loop = "while_loop"; scan = "scan"
     custom_vjp_call = "custom_vjp_call"
 
     def __str__(self):

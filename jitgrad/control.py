@@ -1,8 +1,8 @@
-"""jg.cond, jg.while_loop, jg.fori_loop, jg.scan with JAX's signatures.
+"""jg.cond, jg.switch, jg.while_loop, jg.fori_loop, jg.scan with JAX's signatures.
 
 On concrete values (eager code, or eager `grad`) they simply run the Python control flow, so
 everything differentiates by recording what ran. Inside jit they trace their functions into
-sub-graphs held by one `cond` / `while_loop` / `scan` node (ir/control_flow.py). Values the
+sub-graphs held by one `cond` / `switch` / `while_loop` / `scan` node (ir/control_flow.py). Values the
 functions close over from the enclosing trace become extra inputs of the node."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 from . import tree_util
 from .core import Tracer, apply
 from .ir import Value
-from .ir.control_flow import COND, SCAN, WHILE
+from .ir.control_flow import COND, SCAN, SWITCH, WHILE
 from .numpy._convert import asarray
 from .tracing import trace_to_graph
 
@@ -66,13 +66,28 @@ def cond(pred, true_fun, false_fun, *operands):
 
 
 def switch(index, branches, *operands):
-    """jg.switch(index, [f0, f1, ...], *operands): branches[clamp(index)](*operands)."""
-    from . import numpy as jnp
-    i = jnp.clip(asarray(index), 0, len(branches) - 1)
-    if len(branches) == 1:
-        return branches[0](*operands)
-    return cond(jnp.equal(i, 0), branches[0],
-                lambda *a: switch(jnp.subtract(i, 1), branches[1:], *a), *operands)
+    """jg.switch(index, [f0, f1, ...], *operands): branches[clamp(index, 0, n - 1)](*operands),
+    as lax.switch: one `switch` node whose branches are traced sub-graphs."""
+    branches = list(branches)
+    if not branches:
+        raise ValueError("switch: expected at least one branch, got none")
+    i = asarray(index)
+    if i.shape != () or i.dtype.kind not in "iub":
+        raise TypeError(f"switch: expected a scalar integer index, got {i.dtype}{list(i.shape)}")
+    if not _abstract(i):
+        return branches[min(max(int(i), 0), len(branches) - 1)](*operands)
+    leaves, in_tree = _leaves(operands)
+    ops_tree = tuple(tree_util.tree_unflatten(in_tree, leaves))
+    traced = [_trace(lambda *a, f=f: f(*a), ops_tree, f"branch{k}") for k, f in enumerate(branches)]
+    for k, (_, tree, _) in enumerate(traced[1:], 1):
+        if tree != traced[0][1]:
+            raise TypeError(f"switch: branches return different structures: branch 0 gives "
+                            f"{traced[0][1]}, branch {k} gives {tree}")
+    caps = _unify_captures([(g, c, len(leaves)) for g, _, c in traced])
+    from .numpy._convert import astype
+    outs = apply(SWITCH, [astype(i, "int32")] + leaves + caps,
+                 {"branches": tuple(g for g, _, _ in traced)})
+    return tree_util.tree_unflatten(traced[0][1], list(outs) if isinstance(outs, tuple) else [outs])
 
 
 def while_loop(cond_fun, body_fun, init_val):

@@ -48,6 +48,54 @@ def test_switch_picks_branch():
         np.testing.assert_allclose(np.asarray(f(i, np.ones(2))), np.ones(2) * (i + 1))
 
 
+SWITCH_BRANCHES = [lambda a: a * 2.0, lambda a: jnp.sin(a), lambda a: a ** 3]
+
+
+def _switched(i, x):
+    return jnp.sum(jg.switch(i, SWITCH_BRANCHES, x))
+
+
+@pytest.mark.parametrize("i", [-3, 0, 1, 2, 7])
+def test_switch_clamps_the_index_on_every_path_as_lax_switch(i):
+    x = _f64(4)
+    k = min(max(i, 0), 2)
+    want = np.sum([x * 2.0, np.sin(x), x ** 3][k])
+    for f in (_switched, jg.jit(_switched)):
+        np.testing.assert_allclose(float(f(i, x)), want, rtol=1e-12)
+
+
+def test_switch_is_one_node_with_every_branch_and_round_trips():
+    f = jg.jit(lambda i, x: jg.switch(i, SWITCH_BRANCHES, x))
+    text = f.lower(np.int32(1), np.ones(3)).ir
+    assert text.count("= switch ") == 1 and "= cond " not in text
+    assert text.count("branch0") and text.count("branch2")
+    assert str(ir.parse(text)) == text
+
+
+@pytest.mark.parametrize("i", [0, 1, 2])
+def test_switch_derivatives_both_modes_eager_and_jit(i):
+    check_grads(lambda x: _switched(i, x), (_f64(3, seed=i),), order=2)
+    g = jg.jit(jg.grad(_switched, argnums=1))(i, _f64(3))
+    np.testing.assert_allclose(np.asarray(g), np.asarray(jg.grad(_switched, argnums=1)(i, _f64(3))))
+
+
+def test_switch_under_vmap_with_a_batched_index_selects_per_example():
+    idx = np.array([-1, 0, 1, 2, 5], np.int32)
+    x = _f64(3)
+    got = jg.jit(jg.vmap(_switched, in_axes=(0, None)))(idx, x)
+    want = [_switched(int(i), x) for i in idx]
+    np.testing.assert_allclose(np.asarray(got), np.asarray([float(w) for w in want]), rtol=1e-12)
+
+
+def test_switch_errors_name_what_was_expected():
+    with pytest.raises(ValueError, match="at least one branch"):
+        jg.switch(0, [], 1.0)
+    with pytest.raises(TypeError, match="scalar integer index, got float64"):
+        jg.jit(lambda x: jg.switch(x.sum(), SWITCH_BRANCHES, x))(np.ones(2))
+    with pytest.raises(TypeError, match="branches return different"):
+        jg.jit(lambda i, x: jg.switch(i, [lambda a: a, lambda a: a.sum()], x))(0, np.ones(2))
+
+
 def test_while_loop_jit_and_eager():
     def f(n):
         return jg.while_loop(lambda c: c[0] < n, lambda c: (c[0] + 1, c[1] * 2.0), (0, jnp.ones(3)))

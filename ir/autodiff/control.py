@@ -1,7 +1,8 @@
 """Derivatives of structured control flow (ir/control_flow.py), built from the graph transforms
 applied to the sub-graphs:
 
-- cond: each branch is differentiated; the result is a cond over the derivative branches.
+- cond / switch: each branch is differentiated; the result is the same op over the derivative
+  branches.
 - scan, forward mode: one scan whose body is the body's JVP (carry and tangent carried together).
 - scan, reverse mode: a forward scan that also stacks the carry entering every iteration, then
   a scan in the opposite direction whose body is the body's VJP, carrying the carry's cotangent
@@ -12,7 +13,7 @@ applied to the sub-graphs:
 from __future__ import annotations
 
 from ..builder import Builder
-from ..control_flow import COND, SCAN, WHILE
+from ..control_flow import SCAN, WHILE, branches, with_branches
 from ..graph import Graph
 from ..types import TensorType
 from .emitter import Emitter
@@ -35,22 +36,22 @@ def _or_zeros(e, values, like):
 
 # ----------------------------------------------------------------------------- cond
 
-def cond_vjp(e, node, cts):
-    t, f = node.params["true"], node.params["false"]
+def branch_vjp(e, node, cts):
+    """cond / switch: the same op choosing among the branches' VJPs."""
     n_out, ops_ = len(node.outputs), list(node.inputs[1:])
     cts = _or_zeros(e, cts, [v.type for v in node.outputs])
-    branches = [_tail(vjp_graph(g, range(len(ops_)), range(n_out)), n_out) for g in (t, f)]
-    grads = _emit(e, COND, [node.inputs[0]] + ops_ + cts, {"true": branches[0], "false": branches[1]})
-    return [None] + grads
+    gs = [_tail(vjp_graph(g, range(len(ops_)), range(n_out)), n_out)
+          for g in branches(node.op, node.params)]
+    return [None] + _emit(e, node.op, [node.inputs[0]] + ops_ + cts, with_branches(node.op, gs))
 
 
-def cond_jvp(e, node, ts):
-    t, f = node.params["true"], node.params["false"]
+def branch_jvp(e, node, ts):
+    """cond / switch: the same op choosing among the branches' JVPs."""
     ops_ = list(node.inputs[1:])
     tans = _or_zeros(e, ts[1:], [v.type for v in ops_])
     n_out = len(node.outputs)
-    branches = [_tail(jvp_graph(g, range(len(ops_))), n_out) for g in (t, f)]
-    return _emit(e, COND, [node.inputs[0]] + ops_ + tans, {"true": branches[0], "false": branches[1]})
+    gs = [_tail(jvp_graph(g, range(len(ops_))), n_out) for g in branches(node.op, node.params)]
+    return _emit(e, node.op, [node.inputs[0]] + ops_ + tans, with_branches(node.op, gs))
 
 
 # ----------------------------------------------------------------------------- scan

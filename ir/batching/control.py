@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ..autodiff.custom import CUSTOM_VJP
 from ..builder import Builder
-from ..control_flow import COND, SCAN, WHILE
+from ..control_flow import COND, SCAN, WHILE, branches, with_branches
 from ..graph import Graph
 from ..ops import Op
 from .emitter import BatchEmitter
@@ -57,27 +57,41 @@ def _graph_over(name, like, flags, size, build):
 # ----------------------------------------------------------------------------- cond
 
 def _select_branches(e, node, args, flags):
-    pred, ops_ = args[0], args[1:]
+    """A batched index or predicate: every branch runs on the whole batch and each example's
+    result is selected from its own branch (as JAX)."""
+    index, ops_ = args[0], args[1:]
     picked = []
-    for branch in (node.params["true"], node.params["false"]):
+    for branch in branches(node.op, node.params):
         g, out_b = batch_graph(branch, flags[1:], e.size)
         picked.append(list(zip(e.inline(g, ops_), out_b)))
+    if node.op == COND:
+        masks = [None, index]
+    else:       # branch k where clamp(index) == k: the last branch takes every index above
+        last = len(picked) - 1
+        masks = [None] + [e(Op.ge, index, e.const(k, index.type.dtype)) for k in range(1, last + 1)]
     res = []
-    for o, (vt, bt), (vf, bf) in zip(node.outputs, *picked):
+    for j, o in enumerate(node.outputs):
         rank = o.type.ndim
-        p = e.lift(pred, True, rank)
-        res.append((e(Op.select, p, e.lift(vt, bt, rank), e.lift(vf, bf, rank)), True))
+        v, _ = picked[0][j]
+        out = e.lift(v, picked[0][j][1], rank)
+        for k in range(1, len(picked)):
+            vk, bk = picked[k][j]
+            out = e(Op.select, e.lift(masks[k], True, rank), e.lift(vk, bk, rank), out)
+        res.append((out, True))
     return res
 
 
-def cond(e, node, args, flags):
+def branch_op(e, node, args, flags):
+    """cond / switch: a batched index selects per example; else the same op over the batched
+    branches."""
     if flags[0]:
         return _select_branches(e, node, args, flags)
-    t, f = node.params["true"], node.params["false"]
-    out_b = _either(batch_graph(t, flags[1:], e.size)[1], batch_graph(f, flags[1:], e.size)[1])
-    gt, _ = batch_graph(t, flags[1:], e.size, force_out=out_b)
-    gf, _ = batch_graph(f, flags[1:], e.size, force_out=out_b)
-    outs = _emit(e, COND, args, {"true": gt, "false": gf})
+    gs = branches(node.op, node.params)
+    out_b = [False] * len(node.outputs)
+    for g in gs:
+        out_b = _either(out_b, batch_graph(g, flags[1:], e.size)[1])
+    batched = [batch_graph(g, flags[1:], e.size, force_out=out_b)[0] for g in gs]
+    outs = _emit(e, node.op, args, with_branches(node.op, batched))
     return list(zip(outs, out_b))
 
 
