@@ -19,6 +19,7 @@ from ..ir.types import is_float, is_int
 from .buffer import CSE, IndentedBuffer
 from .cpu_linalg import LINALG_KERNELS
 from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better
+from .coverage import NotCovered
 from .entry import arena_view
 from .evaluator import Evaluator, array_constants
 from .space import Space, at, c_strides, collapse, flat_space, rows_space
@@ -501,7 +502,7 @@ def _matmul_operand(k, v, producers):
         perm, nd = node.params["perm"], v.type.ndim
         if nd >= 2 and tuple(perm) == tuple(range(nd - 2)) + (nd - 1, nd - 2):
             return k.arrays[node.inputs[0]], node.inputs[0].type.shape, True
-    raise NotImplementedError("cpu codegen: matmul operands must be kernel inputs or their transposes")
+    raise NotCovered("matmul operands must be kernel inputs or their transposes")
 
 
 def gen_matmul(ctx, name, node) -> KernelSource:
@@ -753,7 +754,7 @@ def gen_opaque(ctx, name, node) -> KernelSource:
     (n,) = k.body.nodes
     emit = OPAQUE.get(n.op)
     if emit is None:
-        raise NotImplementedError(f"cpu codegen: no kernel for op {n.op}")
+        raise NotCovered(f"no numba kernel for op {n.op}")
     if any(v.type.size for v in n.outputs):
         emit(k, n)
     return k.finish()

@@ -24,6 +24,7 @@ from ..ir.errors import with_source
 from ..ir.kernel import kernel_nodes
 from ..runtime import config, cuda_device
 from . import canonical, cuda_eager
+from .coverage import NotCovered
 from .cuda_fused import GENERATORS
 from .space import c_strides
 
@@ -118,7 +119,7 @@ def compile_cuda(graph, optimized, schedule, plan, index=0):
         if gen is not None:
             try:
                 step = _Launch(node, gen(name, node), index)
-            except NotImplementedError as e:     # a body the generators don't cover
+            except NotCovered as e:     # a body the generators don't cover: run it op by op
                 config.log(1, f"cuda codegen: {name}: {e}; running it op by op")
         steps.append(step or _OpByOp(node, name, index))
     source = "\n".join(s.source for s in steps)

@@ -16,6 +16,7 @@ import functools
 
 import numpy as np
 
+from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.primitives import ELEMENTWISE, LINALG, REDUCE
 from ..ir.reference import evaluate
@@ -374,7 +375,7 @@ def run(op, arrays, params, out_types):
         return _reduce(op, arrays, params, out_types, index)
     handler = HANDLERS.get(op)
     if handler is None:
-        raise NotImplementedError(f"no cuda kernel for op {op}")
+        raise UnsupportedOpError(op, "cuda", "no CUDA kernel implements it")
     return handler(op, arrays, params, out_types, index)
 
 

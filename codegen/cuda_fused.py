@@ -39,6 +39,7 @@ from ..ir.passes.fusion_rules import row_pass_levels
 from ..ir.types import is_bool, is_float
 from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
+from .coverage import NotCovered
 from . import cuda_kernels as KK
 from .cuda_kernels import FULL_MASK, WARP, grid_stride
 from . import canonical
@@ -138,7 +139,7 @@ class _BlockReductions:
     def __init__(self, k, nodes):
         for n in nodes:
             if cuda_exprs.REDUCER_KIND[n.op][1]:
-                raise NotImplementedError(f"cuda codegen: {n.op} runs as an eager kernel")
+                raise NotCovered(f"{n.op} runs as an eager kernel")
         self.k, self.nodes = k, nodes
         self.names = {n: f"acc{i}" for i, n in enumerate(nodes)}
 
@@ -237,10 +238,10 @@ def gen_reduce(name, node) -> Fused:
     xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
     if any(tuple(sorted(r.params["axes"])) != axes or r.inputs[0].type.shape != xshape
            for r in reds):
-        raise NotImplementedError("cuda codegen: reductions over different axes in one kernel")
+        raise NotCovered("reductions over different axes in one kernel")
     post = _post(k.body, reds)
     if any(v not in post for v in k.body.outputs):
-        raise NotImplementedError("cuda codegen: reduce kernel outputs must follow its reductions")
+        raise NotCovered("reduce kernel outputs must follow its reductions")
     shape = _ReduceShape(xshape, axes)
     red = _BlockReductions(k, reds)
     if len(xshape) - 1 not in axes and shape.rows >= WARP:
@@ -377,7 +378,7 @@ def gen_rowwise(name, node) -> Fused:
     nd = len(xshape)
     if any(r.inputs[0].type.shape != xshape or tuple(r.params["axes"]) != (nd - 1,)
            for r in reds):
-        raise NotImplementedError("cuda codegen: rowwise reductions must all be over the last axis")
+        raise NotCovered("rowwise reductions must all be over the last axis")
     L, rows = xshape[-1], math.prod(xshape[:-1])
     level, per_row = row_pass_levels(k.body, reds)
     passes = 1 + max([level[r.inputs[0]] for r in reds] +
@@ -458,7 +459,7 @@ def _operand(k, v, producers):
     if p is not None and p.op == Op.transpose:
         return k.arrays[p.inputs[0]], p.inputs[0].type.shape, True
     if v not in k.arrays:
-        raise NotImplementedError("cuda codegen: matmul operand computed inside the kernel")
+        raise NotCovered("matmul operand computed inside the kernel")
     return k.arrays[v], v.type.shape, False
 
 
@@ -471,7 +472,7 @@ def gen_matmul(name, node) -> Fused:
     D = mm.output.type.shape
     dt = mm.output.type.dtype
     if not is_float(dt):
-        raise NotImplementedError(f"cuda codegen: {dt} matmul runs as an eager kernel")
+        raise NotCovered(f"{dt} matmul runs as an eager kernel")
     M, N = D[-2], D[-1]
     Kdim = mm.inputs[0].type.shape[-1]
     batch = D[:-2]

@@ -11,10 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.kernel import single_op_kernel
+from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.printer import ident
 from ..runtime import config
 from .cpu_kernels import GENERATORS
+from .coverage import NotCovered
 from .cpu_units import LONG_LOOP, _work
 from .entry import (ModuleBuilder, arena_layout, arena_view, entry_source, flat_view,
                     inline_kernel)
@@ -27,7 +29,8 @@ def _split(node):
     """A kernel's body as single-op kernels wired to the outer values."""
     body = node.params["body"]
     if any(v in body.inputs for v in body.outputs):
-        raise NotImplementedError("cpu codegen: a kernel output that is one of its inputs")
+        raise UnsupportedOpError(Op.kernel, "numba", "a kernel output that is one of its inputs",
+                                 node.source_info)
     env = dict(zip(body.inputs, node.inputs))
     outer = dict(zip(body.outputs, node.outputs))
     out = []
@@ -104,9 +107,10 @@ class EntryProgram:
         self.mb.long_loop = _work(n) >= LONG_LOOP
         try:
             ks = GENERATORS[kind](self.mb, name, n)
-        except NotImplementedError as e:
+        except NotCovered as e:
             if len(n.params["body"].nodes) == 1:
-                raise
+                raise UnsupportedOpError(n.params["body"].nodes[0].op, "numba", str(e),
+                                         n.source_info) from None
             config.log(1, f"cpu codegen: {e}; splitting kernel {name} into single ops")
             for part in _split(n):
                 self._plan(part)

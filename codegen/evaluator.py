@@ -8,6 +8,7 @@ constants are loads from their flat arrays; one-element constants are typed modu
 from __future__ import annotations
 
 from ..ir.ops import Op
+from .coverage import NotCovered
 from .cpu_exprs import scalar_expr
 from .space import at
 
@@ -69,7 +70,7 @@ class Evaluator:
             return self.load(x, v.type.shape)
         if node.op == Op.broadcast_to and self.space_of(x) is space:
             return self.expr(x)                            # right-aligned, as broadcasting is
-        raise NotImplementedError(f"cpu codegen: {node.op} {x.type} -> {v.type} inside a kernel")
+        raise NotCovered(f"{node.op} {x.type} -> {v.type} inside a kernel")
 
 
 def array_constants(body, every=False):

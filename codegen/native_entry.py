@@ -30,6 +30,7 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload
 from numba.np.numpy_support import as_dtype
 
+from ..ir.errors import UnsupportedOpError
 from ..ir.types import is_bool
 from ..runtime import config
 from . import disk_cache, native, native_units
@@ -253,7 +254,7 @@ def export(graph, out_dir, name: str) -> NativeLibrary:
     config.log(1, f"native export {name}: through the numba entry ({why})")
     try:
         prog = EntryProgram(optimized, nodes, plan, native=True)
-    except NotImplementedError as e:
+    except UnsupportedOpError as e:
         raise NativeExportError(f"cannot export {graph.name}: {e}") from None
     if prog.hosts:
         ops = ", ".join(sorted({str(n.params["body"].nodes[0].op) for n in prog.hosts}))

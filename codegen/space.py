@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from .coverage import NotCovered
+
 
 def at(offset: str) -> str:
     """An offset as an array index. numba wraps negative signed indices around (i < 0 -> i + n),
@@ -64,7 +66,7 @@ class Space:
             return "0"
         lead = len(self.shape) - len(shape)
         if lead < 0 or any(e not in (1, self.shape[lead + k]) for k, e in enumerate(shape)):
-            raise NotImplementedError(f"cpu codegen: operand shape {shape} does not broadcast to "
+            raise NotCovered(f"operand shape {shape} does not broadcast to "
                                       f"the iteration space {self.shape}")
         strides = c_strides(shape)
         dims = [(lead + k, s) for k, (e, s) in enumerate(zip(shape, strides)) if e != 1]
