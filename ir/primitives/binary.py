@@ -78,7 +78,7 @@ def _logical(op, reference, sym, numpy, doc):
 def _bitwise(op, reference, sym, numpy, doc):
     return binary(op, "integer_binary", "integer", reference, nondiff=NONDIFF_BOOL,
                   scalar=("infix", sym) if sym else ("rule",), gaps={"llvm": NO_LLVM_INT},
-                  numpy=numpy, doc=doc)
+                  numpy=numpy, numpy_kind="integer_binary", doc=doc)
 
 
 RECORDS = [

@@ -24,7 +24,7 @@ from .creation import (arange, array, asarray, astype, copy, empty, empty_like, 
                        full, full_like, identity, linspace, logspace, ones, ones_like, tri,
                        zeros, zeros_like)
 from .elementwise import *  # noqa: F401,F403
-from .elementwise import (_BINARY, _COMPARE, _FLOAT_UNARY, _LOGICAL, _NUMERIC_UNARY, _ROUNDING)
+from .ufuncs import *  # noqa: F401,F403  (generated from the primitives' records)
 from . import fft
 from .dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
 from .index_tricks import c_, r_
@@ -54,10 +54,6 @@ euler_gamma = _np.euler_gamma
 ndarray = _ArrayOps  # isinstance(x, jnp.ndarray) holds for eager tensors and traced values
 
 
-def _names(*tables):
-    return [n for t in tables for n in t]
-
-
 def isscalar(x):
     from ._convert import is_array
     return _np.isscalar(x) or is_array(x) and x.ndim == 0
@@ -68,7 +64,8 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    from .elementwise import abs, isnan, less_equal, logical_and, logical_or, subtract, multiply, add
+    from .elementwise import isnan
+    from .ufuncs import abs, less_equal, logical_and, logical_or, subtract, multiply, add
     x, y = asarray(a), asarray(b)
     close = less_equal(abs(subtract(x, y)), add(atol, multiply(rtol, abs(y))))
     return logical_or(close, logical_and(isnan(x), isnan(y))) if equal_nan else close

@@ -195,7 +195,8 @@ def _normalized_index(idx, n, axis, device, mode="raise", raw_ok=False):
             return idx, None
         iota = host_array(np.arange(n, dtype=np.int64), device)
         return apply(Op.take, [iota, idx], {"axis": 0}), None
-    from .elementwise import add, clip, greater_equal, less, logical_and, where
+    from .elementwise import clip, where
+    from .ufuncs import add, greater_equal, less, logical_and
     w = where(less(idx, 0), add(idx, n), idx)
     if mode in ("clip", "promise_in_bounds"):
         return clip(w, 0, max(n - 1, 0)), None
@@ -234,7 +235,7 @@ def _masked(out, valid, dtype, fill_value, shape):
 
 
 def _gather(y, adv, mode="raise", fill_value=None):
-    from .elementwise import add, logical_and, multiply
+    from .ufuncs import add, logical_and, multiply
     from .shape import broadcast_to, reshape, transpose
     positions = [p for p, _, _ in adv]
     direct = len(adv) == 1 and mode == "raise"      # the one take checks the raw index
@@ -288,7 +289,7 @@ def take(a, indices, axis=None, mode=None, fill_value=None):
 
 
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
-    from .elementwise import add, multiply
+    from .ufuncs import add, multiply
     from .shape import broadcast_to, ravel, reshape
     x = asarray(arr)
     if axis is None:
@@ -370,7 +371,8 @@ def _positions(x, key, mode="raise"):
 def _scatter(x, key, values, mode="raise"):
     """(x's shape: the values scattered to x[key], summed where indices repeat; mask of the
     positions hit). Out-of-bounds indices raise, or are clipped or dropped (mode)."""
-    from .elementwise import greater, greater_equal, where
+    from .elementwise import where
+    from .ufuncs import greater, greater_equal
     from .shape import broadcast_to, ravel, reshape
     pos = _to_device_of(_positions(x, key, _check_mode(mode)), x)
     v = astype(values, x.dtype) if is_array(values) else host_array(values, device_of(x), x.dtype)
@@ -403,12 +405,13 @@ class _AtRef:
         return where(mask, vals, self.x)
 
     def add(self, values, mode=None):
-        from .elementwise import add
+        from .ufuncs import add
         vals, _ = _scatter(self.x, self.key, values, mode)
         return add(self.x, vals)
 
     def multiply(self, values, mode=None):
-        from .elementwise import multiply, where
+        from .elementwise import where
+        from .ufuncs import multiply
         vals, mask = _scatter(self.x, self.key, values, mode)
         return where(mask, multiply(self.x, vals), self.x)
 

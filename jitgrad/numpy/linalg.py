@@ -33,7 +33,7 @@ def _float_matrices(x, what, square=False):
 
 def _sym(x):
     """The symmetric (Hermitian, for complex x) part."""
-    from .elementwise import add, multiply
+    from .ufuncs import add, multiply
     return multiply(add(x, _H(x)), 0.5)
 
 
@@ -86,7 +86,7 @@ def slogdet(x, /):
 
 
 def det(x, /):
-    from .elementwise import exp, multiply
+    from .ufuncs import exp, multiply
     sign, logabsdet = slogdet(x)
     return multiply(sign, exp(logabsdet))
 
@@ -123,7 +123,7 @@ def inv(x, /):
 
 def _cutoff(s, rtol, shape):
     """rtol * largest singular value (default rtol: max(m, n) * eps, as the standard)."""
-    from .elementwise import multiply
+    from .ufuncs import multiply
     from .reductions import max as _max
     from .shape import expand_dims
     if rtol is None:
@@ -137,7 +137,8 @@ def _cutoff(s, rtol, shape):
 
 def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
     """The Moore-Penrose inverse from the SVD; singular values at most rtol * max are dropped."""
-    from .elementwise import greater, multiply, true_divide, where
+    from .elementwise import true_divide, where
+    from .ufuncs import greater, multiply
     a = _float_matrices(x, "pinv")
     u, s, vh = svd(a, full_matrices=False)
     keep = greater(s, _cutoff(s, rtol if rtol is not None else rcond, a.shape))
@@ -146,7 +147,7 @@ def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
 
 
 def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
-    from .elementwise import greater
+    from .ufuncs import greater
     from .reductions import sum
     a = _float_matrices(x, "matrix_rank")
     s = svdvals(a)
@@ -178,7 +179,7 @@ def matrix_power(x, n, /):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     """The standard's vector_norm over `axis` (None: every axis, the array as one vector)."""
-    from .elementwise import abs, not_equal, power, sqrt, square
+    from .ufuncs import abs, not_equal, power, sqrt, square
     from .reductions import max, min, sum
     v = asarray(x)
     if v.dtype.kind == "c":
@@ -207,7 +208,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
 
 
 def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
-    from .elementwise import abs, sqrt, square
+    from .ufuncs import abs, sqrt, square
     from .reductions import max, min, sum
     from .shape import expand_dims, moveaxis
     a = _float_matrices(x, "matrix_norm")

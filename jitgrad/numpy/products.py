@@ -17,7 +17,7 @@ def matmul(x1, x2, /):
         raise ValueError("matmul: input operand does not have enough dimensions (a scalar was "
                          f"given: shapes {a.shape} and {b.shape}); use * for scaling")
     if a.dtype.kind == "b":       # NumPy: a logical OR of ANDs
-        from .elementwise import greater
+        from .ufuncs import greater
         return greater(matmul(astype(a, "int32"), astype(b, "int32")), 0)
     from .shape import reshape
     va, vb = a.ndim == 1, b.ndim == 1
@@ -61,7 +61,7 @@ def tensordot(a, b, axes=2):
 def dot(a, b):
     x, y = asarray(a), asarray(b)
     if x.ndim == 0 or y.ndim == 0:
-        from .elementwise import multiply
+        from .ufuncs import multiply
         return multiply(x, y)
     if y.ndim <= 2:
         return matmul(x, y)
@@ -76,19 +76,19 @@ def vdot(a, b):
 def inner(a, b):
     x, y = asarray(a), asarray(b)
     if x.ndim == 0 or y.ndim == 0:
-        from .elementwise import multiply
+        from .ufuncs import multiply
         return multiply(x, y)
     return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 1]))
 
 
 def outer(a, b):
-    from .elementwise import multiply
+    from .ufuncs import multiply
     from .shape import ravel, reshape
     return multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))
 
 
 def kron(a, b):
-    from .elementwise import multiply
+    from .ufuncs import multiply
     from .shape import reshape
     x, y = asarray(a), asarray(b)
     nd = max(x.ndim, y.ndim)
@@ -120,7 +120,7 @@ def diag(v, k=0):
         return diagonal(x, k)
     if x.ndim != 1:
         raise ValueError(f"diag: input must be 1-d or 2-d, got shape {x.shape}")
-    from .elementwise import multiply
+    from .ufuncs import multiply
     from .shape import pad, reshape
     n = x.shape[0]
     eye = np.eye(n, dtype=x.dtype)
@@ -130,7 +130,8 @@ def diag(v, k=0):
 
 def vecdot(x1, x2, /, *, axis=-1):
     """The standard's vecdot: the dot product along `axis` of the broadcast operands."""
-    from .elementwise import conj, multiply
+    from .elementwise import conj
+    from .ufuncs import multiply
     from .reductions import sum
     a, b = operands(x1, x2)
     nd = max(a.ndim, b.ndim)
@@ -146,7 +147,7 @@ def vecdot(x1, x2, /, *, axis=-1):
 def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
     """The cross product of 3-vectors along `axis` (NumPy's axisa/axisb/axisc override it);
     the other axes broadcast and the result keeps the vectors on `axis`, as NumPy."""
-    from .elementwise import multiply, subtract
+    from .ufuncs import multiply, subtract
     from .shape import moveaxis, stack
     x, y = operands(a, b)
     if x.ndim == 0 or y.ndim == 0:

@@ -88,7 +88,8 @@ def mean(a, axis=None, dtype=None, keepdims=False):
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
-    from .elementwise import square, subtract, true_divide
+    from .elementwise import true_divide
+    from .ufuncs import square, subtract
     ddof = correction if correction is not None else ddof
     x = asarray(a)
     if x.dtype.kind not in "fc":
@@ -97,14 +98,14 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
     m = mean(x, axis=axes, keepdims=True)
     d = subtract(x, m)
     if d.dtype.kind == "c":         # NumPy: the mean squared modulus, a real result
-        from .elementwise import abs
+        from .ufuncs import abs
         d = abs(d)
     ss = sum(square(d), axis=axes, keepdims=keepdims)
     return true_divide(ss, float(_count(x, axes) - ddof))
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
-    from .elementwise import sqrt
+    from .ufuncs import sqrt
     return sqrt(var(a, axis, dtype, ddof, keepdims, correction=correction))
 
 
@@ -183,7 +184,7 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True)
     _check_order(order)
     if not descending:
         return _along(Op.argsort, a, axis)
-    from .elementwise import subtract
+    from .ufuncs import subtract
     from .shape import flip
     x = asarray(a)
     if axis is None:
@@ -201,14 +202,15 @@ def _check_order(order):
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    from .elementwise import not_equal
+    from .ufuncs import not_equal
     return sum(not_equal(a, 0), axis=axis, keepdims=keepdims)
 
 
 def average(a, axis=None, weights=None, keepdims=False):
     if weights is None:
         return mean(a, axis=axis, keepdims=keepdims)
-    from .elementwise import multiply, true_divide
+    from .elementwise import true_divide
+    from .ufuncs import multiply
     from .shape import broadcast_to, expand_dims
     x, w = asarray(a), asarray(weights)
     if w.ndim == 1 and x.ndim > 1 and axis is not None:
@@ -220,7 +222,7 @@ def average(a, axis=None, weights=None, keepdims=False):
 
 
 def median(a, axis=None, keepdims=False):
-    from .elementwise import add, multiply
+    from .ufuncs import add, multiply
     from .shape import ravel, take
     x = asarray(a)
     if axis is None:
@@ -234,7 +236,7 @@ def median(a, axis=None, keepdims=False):
 
 
 def ptp(a, axis=None, keepdims=False):
-    from .elementwise import subtract
+    from .ufuncs import subtract
     return subtract(max(a, axis, keepdims), min(a, axis, keepdims))
 
 
@@ -250,7 +252,7 @@ def cumprod(a, axis=None, dtype=None):
     ax = normalize_axis(axis, x.ndim)
     if x.shape[ax] == 0:
         return x
-    from .elementwise import multiply
+    from .ufuncs import multiply
     from .shape import concatenate, expand_dims, take
     parts = [take(x, 0, axis=ax)]
     for i in range(1, x.shape[ax]):

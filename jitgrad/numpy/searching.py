@@ -10,7 +10,8 @@ from ._convert import asarray, normalize_axis, operands
 def _before(a, v, side):
     """a[i] sorts before v (side="left": strictly; "right": or equal), in NumPy's order where
     NaN is larger than every number."""
-    from .elementwise import isnan, less, less_equal, logical_and, logical_not, logical_or
+    from .elementwise import isnan, logical_not
+    from .ufuncs import less, less_equal, logical_and, logical_or
     if side == "left":
         return logical_or(less(a, v), logical_and(isnan(v), logical_not(isnan(a))))
     return logical_or(less_equal(a, v), isnan(v))

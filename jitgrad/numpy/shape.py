@@ -355,7 +355,7 @@ def triu(m, k=0):
 
 
 def diff(a, n=1, axis=-1):
-    from .elementwise import subtract
+    from .ufuncs import subtract
     x = asarray(a)
     ax = normalize_axis(axis, x.ndim)
     for _ in range(n):
@@ -490,7 +490,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 
 def _gradient_axis(x, ax, h, edge_order):
-    from .elementwise import add, multiply, subtract, true_divide
+    from .elementwise import true_divide
+    from .ufuncs import add, multiply, subtract
     n = x.shape[ax]
     if n < edge_order + 1:
         raise ValueError("gradient: shape of the array too small to calculate a numerical "

@@ -1,0 +1,110 @@
+"""What jitgrad.numpy's one-primitive functions (the generated jitgrad/numpy/ufuncs.py) do
+around their primitive: NumPy's dtype rules for each kind of function. `numpy_kind` in a
+primitive's record names the rule here."""
+from __future__ import annotations
+
+from ..core import Tracer, apply, user_source_info
+from ..ir import Op
+from ..tensor import Tensor
+from ._convert import asarray, astype, operands
+
+
+def float_unary(op, x):
+    """Computed in floating point: ints and bools promote to the default float dtype."""
+    (x,) = operands(x, float_only=True)
+    return apply(op, [x])
+
+
+# Bool arithmetic as in NumPy: add/multiply/maximum/minimum are logical; the rest compute in
+# NumPy's int8, which jitgrad widens to int32; negative, sign and subtract are errors.
+_BOOL_LOGICAL = {Op.add: Op.logical_or, Op.max: Op.logical_or, Op.mul: Op.logical_and,
+                 Op.min: Op.logical_and, Op.bitwise_and: Op.logical_and,
+                 Op.bitwise_or: Op.logical_or, Op.bitwise_xor: Op.logical_xor}
+_BOOL_ERRORS = {Op.neg: "negative, the `-` operator, is not supported, use the `~` operator or "
+                        "the logical_not function instead",
+                Op.sign: "sign is not supported; cast to an integer or float dtype first",
+                Op.sub: "subtract, the `-` operator, is not supported, use the bitwise_xor, the "
+                        "`^` operator, or the logical_xor function instead"}
+
+
+def _bool_error(op):
+    return TypeError(f"numpy boolean {_BOOL_ERRORS[op]}")
+
+
+def numeric_unary(op, x):
+    """Keeps integer dtypes; bools as NumPy (abs is the identity, square is int, the rest raise)."""
+    x = asarray(x)
+    if x.dtype.kind == "b":
+        if op in _BOOL_ERRORS:
+            raise _bool_error(op)
+        if op is Op.abs:
+            return x
+        x = astype(x, "int32")
+    return apply(op, [x])
+
+
+def rounding(op, x):
+    """Integers are already integral (returned as they are); complex rint rounds both parts."""
+    x = asarray(x)
+    if x.dtype.kind == "c" and op is Op.round:    # the real and imaginary parts, as NumPy
+        parts = [apply(op, [apply(part, [x])]) for part in (Op.real, Op.imag)]
+        return apply(Op.complex, parts)
+    return apply(op, [x]) if x.dtype.kind in "fc" else x      # complex floor: an error
+
+
+def binary(op, x1, x2):
+    """NumPy's promotion of both operands, and NumPy's bool arithmetic."""
+    a, b = operands(x1, x2)
+    if a.dtype.kind == "b":
+        if op in _BOOL_ERRORS:
+            raise _bool_error(op)
+        if op in _BOOL_LOGICAL:
+            return apply(_BOOL_LOGICAL[op], [a, b])
+        a, b = operands(a, b, dtype="int32")
+    if op is Op.pow and a.dtype.kind in "iu":
+        b = _nonnegative_exponent(b)
+    return apply(op, [a, b])
+
+
+def _nonnegative_exponent(b):
+    """An integer exponent, asserted >= 0 on every path as NumPy raises eagerly: checked now
+    when its value is known, else by a checked take in the compiled code (indexing.checked)."""
+    from ..ir.errors import negative_power
+    if isinstance(b, Tensor) and b.device.type != "meta":
+        if (b._data < 0).any():
+            raise negative_power("power", b._data[b._data < 0].flat[0], user_source_info())
+        return b
+    if not isinstance(b, Tracer):
+        return b
+    from .indexing import checked
+    negative = apply(Op.lt, [b, astype(0, b.dtype)])
+    zero = checked(apply(Op.select, [negative, b, astype(0, b.dtype)]), 1, "power:power")
+    return apply(Op.add, [b, zero])
+
+
+def compare(op, x1, x2):
+    """NumPy's promotion of both operands; a bool result."""
+    return apply(op, operands(x1, x2))
+
+
+def logical(op, x1, x2):
+    """Both operands as bools."""
+    return apply(op, [astype(x1, "bool"), astype(x2, "bool")])
+
+
+def not_integer(name, *xs):
+    return TypeError(f"{name} is supported on integer and bool tensors, got "
+                     + " and ".join(x.dtype.name for x in xs))
+
+
+def integer_binary(op, name, x1, x2):
+    """Integers only (floats raise TypeError, as NumPy); bools are logical for and/or/xor and
+    int32 (NumPy's int8) for the shifts."""
+    a, b = operands(x1, x2)
+    if a.dtype.kind in "fc":
+        raise not_integer(name, a, b)
+    if a.dtype.kind == "b":
+        if op in _BOOL_LOGICAL:
+            return apply(_BOOL_LOGICAL[op], [a, b])
+        a, b = operands(a, b, dtype="int32")
+    return apply(op, [a, b])
