@@ -13,15 +13,6 @@ from .ir.types import TensorType
 from .runtime.device import CPU, META, Device, device as as_device
 
 
-def _inplace_operator(name, what):
-    """An in-place operator: jnp.<name>(self, other) written into this tensor's storage."""
-    def method(self, other):
-        from . import numpy as jnp
-        return self._assign(getattr(jnp, name)(self, other), what)
-    method.__name__ = f"__i{name}__"
-    return method
-
-
 class Tensor(ArrayOps):
     __slots__ = ("_data", "_device", "_meta_type", "requires_grad", "grad", "_ctx", "_version",
                  "_retain", "_base", "_views", "__weakref__")
@@ -191,10 +182,6 @@ class Tensor(ArrayOps):
         self._version[0] += 1
         return self
 
-    def __setitem__(self, key, value):
-        from .numpy.indexing import setitem
-        setitem(self, key, value)
-
     # views -------------------------------------------------------------------------------
     def _track_view(self, base, key):
         """Make this tensor the view base[key] (a basic index): in-place updates of either
@@ -272,35 +259,6 @@ class Tensor(ArrayOps):
             base._version[0] += 1
             base._write_through()
         self._refresh_views(False)
-
-    def __iadd__(self, other):
-        from . import numpy as jnp
-        return self._assign(jnp.add(self, other), "+=")
-
-    def __isub__(self, other):
-        from . import numpy as jnp
-        return self._assign(jnp.subtract(self, other), "-=")
-
-    def __imul__(self, other):
-        from . import numpy as jnp
-        return self._assign(jnp.multiply(self, other), "*=")
-
-    def __itruediv__(self, other):
-        from . import numpy as jnp
-        return self._assign(jnp.true_divide(self, other), "/=")
-
-    __ifloordiv__ = _inplace_operator("floor_divide", "//=")
-    __imod__ = _inplace_operator("mod", "%=")
-    __ipow__ = _inplace_operator("power", "**=")
-    __iand__ = _inplace_operator("bitwise_and", "&=")
-    __ior__ = _inplace_operator("bitwise_or", "|=")
-    __ixor__ = _inplace_operator("bitwise_xor", "^=")
-    __ilshift__ = _inplace_operator("left_shift", "<<=")
-    __irshift__ = _inplace_operator("right_shift", ">>=")
-
-    def copy_(self, src):
-        from . import numpy as jnp
-        return self._assign(jnp.broadcast_to(jnp.asarray(src, dtype=self.dtype), self.shape), "copy_")
 
     # printing -----------------------------------------------------------------------------
     def __repr__(self):

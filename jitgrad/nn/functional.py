@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import numpy as jnp
 from .. import random as jrandom
+from ..array_ops import register_methods
 from ..core import Tracer
 from ..errors import wrap_public_functions as _wrap
 from ..numpy._convert import asarray
@@ -71,3 +72,8 @@ def embedding(indices, weight):
 
 
 _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames
+
+# the Tensor methods PyTorch has for these (x.relu(), x.softmax(-1), ...): installed on eager
+# Tensors and traced values alike (array_ops.register_methods)
+METHODS = ("relu", "sigmoid", "softmax", "log_softmax", "logsumexp")
+register_methods({name: globals()[name] for name in METHODS})

@@ -84,3 +84,7 @@ def dtype(x):
 from ..errors import wrap_public_functions as _wrap  # noqa: E402
 
 _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames
+
+from . import methods as _methods  # noqa: E402
+
+_methods.install()     # operators and methods of Tensors and traced values (array_ops.py)

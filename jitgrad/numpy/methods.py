@@ -1,0 +1,129 @@
+"""The operators and methods jitgrad.numpy installs on eager Tensors and traced values
+(`array_ops.register_methods`; jitgrad/numpy/__init__.py calls `install()` once).
+
+Method names that are one primitive come from the primitives' records (`method`); the rest are
+the NumPy / PyTorch methods listed here, each delegating to the jitgrad.numpy function of its
+name. nn.functional installs its own (relu, softmax, ...)."""
+from __future__ import annotations
+
+import sys
+
+from ..array_ops import register_methods
+from ..errors import api_boundary
+from ..ir.registry import RECORDS
+from ..tensor import Tensor
+from . import indexing
+
+# operator -> jitgrad.numpy function (the reflected operator swaps the operands)
+_BINARY_OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+                     "floordiv": "floor_divide", "mod": "mod", "pow": "power", "matmul": "matmul",
+                     "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+                     "lshift": "left_shift", "rshift": "right_shift"}
+_COMPARISONS = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                "gt": "greater", "ge": "greater_equal"}
+_UNARY_OPERATORS = {"neg": "negative", "abs": "abs", "invert": "invert"}
+_INPLACE_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+                    "mod": "%", "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
+                    "rshift": ">>"}
+# x.name(...) == jnp.name(x, ...), for the methods that are not one primitive
+_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin", "cumsum",
+            "any", "all", "swapaxes", "squeeze", "ravel", "clip", "round", "dot", "sort",
+            "argsort", "repeat", "take", "nonzero", "diagonal", "trace", "reciprocal",
+            "isfinite", "flip", "expand", "copy", "cumprod", "ptp")
+_ARRAY_API_VERSIONS = (None, "2021.12", "2022.12", "2023.12")
+
+
+def _jnp():
+    return sys.modules["jitgrad.numpy"]      # installed from its __init__, so already imported
+
+
+def _binop(name, reflected=False):
+    @api_boundary
+    def method(self, other):
+        fn = getattr(_jnp(), name)
+        return fn(other, self) if reflected else fn(self, other)
+    method.__name__ = name
+    return method
+
+
+def _method(name):
+    @api_boundary
+    def method(self, *args, **kwargs):
+        return getattr(_jnp(), name)(self, *args, **kwargs)
+    method.__name__ = name
+    method.__doc__ = f"x.{name}(...) is jitgrad.numpy.{name}(x, ...).\n\n" + (
+        getattr(_jnp(), name).__doc__ or "")
+    return method
+
+
+def _inplace(name, what):
+    """An in-place operator of an eager Tensor: jnp.<name>(self, other) into its storage."""
+    def method(self, other):
+        return self._assign(getattr(_jnp(), name)(self, other), what)
+    method.__name__ = f"__i{name}__"
+    return method
+
+
+def _reshape(self, *shape, **kw):
+    shape = shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
+    return _jnp().reshape(self, shape, **kw)
+
+
+def _transpose(self, *axes):
+    axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
+    return _jnp().transpose(self, axes or None)
+
+
+def _array_namespace(self, *, api_version=None):
+    """The Array API namespace of this array: jitgrad.numpy (standard 2023.12)."""
+    if api_version not in _ARRAY_API_VERSIONS:
+        raise ValueError(f"__array_namespace__: jitgrad.numpy implements the Array API "
+                         f"standard 2023.12 (and earlier), not {api_version!r}")
+    return _jnp()
+
+
+def _copy_(self, src):
+    """x.copy_(src): src (broadcast, cast to x's dtype) written into x's storage (PyTorch)."""
+    jnp = _jnp()
+    return self._assign(jnp.broadcast_to(jnp.asarray(src, dtype=self.dtype), self.shape), "copy_")
+
+
+def _setitem(self, key, value):
+    indexing.setitem(self, key, value)     # traced values are immutable: the error points to .at[]
+
+
+def methods() -> dict:
+    table = {}
+    for op, name in _BINARY_OPERATORS.items():
+        table[f"__{op}__"], table[f"__r{op}__"] = _binop(name), _binop(name, True)
+    table.update({f"__{op}__": _binop(name) for op, name in _COMPARISONS.items()})
+    table.update({f"__{op}__": _method(name) for op, name in _UNARY_OPERATORS.items()})
+    table.update({name: _method(name) for name in _METHODS})
+    table.update({m: _method(r.numpy[0]) for r in RECORDS.values() if r.numpy for m in r.method})
+    table.update({
+        "reshape": _reshape, "view": _reshape, "transpose": _transpose,
+        "flatten": lambda self: _jnp().ravel(self),
+        "unsqueeze": lambda self, dim: _jnp().expand_dims(self, dim),
+        "clone": lambda self: _jnp().copy(self),
+        "T": property(lambda self: _jnp().transpose(self)),
+        "mT": property(lambda self: _jnp().swapaxes(self, -1, -2)),
+        "real": property(lambda self: _jnp().real(self)),
+        "imag": property(lambda self: _jnp().imag(self)),
+        "at": property(indexing.AtIndexer),
+        "__getitem__": indexing.getitem, "__setitem__": _setitem,
+        "__array_namespace__": _array_namespace,
+    })
+    return table
+
+
+def tensor_methods() -> dict:
+    """What only eager Tensors have: the in-place operators (x += y), item assignment, copy_."""
+    table = {f"__i{op}__": _inplace(_BINARY_OPERATORS[op], f"{sym}=")
+             for op, sym in _INPLACE_SYMBOLS.items()}
+    table.update({"__setitem__": _setitem, "copy_": _copy_})
+    return table
+
+
+def install() -> None:
+    register_methods(methods())
+    register_methods(tensor_methods(), Tensor)
