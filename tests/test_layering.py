@@ -107,3 +107,31 @@ def test_lazy_attributes_load_on_first_use():
     out = subprocess.run([sys.executable, "-c", "import jitgrad as jg; jg.lod"],
                          capture_output=True, text=True)
     assert "AttributeError: module 'jitgrad' has no attribute 'lod'" in out.stderr
+
+
+# the base of eager Tensors and traced values: jitgrad.numpy and nn install their operators and
+# methods on it (array_ops.register_methods), so it imports neither, not even inside a function
+ARRAY_BASE = ("jitgrad.array_ops", "jitgrad.core", "jitgrad.tensor", "jitgrad.tracing",
+              "jitgrad.autograd", "jitgrad.autograd_backward", "jitgrad.runtime_bridge")
+
+
+def test_the_array_base_imports_neither_jnp_nor_nn():
+    modules = import_graph.modules()
+    found = [f"{name}:{line} imports {target}" for name in ARRAY_BASE
+             for target, line in import_graph.imported_names(name, modules[name], False, modules)
+             if target.startswith(("jitgrad.numpy", "jitgrad.nn"))]
+    assert not found, "\n".join(found)
+
+
+def test_methods_are_installed_on_tensors_and_traced_values():
+    import jitgrad as jg
+    import jitgrad.numpy as jnp
+    from jitgrad.core import Tracer
+    for cls in (jg.Tensor, Tracer):
+        for name in ("__add__", "__rmatmul__", "__getitem__", "sum", "reshape", "T", "exp",
+                     "maximum", "relu", "softmax", "astype", "at", "__array_namespace__"):
+            assert hasattr(cls, name), (cls.__name__, name)
+    assert hasattr(jg.Tensor, "__iadd__") and not hasattr(Tracer, "__iadd__")
+    assert "numpy.exp" in jg.Tensor.exp.__doc__
+    x = jnp.arange(6.0).reshape(2, 3)
+    assert float(jg.jit(lambda a: (a.T @ a).relu().sum())(x)) == float(((x.T @ x).relu()).sum())
