@@ -1,6 +1,9 @@
 """One source generator per kernel kind (elementwise, reduce, rowwise, matmul, opaque).
 
-`GENERATORS[kind](ctx, name, node) -> KernelSource`. A generated kernel is an @njit function
+`generate(ctx, name, node) -> KernelSource` runs `GENERATORS[kind](ctx, name, node)` after
+`unsupported(node)`, the check made before any code is written: an op the numba kernels do not
+compute is an UnsupportedOpError naming the op and the user's line (there is no other numba
+path to fall back to), and a kernel that passes the check always generates. A generated kernel is an @njit function
 taking flat C-contiguous arrays: the kernel node's inputs, then its body's array constants, then
 its outputs, which it writes. Loops use `prange` when the static work is large enough to pay for
 waking the second thread (PARALLEL_MIN), and stay serial below.
@@ -11,6 +14,7 @@ import contextlib
 import math
 from dataclasses import dataclass, field
 
+from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
 from ..ir.registry import TRANSCENDENTAL
@@ -18,8 +22,7 @@ from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from ..ir.types import is_float, is_int
 from .buffer import CSE, IndentedBuffer
 from .cpu_linalg import LINALG_KERNELS
-from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better
-from .coverage import NotCovered
+from .cpu_exprs import EXPR, REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better, unsupported as _gap
 from .entry import arena_view
 from .evaluator import Evaluator, array_constants
 from .space import Space, at, c_strides, collapse, flat_space, rows_space
@@ -502,7 +505,8 @@ def _matmul_operand(k, v, producers):
         perm, nd = node.params["perm"], v.type.ndim
         if nd >= 2 and tuple(perm) == tuple(range(nd - 2)) + (nd - 1, nd - 2):
             return k.arrays[node.inputs[0]], node.inputs[0].type.shape, True
-    raise NotCovered("matmul operands must be kernel inputs or their transposes")
+    raise AssertionError("cpu codegen: a matmul operand that is neither a kernel input nor its "
+                         "transpose (ir.passes.fusion_rules forms no such kernel)")
 
 
 def gen_matmul(ctx, name, node) -> KernelSource:
@@ -752,13 +756,40 @@ OPAQUE = {
 def gen_opaque(ctx, name, node) -> KernelSource:
     k = _Kernel(ctx, name, node)
     (n,) = k.body.nodes
-    emit = OPAQUE.get(n.op)
-    if emit is None:
-        raise NotCovered(f"no numba kernel for op {n.op}")
     if any(v.type.size for v in n.outputs):
-        emit(k, n)
+        OPAQUE[n.op](k, n)
     return k.finish()
 
 
 GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": gen_rowwise,
               "matmul": gen_matmul, "opaque": gen_opaque}
+
+# ops of a fused body no scalar expression computes: the loops, the reductions and BLAS do
+_STRUCTURAL = frozenset({Op.constant, Op.reshape, Op.matmul, Op.transpose})
+
+
+def unsupported(node) -> UnsupportedOpError | None:
+    """The error for kernel `node` when the numba generators do not cover it (an opaque op
+    without a numba kernel, a body op without a scalar expression or reducer), else None."""
+    body = node.params["body"]
+    if node.params["kind"] == "opaque":
+        (n,) = body.nodes
+        return None if n.op in OPAQUE else \
+            UnsupportedOpError(n.op, "numba", "no numba kernel implements it", n.source_info)
+    for n in body.nodes:
+        if n.op in REDUCE:
+            if n.op not in REDUCER_KIND:
+                return UnsupportedOpError(n.op, "numba", "no numba reducer implements it",
+                                          n.source_info)
+        elif n.op not in EXPR and n.op not in _STRUCTURAL:
+            return UnsupportedOpError(n.op, "numba", _gap(n.op, "numba").reason, n.source_info)
+    return None
+
+
+def generate(ctx, name, node) -> KernelSource:
+    """Kernel `node`'s source; UnsupportedOpError (unsupported) when the generators cannot
+    write it."""
+    err = unsupported(node)
+    if err is not None:
+        raise err
+    return GENERATORS[node.params["kind"]](ctx, name, node)

@@ -97,13 +97,13 @@ def _comment(node) -> list[str]:
 
 def unit_source(node, product_hint=None):
     """(module source, KernelSource, argv roles) of kernel `node`."""
-    from .cpu_kernels import GENERATORS      # numba loads only when a kernel needs it
+    from .cpu_kernels import generate        # numba loads only when a kernel needs it
     from .entry import ModuleBuilder
     mb = ModuleBuilder()
     mb.product_hint = product_hint
     mb.long_loop = _work(node) >= LONG_LOOP
     kind = node.params["kind"]
-    ks = GENERATORS[kind](mb, "kernel", node)
+    ks = generate(mb, "kernel", node)
     product_type = None
     if "prod" in ks.params:
         body = node.params["body"]

@@ -5,8 +5,10 @@
 Every elementwise, reduce, rowwise and matmul kernel node becomes ONE generated numba.cuda kernel
 (codegen/cuda_fused.py: bodies written by the CPU generator's Evaluator with the CUDA expression
 table). Opaque kernels (shape ops, take, scatter_add, sort, cumsum, random, ...) and the few bodies
-the generators do not cover (argmax/argmin inside a fused kernel, integer matmul) run op by op
-through the eager per-op kernels (codegen/cuda_eager.py).
+the generators do not cover (cuda_fused.why_not: argmax/argmin inside a fused kernel, integer
+matmul, ...; logged at JITGRAD_DEBUG=1) run op by op through the eager per-op kernels
+(codegen/cuda_eager.py). An op no eager kernel implements either is an UnsupportedOpError naming
+the op and the user's line, raised when the function compiles.
 
 Memory follows the plan (ir/passes/plan_memory.py): each call takes ONE arena of
 plan.arena_bytes from the caching allocator and every planned intermediate is a view at its
@@ -20,12 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir.errors import with_source
+from ..ir.errors import UnsupportedOpError, with_source
 from ..ir.kernel import kernel_nodes
 from ..runtime import config, cuda_device
 from . import canonical, cuda_eager
-from .coverage import NotCovered
-from .cuda_fused import GENERATORS
+from .cuda_fused import GENERATORS, why_not
 from .space import c_strides
 
 
@@ -55,6 +56,10 @@ class _OpByOp:
     def __init__(self, node, name, index):
         self.node, self.source = node, f"# {name} ({node.params['kind']}): per-op eager kernels\n"
         self.index = index
+        for n in node.params["body"].nodes:
+            why = cuda_eager.why_not(n.op)
+            if why is not None:
+                raise UnsupportedOpError(n.op, "cuda", why, n.source_info)
 
     def __call__(self, env, alloc):
         body = self.node.params["body"]
@@ -115,13 +120,12 @@ def compile_cuda(graph, optimized, schedule, plan, index=0):
         # named by its canonical text: identical kernels (of this graph or any other) are one
         # module, compiled once per process and cached on disk by numba
         name = f"k_{canonical.digest(node)[:16]}"
-        gen, step = GENERATORS.get(node.params["kind"]), None
-        if gen is not None:
-            try:
-                step = _Launch(node, gen(name, node), index)
-            except NotCovered as e:     # a body the generators don't cover: run it op by op
-                config.log(1, f"cuda codegen: {name}: {e}; running it op by op")
-        steps.append(step or _OpByOp(node, name, index))
+        kind = node.params["kind"]
+        why = why_not(node) if kind in GENERATORS else None     # opaque kernels: op by op
+        if why is not None:
+            config.log(1, f"cuda codegen: {name}: {why}; running it op by op")
+        steps.append(_Launch(node, GENERATORS[kind](name, node), index)
+                     if kind in GENERATORS and why is None else _OpByOp(node, name, index))
     source = "\n".join(s.source for s in steps)
     config.log(4, source)
     cuda_device.check_available(index)

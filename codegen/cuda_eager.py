@@ -373,10 +373,16 @@ def run(op, arrays, params, out_types):
         return (UNARY_MOVES[op](arrays[0], params, out_types[0], index),)
     if op in REDUCE:
         return _reduce(op, arrays, params, out_types, index)
-    handler = HANDLERS.get(op)
-    if handler is None:
-        raise UnsupportedOpError(op, "cuda", "no CUDA kernel implements it")
-    return handler(op, arrays, params, out_types, index)
+    why = why_not(op)
+    if why is not None:
+        raise UnsupportedOpError(op, "cuda", why)
+    return HANDLERS[op](op, arrays, params, out_types, index)
+
+
+def why_not(op) -> str | None:
+    """None when an eager kernel (run) computes op, else why not."""
+    covered = op in ELEMENTWISE or op in UNARY_MOVES or op in REDUCE or op in HANDLERS
+    return None if covered else "no CUDA kernel implements it"
 
 
 HANDLERS = {

@@ -21,6 +21,11 @@ is the prologue and the loop structure around the body:
   reduce       (see gen_reduce) a block per output, coalesced columns, or a full reduction
                split over many blocks
 
+`why_not(node)` says, before any code is written, why a kernel is not one of these (an arg
+reduction or integer matmul inside a fused kernel, reductions over different axes, a reshape or
+operand shape a point of the loop cannot read); codegen/cuda.py then runs it op by op, logged at
+JITGRAD_DEBUG=1. A kernel the check passes always generates.
+
 Kernels are self-contained (no device-function calls: compile_ptx cannot build callees without a
 GPU); block sizes and shared-array sizes are module-level constants. Each generator returns a
 `Fused`: the source, its array constants and the launch configuration.
@@ -39,13 +44,12 @@ from ..ir.passes.fusion_rules import row_pass_levels
 from ..ir.types import is_bool, is_float
 from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
-from .coverage import NotCovered
 from . import cuda_kernels as KK
 from .cuda_kernels import FULL_MASK, WARP, grid_stride
 from . import canonical
 from .cuda_source import NUMBA_TYPE, CudaKernelSource, module_text
-from .evaluator import Evaluator, array_constants
-from .space import Space, flat_space, rows_space
+from .evaluator import Evaluator, array_constants, gap
+from .space import Space, bare, broadcast_gap, flat_space, rows_space
 
 MAX_BLOCK = 256            # threads per block of reduce / rowwise kernels (8 warps)
 MAX_BLOCKS = 4096          # grid-stride over rows / output elements beyond this many blocks
@@ -137,9 +141,6 @@ class _BlockReductions:
     """Accumulators of a body's reductions and the block-wide fold that combines them."""
 
     def __init__(self, k, nodes):
-        for n in nodes:
-            if cuda_exprs.REDUCER_KIND[n.op][1]:
-                raise NotCovered(f"{n.op} runs as an eager kernel")
         self.k, self.nodes = k, nodes
         self.names = {n: f"acc{i}" for i, n in enumerate(nodes)}
 
@@ -236,12 +237,6 @@ def gen_reduce(name, node) -> Fused:
     k = _FusedKernel(name, node, "reduce")
     reds = [n for n in k.body.nodes if n.op in REDUCE]
     xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
-    if any(tuple(sorted(r.params["axes"])) != axes or r.inputs[0].type.shape != xshape
-           for r in reds):
-        raise NotCovered("reductions over different axes in one kernel")
-    post = _post(k.body, reds)
-    if any(v not in post for v in k.body.outputs):
-        raise NotCovered("reduce kernel outputs must follow its reductions")
     shape = _ReduceShape(xshape, axes)
     red = _BlockReductions(k, reds)
     if len(xshape) - 1 not in axes and shape.rows >= WARP:
@@ -375,10 +370,6 @@ def gen_rowwise(name, node) -> Fused:
     k = _FusedKernel(name, node, "rowwise")
     reds = [n for n in k.body.nodes if n.op in REDUCE]
     xshape = reds[0].inputs[0].type.shape
-    nd = len(xshape)
-    if any(r.inputs[0].type.shape != xshape or tuple(r.params["axes"]) != (nd - 1,)
-           for r in reds):
-        raise NotCovered("rowwise reductions must all be over the last axis")
     L, rows = xshape[-1], math.prod(xshape[:-1])
     level, per_row = row_pass_levels(k.body, reds)
     passes = 1 + max([level[r.inputs[0]] for r in reds] +
@@ -458,8 +449,6 @@ def _operand(k, v, producers):
     p = producers.get(v)
     if p is not None and p.op == Op.transpose:
         return k.arrays[p.inputs[0]], p.inputs[0].type.shape, True
-    if v not in k.arrays:
-        raise NotCovered("matmul operand computed inside the kernel")
     return k.arrays[v], v.type.shape, False
 
 
@@ -471,8 +460,6 @@ def gen_matmul(name, node) -> Fused:
     (mm,) = [n for n in k.body.nodes if n.op == Op.matmul]
     D = mm.output.type.shape
     dt = mm.output.type.dtype
-    if not is_float(dt):
-        raise NotCovered(f"{dt} matmul runs as an eager kernel")
     M, N = D[-2], D[-1]
     Kdim = mm.inputs[0].type.shape[-1]
     batch = D[:-2]
@@ -504,3 +491,66 @@ def gen_matmul(name, node) -> Fused:
 
 GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": gen_rowwise,
               "matmul": gen_matmul}
+
+
+# ----------------------------------------------------------------------------- coverage
+
+def why_not(node) -> str | None:
+    """None when GENERATORS[kind] writes kernel `node`, else why it runs op by op: what the
+    generators assume, checked on the body before any code is written."""
+    body = node.params["body"]
+    arrays = set(body.inputs) | {n.output for n in array_constants(body)}
+    reds = [n for n in body.nodes if n.op in REDUCE]
+    args = [n for n in reds if cuda_exprs.REDUCER_KIND.get(n.op, (None, True))[1]]
+    if args:
+        return f"{args[0].op} runs as an eager kernel"
+    return _WHY_NOT[node.params["kind"]](body, arrays, reds)
+
+
+def _points(body, arrays, space, values, given=()):
+    """Why the values (computed, then stored when outputs) cannot be had at a point of `space`."""
+    stores = (broadcast_gap(space.shape, v.type.shape) for v in values if v in body.outputs)
+    return gap(body, arrays, lambda v: space, values, given) or next(filter(None, stores), None)
+
+
+def _elementwise_why_not(body, arrays, reds):
+    shape = max((v.type.shape for v in body.outputs), key=math.prod)
+    return _points(body, arrays, bare(shape), body.outputs)
+
+
+def _reduce_why_not(body, arrays, reds):
+    xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
+    if any(tuple(sorted(r.params["axes"])) != axes or r.inputs[0].type.shape != xshape
+           for r in reds):
+        return "reductions over different axes in one kernel"
+    post = _post(body, reds)
+    if any(v not in post for v in body.outputs):
+        return "a reduce kernel output computed before its reductions"
+    shape = _ReduceShape(xshape, axes)
+    return (_points(body, arrays, bare(xshape), [r.inputs[0] for r in reds]) or
+            _points(body, arrays, bare(shape.rshape), body.outputs, {r.output for r in reds}))
+
+
+def _rowwise_why_not(body, arrays, reds):
+    xshape = reds[0].inputs[0].type.shape
+    if any(r.inputs[0].type.shape != xshape or tuple(r.params["axes"]) != (len(xshape) - 1,)
+           for r in reds):
+        return "rowwise reductions not all over the last axis"
+    _, per_row = row_pass_levels(body, reds)
+    feeds = [v for n in body.nodes if n.output not in per_row for v in n.inputs if v in per_row]
+    done = {r.output for r in reds}
+    row_values = feeds + [v for v in body.outputs if v in per_row]
+    elements = [r.inputs[0] for r in reds] + [v for v in body.outputs if v not in per_row]
+    return (_points(body, arrays, bare(xshape[:-1]), row_values, done) or
+            _points(body, arrays, bare(xshape), elements, done | set(feeds)))
+
+
+def _matmul_why_not(body, arrays, reds):
+    (mm,) = [n for n in body.nodes if n.op == Op.matmul]
+    if not is_float(mm.output.type.dtype):
+        return f"{mm.output.type.dtype} matmul runs as an eager kernel"
+    return _points(body, arrays, bare(mm.output.type.shape), body.outputs, {mm.output})
+
+
+_WHY_NOT = {"elementwise": _elementwise_why_not, "reduce": _reduce_why_not,
+            "rowwise": _rowwise_why_not, "matmul": _matmul_why_not}

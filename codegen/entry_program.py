@@ -3,20 +3,18 @@ layout of the standalone native library (codegen/native_entry.py), whose C entry
 kernels in order over a caller-provided workspace.
 
 Serial kernels without fastmath flags are written into the entry as plain statements; host ops
-(`random`) cut the schedule into segments. A kernel whose body a generator cannot handle is split
-into single-op kernels. (The JIT backend compiles kernels one by one instead: codegen/cpu.py.)
+(`random`) cut the schedule into segments. A kernel the numba generators do not cover is an
+UnsupportedOpError (`unsupported`, checked before any code is written). (The JIT backend
+compiles kernels one by one instead: codegen/cpu.py.)
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..ir.kernel import single_op_kernel
 from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.printer import ident
-from ..runtime import config
-from .cpu_kernels import GENERATORS
-from .coverage import NotCovered
+from . import cpu_kernels
 from .cpu_units import LONG_LOOP, _work
 from .entry import (ModuleBuilder, arena_layout, arena_view, entry_source, flat_view,
                     inline_kernel)
@@ -25,27 +23,18 @@ HOST_OPS = frozenset({Op.random})
 _ALIAS_OPS = frozenset({Op.reshape, Op.stop_gradient})   # same bytes, other type: no copy
 
 
-def _split(node):
-    """A kernel's body as single-op kernels wired to the outer values."""
-    body = node.params["body"]
-    if any(v in body.inputs for v in body.outputs):
-        raise UnsupportedOpError(Op.kernel, "numba", "a kernel output that is one of its inputs",
-                                 node.source_info)
-    env = dict(zip(body.inputs, node.inputs))
-    outer = dict(zip(body.outputs, node.outputs))
-    out = []
-    for i, n in enumerate(body.nodes):
-        k = single_op_kernel(n, f"{body.name}_{i}")
-        k.inputs = tuple(env.get(v, v) for v in n.inputs)
-        k.outputs = tuple(outer.get(v, v) for v in n.outputs)
-        env.update(zip(n.outputs, k.outputs))
-        out.append(k)
-    return out
-
-
 def _only_op(node):
     nodes = node.params["body"].nodes
     return nodes[0].op if len(nodes) == 1 else None
+
+
+def unsupported(nodes) -> UnsupportedOpError | None:
+    """The error for the first kernel of `nodes` the entry cannot run (host ops aside), else None."""
+    for n in nodes:
+        err = None if _only_op(n) in HOST_OPS else cpu_kernels.unsupported(n)
+        if err is not None:
+            return err
+    return None
 
 
 class EntryProgram:
@@ -105,16 +94,7 @@ class EntryProgram:
         self._count += 1
         self.mb.product_hint = self._product_hint(n)
         self.mb.long_loop = _work(n) >= LONG_LOOP
-        try:
-            ks = GENERATORS[kind](self.mb, name, n)
-        except NotCovered as e:
-            if len(n.params["body"].nodes) == 1:
-                raise UnsupportedOpError(n.params["body"].nodes[0].op, "numba", str(e),
-                                         n.source_info) from None
-            config.log(1, f"cpu codegen: {e}; splitting kernel {name} into single ops")
-            for part in _split(n):
-                self._plan(part)
-            return
+        ks = cpu_kernels.generate(self.mb, name, n)
         self.mb.kernels.append(ks)
         for lit in ks.consts:
             self._const(lit)

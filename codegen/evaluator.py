@@ -8,9 +8,8 @@ constants are loads from their flat arrays; one-element constants are typed modu
 from __future__ import annotations
 
 from ..ir.ops import Op
-from .coverage import NotCovered
 from .cpu_exprs import scalar_expr
-from .space import at
+from .space import at, broadcast_gap
 
 # Ops that only relabel the shape of a value: at one iteration point they are the identity when
 # the value fills its space (flat offsets do not change) or is a single element.
@@ -60,17 +59,54 @@ class Evaluator:
         return self.load(v)
 
     def _relabel(self, node, v):
-        (x,) = node.inputs
-        if self.aligned:        # index maps place x and v at the same element of every point
-            return self.expr(x)
-        space = self.space_of(v)
-        if x.type.size in (1, space.size) and self.space_of(x).size == space.size:
-            return self.expr(x)
-        if x in self.arrays and node.op == Op.reshape:   # reread the input in its new shape
+        x = node.inputs[0]
+        how = relabel(node, v, self.space_of, self.arrays, self.aligned)
+        if how == "reload":                 # reread the input in its new shape
             return self.load(x, v.type.shape)
-        if node.op == Op.broadcast_to and self.space_of(x) is space:
-            return self.expr(x)                            # right-aligned, as broadcasting is
-        raise NotCovered(f"{node.op} {x.type} -> {v.type} inside a kernel")
+        if how == "same":
+            return self.expr(x)
+        raise AssertionError(f"codegen: {node.op} {x.type} -> {v.type} inside a kernel (a "
+                             "generator's coverage check let it through)")
+
+
+def relabel(node, v, space_of, arrays, aligned=False):
+    """How reshape/broadcast_to `node` gives v at a point: "same" (x's value at the point), "reload"
+    (x, an array, read in v's shape) or None (neither: not computable at a point of this space)."""
+    (x,) = node.inputs
+    space, xspace = space_of(v), space_of(x)
+    if aligned:             # index maps place x and v at the same element of every point
+        return "same"
+    if x.type.size in (1, space.size) and xspace.size == space.size:
+        return "same"
+    if x in arrays and node.op == Op.reshape:
+        return "reload"
+    if node.op == Op.broadcast_to and xspace is space:
+        return "same"                       # right-aligned, as broadcasting is
+    return None
+
+
+def gap(body, arrays, space_of, values, given=()) -> str | None:
+    """None when an Evaluator (not aligned) over the spaces `space_of` gives (bare ones do:
+    space.bare) computes `values`, else why not. Walks the body as Evaluator.expr does, by the
+    same rules (space.broadcast_gap, relabel), writing no code."""
+    producers, seen = body.producers(), set(given)
+
+    def walk(v):
+        if v in seen:
+            return None
+        seen.add(v)
+        node = producers.get(v)
+        if node is None or v in arrays or (node.op == Op.constant and v.type.size > 1):
+            return broadcast_gap(space_of(v).shape, v.type.shape)
+        if node.op in _RESHAPES:
+            how = relabel(node, v, space_of, arrays)
+            if how is None:
+                return f"{node.op} {node.inputs[0].type} -> {v.type} inside a kernel"
+            if how == "reload":
+                return broadcast_gap(space_of(node.inputs[0]).shape, v.type.shape)
+        return next((g for g in map(walk, node.inputs) if g is not None), None)
+
+    return next((g for g in map(walk, values) if g is not None), None)
 
 
 def array_constants(body, every=False):

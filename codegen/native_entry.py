@@ -30,7 +30,6 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload
 from numba.np.numpy_support import as_dtype
 
-from ..ir.errors import UnsupportedOpError
 from ..ir.types import is_bool
 from ..runtime import config
 from . import disk_cache, native, native_units
@@ -241,7 +240,7 @@ def export(graph, out_dir, name: str) -> NativeLibrary:
     """Build lib{name}.so and {name}.h in out_dir from a traced graph (jg.jit(f).lower(...).graph)."""
     from ..ir.passes.manager import run_pipeline
     from ..ir.kernel import kernel_nodes
-    from .entry_program import EntryProgram
+    from .entry_program import EntryProgram, unsupported
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise NativeExportError(f"library name {name!r} is not a C identifier")
     optimized, schedule, plan = run_pipeline(graph)
@@ -252,10 +251,10 @@ def export(graph, out_dir, name: str) -> NativeLibrary:
     if why is None:
         return _export_units(graph, optimized, nodes, plan, out_dir, name)
     config.log(1, f"native export {name}: through the numba entry ({why})")
-    try:
-        prog = EntryProgram(optimized, nodes, plan, native=True)
-    except UnsupportedOpError as e:
-        raise NativeExportError(f"cannot export {graph.name}: {e}") from None
+    err = unsupported(nodes)
+    if err is not None:
+        raise NativeExportError(f"cannot export {graph.name}: {err}")
+    prog = EntryProgram(optimized, nodes, plan, native=True)
     if prog.hosts:
         ops = ", ".join(sorted({str(n.params["body"].nodes[0].op) for n in prog.hosts}))
         raise NativeExportError(f"cannot export {graph.name}: it uses {ops}, which runs in Python "

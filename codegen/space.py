@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import math
 
-from .coverage import NotCovered
-
 
 def at(offset: str) -> str:
     """An offset as an array index. numba wraps negative signed indices around (i < 0 -> i + n),
@@ -64,13 +62,31 @@ class Space:
             return self.flat
         if size == 1:
             return "0"
+        gap = broadcast_gap(self.shape, shape)
+        if gap is not None:       # a generator's coverage check (why_not) let this kernel through
+            raise AssertionError(f"codegen: {gap}")
         lead = len(self.shape) - len(shape)
-        if lead < 0 or any(e not in (1, self.shape[lead + k]) for k, e in enumerate(shape)):
-            raise NotCovered(f"operand shape {shape} does not broadcast to "
-                                      f"the iteration space {self.shape}")
         strides = c_strides(shape)
         dims = [(lead + k, s) for k, (e, s) in enumerate(zip(shape, strides)) if e != 1]
         return self.dot([d for d, _ in dims], [s for _, s in dims])
+
+
+def broadcast_gap(space_shape, shape) -> str | None:
+    """None when an operand of `shape` is read in a space of `space_shape` (the space's size, one
+    element, or NumPy broadcasting, right-aligned), else why not: the rule `Space.offset` follows,
+    for the checks that run before any code is written."""
+    size = math.prod(shape)
+    if size in (1, math.prod(space_shape)):
+        return None
+    lead = len(space_shape) - len(shape)
+    if lead < 0 or any(e not in (1, space_shape[lead + k]) for k, e in enumerate(shape)):
+        return f"operand shape {tuple(shape)} does not broadcast to the iteration space {tuple(space_shape)}"
+    return None
+
+
+def bare(shape) -> Space:
+    """A space without loop indices: its shape, size and identity, for those checks."""
+    return Space(shape, (), None)
 
 
 def _unravel(shape, var, cse) -> list:

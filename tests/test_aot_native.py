@@ -213,34 +213,3 @@ def test_kernels_without_llvm_units_export_through_numba(tmp_path, monkeypatch, 
     (got,) = run_from_c(lib, tmp_path, [x])
     np.testing.assert_allclose(got, np.sin(x) * 2, rtol=1e-5, atol=1e-6)
     assert_standalone(lib.so_path, blas=False)
-
-
-def test_a_body_the_numba_generator_does_not_cover_is_split_and_logged(tmp_path, monkeypatch,
-                                                                       capsys):
-    """The documented fallback (codegen/coverage.py): a fused kernel the generator declines is
-    split into single-op kernels, with the reason at JITGRAD_DEBUG=1; a single op it declines is
-    an UnsupportedOpError naming the op, the backend and the user's line."""
-    from jitgrad.codegen import cpu_kernels
-    from jitgrad.codegen.coverage import NotCovered
-    real = cpu_kernels.GENERATORS["elementwise"]
-
-    def picky(mb, name, node):
-        if len(node.params["body"].nodes) > 1:
-            raise NotCovered("a planted gap")
-        return real(mb, name, node)
-    monkeypatch.setitem(cpu_kernels.GENERATORS, "elementwise", picky)
-    monkeypatch.setenv("JITGRAD_DEBUG", "1")
-    x = np.linspace(-3, 3, 40, dtype=np.float32).reshape(4, 10)
-    lib = native_entry.export(jg.jit(lambda x: jnp.sin(x) * 2.0).lower(x).graph, tmp_path / "a",
-                              "split")
-    assert "a planted gap; splitting kernel" in capsys.readouterr().err
-    (got,) = run_from_c(lib, tmp_path, [x])
-    np.testing.assert_allclose(got, np.sin(x) * 2, rtol=1e-5, atol=1e-6)
-
-    def none(mb, name, node):
-        raise NotCovered("nothing is covered")
-    monkeypatch.setitem(cpu_kernels.GENERATORS, "elementwise", none)
-    with pytest.raises(native_entry.NativeExportError, match=r"cannot export .*sin is not supported by "
-                                                       r"the numba backend: nothing is covered "
-                                                       r"\(at .*test_aot_native.py:\d+"):
-        native_entry.export(jg.jit(lambda x: jnp.sin(x)).lower(x).graph, tmp_path / "b", "none")

@@ -1,0 +1,158 @@
+"""The fallbacks that exist by design (README "Fallbacks"): each is chosen by a check made before
+any code is written, logged at JITGRAD_DEBUG=1, and computes what NumPy computes; an op no path
+covers is an UnsupportedOpError naming the op, the backend and the user's line. No module of
+codegen/ or runtime/ catches NotImplementedError to choose a path.
+(The CUDA op-by-op fallback runs under the simulator in tests/cuda_sim/test_cuda_fallbacks.py.)"""
+import ast
+import pathlib
+
+import numpy as np
+import pytest
+
+import jitgrad as jg
+import jitgrad.numpy as jnp
+from jitgrad.codegen import cpu_kernels, cpu_units, cuda_eager, cuda_fused, native_entry
+from jitgrad.compiler import optimize
+from jitgrad.ir.errors import UnsupportedOpError
+from jitgrad.ir.kernel import kernel_nodes
+from jitgrad.ir.ops import Op
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+HERE = r"test_fallbacks\.py:\d+"
+
+
+def _kernels(fn, *args):
+    optimized, schedule, _ = optimize(jg.jit(fn).lower(*args).graph)
+    return kernel_nodes(optimized, schedule)
+
+
+def _caught(tree):
+    """Names of the exception types each `except` of the module names."""
+    for h in ast.walk(tree):
+        if isinstance(h, ast.ExceptHandler) and h.type is not None:
+            types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+            yield from (ast.unparse(t).rsplit(".", 1)[-1] for t in types)
+
+
+@pytest.mark.parametrize("where", ["codegen", "runtime", "jitgrad/compiler.py",
+                                   "jitgrad/runtime_bridge.py", "jitgrad/cuda.py"])
+def test_no_module_chooses_a_path_by_catching_not_implemented_error(where):
+    path = ROOT / where
+    files = sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    files += sorted(ROOT.glob("jitgrad/autograd*.py")) if where == "jitgrad/compiler.py" else []
+    assert files
+    found = [f"{f.relative_to(ROOT)} catches {name}" for f in files
+             for name in _caught(ast.parse(f.read_text()))
+             if name in ("NotImplementedError", "UnsupportedOpError", "MissingRuleError")]
+    assert found == []
+
+
+def test_a_kernel_the_llvm_units_do_not_cover_compiles_with_numba(monkeypatch, capsys):
+    """llvm_kernels.why_not: sinh has no LLVM IR port, so its kernel is a numba unit."""
+    monkeypatch.setenv("JITGRAD_DEBUG", "1")
+    cpu_units.forget()
+    x = np.linspace(-2, 2, 24, dtype=np.float32).reshape(4, 6)
+    got = jg.jit(lambda x: jnp.sinh(x) * 3.0)(x)
+    np.testing.assert_allclose(got.numpy(), np.sinh(x) * 3, rtol=1e-5, atol=1e-6)
+    assert "elementwise kernel compiled with numba (op sinh on float32)" in capsys.readouterr().err
+
+
+def test_an_op_without_a_cpu_kernel_runs_on_the_host(monkeypatch, capsys):
+    """cpu.py: random, complex values and ops no CPU kernel implements (fft, control flow) run
+    with the NumPy reference between the compiled kernels."""
+    monkeypatch.setenv("JITGRAD_DEBUG", "1")
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    got = jg.jit(lambda x: jnp.fft.fft(x * 2.0))(x)
+    np.testing.assert_allclose(got.numpy(), np.fft.fft(x * 2), rtol=1e-5, atol=1e-5)
+    assert "cpu backend: fft (complex values) runs on the host" in capsys.readouterr().err
+    got = jg.jit(lambda x: jg.while_loop(lambda x: jnp.sum(x) < 100.0, lambda x: x * 2.0 + 1.0,
+                                         x))(x)
+    want = x
+    while want.sum() < 100:
+        want = want * 2 + 1
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    assert "cpu backend: while_loop runs on the host (NumPy reference)" in capsys.readouterr().err
+
+
+def test_native_export_of_an_op_without_a_numba_kernel_names_op_backend_and_line(tmp_path,
+                                                                                   capsys,
+                                                                                   monkeypatch):
+    monkeypatch.setenv("JITGRAD_DEBUG", "1")
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    graph = jg.jit(lambda x: jnp.fft.fft(x)).lower(x).graph
+    with pytest.raises(native_entry.NativeExportError,
+                       match=rf"cannot export .*: fft is not supported by the numba backend: no "
+                             rf"numba kernel implements it \(at .*{HERE}\)"):
+        native_entry.export(graph, tmp_path, "spectrum")
+    assert "through the numba entry" in capsys.readouterr().err
+
+
+def test_a_body_op_without_a_numba_expression_is_an_error_before_generating():
+    z = np.array([1 + 2j, 3 - 1j], np.complex64)
+    (node,) = [n for n in _kernels(lambda z: jnp.real(z) * 2.0, z)
+               if any(b.op == Op.real for b in n.params["body"].nodes)]
+    err = cpu_kernels.unsupported(node)
+    assert isinstance(err, UnsupportedOpError) and isinstance(err, NotImplementedError)
+    assert (err.op, err.backend) == (Op.real, "numba")
+    assert "complex-valued kernels run as NumPy host steps" in err.reason
+    with pytest.raises(UnsupportedOpError, match=rf"real is not supported by the numba backend: "
+                                                 rf"complex-valued .*\(at .*{HERE}\)"):
+        cpu_kernels.generate(None, "k", node)
+
+
+def test_every_other_kernel_is_covered_by_the_numba_generators():
+    x = np.ones((4, 6), np.float32)
+    kernels = _kernels(lambda x: (jnp.argmax(x * 2.0, axis=1), jnp.sort(x, axis=0),
+                                  x @ x.T + 1.0), x)
+    assert {n.params["kind"] for n in kernels} >= {"reduce", "opaque", "matmul"}
+    assert [cpu_kernels.unsupported(n) for n in kernels] == [None] * len(kernels)
+
+
+# ----------------------------------------------------------------------------- CUDA, no device
+
+def _why(fn, *args):
+    return [cuda_fused.why_not(n) for n in _kernels(fn, *args)
+            if n.params["kind"] in cuda_fused.GENERATORS]
+
+
+@pytest.mark.parametrize("fn, args, reason", [
+    (lambda x: jnp.argmax(x * 2.0, axis=1), [np.ones((4, 6), np.float32)],
+     "argmax runs as an eager kernel"),
+    (lambda a, b: a @ b + 1, [np.ones((4, 6), np.int32), np.ones((6, 3), np.int32)],
+     "int32 matmul runs as an eager kernel"),
+    (lambda x: (jnp.exp(x), jnp.sum(jnp.exp(x), axis=0)), [np.ones((4, 6), np.float32)],
+     "a reduce kernel output computed before its reductions"),
+])
+def test_cuda_runs_a_fused_kernel_its_generators_do_not_cover_op_by_op(fn, args, reason):
+    assert reason in _why(fn, *args)
+
+
+def test_the_benchmark_kernels_are_covered_by_the_cuda_generators():
+    x, w = np.ones((8, 32), np.float32), np.ones((32, 16), np.float32)
+    fns = [lambda x, w: jg.nn.functional.relu(x @ w + 1.0),
+           lambda x, w: jg.nn.functional.softmax(x, axis=-1),
+           lambda x, w: jnp.sum(x * x, axis=0),
+           lambda x, w: (x - jnp.mean(x, axis=-1, keepdims=True)) / jnp.std(x, axis=-1,
+                                                                             keepdims=True)]
+    for fn in fns:
+        assert _why(fn, x, w) and set(_why(fn, x, w)) == {None}
+
+
+def test_a_kernel_the_cuda_check_passes_always_generates():
+    """What the check passes, the generators write (their source, no device needed); what it
+    refuses runs op by op. Over the differential fuzzer's programs."""
+    from tests import fuzz_programs as fp
+    refused = 0
+    for seed in range(12):
+        fn, xs = fp._task(fp.program(seed), "combined")
+        for n in _kernels(fn, *xs):
+            kind = n.params["kind"]
+            if kind in cuda_fused.GENERATORS and cuda_fused.why_not(n) is None:
+                assert cuda_fused.GENERATORS[kind]("k", n).source.text
+            refused += kind in cuda_fused.GENERATORS and cuda_fused.why_not(n) is not None
+    assert refused       # the programs do reach the fallback
+
+
+def test_an_op_no_cuda_kernel_implements_is_named():
+    assert cuda_eager.why_not(Op.while_loop) == "no CUDA kernel implements it"
+    assert cuda_eager.why_not(Op.sort) is None and cuda_eager.why_not(Op.exp) is None
