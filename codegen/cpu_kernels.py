@@ -3,10 +3,10 @@
 `generate(ctx, name, node) -> KernelSource` runs `GENERATORS[kind](ctx, name, node)` after
 `unsupported(node)`, the check made before any code is written: an op the numba kernels do not
 compute is an UnsupportedOpError naming the op and the user's line (there is no other numba
-path to fall back to), and a kernel that passes the check always generates. A generated kernel is an @njit function
-taking flat C-contiguous arrays: the kernel node's inputs, then its body's array constants, then
-its outputs, which it writes. Loops use `prange` when the static work is large enough to pay for
-waking the second thread (PARALLEL_MIN), and stay serial below.
+path to fall back to), and a kernel that passes the check always generates. A generated
+kernel is an @njit function taking flat C-contiguous arrays: the kernel node's inputs, then its
+body's array constants, then its outputs, which it writes. Loops use `prange` when the static
+work is large enough to pay for waking the second thread (PARALLEL_MIN), and stay serial below.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
 from ..ir.types import is_float, is_int
 from .buffer import CSE, IndentedBuffer
 from .cpu_linalg import LINALG_KERNELS
-from .cpu_exprs import EXPR, REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better, unsupported as _gap
+from .cpu_exprs import EXPR, REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better
+from .cpu_exprs import unsupported as _gap
 from .entry import arena_view
 from .evaluator import Evaluator, array_constants
 from .space import Space, at, c_strides, collapse, flat_space, rows_space

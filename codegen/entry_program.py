@@ -29,7 +29,7 @@ def _only_op(node):
 
 
 def unsupported(nodes) -> UnsupportedOpError | None:
-    """The error for the first kernel of `nodes` the entry cannot run (host ops aside), else None."""
+    """The error for the first kernel of `nodes` the entry cannot run (host ops aside), or None."""
     for n in nodes:
         err = None if _only_op(n) in HOST_OPS else cpu_kernels.unsupported(n)
         if err is not None:

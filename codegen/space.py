@@ -80,7 +80,8 @@ def broadcast_gap(space_shape, shape) -> str | None:
         return None
     lead = len(space_shape) - len(shape)
     if lead < 0 or any(e not in (1, space_shape[lead + k]) for k, e in enumerate(shape)):
-        return f"operand shape {tuple(shape)} does not broadcast to the iteration space {tuple(space_shape)}"
+        return (f"operand shape {tuple(shape)} does not broadcast to the iteration space "
+                f"{tuple(space_shape)}")
     return None
 
 
