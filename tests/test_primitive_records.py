@@ -4,8 +4,6 @@ A new primitive is one record; this file is what tells its author which concern 
 """
 from __future__ import annotations
 
-import ast
-import pathlib
 
 import numpy as np
 import pytest
@@ -19,7 +17,6 @@ from jitgrad.ir.registry import (BACKENDS, BATCH_RULES, JVP_RULES, NON_DIFFERENT
                                  RECORDS, REFERENCE, TRANSCENDENTAL, TYPE_RULES, UNBATCHABLE,
                                  VJP_RULES, Primitive, register)
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 ALL = sorted(RECORDS.values(), key=lambda r: r.op.value)
 ELEMENTWISE = [r for r in ALL if r.kind == "elementwise"]
 # what each backend computes one element of an elementwise op with
@@ -137,16 +134,6 @@ def test_an_uncovered_op_is_a_clear_error_naming_op_and_backend():
                                                  r"complex-valued kernels run as NumPy host steps"):
         cpu_exprs.scalar_expr(None, Op.real, ["a"], [np.dtype("complex64")],
                               np.dtype("float32"), {})
-
-
-def test_no_module_catches_not_implemented_error_as_control_flow():
-    for folder in ("ir", "codegen", "runtime", "jitgrad"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.ExceptHandler) and node.type is not None:
-                    names = {n.id for n in ast.walk(node.type) if isinstance(n, ast.Name)}
-                    assert not names & {"NotImplementedError", "MissingRuleError"}, (
-                        f"{path.relative_to(ROOT)}:{node.lineno} catches NotImplementedError")
 
 
 def test_compiled_and_eager_agree_for_every_float_unary_record():
