@@ -150,6 +150,7 @@ def compile_cpu(graph, optimized, schedule, plan):
     layout = _Layout(optimized, nodes, plan)
     threads.configure()
     kernels, checks, steps, units, start = [], [], [], [], 0
+    placed = []                 # the kernel node at each sequencer position (the profiler's names)
     for i, n in enumerate(nodes):
         if _on_host(n):
             if len(kernels) > start:
@@ -163,6 +164,7 @@ def compile_cpu(graph, optimized, schedule, plan):
             continue
         unit = kernel_unit(n, _product_hint(plan, i, n))
         units.append(unit)
+        placed.append(n)
         kernels.append((unit.address, layout.slots(unit, n, i)))
         checks.append(unit.check)
     if len(kernels) > start or not steps:
@@ -172,6 +174,7 @@ def compile_cpu(graph, optimized, schedule, plan):
                        layout.host_types, _results(optimized, layout), checks,
                        layout.arena_bytes, layout.status)
     run.units = units
+    run.name, run.kernel_nodes = graph.name, placed
     def source():               # built on demand: a unit loaded from disk has no IR in memory
         return "\n\n".join(u.source for u in units)
     if config.debug_level() >= 4:

@@ -28,6 +28,8 @@ from .creation import arange, empty, full, ones, rand, randint, randn, zeros, ma
 from . import random  # noqa: E402,F401
 from .runtime_bridge import from_dlpack  # noqa: E402,F401
 from .control import cond, fori_loop, scan, switch, while_loop  # noqa: E402
+from . import profiler  # noqa: E402,F401
+profiler.profile_from_env()     # JITGRAD_PROFILE=path.json: the whole program, written at exit
 
 bool = bool_  # noqa: A001
 

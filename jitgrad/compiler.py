@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .ir import Graph
 from .ir.interpreter import interpret
-from .runtime import config
+from .runtime import config, profiling
 from .runtime.executable import Executable  # noqa: F401 - the record backends return
 
 
@@ -33,6 +33,13 @@ def _complex_reason(graph: Graph):
 
 
 def compile_graph(graph: Graph, device="cpu", donated=()) -> Executable:
+    if profiling.active:        # jg.profiler is recording: the compile is an event of its own
+        with profiling.active[-1].span(f"compile {graph.name}", "compile"):
+            return _compile_graph(graph, device, donated)
+    return _compile_graph(graph, device, donated)
+
+
+def _compile_graph(graph: Graph, device, donated) -> Executable:
     optimized, schedule, plan = optimize(graph, donated)
     backend = _backend(device)
     if str(device).startswith("cpu") and config.interpreter_only():

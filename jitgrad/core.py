@@ -239,6 +239,7 @@ def _cuda(op, arrays, params, out_types):
 
 # device type -> fn(op, arrays, params, out_types) -> arrays
 _BACKENDS = {"cpu": evaluate, "cuda": _cuda}
+EAGER_BACKENDS = _BACKENDS      # jg.profiler wraps its entries while it records (timed eager ops)
 
 
 # ----------------------------------------------------------------------------- Tracer

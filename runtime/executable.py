@@ -10,6 +10,7 @@ kernels (a host op, run by the NumPy reference, between stretches), results.
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -18,7 +19,7 @@ import numpy as np
 from ..ir import Graph
 from ..ir.errors import check_error
 from ..ir.interpreter import interpret
-from . import allocator
+from . import allocator, profiling
 from .sequencer import Program, Slot
 
 
@@ -111,6 +112,8 @@ class SequencedRun:
         self._fast = p.call if self.simple else None
 
     def __call__(self, arrays):
+        if profiling.active:            # jg.profiler is recording: the timed path
+            return self._profiled(arrays)
         xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         outs = [make() for make in self.makers]
         if self._fast is not None and self._lock.acquire(False):
@@ -135,8 +138,22 @@ class SequencedRun:
         program = self.program.clone(fixed)
         return self._run(program, np.empty(len(self.arena), np.uint8), status, xs, outs)
 
-    def _run(self, program, arena, status, xs, outs):
-        if self.simple:
+    def _profiled(self, arrays):
+        """A call while jg.profiler records: each kernel and host step timed (the profilers in
+        runtime.profiling.active receive the events)."""
+        recorders = list(profiling.active)
+        xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        outs = [make() for make in self.makers]
+        with self._lock:        # one call at a time while profiling: the timings stay apart
+            t0 = time.perf_counter_ns()
+            try:
+                return self._run(self.program, self.arena, self.status, xs, outs, recorders)
+            finally:
+                for r in recorders:
+                    r.call(self, t0, time.perf_counter_ns())
+
+    def _run(self, program, arena, status, xs, outs, recorders=None):
+        if self.simple and recorders is None:
             program.fill(xs + [arena] + outs)
             st = program.run(0, program.n_kernels)
             if st:
@@ -145,12 +162,23 @@ class SequencedRun:
         hs = [allocator.empty(t.shape, t.dtype) for t in self.host_types]
         program.fill(xs + hs + [arena] + outs)
         for step in self.steps:
-            if step[0] == "kernels":
+            if step[0] == "kernels" and recorders is None:
                 st = program.run(step[1], step[2])
                 if st:
                     raise self._failed(st, status)
-            else:
+            elif step[0] == "kernels":
+                st, times = profiling.run_timed(program, step[1], step[2])
+                for r in recorders:
+                    r.kernels(self, step[1], times)
+                if st:
+                    raise self._failed(st, status)
+            elif recorders is None:
                 self._host(step[1], xs, hs, arena, outs)
+            else:
+                t0 = time.perf_counter_ns()
+                self._host(step[1], xs, hs, arena, outs)
+                for r in recorders:
+                    r.host(self, step[1], t0, time.perf_counter_ns())
         return [outs[r] if isinstance(r, int) else read(*r, xs, hs, arena, outs, self.fixed)
                 for r in self.results]
 
