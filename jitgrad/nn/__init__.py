@@ -9,4 +9,5 @@ from .layers import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Fl
                      GELU, Identity, L1Loss, LayerNorm, Linear, LogSoftmax, ModuleList, MSELoss,
                      NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .module import Module, Parameter  # noqa: F401
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: F401
 from . import parallel  # noqa: E402,F401
