@@ -24,6 +24,7 @@ from ..runtime import config, threads
 from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
+from . import cpu_loops
 from .cpu_units import kernel_unit
 from .entry import arena_layout
 
@@ -70,9 +71,10 @@ class _Layout:
     """Every value's Buffer, from the memory plan; array constants and the status pair as fixed
     buffers."""
 
-    def __init__(self, graph, nodes, plan):
+    def __init__(self, graph, nodes, plan, on_host=None):
         self.graph, self.plan = graph, plan
-        hosts = [v for n in nodes if _on_host(n) for v in n.outputs]
+        on_host = on_host or _on_host
+        hosts = [v for n in nodes if on_host(n) for v in n.outputs]
         self.buffer = {v: Buffer(INPUT, i) for i, v in enumerate(graph.inputs)}
         self.host_types = []
         for j, v in enumerate(hosts):
@@ -82,7 +84,7 @@ class _Layout:
         graph_outputs = set(graph.outputs)
         donated = getattr(plan, "donated", {})
         offsets = dict(getattr(plan, "offsets", {}) or {})
-        produced = [v for n in nodes if not _on_host(n) for v in n.outputs]
+        produced = [v for n in nodes if not on_host(n) for v in n.outputs]
         missing = [v for v in produced if v not in offsets and v not in graph_outputs
                    and v not in donated]
         if missing:                 # no plan (or an incomplete one): one slot each
@@ -145,20 +147,69 @@ def _results(graph, layout):
     return results
 
 
+def compile_subgraph(graph):
+    """A control-flow sub-graph (body, condition, branch) through the pass pipeline and this
+    backend: its Executable, or why it cannot run inside a native loop (a host step in it)."""
+    from ..ir.passes.manager import run_pipeline
+    optimized, schedule, plan = run_pipeline(graph)
+    exe = compile_cpu(graph, optimized, schedule, plan)
+    host = [s[1].node for s in exe.run.steps if s[0] == "host"]
+    if host:
+        what = _only_op(host[0]) or "a kernel"
+        return f"its {graph.name or 'sub-graph'} has a host step ({what})"
+    return exe
+
+
+def _loop_plans(nodes, plan):
+    """Control-flow kernels compiled as native loops (codegen/cpu_loops.py), by position; the
+    others (a host op inside, a donated output) stay host steps, logged."""
+    plans = {}
+    donated = getattr(plan, "donated", {}) or {}
+    for i, n in enumerate(nodes):
+        op = cpu_loops.control_op(n)
+        if op is None:
+            continue
+        why = ("an output takes a donated input's storage"
+               if any(v in donated for v in n.outputs) else None)
+        loop = why or cpu_loops.plan(n, compile_subgraph)
+        if isinstance(loop, str):
+            config.log(1, f"cpu backend: {op} runs on the host (NumPy reference): {loop}")
+            continue
+        config.log(1, f"cpu backend: {op} compiled: {len(loop.subs)} sub-graph(s), "
+                      f"{sum(s.run.program.n_kernels for s in loop.subs)} kernels, native loop")
+        plans[i] = loop
+    return plans
+
+
 def compile_cpu(graph, optimized, schedule, plan):
     nodes = kernel_nodes(optimized, schedule)
-    layout = _Layout(optimized, nodes, plan)
     threads.configure()
+    loops = _loop_plans(nodes, plan)
+    compiled = {id(nodes[i]) for i in loops}
+
+    def on_host(n):
+        return id(n) not in compiled and _on_host(n)
+    layout = _Layout(optimized, nodes, plan, on_host)
     kernels, checks, steps, units, start = [], [], [], [], 0
     placed = []                 # the kernel node at each sequencer position (the profiler's names)
     for i, n in enumerate(nodes):
-        if _on_host(n):
+        if i in loops:          # a control-flow node: one kernel running its compiled sub-graphs
+            loop = loops[i]
+            argv = loop.build([layout.buffer[v] for v in n.inputs],
+                              [layout.buffer[v] for v in n.outputs], layout.bases.add_fixed)
+            units.append(loop)
+            placed.append(n)
+            kernels.append((loop.address, [layout.bases.slot(b) for b in argv]))
+            checks.append(loop.check)
+            continue
+        if on_host(n):
             if len(kernels) > start:
                 steps.append(("kernels", start, len(kernels)))
             start = len(kernels)
             what = _only_op(n) or f"a {n.params['kind']} kernel"
             why = " (complex values)" if _complex(n) else ""
-            config.log(1, f"cpu backend: {what}{why} runs on the host (NumPy reference)")
+            if what not in cpu_loops.CONTROL:      # logged with its reason by _loop_plans
+                config.log(1, f"cpu backend: {what}{why} runs on the host (NumPy reference)")
             steps.append(("host", HostStep(n, [(layout.buffer[v], v.type) for v in n.inputs],
                                            [layout.buffer[v].index for v in n.outputs])))
             continue
@@ -173,7 +224,8 @@ def compile_cpu(graph, optimized, schedule, plan):
     run = SequencedRun(program, layout.bases, steps, [v.type for v in layout.outputs],
                        layout.host_types, _results(optimized, layout), checks,
                        layout.arena_bytes, layout.status)
-    run.units = units
+    run.units, run.bases = units, layout.bases
+    run.exclusive = bool(loops)   # loops' descriptors and sub-programs: one call at a time
     run.name, run.kernel_nodes = graph.name, placed
     def source():               # built on demand: a unit loaded from disk has no IR in memory
         return "\n\n".join(u.source for u in units)

@@ -94,7 +94,11 @@ class SequencedRun:
 
     steps: ("kernels", start, end) | ("host", HostStep), in schedule order; outputs: types of the
     output arrays; results: per graph output, an index into them or (Buffer, type) of a copy;
-    checks: per kernel position, its bounds check (op, kind, size, source) or None."""
+    checks: per kernel position, its bounds check (op, kind, size, source) or None.
+    exclusive: calls wait for each other instead of cloning the tables (loop kernels' shared
+    descriptors and sub-programs)."""
+
+    exclusive = False
 
     def __init__(self, program: Program, bases: Bases, steps, outputs, host_types, results,
                  checks, arena_bytes, status):
@@ -124,7 +128,7 @@ class SequencedRun:
             if st:
                 raise self._failed(st, self.status)
             return outs
-        if not self._lock.acquire(blocking=False):
+        if not self._lock.acquire(blocking=self.exclusive):
             return self._concurrent(xs, outs)     # another thread is in a call (ctypes lets go
         try:                                      # of the GIL while kernels run)
             return self._run(self.program, self.arena, self.status, xs, outs)
@@ -189,7 +193,10 @@ class SequencedRun:
             hs[j][...] = r
 
     def _failed(self, st, status):
-        """The error of kernel st - 1's failed bounds check (status: [1, offending index])."""
+        """The error of kernel st - 1's failed bounds check (status: [1, offending index]); a
+        loop kernel's entry names the sub-program that failed (codegen/cpu_loops.py)."""
+        if hasattr(self.checks[st - 1], "failed"):
+            return self.checks[st - 1].failed()
         index = int(status[1])
         status[:] = 0
         op, check, size, src = self.checks[st - 1]

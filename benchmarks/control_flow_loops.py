@@ -1,0 +1,89 @@
+"""Compiled loops: the issue-27 cases, one framework per process.
+
+    python -m benchmarks.control_flow_loops jitgrad|jax [rnn|while|compile]
+
+rnn: grad of a tanh RNN via scan (128x128, seq 32, batch 16); while: a while_loop of 100,000
+iterations of x = x * 0.999 + 0.001 on 16 floats; compile: lower + compile time of a scan of length
+10 vs 10,000 (the body compiles once). Prints medians of several calls in ms.
+"""
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+import numpy as np
+
+
+def _median_ms(fn, *args, reps=15):
+    fn(*args)
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        out = fn(*args)
+        np.asarray(out[0] if isinstance(out, tuple) else out)
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times)
+
+
+def _modules(name):
+    if name == "jax":
+        import jax
+        import jax.numpy as jnp
+        from jax import lax
+        return jax.jit, jax.grad, jnp, lax.scan, lax.while_loop
+    import jitgrad as jg
+    import jitgrad.numpy as jnp
+    return jg.jit, jg.grad, jnp, jg.scan, jg.while_loop
+
+
+def rnn(name):
+    jit, grad, jnp, scan, _ = _modules(name)
+    rng = np.random.default_rng(0)
+    w = jnp.asarray(rng.random((128, 128), dtype=np.float32) * 0.05)
+    xs = jnp.asarray(rng.random((32, 16, 128), dtype=np.float32))
+
+    def f(w, xs):
+        def cell(h, x):
+            h = jnp.tanh(x + h @ w)
+            return h, h
+        _, hs = scan(cell, jnp.zeros((16, 128), dtype=jnp.float32), xs)
+        return jnp.sum(hs)
+    g = jit(grad(f))
+    return _median_ms(lambda: np.asarray(g(w, xs)))
+
+
+def while_(name):
+    jit, _, jnp, _, while_loop = _modules(name)
+
+    def f(x):
+        def body(c):
+            i, x = c
+            return i + 1, x * 0.999 + 0.001
+        return while_loop(lambda c: c[0] < 100_000, body, (jnp.asarray(0), x))[1]
+    g = jit(f)
+    x = jnp.asarray(np.ones(16, np.float32))
+    return _median_ms(lambda: np.asarray(g(x)), reps=7)
+
+
+def compile_(name):
+    jit, _, jnp, scan, _ = _modules(name)
+    out = {}
+    for n in (10, 10_000):
+        def f(h, xs):
+            def cell(h, x):
+                return jnp.tanh(h * x + 0.5), h
+            return scan(cell, h, xs)
+        x = np.full((n, 16), 0.5, np.float32)
+        args = (jnp.asarray(np.ones(16, np.float32)), jnp.asarray(x))
+        t0 = time.perf_counter()
+        jit(f).lower(*args).compile()
+        out[n] = round((time.perf_counter() - t0) * 1e3, 1)
+    return out
+
+
+if __name__ == "__main__":
+    name = sys.argv[1]
+    for case in sys.argv[2:] or ["rnn", "while", "compile"]:
+        r = {"rnn": rnn, "while": while_, "compile": compile_}[case](name)
+        print(f"{name} {case}: {r if isinstance(r, dict) else f'{r:.3f} ms'}", flush=True)

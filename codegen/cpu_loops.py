@@ -1,0 +1,214 @@
+"""Control flow on the CPU: a scan / while_loop / cond / switch node becomes one native kernel
+that runs its compiled sub-graphs (runtime/loop_runner.py).
+
+Each sub-graph (body, condition, branch) goes through the pass pipeline and the CPU backend like
+any graph (`compile_sub`, given by codegen/cpu.py): fused, memory-planned, its kernels compiled as
+units (a nested loop is again one such kernel). The node's kernel is `jg_loop` / `jg_branch` with a
+descriptor saying where each sub-program input and output lives per iteration: xs and the stacked
+ys are strided views of the node's buffers, the carry ping-pongs between the node's output and one
+preallocated scratch copy. A length-10,000 scan compiles exactly what a length-10 one does.
+
+`plan(node, compile_sub)` returns a LoopPlan, or a string saying why the node stays a host step
+(a sub-graph with a host op: random, complex values, fft — the records' declared gaps).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..ir.control_flow import COND, SCAN, SWITCH, WHILE, branches
+from ..runtime import loop_runner
+from ..runtime.executable import ARENA, OUTPUT, Buffer
+
+CONTROL = frozenset({COND, SWITCH, WHILE, SCAN})
+
+
+def control_op(node):
+    """The control-flow op a kernel node wraps, else None."""
+    nodes = node.params["body"].nodes
+    return nodes[0].op if len(nodes) == 1 and nodes[0].op in CONTROL else None
+
+
+@dataclass
+class Sub:
+    """A compiled sub-graph: its Executable (a SequencedRun without host steps) and where the
+    bases of its inputs and outputs are."""
+    exe: object
+    n_in: int
+    outputs: list          # per graph output: ("base", index) or ("copy", base, offset, bytes)
+
+    @property
+    def run(self):
+        return self.exe.run
+
+    @classmethod
+    def of(cls, exe, graph):
+        run = exe.run
+        bases, n_in = run.bases, len(graph.inputs)
+        run.program.bases[bases.slot(Buffer(ARENA)).base] = run.arena.ctypes.data
+        outs = []
+        for r in run.results:
+            if isinstance(r, int):
+                outs.append(("base", bases.slot(Buffer(OUTPUT, r)).base))
+            else:
+                b, t = r
+                s = bases.slot(b)
+                outs.append(("copy", s.base, s.offset, t.nbytes))
+        return cls(exe, n_in, outs)
+
+    def record(self, inputs, outputs):
+        """inputs / outputs: per sub-graph input / output, its address formula (a, s, p)."""
+        sets = [(k, *f) for k, f in enumerate(inputs)]
+        copies = []
+        for o, f in zip(self.outputs, outputs):
+            if o[0] == "base":
+                sets.append((o[1], *f))
+            else:
+                copies.append((*f, *o[1:]))
+        return loop_runner.record(self.run.program, sets, copies)
+
+
+@dataclass
+class LoopCheck:
+    """The bounds-check entry of a loop kernel: which sub-program failed, from its descriptor."""
+    desc: np.ndarray
+    slot: int                     # where the failed record's offset is (then its status)
+    subs: dict                    # record offset -> SequencedRun
+
+    def failed(self):
+        rec, st = int(self.desc[self.slot]), int(self.desc[self.slot + 1])
+        run = self.subs[rec]
+        return run._failed(st, run.status)
+
+
+@dataclass
+class LoopPlan:
+    """A control-flow node's kernel: address, argv (layout buffers, built by `argv`), check."""
+    op: object
+    address: int
+    subs: list
+    build: object                 # fn(layout buffers of node inputs, outputs, add_fixed) -> argv
+    check: object = None
+    files: list = field(default_factory=list)
+
+    @property
+    def source(self):
+        parts = [f"; {self.op}: jg_{'branch' if self.op in (COND, SWITCH) else 'loop'} over "
+                 f"{len(self.subs)} compiled sub-graph(s)"]
+        return "\n\n".join(parts + [s.exe.kernels for s in self.subs])
+
+
+def _operands(node, ins, outs, add_fixed):
+    """The Buffers of the control-flow op's own inputs and outputs, from the kernel node's
+    (fusion dedupes repeated inputs; an output nobody reads gets a scratch array)."""
+    body = node.params["body"]
+    inner = body.nodes[0]
+    where_in = {v: b for v, b in zip(body.inputs, ins)}
+    where_out = {v: b for v, b in zip(body.outputs, outs)}
+    bins = [where_in[v] for v in inner.inputs]
+    bouts = [where_out.get(v) or add_fixed(np.zeros(max(v.type.nbytes, 8), np.uint8))
+             for v in inner.outputs]
+    return bins, bouts
+
+
+def _compile_all(graphs, compile_sub):
+    subs = []
+    for g in graphs:
+        exe = compile_sub(g)
+        if isinstance(exe, str):
+            return exe
+        subs.append(Sub.of(exe, g))
+    return subs
+
+
+def _scan_like(node, op, compile_sub):
+    inner = node.params["body"].nodes[0]
+    p = inner.params
+    if op == SCAN:
+        nc, nx, length, reverse = p["n_carry"], p["n_xs"], p["length"], p["reverse"]
+        graphs = [p["body"]]
+    else:
+        nc, nx, length, reverse = p["n_carry"], 0, 0, False
+        graphs = [p["body"], p["cond"]]
+    subs = _compile_all(graphs, compile_sub)
+    if isinstance(subs, str):
+        return subs
+    in_types = [v.type for v in inner.inputs]
+    out_types = [v.type for v in inner.outputs]
+    plan = LoopPlan(op, loop_runner.entry_points()[0], subs, None)
+
+    def build(ins, outs, add_fixed):
+        ins, outs = _operands(node, ins, outs, add_fixed)
+        argv = [None]                                  # the descriptor, filled below
+        pair = []
+        for c in range(nc):
+            scratch = add_fixed(np.zeros(max(out_types[c].nbytes, 8), np.uint8))
+            pair.append(len(argv))
+            argv += [outs[c], scratch, outs[c]]
+        a_in = []
+        for b in ins:
+            a_in.append(len(argv))
+            argv.append(b)
+        a_out = {}
+        for k in range(nc, len(outs)):
+            a_out[k] = len(argv)
+            argv.append(outs[k])
+        flag = 0
+        if op == WHILE:
+            flag = len(argv)
+            argv.append(add_fixed(np.zeros(8, np.uint8)))
+        carry_in = [(a, 0, 1) for a in pair]
+        xs_in = [(a_in[nc + j], in_types[nc + j].nbytes // max(length, 1), 0) for j in range(nx)]
+        consts = [(a, 0, 0) for a in a_in[nc + nx:]]
+        body_out = [(a + 1, 0, 1) for a in pair]
+        body_out += [(a_out[k], out_types[k].nbytes // max(length, 1), 0)
+                     for k in range(nc, len(outs))]
+        body = subs[0].record(carry_in + xs_in + consts, body_out)
+        cond = subs[1].record(carry_in + consts, [(flag, 0, 0)]) if op == WHILE else None
+        carries = [(a, a + 1, a_in[c], out_types[c].nbytes) for c, a in enumerate(pair)]
+        kind = loop_runner.WHILE if op == WHILE else loop_runner.COUNTED
+        desc = loop_runner.loop_descriptor(kind, length, reverse, body, cond, flag, carries)
+        argv[0] = add_fixed(desc)
+        records = {int(desc[4]): subs[0].run}
+        if op == WHILE:
+            records[int(desc[5])] = subs[1].run
+        plan.check = LoopCheck(desc, 8, records)
+        return argv
+
+    plan.build = build
+    return plan
+
+
+def _branch(node, op, compile_sub):
+    inner = node.params["body"].nodes[0]
+    graphs = branches(op, inner.params)
+    subs = _compile_all(graphs, compile_sub)
+    if isinstance(subs, str):
+        return subs
+    index_bytes = inner.inputs[0].type.dtype.itemsize
+    plan = LoopPlan(op, loop_runner.entry_points()[1], subs, None)
+
+    def build(ins, outs, add_fixed):
+        ins, outs = _operands(node, ins, outs, add_fixed)
+        argv = [None, *ins, *outs]
+        operands = [(1 + k, 0, 0) for k in range(1, len(ins))]
+        results = [(1 + len(ins) + k, 0, 0) for k in range(len(outs))]
+        recs = [s.record(operands, results) for s in subs]
+        desc = loop_runner.branch_descriptor(1, index_bytes, recs)
+        argv[0] = add_fixed(desc)
+        offsets = desc[loop_runner.BRANCH_HEADER:loop_runner.BRANCH_HEADER + len(subs)]
+        plan.check = LoopCheck(desc, 4, {int(o): s.run for o, s in zip(offsets, subs)})
+        return argv
+
+    plan.build = build
+    return plan
+
+
+_PLANNERS = {SCAN: _scan_like, WHILE: _scan_like, COND: _branch, SWITCH: _branch}
+
+
+def plan(node, compile_sub):
+    """The LoopPlan of a control-flow kernel node, or why it runs on the host."""
+    op = control_op(node)
+    return _PLANNERS[op](node, op, compile_sub)
