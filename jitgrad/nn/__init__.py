@@ -9,5 +9,7 @@ from .layers import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Fl
                      GELU, Identity, L1Loss, LayerNorm, Linear, LogSoftmax, ModuleList, MSELoss,
                      NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .module import Module, Parameter  # noqa: F401
+from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401
+                          TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: F401
 from . import parallel  # noqa: E402,F401

@@ -14,6 +14,7 @@ from ..core import Tracer
 from ..errors import wrap_public_functions as _wrap
 from ..numpy._convert import asarray
 from .activations import *  # noqa: F401,F403
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .conv import avg_pool2d, conv2d, max_pool2d  # noqa: F401
 from .losses import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                      mse_loss, nll_loss)
