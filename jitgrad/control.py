@@ -153,7 +153,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
     if not any(_abstract(x) for x in c_leaves + x_leaves):
         return _scan_python(f, init, xs, x_tree, x_leaves, length, reverse)
     carry = tree_util.tree_unflatten(c_tree, c_leaves)
-    x_slice = tree_util.tree_unflatten(x_tree, [x[0] for x in x_leaves])
+    from . import numpy as jnp       # a length-0 scan has no x[0]: a slice of the same type
+    x_slice = tree_util.tree_unflatten(x_tree, [x[0] if length else jnp.zeros(x.shape[1:], x.dtype)
+                                                for x in x_leaves])
 
     def body(c, x):
         new_c, y = f(c, x)
