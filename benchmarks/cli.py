@@ -1,4 +1,5 @@
-"""Command line: `python -m jitgrad.benchmarks [WORKLOAD ...] [options]`, also `jitgrad bench`."""
+"""Command line: `python -m jitgrad.benchmarks [WORKLOAD ...] [options]`, also `jitgrad bench`;
+`python -m jitgrad.benchmarks models [options]`: the model benchmark (models/runner.py)."""
 from __future__ import annotations
 
 import argparse
@@ -63,6 +64,9 @@ def parse(argv: list[str], prog: str) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None, prog: str = "python -m jitgrad.benchmarks") -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["models"]:      # whole-model training steps, each framework in its own process
+        from .models.runner import main as models_main
+        return models_main(argv[1:], f"{prog} models")
     args = parse(argv, prog)
     missing = {k: v for k, v in THREAD_ENV.items() if k not in os.environ}
     if missing:  # too late for libraries already loaded here: run in a fresh process
