@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from . import tree_util
+from . import module_state, tree_util
 from .autograd_jit import TAKES_GRADIENTS, needs_record, record_call
 from .closure_check import warn_baked
 from .compiler import compile_graph
@@ -123,15 +123,17 @@ class Jitted:
             full = [static[i] if i in static else next(it) for i in range(len(args))]
             return self.fn(*full, **k)
         inner.__name__ = getattr(self.fn, "__name__", "fn")
+        # buffer writes (BatchNorm's running statistics) become extra outputs, written back
+        traced = module_state.functionalize(inner, self.__name__, closed_over="refuse")
         # trace with abstract leaves (tracers' and tensors' values are not used)
         before = REVERSE_CALLS[0]
         graph, out_tree, captures, _ = trace_to_graph(
-            inner, tuple(dyn), kwargs, name=inner.__name__,
+            traced, tuple(dyn), kwargs, name=inner.__name__,
             leaf_names=_leaf_names(self.fn, args, self._static(len(args))))
         if REVERSE_CALLS[0] != before:
             TAKES_GRADIENTS.add(graph)
         self._last, self._last_args = sig, args
-        return graph, out_tree, captures
+        return graph, out_tree.children[0], captures, tuple(traced.written)
 
     def _use_float_mode(self):
         """Python floats trace to the default float dtype (jg.config enable_x64,
@@ -154,42 +156,42 @@ class Jitted:
         sig, leaves, dyn = self._split(args, kwargs)
         entry = self._cache.get(sig)
         if entry is None:
-            graph, out_tree, captures = self._trace(sig, args, kwargs, dyn)
-            entry = _Entry(graph, out_tree, sig, self._donated(args))
+            graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
+            entry = _Entry(graph, out_tree, sig, self._donated(args), writes)
             if captures:   # closes over values of an enclosing transformation: use once
-                return self._inline(entry, leaves, captures)
+                return self._inline(entry, leaves, captures, (tuple(dyn), kwargs))
             self._cache[sig] = entry
         elif config.debug_level() >= 1:
             config.log(1, f"cache hit {self.__name__}")
         if any(isinstance(x, Tracer) for x in leaves) or entry.on_meta():
-            return self._inline(entry, leaves, [])
+            return self._inline(entry, leaves, [], (tuple(dyn), kwargs))
         if needs_record(leaves, entry.graph):   # in eager autograd: one op, backward the VJP
             outs = entry.call_flat(leaves)
             record_call(entry.graph, leaves, outs)
-            return tree_util.tree_unflatten(entry.out_tree, outs)
-        out = entry.call(leaves)
+            return entry.finish(outs, (tuple(dyn), kwargs))
+        out = entry.call(leaves, (tuple(dyn), kwargs))
         if not kwargs and not self.static_argnums and _device_of(sig) == "cpu":
             key = _fast_key(args)
             if key is not None:
                 self._fast[key] = entry.fast_call
         return out
 
-    def _inline(self, entry, leaves, captures):
+    def _inline(self, entry, leaves, captures, args):
         from .numpy._convert import asarray
         ins = [x if isinstance(x, (Tensor, Tracer)) else asarray(leaf_array(x, s[0]))
                for x, s in zip(leaves, entry.sig.leaves)]
         outs = call_graph(entry.graph, ins + list(captures))
-        return tree_util.tree_unflatten(entry.out_tree, outs)
+        return entry.finish(outs, args)
 
     @api_boundary
     def lower(self, *args, **kwargs):
         self._use_float_mode()
         sig, leaves, dyn = self._split(args, kwargs)
-        graph, out_tree, captures = self._trace(sig, args, kwargs, dyn)
+        graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
         if captures:
             raise ValueError("lower: the function closes over values traced by an enclosing "
                              "transformation")
-        return Lowered(graph, out_tree, sig, self.__name__, self._donated(args))
+        return Lowered(graph, out_tree, sig, self.__name__, self._donated(args), writes)
 
     def _check_donation(self, args):
         """Donating hands an argument's storage to the compiled code, which may overwrite it:
@@ -240,8 +242,9 @@ def _fast_key(args):
 
 
 class _Entry:
-    def __init__(self, graph, out_tree, sig, donated=()):
+    def __init__(self, graph, out_tree, sig, donated=(), writes=()):
         self.graph, self.out_tree, self.sig, self.donated = graph, out_tree, sig, donated
+        self.writes = writes      # argument leaves (buffers) the function assigned: extra outputs
         self.exe = None
         self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_call's conversions
 
@@ -258,8 +261,15 @@ class _Entry:
             return Tensor._wrap(outs[0])
         return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
 
-    def call(self, leaves):
-        return tree_util.tree_unflatten(self.out_tree, self.call_flat(leaves))
+    def call(self, leaves, args):
+        return self.finish(self.call_flat(leaves), args)
+
+    def finish(self, outs, args):
+        """The function's result from the graph's outputs; the trailing ones (buffer writes) are
+        assigned to the caller's modules in `args`, as the eager call would have."""
+        n = len(outs) - len(self.writes)
+        module_state.write_back(args, self.writes, outs[n:])
+        return tree_util.tree_unflatten(self.out_tree, outs[:n])
 
     def call_flat(self, leaves):
         """The output tensors, flat."""
@@ -283,9 +293,10 @@ def _device_of(sig):
 class Lowered:
     """f.lower(*args): the traced graph and, on demand, the optimized schedule and kernels."""
 
-    def __init__(self, graph, out_tree, sig, name, donated=()):
+    def __init__(self, graph, out_tree, sig, name, donated=(), writes=()):
         self.graph, self.out_tree, self.sig, self.name = graph, out_tree, sig, name
         self.donated = donated          # graph input indices (donate_argnums, as leaves)
+        self.writes = writes            # argument leaves written back after a call (buffers)
         self._exe = None
 
     @property
@@ -314,14 +325,15 @@ class Lowered:
         return self._executable().kernels
 
     def compile(self):
-        return Compiled(self._executable(), self.out_tree, self.sig, self.name)
+        return Compiled(self._executable(), self.out_tree, self.sig, self.name, self.writes)
 
 
 class Compiled:
     """lowered.compile(): callable on exactly the lowered signature."""
 
-    def __init__(self, exe, out_tree, sig, name):
+    def __init__(self, exe, out_tree, sig, name, writes=()):
         self.exe, self.out_tree, self.sig, self.name = exe, out_tree, sig, name
+        self.writes = writes
 
     def __call__(self, *args, **kwargs):
         leaves, tree = tree_util.tree_flatten((args, kwargs))
@@ -335,7 +347,9 @@ class Compiled:
         outs = [Tensor._wrap(np.asarray(o)) for o in outs]
         if needs_record(leaves, self.exe.graph):
             record_call(self.exe.graph, leaves, outs)
-        return tree_util.tree_unflatten(self.out_tree, outs)
+        n = len(outs) - len(self.writes)
+        module_state.write_back((args, kwargs), self.writes, outs[n:])
+        return tree_util.tree_unflatten(self.out_tree, outs[:n])
 
     def save(self, path, key=None) -> None:
         """Write an artifact that jg.load runs in another process without retracing, signed

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 
-from . import tree_util
+from . import module_state, tree_util
 from .errors import api_boundary
 from .core import Tracer, apply
 from .ir import Op
@@ -45,9 +45,11 @@ def _trace_wrt(fn, args, argnums, name):
                             f"{len(args)} positional argument(s)")
     dyn = tuple(args[i] for i in argnums_t)
     leaves, in_tree = tree_util.tree_flatten(dyn)
-    for x in leaves:
+    # module buffers are state, not differentiated (their cotangent is zero)
+    trainable = module_state.trainable_mask(dyn)
+    for x, train in zip(leaves, trainable):
         t = leaf_spec(x)[0]
-        if t.dtype.kind not in "fc":
+        if train and t.dtype.kind not in "fc":
             raise TypeError(f"{name}: can only differentiate with respect to float or complex inputs, got "
                             f"{t} (an integer or bool argument; cast it with .astype(jnp.float32) "
                             "or leave it out of argnums)")
@@ -58,9 +60,38 @@ def _trace_wrt(fn, args, argnums, name):
             full[i] = v
         return fn(*full)
     f_dyn.__name__ = getattr(fn, "__name__", "fn")
-    graph, out_tree, captures, _ = trace_to_graph(f_dyn, dyn, concrete=_is_concrete(
+    # buffer writes (BatchNorm in training mode) are extra outputs, assigned after the call
+    traced = module_state.functionalize(f_dyn, name)
+    graph, out_tree, captures, _ = trace_to_graph(traced, dyn, concrete=_is_concrete(
         leaves + [a for a in tree_util.tree_leaves(args)]), name=f_dyn.__name__)
-    return graph, out_tree, captures, leaves, in_tree, argnums_t
+    state = _State(dyn, traced.written, trainable)
+    return graph, out_tree.children[0], captures, leaves, in_tree, state
+
+
+class _State:
+    """What _trace_wrt found about state: the written buffer leaves (the graph's last outputs)
+    and which leaves are differentiated."""
+
+    def __init__(self, dyn, written, trainable):
+        self.dyn, self.written, self.trainable = dyn, tuple(written), trainable
+        self.wrt = [i for i, t in enumerate(trainable) if t]
+
+    def n_user(self, graph):
+        return len(graph.outputs) - len(self.written)
+
+    def write_back(self, outs):
+        """Assign the written buffers (the trailing outputs) to the caller's modules."""
+        if self.written:
+            module_state.write_back((self.dyn, {}), self.written, outs[len(outs) - len(
+                self.written):])
+
+    def full_grads(self, grads, leaves):
+        """Gradients for every leaf: zeros for the state leaves that were not differentiated."""
+        if len(self.wrt) == len(leaves):
+            return grads
+        from .numpy.creation import zeros_like
+        it = iter(grads)
+        return [next(it) if t else zeros_like(x) for t, x in zip(self.trainable, leaves)]
 
 
 def _unflatten_grads(in_tree, grads, argnums):
@@ -76,7 +107,7 @@ def value_and_grad(fn, argnums=0, has_aux=False, holomorphic=False):
     @functools.wraps(fn)
     @api_boundary
     def wrapper(*args):
-        graph, out_tree, captures, leaves, in_tree, _ = _trace_wrt(fn, args, argnums, "grad")
+        graph, out_tree, captures, leaves, in_tree, state = _trace_wrt(fn, args, argnums, "grad")
         n_out = len(graph.outputs)
         if has_aux:
             if out_tree.kind not in (tuple, list) or len(out_tree.children) != 2:
@@ -94,15 +125,17 @@ def value_and_grad(fn, argnums=0, has_aux=False, holomorphic=False):
                             "jg.jacrev for non-scalar outputs (or sum the result)"
                             if not holomorphic else "grad with holomorphic=True requires a "
                             f"scalar complex output, got {out_t}")
-        if holomorphic and any(leaf_spec(x)[0].dtype.kind != "c" for x in leaves):
+        if holomorphic and any(leaf_spec(x)[0].dtype.kind != "c"
+                               for x, t in zip(leaves, state.trainable) if t):
             raise TypeError("grad with holomorphic=True requires complex inputs, got "
                             + ", ".join(str(leaf_spec(x)[0]) for x in leaves))
-        vg = vjp_graph(graph, wrt=range(len(leaves)), out_idx=[0])
+        vg = vjp_graph(graph, wrt=state.wrt, out_idx=[0])
         ones = _ones_like_value(graph.outputs[0], _as_inputs(leaves) + captures)
         res = call_graph(vg, _as_inputs(leaves) + captures + [ones])
         outs, grads = res[:n_out], res[n_out:]
-        value = tree_util.tree_unflatten(out_tree, outs)
-        return value, _unflatten_grads(in_tree, grads, argnums)
+        state.write_back(outs)
+        value = tree_util.tree_unflatten(out_tree, outs[:state.n_user(graph)])
+        return value, _unflatten_grads(in_tree, state.full_grads(grads, leaves), argnums)
 
     return wrapper
 
@@ -132,14 +165,15 @@ def vjp(fn, *primals, has_aux=False):
     """jg.vjp(fn, *primals) -> (out, vjp_fn); vjp_fn(cotangent) returns one cotangent per primal."""
     from .ir.autodiff import vjp_graph
     argnums = tuple(range(len(primals)))
-    graph, out_tree, captures, leaves, in_tree, _ = _trace_wrt(fn, primals, argnums, "vjp")
+    graph, out_tree, captures, leaves, in_tree, state = _trace_wrt(fn, primals, argnums, "vjp")
     n_out = len(graph.outputs)
     inputs = _as_inputs(leaves) + captures
     main_tree = out_tree.children[0] if has_aux else out_tree
     n_main = main_tree.num_leaves
-    vg = vjp_graph(graph, wrt=range(len(leaves)), out_idx=range(n_main))
+    vg = vjp_graph(graph, wrt=state.wrt, out_idx=range(n_main))
     outs = call_graph(graph, inputs)
-    out = tree_util.tree_unflatten(out_tree, outs)
+    state.write_back(outs)
+    out = tree_util.tree_unflatten(out_tree, outs[:state.n_user(graph)])
 
     def vjp_fn(cotangent):
         from .numpy._convert import asarray
@@ -152,7 +186,7 @@ def vjp(fn, *primals, has_aux=False):
                 raise TypeError(f"vjp_fn: expected a cotangent of type {v.type}, got shape {c.shape}")
         cts = [c.astype(v.type.dtype) for c, v in zip(cts, graph.outputs)]
         res = call_graph(vg, inputs + cts)
-        return tuple(tree_util.tree_unflatten(in_tree, res[n_out:]))
+        return tuple(tree_util.tree_unflatten(in_tree, state.full_grads(res[n_out:], leaves)))
 
     return (out[0], vjp_fn, out[1]) if has_aux else (out, vjp_fn)
 
@@ -169,19 +203,22 @@ def jvp(fn, primals, tangents, has_aux=False):
         raise TypeError(f"jvp: primals and tangents must have the same structure, got {p_tree} "
                         f"and {t_tree}")
     argnums = tuple(range(len(primals)))
-    graph, out_tree, captures, leaves, in_tree, _ = _trace_wrt(fn, primals, argnums, "jvp")
+    graph, out_tree, captures, leaves, in_tree, state = _trace_wrt(fn, primals, argnums, "jvp")
     tans = []
-    for t, x in zip(t_leaves, leaves):
+    for t, x, train in zip(t_leaves, leaves, state.trainable):
         spec = leaf_spec(x)[0]
         t = asarray(t)
         if t.shape != spec.shape:
             raise TypeError(f"jvp: tangent of shape {t.shape} for a primal of type {spec}")
-        tans.append(t.astype(spec.dtype))
-    jg_ = jvp_graph(graph, tangent_inputs=range(len(leaves)))
+        if train:                       # buffers are constants of the derivative
+            tans.append(t.astype(spec.dtype))
+    jg_ = jvp_graph(graph, tangent_inputs=state.wrt)
     res = call_graph(jg_, _as_inputs(leaves) + captures + tans)
     n = len(graph.outputs)
-    out = tree_util.tree_unflatten(out_tree, res[:n])
-    t_out = tree_util.tree_unflatten(out_tree, res[n:])
+    state.write_back(res[:n])
+    n_user = state.n_user(graph)
+    out = tree_util.tree_unflatten(out_tree, res[:n_user])
+    t_out = tree_util.tree_unflatten(out_tree, res[n:n + n_user])
     if has_aux:
         return out[0], t_out[0], out[1]
     return out, t_out

@@ -15,7 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import tree_util
+from . import module_state, tree_util
 from .autograd_jit import needs_record, record_call
 from .core import Tracer
 from .errors import api_boundary
@@ -151,7 +151,8 @@ def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
             for i, x in zip(mapped + shared, xs):
                 leaves[i] = x
             a, k = tree_util.tree_unflatten(m.tree, leaves)
-            return fn(*a, **k)
+            with module_state.WriteLog(refuse=module_state.VMAP_REFUSAL):   # buffer writes
+                return fn(*a, **k)
         one_example.__name__ = name
         graph, out_tree, captures, _ = trace_to_graph(one_example, tuple(specs), name=name)
         out_axes_l = _axes_per_leaf(out_axes, out_tree, "out_axes", "the result")

@@ -141,6 +141,22 @@ class Dropout(Module):
         return f"p={self.p}"
 
 
+class Dropout2d(Module):
+    """Channel-wise dropout while training; `layer(x, key=k)` under jit."""
+
+    def __init__(self, p=0.5):
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"Dropout2d: p must be in [0, 1], got {p}")
+        self.p = float(p)
+
+    def forward(self, x, key=None):
+        return F.dropout2d(x, self.p, self.training, key)
+
+    def extra_repr(self):
+        return f"p={self.p}"
+
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True):
         super().__init__()
@@ -292,5 +308,5 @@ class BCEWithLogitsLoss(_Loss):
 
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
-           "Flatten", "Dropout", "LayerNorm", "Embedding", "Sequential", "ModuleList", "MSELoss",
+           "Flatten", "Dropout", "Dropout2d", "LayerNorm", "Embedding", "Sequential", "ModuleList", "MSELoss",
            "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]

@@ -1,9 +1,11 @@
 """Module and Parameter: PyTorch's attribute-registered containers, and JAX pytrees at once.
 
 Assigning a `Parameter` or a `Module` to an attribute registers it (as in PyTorch), so
-`parameters()`, `named_parameters()`, `state_dict()` and the repr find it. Every Module is also a
-pytree: its leaves are its parameters (depth first, in registration order), every other attribute
-is static. So `jg.jit`, `jg.grad` and `jg.tree_util.tree_map` take models directly, and the
+`parameters()`, `named_parameters()`, `state_dict()` and the repr find it; `register_buffer` adds
+state that is not a parameter (BatchNorm's running statistics). Every Module is also a pytree: its
+leaves are its parameters and buffers (depth first, in registration order), every other attribute
+is static. Buffers are state leaves (jitgrad/module_state.py): grad does not differentiate them,
+and writes to them under jit are returned by the compiled function and assigned after the call. So `jg.jit`, `jg.grad` and `jg.tree_util.tree_map` take models directly, and the
 gradient of a loss with respect to a model is a model of the same class holding gradients.
 """
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import tree_util
+from .. import module_state, tree_util
 from ..array_ops import ArrayOps
 from ..core import no_grad
 from ..tensor import Tensor
@@ -31,6 +33,13 @@ class Parameter(Tensor):
         if arr.dtype.kind != "f":
             raise TypeError(f"Parameter: expected float data, got {arr.dtype}")
         p = cls._wrap(arr)
+        p.requires_grad = bool(requires_grad)
+        return p
+
+    @classmethod
+    def of(cls, tensor, requires_grad=True):
+        """A Parameter holding `tensor`'s storage on its device (Module.to)."""
+        p = cls._wrap(tensor._data, tensor.device)
         p.requires_grad = bool(requires_grad)
         return p
 
@@ -86,8 +95,11 @@ class Module:
 
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
         object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers", ())
         object.__setattr__(self, "training", True)
+        module_state.note_created(self)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__}.forward is not defined")
@@ -107,17 +119,23 @@ class Module:
             params, mods = self._registry("parameters")
             mods.pop(name, None)
             self.__dict__.pop(name, None)
+            self.__dict__["_buffers"].pop(name, None)
             params[name] = value
         elif isinstance(value, Module):
             params, mods = self._registry("submodules")
             params.pop(name, None)
             self.__dict__.pop(name, None)
+            self.__dict__["_buffers"].pop(name, None)
             mods[name] = value
         elif name in self.__dict__.get("_parameters", ()):
             if value is not None and not isinstance(value, ArrayOps):
                 raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
                                 "(expected a tensor or None)")
             self._parameters[name] = value
+        elif name in self.__dict__.get("_buffers", ()):
+            new = _as_buffer(value, name)
+            module_state.note_write(self, name, self._buffers[name])
+            self._buffers[name] = new
         elif name in self.__dict__.get("_modules", ()):
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} to submodule '{name}' "
@@ -128,15 +146,17 @@ class Module:
 
     def __getattr__(self, name):
         d = self.__dict__
-        for table in ("_parameters", "_modules"):
+        for table in ("_parameters", "_buffers", "_modules"):
             if name in d.get(table, ()):
                 return d[table][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
-        for table in (self._parameters, self._modules):
+        for table in (self._parameters, self._buffers, self._modules):
             if name in table:
                 del table[name]
+                object.__setattr__(self, "_non_persistent_buffers", tuple(
+                    n for n in self._non_persistent_buffers if n != name))
                 return
         object.__delattr__(self, name)
 
@@ -146,6 +166,23 @@ class Module:
             raise TypeError(f"register_parameter: expected a Parameter or None for '{name}', "
                             f"got {type(param).__name__}")
         self._registry("parameters")[0][name] = param
+
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
+        """Register `tensor` (or None) as state named `name`: not a parameter (no gradient, not
+        in parameters()), in state_dict() unless persistent=False, moved and cast by .to()
+        (floating buffers only), a pytree leaf that jit reads and writes back. Assign a new
+        value with `self.name = value`."""
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"register_buffer: expected a non-empty name without '.', got {name!r}")
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffers before Module.__init__() is called (call "
+                                 f"super().__init__() first in {type(self).__name__})")
+        if name in self._parameters or name in self._modules or (
+                name in self.__dict__ and name not in self._buffers):
+            raise KeyError(f"register_buffer: attribute '{name}' already exists")
+        self._buffers[name] = _as_buffer(tensor, name)
+        rest = tuple(n for n in self._non_persistent_buffers if n != name)
+        object.__setattr__(self, "_non_persistent_buffers", rest if persistent else rest + (name,))
 
     def add_module(self, name: str, module) -> None:
         if module is not None and not isinstance(module, Module):
@@ -179,6 +216,25 @@ class Module:
     def parameters(self, recurse=True):
         return (p for _, p in self.named_parameters(recurse=recurse))
 
+    def named_buffers(self, prefix="", recurse=True):
+        for name, b in self._buffers.items():
+            if b is not None:
+                yield (f"{prefix}.{name}" if prefix else name), b
+        if recurse:
+            for name, m in self.named_children():
+                yield from m.named_buffers(f"{prefix}.{name}" if prefix else name)
+
+    def buffers(self, recurse=True):
+        return (b for _, b in self.named_buffers(recurse=recurse))
+
+    def _persistent_buffers(self, prefix=""):
+        skip = self._non_persistent_buffers
+        for name, b in self._buffers.items():
+            if b is not None and name not in skip:
+                yield (f"{prefix}.{name}" if prefix else name), b
+        for name, m in self.named_children():
+            yield from m._persistent_buffers(f"{prefix}.{name}" if prefix else name)
+
     def apply(self, fn):
         """Call fn on every submodule (children first) and on self, as torch.nn.Module.apply."""
         for m in self.children():
@@ -209,13 +265,27 @@ class Module:
 
     # state dict ----------------------------------------------------------------------------
     def state_dict(self) -> OrderedDict:
-        """name -> detached tensor sharing the parameter's storage."""
-        return OrderedDict((n, p.detach()) for n, p in self.named_parameters())
+        """name -> detached tensor sharing the parameter's (or persistent buffer's) storage;
+        each module's parameters, then its buffers, then its children's, as PyTorch orders them."""
+        return OrderedDict((n, v.detach()) for n, v in self._state_items())
+
+    def _state_items(self, prefix=""):
+        join = (lambda n: f"{prefix}.{n}") if prefix else (lambda n: n)
+        for name, p in self._parameters.items():
+            if p is not None:
+                yield join(name), p
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers:
+                yield join(name), b
+        for name, m in self.named_children():
+            yield from m._state_items(join(name))
 
     def load_state_dict(self, state_dict, strict: bool = True):
-        """Copy values into the parameters in place. With strict, keys must match exactly.
-        Returns (missing_keys, unexpected_keys)."""
-        own = OrderedDict(self.named_parameters())
+        """Copy values into the parameters in place and assign the persistent buffers (in the
+        buffer's dtype). With strict, keys must match exactly. Returns (missing_keys,
+        unexpected_keys)."""
+        own = OrderedDict(self._state_items())
+        buffers = {n for n, _ in self._persistent_buffers()}
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):
@@ -228,9 +298,49 @@ class Module:
             if value.shape != p.shape:
                 raise ValueError(f"load_state_dict: '{name}' expects shape {tuple(p.shape)}, "
                                  f"got {value.shape}")
+            if name in buffers:         # a buffer: a new tensor (its dtype, its device)
+                owner, attr = self._owner_of(name)
+                setattr(owner, attr, Tensor._wrap(np.array(value, p.dtype)).to(p.device))
+                continue
             with no_grad():
                 p.copy_(value.astype(p.dtype))
         return missing, unexpected
+
+    def _owner_of(self, dotted):
+        *path, attr = dotted.split(".")
+        owner = self
+        for part in path:
+            owner = owner._modules[part]
+        return owner, attr
+
+    # devices and dtypes --------------------------------------------------------------------
+    def to(self, *args, device=None, dtype=None):
+        """Move parameters and buffers to `device` and cast floating ones to `dtype`, in place
+        (integer buffers such as num_batches_tracked keep their dtype, as in PyTorch):
+        model.to("cuda"), model.to(jg.float64), model.to(device, dtype). Returns self."""
+        for a in args:
+            if _is_dtype(a):
+                dtype = a
+            else:
+                device = a
+        for m in self.modules():
+            for table, make in ((m._parameters, _moved_parameter), (m._buffers, _moved_tensor)):
+                for name, v in table.items():
+                    if v is not None:
+                        table[name] = make(v, device, dtype)
+        return self
+
+    def float(self):
+        return self.to(dtype="float32")
+
+    def double(self):
+        return self.to(dtype="float64")
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, index=0):
+        return self.to(f"cuda:{index}")
 
     def num_parameters(self) -> int:
         return sum(p.size for p in self.parameters())
@@ -249,26 +359,76 @@ class Module:
 
 # ---------------------------------------------------------------------------------- pytrees
 
+_TABLES = ("_parameters", "_buffers", "_modules")
+
+
 def _flatten_module(m: Module):
     d = m.__dict__
-    params, mods = d["_parameters"], d["_modules"]
-    static = {k: v for k, v in d.items() if k not in ("_parameters", "_modules")}
-    aux = (type(m), tuple(params), tuple(mods), _Static(static))
-    return list(params.values()) + list(mods.values()), aux
+    params, bufs, mods = d["_parameters"], d.get("_buffers", {}), d["_modules"]
+    static = {k: v for k, v in d.items() if k not in _TABLES}
+    aux = (type(m), tuple(params), tuple(bufs), tuple(mods), _Static(static))
+    return list(params.values()) + list(bufs.values()) + list(mods.values()), aux
 
 
 def _unflatten_module(aux, children):
     # the aux names the class: tree_util finds Module's entry for every subclass through the MRO
-    cls, param_names, mod_names, static = aux
+    cls, param_names, buffer_names, mod_names, static = aux
     m = object.__new__(cls)
     m.__dict__.update(static.items)
-    n = len(param_names)
+    n, b = len(param_names), len(param_names) + len(buffer_names)
     object.__setattr__(m, "_parameters", OrderedDict(zip(param_names, children[:n])))
-    object.__setattr__(m, "_modules", OrderedDict(zip(mod_names, children[n:])))
+    object.__setattr__(m, "_buffers", OrderedDict(zip(buffer_names, children[n:b])))
+    object.__setattr__(m, "_modules", OrderedDict(zip(mod_names, children[b:])))
+    module_state.note_created(m)
     return m
 
 
+def _state_slots(m: Module) -> list:
+    """One entry per pytree leaf of m: (module, buffer name) for a buffer, None otherwise."""
+    out = []
+    for p in m._parameters.values():
+        out += [None] * len(tree_util.tree_leaves(p))
+    for name, b in m.__dict__.get("_buffers", {}).items():
+        out += [(m, name)] * len(tree_util.tree_leaves(b))
+    for c in m._modules.values():
+        out += [] if c is None else _state_slots(c)
+    return out
+
+
 tree_util.register_pytree_node(Module, _flatten_module, _unflatten_module)
+module_state.register_state_node(Module, _state_slots)
+
+
+def _as_buffer(value, name):
+    if value is None or isinstance(value, ArrayOps):
+        return value
+    if isinstance(value, np.ndarray):
+        return Tensor._wrap(np.array(value))
+    raise TypeError(f"cannot assign {type(value).__name__} as buffer '{name}' (expected a tensor "
+                    "or None)")
+
+
+def _is_dtype(a) -> bool:
+    """Module.to's positional arguments: a dtype (np.dtype, type, "float64") or a device."""
+    if isinstance(a, (np.dtype, type)):
+        return True
+    try:
+        return isinstance(a, str) and np.dtype(a).kind in "biufc" and len(a) > 1
+    except TypeError:
+        return False
+
+
+def _moved_tensor(t, device, dtype):
+    """t on `device`, cast to `dtype` if t is floating (PyTorch's Module.to rule)."""
+    cast = dtype is not None and t.dtype.kind in "fc" and np.dtype(dtype).kind in "fc"
+    return t.to(device=device, dtype=dtype if cast else None)
+
+
+def _moved_parameter(p, device, dtype):
+    t = _moved_tensor(p.detach(), device, dtype)
+    if t is p or (t.dtype == p.dtype and t.device == p.device):
+        return p
+    return Parameter.of(t, p.requires_grad)
 
 _TAKES_KEY = weakref.WeakKeyDictionary()   # Module subclass -> whether forward takes `key`
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .. import numpy as jnp
-from .. import tree_util
+from .. import module_state, tree_util
 from ..core import no_grad
 from .rules import RULES
 
@@ -53,9 +53,11 @@ def make(name: str, **hyper) -> FunctionalOptimizer:
         g_leaves = _leaves(grads, "grads", len(p_leaves))
         slot_leaves = [_leaves(s, "the state", len(p_leaves)) for s in state.slots]
         step = state.step + 1
-        step_f = step.astype(p_leaves[0].dtype if p_leaves else "float32")
-        outs = [rule.fn(h, step_f, p, g, *s)
-                for p, g, *s in zip(p_leaves, g_leaves, *slot_leaves)]
+        trainable = module_state.trainable_mask(params)    # module buffers stay as they are
+        floats = [p for p, t in zip(p_leaves, trainable) if t]
+        step_f = step.astype(floats[0].dtype if floats else "float32")
+        outs = [rule.fn(h, step_f, p, g, *s) if t else (p, *s)
+                for t, p, g, *s in zip(trainable, p_leaves, g_leaves, *slot_leaves)]
         new = [tree_util.tree_unflatten(treedef, [o[i] for o in outs]) for i in range(1 + n_slots)]
         return new[0], OptState(step, tuple(new[1:]))
 
