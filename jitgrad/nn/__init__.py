@@ -9,6 +9,9 @@ from .layers import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Fl
                      GELU, Identity, L1Loss, LayerNorm, Linear, LogSoftmax, ModuleList, MSELoss,
                      NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .module import Module, Parameter  # noqa: F401
+from .norm_layers import *  # noqa: F401,F403  (BatchNorm1d/2d/3d, InstanceNorm*, GroupNorm)
+from .conv import AdaptiveAvgPool2d  # noqa: F401
+from .layers import Dropout2d  # noqa: F401
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: F401

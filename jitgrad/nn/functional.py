@@ -15,7 +15,8 @@ from ..errors import wrap_public_functions as _wrap
 from ..numpy._convert import asarray
 from .activations import *  # noqa: F401,F403
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
-from .conv import avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F401
+from .normalization import batch_norm, group_norm, instance_norm  # noqa: F401
 from .losses import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                      mse_loss, nll_loss)
 
@@ -46,6 +47,20 @@ def dropout(x, p=0.5, training=True, key=None):
         from ..creation import _GEN
         keep = _GEN["rng"].random(x.shape) >= p
     return jnp.where(keep, jnp.multiply(x, 1.0 / (1.0 - p)), jnp.zeros((), x.dtype))
+
+
+def dropout2d(x, p=0.5, training=True, key=None):
+    """Zero whole channels of an (N, C, H, W) (or (N, C, L)) input with probability p, scaling
+    the others by 1/(1-p): one dropout factor per (sample, channel). Identity when not training;
+    `key` is required inside jit."""
+    x = asarray(x)
+    if x.ndim not in (3, 4):
+        raise ValueError(f"dropout2d: expected a 3D (N, C, L) or 4D (N, C, H, W) input, got shape "
+                         f"{tuple(x.shape)}")
+    if not training or p == 0.0:
+        return dropout(x, p, training, key)
+    scale = dropout(jnp.ones(tuple(x.shape[:2]) + (1,) * (x.ndim - 2), x.dtype), p, True, key)
+    return jnp.multiply(x, scale)
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
