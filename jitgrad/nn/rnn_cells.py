@@ -93,8 +93,11 @@ def rnn_mode(nonlinearity: str, who: str) -> str:
 
 
 def input_projection(x, w_ih, b_ih, b_hh, kind: CellKind):
-    """x @ W_ih.T + b_ih (+ b_hh where the kind folds it) over every leading axis at once."""
-    xp = jnp.matmul(x, jnp.transpose(w_ih))
+    """x @ W_ih.T + b_ih (+ b_hh where the kind folds it) over every leading axis at once, as one
+    2-D matmul: so W_ih's gradient is one matmul too, not a batched one summed over time."""
+    lead = tuple(x.shape[:-1])
+    xp = jnp.matmul(jnp.reshape(x, (-1, x.shape[-1])), jnp.transpose(w_ih))
+    xp = jnp.reshape(xp, lead + (xp.shape[-1],))
     biases = [b for b in (b_ih, b_hh if kind.fold_hh_bias else None) if b is not None]
     if not biases:
         return xp
