@@ -95,7 +95,7 @@ def _children_names(td) -> list[str]:
     if kind in (dict, OrderedDict):
         return [f"[{k!r}]" for k in aux]
     if isinstance(kind, type) and issubclass(kind, Module):
-        return [f".{n}" for n in aux[1] + aux[2]]
+        return [f".{n}" for n in aux[1] + aux[2] + aux[3]]   # params, buffers, modules
     if isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields"):
         return [f".{n}" for n in kind._fields]
     return [f"[{i}]" for i in range(len(td.children))]
