@@ -11,6 +11,7 @@ from .errors import api_boundary
 from .dtypes import canonical_dtype, default_complex, default_float, scalar_dtype
 from .ir.types import TensorType
 from .runtime.device import CPU, META, Device, device as as_device
+from .runtime.deleted_storage import DeletedStorage
 
 
 class Tensor(ArrayOps):
@@ -62,8 +63,19 @@ class Tensor(ArrayOps):
     def grad_fn(self):
         return self._ctx
 
+    def is_deleted(self) -> bool:
+        """True once the tensor was donated to a jitted function (donate_argnums) or deleted."""
+        return type(self._data) is DeletedStorage
+
+    def delete(self, why="it was deleted with .delete()"):
+        """Free the storage now (JAX's Array.delete); any later read raises."""
+        if self._device != META and not self.is_deleted():
+            self._data = DeletedStorage(self.shape, self.dtype, why)
+
     # conversion ---------------------------------------------------------------------------
     def _host(self, what):
+        if type(self._data) is DeletedStorage:
+            raise self._data.error()
         if self._device == META:
             raise RuntimeError(f"{what}: a meta tensor has a shape and dtype but no data")
         if self._device.type != "cpu":

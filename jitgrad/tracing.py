@@ -46,6 +46,8 @@ def leaf_spec(x):
 def leaf_array(x, spec):
     """The NumPy array for a concrete leaf (converted to the spec's dtype)."""
     if isinstance(x, Tensor):
+        if x.is_deleted():
+            raise x._data.error()
         return x._data
     return np.asarray(x, dtype=spec.dtype)
 
