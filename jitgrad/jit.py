@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from . import module_state, tree_util
+from . import donation, module_state, tree_util
 from .autograd_jit import TAKES_GRADIENTS, needs_record, record_call
 from .closure_check import warn_baked
 from .compiler import compile_graph
@@ -147,8 +147,16 @@ class Jitted:
     @api_boundary
     def __call__(self, *args, **kwargs):
         self._use_float_mode()
-        if self.donate_argnums:
-            self._check_donation(args)
+        if self.donate_argnums and donation.applies(args):
+            args, consumed = donation.prepare_args(args, self._donate_positions(len(args)),
+                                                   self.__name__)
+            try:
+                return self._call(args, kwargs)
+            finally:
+                donation.consume(consumed, self.__name__)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if not kwargs:      # fast path: arguments are CPU tensors / arrays seen before
             fast = self._fast.get(_fast_key(args))
             if fast is not None:
@@ -166,7 +174,7 @@ class Jitted:
         if any(isinstance(x, Tracer) for x in leaves) or entry.on_meta():
             return self._inline(entry, leaves, [], (tuple(dyn), kwargs))
         if needs_record(leaves, entry.graph):   # in eager autograd: one op, backward the VJP
-            outs = entry.call_flat(leaves)
+            outs = entry.call_flat(leaves, donate=False)    # backward reads the inputs
             record_call(entry.graph, leaves, outs)
             return entry.finish(outs, (tuple(dyn), kwargs))
         out = entry.call(leaves, (tuple(dyn), kwargs))
@@ -193,26 +201,21 @@ class Jitted:
                              "transformation")
         return Lowered(graph, out_tree, sig, self.__name__, self._donated(args), writes)
 
-    def _check_donation(self, args):
-        """Donating hands an argument's storage to the compiled code, which may overwrite it:
-        a NumPy array is the caller's own memory, so it is refused (JAX copies it instead)."""
-        n = len(args)
-        for i in self.donate_argnums:
-            if -n <= i < n and any(isinstance(x, np.ndarray) for x in tree_util.tree_leaves(args[i])):
-                raise TypeError(f"{self.__name__}: donate_argnums names argument {i % n}, a NumPy "
-                                "array the caller still holds; its memory would be overwritten. "
-                                "Donate a jitgrad tensor (jnp.asarray(x)) instead, or drop it "
-                                "from donate_argnums")
+    def _donate_positions(self, n_args) -> frozenset:
+        """donate_argnums as non-negative positions (see jitgrad/donation.py)."""
+        static_pos = self._static(n_args)
+        return frozenset(i % n_args for i in self.donate_argnums) - static_pos
 
     def _donated(self, args):
         """Graph-input indices of the leaves of the donate_argnums arguments."""
         out, offset = [], 0
         static_pos = self._static(len(args))
+        donated = self._donate_positions(len(args))
         for i, a in enumerate(args):
             if i in static_pos:
                 continue
             n = len(tree_util.tree_leaves(a))
-            if i in self.donate_argnums:
+            if i in donated:
                 out.extend(range(offset, offset + n))
             offset += n
         return tuple(out)
@@ -231,7 +234,7 @@ def _fast_key(args):
         t = type(a)
         if t is Tensor:
             d = a._data
-            if d is None or a._device.type != "cpu" or a.requires_grad:
+            if type(d) is not np.ndarray or a._device.type != "cpu" or a.requires_grad:
                 return None
             key.append((d.shape, d.dtype))
         elif t is np.ndarray:
@@ -246,6 +249,7 @@ class _Entry:
         self.graph, self.out_tree, self.sig, self.donated = graph, out_tree, sig, donated
         self.writes = writes      # argument leaves (buffers) the function assigned: extra outputs
         self.exe = None
+        self._exe_keeping_inputs = None     # donated entries recorded for eager autograd
         self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_call's conversions
 
     def on_meta(self):
@@ -271,12 +275,17 @@ class _Entry:
         module_state.write_back(args, self.writes, outs[n:])
         return tree_util.tree_unflatten(self.out_tree, outs[:n])
 
-    def call_flat(self, leaves):
-        """The output tensors, flat."""
+    def call_flat(self, leaves, donate=True):
+        """The output tensors, flat; donate=False leaves donated inputs' memory as it was."""
         if self.exe is None:
             self.exe = compile_graph(self.graph, _device_of(self.sig), self.donated)
+        exe = self.exe
+        if not donate and self.donated:
+            if self._exe_keeping_inputs is None:
+                self._exe_keeping_inputs = compile_graph(self.graph, _device_of(self.sig))
+            exe = self._exe_keeping_inputs
         arrays = [leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)]
-        outs = self.exe.run(arrays)
+        outs = exe.run(arrays)
         dev = _device_of(self.sig)
         if dev != "cpu" and dev.type == "cuda":     # results stay in device memory
             return [Tensor._wrap(o, dev) for o in outs]
@@ -325,15 +334,17 @@ class Lowered:
         return self._executable().kernels
 
     def compile(self):
-        return Compiled(self._executable(), self.out_tree, self.sig, self.name, self.writes)
+        return Compiled(self._executable(), self.out_tree, self.sig, self.name, self.writes,
+                        self.donated)
 
 
 class Compiled:
     """lowered.compile(): callable on exactly the lowered signature."""
 
-    def __init__(self, exe, out_tree, sig, name, writes=()):
+    def __init__(self, exe, out_tree, sig, name, writes=(), donated=()):
         self.exe, self.out_tree, self.sig, self.name = exe, out_tree, sig, name
         self.writes = writes
+        self.donated = donated      # leaf indices (donate_argnums): see jitgrad/donation.py
 
     def __call__(self, *args, **kwargs):
         leaves, tree = tree_util.tree_flatten((args, kwargs))
@@ -343,7 +354,23 @@ class Compiled:
         if any(s[1].type == "meta" for s in specs):      # shapes only, as jit does on meta
             return tree_util.tree_unflatten(self.out_tree, [Tensor._meta(v.type)
                                                             for v in self.exe.graph.outputs])
-        outs = self.exe.run([leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)])
+        if not self.donated:
+            return self._run(args, kwargs, leaves)
+        seen = set()
+        run_leaves, consumed = donation.prepare_leaves(leaves, self.donated, self.name, seen)
+        donation.check_not_reused([x for k, x in enumerate(leaves) if k not in self.donated],
+                                  seen, self.name)
+        try:
+            return self._run(args, kwargs, run_leaves)
+        finally:
+            donation.consume(consumed, self.name)
+
+    def _run(self, args, kwargs, leaves):
+        arrays = [leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)]
+        if self.donated and needs_record(leaves, self.exe.graph):   # backward reads the inputs
+            for k in self.donated:
+                arrays[k] = np.array(arrays[k], copy=True)
+        outs = self.exe.run(arrays)
         outs = [Tensor._wrap(np.asarray(o)) for o in outs]
         if needs_record(leaves, self.exe.graph):
             record_call(self.exe.graph, leaves, outs)
