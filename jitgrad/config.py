@@ -4,6 +4,8 @@ Today one switch: "enable_x64" (also spelled "jax_enable_x64"; environment JITGR
 which makes Python floats and float results computed from ints float64, as in JAX."""
 from __future__ import annotations
 
+import sys
+
 from .dtypes import _MODE
 
 _NAMES = {"enable_x64": "enable_x64", "jax_enable_x64": "enable_x64"}
@@ -34,3 +36,21 @@ def __getattr__(name):      # jg.config.enable_x64 / jg.config.jax_enable_x64, a
     if name in _NAMES:
         return read(name)
     raise AttributeError(f"module 'jitgrad.config' has no attribute {name!r}")
+
+
+class _ConfigModule(type(sys)):
+    """Assigning an attribute of jg.config is never silently ignored: an option says to use
+    update(), anything else names the options (JAX raises AttributeError for both)."""
+
+    def __setattr__(self, name, value):
+        if name in _NAMES:
+            raise AttributeError(f"jg.config.{name} can't be assigned; set it with "
+                                 f"jg.config.update({name!r}, {value!r})")
+        if name not in self.__dict__:
+            raise AttributeError(f"jg.config has no option {name!r}; known options: "
+                                 + ", ".join(sorted(_NAMES))
+                                 + " (set one with jg.config.update(name, value))")
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _ConfigModule

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..core import enable_grad, no_grad
 from .. import numpy as jnp
+from .param_checks import group_params, param_list
 from .rules import RULES
 
 
@@ -19,14 +20,16 @@ class Optimizer:
     def __init__(self, params, **hyper):
         self.rule = RULES[self.rule_name]
         self.defaults = self.rule.hyper(**hyper)
-        params = list(params)
-        if not params:
-            raise ValueError(f"{self.rule.name}: got an empty parameter list")
+        who = type(self).__name__
+        params = param_list(params, who)
         groups = params if isinstance(params[0], dict) else [{"params": params}]
-        self.param_groups = []
+        self.param_groups, seen = [], set()
         for g in groups:
+            if not isinstance(g, dict) or "params" not in g:
+                raise TypeError(f"{who}: a parameter group is a dict with a 'params' entry, "
+                                f"got {type(g).__name__}")
             extra = {k: v for k, v in g.items() if k != "params"}
-            self.param_groups.append({"params": list(g["params"]),
+            self.param_groups.append({"params": group_params(g["params"], who, seen),
                                       **self.rule.hyper(**{**hyper, **extra})})
         self.state = {}           # parameter -> {"step": int, "slots": [tensors]}
 
