@@ -23,6 +23,7 @@ from .custom import custom_vjp  # noqa: E402
 from . import test_util  # noqa: E402,F401
 from . import numpy, tree_util  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
+from . import lax  # noqa: E402,F401
 from . import distributed, optim  # noqa: E402,F401
 from .creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
 from . import random  # noqa: E402,F401

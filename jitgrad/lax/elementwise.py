@@ -1,0 +1,204 @@
+"""Elementwise lax ops: thin layers over jitgrad.numpy with lax's strict dtype/shape rules and
+its integer semantics (div rounds toward zero, rem takes the dividend's sign)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..nn.functional import sigmoid
+from ..numpy._convert import asarray
+from ..transforms import stop_gradient  # noqa: F401  (lax.stop_gradient)
+from .common import check_same
+
+
+def _binary(name, fn):
+    def op(x, y):
+        return fn(*check_same(name, x, y))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"lax.{name}(x, y): elementwise, both operands of one dtype and shape."
+    return op
+
+
+add = _binary("add", jnp.add)
+sub = _binary("sub", jnp.subtract)
+mul = _binary("mul", jnp.multiply)
+max = _binary("max", jnp.maximum)  # noqa: A001
+min = _binary("min", jnp.minimum)  # noqa: A001
+pow = _binary("pow", jnp.power)  # noqa: A001
+atan2 = _binary("atan2", jnp.arctan2)
+
+
+def div(x, y):
+    """Float division, or integer division rounding toward zero (C's, not floor division)."""
+    x, y = check_same("div", x, y)
+    if x.dtype.kind not in "iu":
+        return jnp.true_divide(x, y)
+    q = jnp.floor_divide(jnp.abs(x), jnp.abs(y))
+    return jnp.where(jnp.equal(jnp.less(x, 0), jnp.less(y, 0)), q, jnp.negative(q))
+
+
+def rem(x, y):
+    """x - y * trunc(x / y): the result has the sign of x (C's fmod, not Python's %)."""
+    x, y = check_same("rem", x, y)
+    return jnp.subtract(x, jnp.multiply(div(x, y), y)) if x.dtype.kind in "iu" else \
+        jnp.subtract(x, jnp.multiply(jnp.trunc(jnp.true_divide(x, y)), y))
+
+
+def _unary(name, fn):
+    def op(x):
+        return fn(asarray(x))
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"lax.{name}(x), elementwise."
+    return op
+
+
+neg = _unary("neg", jnp.negative)
+abs = _unary("abs", jnp.abs)  # noqa: A001
+sign = _unary("sign", jnp.sign)
+square = _unary("square", jnp.square)
+exp = _unary("exp", jnp.exp)
+exp2 = _unary("exp2", jnp.exp2)
+expm1 = _unary("expm1", jnp.expm1)
+log = _unary("log", jnp.log)
+log1p = _unary("log1p", jnp.log1p)
+sqrt = _unary("sqrt", jnp.sqrt)
+rsqrt = _unary("rsqrt", jnp.rsqrt)
+cbrt = _unary("cbrt", jnp.cbrt)
+tanh = _unary("tanh", jnp.tanh)
+sin, cos, tan = _unary("sin", jnp.sin), _unary("cos", jnp.cos), _unary("tan", jnp.tan)
+asin, acos, atan = _unary("asin", jnp.arcsin), _unary("acos", jnp.arccos), _unary("atan", jnp.arctan)
+sinh, cosh = _unary("sinh", jnp.sinh), _unary("cosh", jnp.cosh)
+asinh, acosh, atanh = (_unary("asinh", jnp.arcsinh), _unary("acosh", jnp.arccosh),
+                       _unary("atanh", jnp.arctanh))
+floor, ceil = _unary("floor", jnp.floor), _unary("ceil", jnp.ceil)
+is_finite = _unary("is_finite", jnp.isfinite)
+logistic = _unary("logistic", sigmoid)
+erf = _unary("erf", jnp.erf)
+bitwise_not = _unary("not", jnp.bitwise_not)
+real, imag, conj = _unary("real", jnp.real), _unary("imag", jnp.imag), _unary("conj", jnp.conj)
+
+
+def round(x, rounding_method=0):  # noqa: A001
+    """lax.round: rounding_method 0 (AWAY_FROM_ZERO, JAX's default) or 1 (TO_NEAREST_EVEN)."""
+    x = asarray(x)
+    if int(rounding_method) == 1:
+        return jnp.round(x)
+    if int(rounding_method) != 0:
+        raise ValueError(f"lax.round: rounding_method must be 0 (AWAY_FROM_ZERO) or 1 "
+                         f"(TO_NEAREST_EVEN), got {rounding_method!r}")
+    return jnp.multiply(jnp.sign(x), jnp.floor(jnp.add(jnp.abs(x), 0.5)))
+
+
+def integer_pow(x, y):
+    """x ** y for a Python int y (negative y gives the reciprocal power), by repeated squaring
+    so the derivative is exact and no log is taken."""
+    if not isinstance(y, (int, np.integer)) or isinstance(y, bool):
+        raise TypeError(f"lax.integer_pow: the exponent must be a Python int, got {y!r}")
+    x = asarray(x)
+    y = int(y)
+    if y == 0:
+        return jnp.ones_like(x)
+    result, base, n = None, x, -y if y < 0 else y
+    while n:
+        if n & 1:
+            result = base if result is None else jnp.multiply(result, base)
+        n >>= 1
+        if n:
+            base = jnp.multiply(base, base)
+    return result if y > 0 else jnp.true_divide(1, result)
+
+
+def clamp(min, x, max):  # noqa: A002
+    """min <= x <= max elementwise (lax.clamp's argument order: min first)."""
+    x = asarray(x)
+    return jnp.minimum(jnp.maximum(x, asarray(min, dtype=x.dtype)), asarray(max, dtype=x.dtype))
+
+
+def select(pred, on_true, on_false):
+    """on_true where pred else on_false; pred is boolean of the operands' shape (or scalar)."""
+    pred = asarray(pred)
+    if pred.dtype.kind != "b":
+        raise TypeError(f"lax.select: pred must be boolean, got {pred.dtype}")
+    on_true, on_false = check_same("select", on_true, on_false)
+    if pred.ndim and tuple(pred.shape) != tuple(on_true.shape):
+        raise TypeError(f"select pred must be scalar or have the same shape as cases, got pred "
+                        f"shape {tuple(pred.shape)} for cases of shape {tuple(on_true.shape)}.")
+    return jnp.where(pred, on_true, on_false)
+
+
+def select_n(which, *cases):
+    """cases[which] elementwise: which is boolean (two cases) or an integer array."""
+    if not cases:
+        raise ValueError("lax.select_n: at least one case is required")
+    which = asarray(which)
+    cases = check_same("select_n", *cases)
+    out = cases[0]
+    for i, c in enumerate(cases[1:], 1):
+        hit = which if which.dtype.kind == "b" else jnp.equal(which, i)
+        out = jnp.where(hit, c, out)
+    return out
+
+
+def convert_element_type(operand, new_dtype):
+    """operand cast to new_dtype (floats to ints truncate toward zero, as JAX)."""
+    return jnp.astype(asarray(operand), new_dtype)
+
+
+def erfc(x):
+    """1 - erf(x), without the cancellation for large x: below |x| = 0.5 it is 1 - erf(x), above
+    it exp(-x^2) times a Chebyshev fit (Numerical Recipes' erfcc, relative error < 1.2e-7)."""
+    x = asarray(x)
+    z = jnp.abs(x)
+    t = jnp.true_divide(1.0, jnp.add(1.0, jnp.multiply(0.5, z)))
+    coeffs = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.27886807,
+              -1.13520398, 1.48851587, -0.82215223, 0.17087277)
+    poly = jnp.zeros_like(t) + coeffs[-1]
+    for c in coeffs[-2::-1]:
+        poly = jnp.add(jnp.multiply(poly, t), c)
+    tail = jnp.multiply(t, jnp.exp(jnp.add(jnp.negative(jnp.multiply(z, z)), poly)))
+    tail = jnp.where(jnp.less(x, 0), jnp.subtract(2.0, tail), tail)
+    return jnp.where(jnp.less(z, 0.5), jnp.subtract(1.0, jnp.erf(x)), tail)
+
+
+# Giles, "Approximating the erfinv function" (single precision), as XLA's ErfInv32
+_ERFINV_CENTER = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                  0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941)
+_ERFINV_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682)
+
+
+def _horner(coeffs, w):
+    p = jnp.zeros_like(w) + coeffs[0]
+    for c in coeffs[1:]:
+        p = jnp.add(jnp.multiply(p, w), c)
+    return p
+
+
+def erf_inv(x):
+    """The y with erf(y) = x, for -1 <= x <= 1 (+-inf at +-1, NaN outside). Giles' polynomial,
+    then, in float64, two Newton steps on erf where they are well conditioned (|y| < 4), so the
+    result is accurate to a few ulp there. Differentiable (through the steps: the derivative is
+    sqrt(pi)/2 * exp(y^2) to the same accuracy), in both modes and to any order."""
+    x = asarray(x)
+    if x.dtype.kind != "f":
+        x = jnp.astype(x, "float32")
+    w = jnp.negative(jnp.log(jnp.multiply(jnp.subtract(1.0, x), jnp.add(1.0, x))))
+    center = jnp.less(w, 5.0)
+    w_center = jnp.where(center, w, 2.5)            # both branches finite: no NaN in gradients
+    w_tail = jnp.where(center, 9.0, w)
+    p = jnp.where(center, _horner(_ERFINV_CENTER, jnp.subtract(w_center, 2.5)),
+                  _horner(_ERFINV_TAIL, jnp.subtract(jnp.sqrt(w_tail), 3.0)))
+    y = jnp.multiply(p, x)
+    if x.dtype == np.float64:
+        safe = jnp.less(jnp.abs(y), 4.0)
+        ys = jnp.where(safe, y, 0.0)
+        for _ in range(2):
+            step = jnp.true_divide(jnp.subtract(jnp.erf(ys), x),
+                                   jnp.multiply(2.0 / math.sqrt(math.pi),
+                                                jnp.exp(jnp.negative(jnp.multiply(ys, ys)))))
+            ys = jnp.subtract(ys, step)
+        y = jnp.where(safe, ys, y)
+    edge = jnp.equal(jnp.abs(x), 1.0)
+    return jnp.where(edge, jnp.multiply(x, np.inf), y)
