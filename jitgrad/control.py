@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import tree_util
+from . import module_state, tree_util
 from .core import Tracer, apply
 from .ir import Value
 from .ir.control_flow import COND, SCAN, SWITCH, WHILE
@@ -27,7 +27,8 @@ def _leaves(tree):
 
 def _trace(fn, args_tree, name):
     """Trace fn(*args_tree) into a graph taking the flattened args; returns (graph, out_tree, captures)."""
-    g, out_tree, caps, _ = trace_to_graph(fn, args_tree, name=name)
+    with module_state.WriteLog(refuse=module_state.CONTROL_FLOW_REFUSAL):   # closed-over buffers
+        g, out_tree, caps, _ = trace_to_graph(fn, args_tree, name=name)
     return g, out_tree, caps
 
 

@@ -153,3 +153,10 @@ VMAP_REFUSAL = ("jg.vmap: {owner} assigns its buffer '{name}' inside the mapped 
                 "does this). Call model.eval(), build the layer with "
                 "track_running_stats=False, or apply the model to the whole batch outside vmap "
                 "(as functorch's vmap, which refuses it too)")
+
+CONTROL_FLOW_REFUSAL = (
+    "{owner} assigns its buffer '{name}' inside a traced jg.cond/switch/while_loop/fori_loop/scan "
+    "body, but the module is not an operand of that body (the body closes over it), so the "
+    "write cannot leave the body. Pass the model as an operand (a scan or loop carry) and "
+    "return it, or call model.eval() (BatchNorm writes its running statistics only in "
+    "training mode)")

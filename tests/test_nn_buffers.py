@@ -264,3 +264,18 @@ def test_structure_change_inside_jit_is_an_error(rng):
 
     with pytest.raises(ValueError, match="changed the number of tensors"):
         jg.jit(lambda m, x: m(x))(Grows(), np.ones(1, np.float32))
+
+
+def test_control_flow_bodies_refuse_closed_over_writes_and_carry_models(rng):
+    m = nn.BatchNorm1d(3)
+    xs = rng.standard_normal((4, 5, 3)).astype(np.float32)
+    with pytest.raises(ValueError, match="inside a traced jg.cond/switch/while_loop"):
+        jg.jit(lambda x: jg.scan(lambda c, xi: (c, m(xi).sum()), 0.0, x))(xs)
+    assert int(m.num_batches_tracked) == 0
+    step = jg.jit(lambda m, x: jg.scan(lambda m, xi: (m, m(xi).sum()), m, x)[0])
+    out = step(m, xs)                              # the model as the carry: its writes come out
+    assert int(out.num_batches_tracked) == 4
+    _, rm, _ = ref.batch_norm(xs[0], np.zeros(3), np.ones(3), None, None, True, 0.1)
+    for x in xs[1:]:
+        _, rm, _ = ref.batch_norm(x, rm, np.ones(3), None, None, True, 0.1)
+    np.testing.assert_allclose(_np(out.running_mean), rm, rtol=1e-5, atol=1e-6)
