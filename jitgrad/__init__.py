@@ -13,6 +13,7 @@ from .dtypes import bool_, complex64, complex128, float32, float64, int32, int64
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402,F401
 from . import config  # noqa: E402,F401
 from .jit import jit  # noqa: E402
+from .block import block_until_ready  # noqa: E402,F401
 from .runtime.device import Device, device  # noqa: E402
 from .tensor import Tensor, as_tensor, tensor  # noqa: E402
 from .tracing import ShapeDtype, make_graph  # noqa: E402

@@ -15,6 +15,7 @@ from .core import Tracer
 from .dtypes import default_float
 from .runtime import config
 from .tensor import Tensor
+from .jit_static import StaticArgs
 from .tracing import _leaf_names, call_graph, leaf_array, leaf_spec, trace_to_graph
 
 
@@ -41,9 +42,12 @@ def _fmt_spec(spec):
 
 
 class Jitted:
-    def __init__(self, fn, static_argnums=(), donate_argnums=()):
+    def __init__(self, fn, static_argnums=(), donate_argnums=(), static_argnames=()):
         self.fn = fn
-        self.static_argnums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        self._statics = StaticArgs(fn, getattr(fn, "__name__", "jit"), static_argnums,
+                                   static_argnames)
+        self.static_argnums = self._statics.nums
+        self.static_argnames = tuple(sorted(self._statics.names))
         self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
         self._cache = {}          # Signature -> _Entry
         self._fast = {}           # _fast_key(args) -> _Entry.fast_call (no pytree, no Signature)
@@ -64,13 +68,15 @@ class Jitted:
         beyond the arguments is an error, not ignored (nothing would be static)."""
         for name, nums in (("static_argnums", self.static_argnums),
                            ("donate_argnums", self.donate_argnums)):
-            bad = [i for i in nums if not -n_args <= i < n_args]
+            bad = [i for i in nums if not -n_args <= i < n_args
+                   and not (nums is self.static_argnums and self._statics.has_name(i))]
             if bad:
                 raise ValueError(f"{self.__name__}: {name}={nums} names argument {bad[0]}, but "
                                  f"it was called with {n_args} positional argument(s)")
-        return frozenset(i % n_args if n_args else i for i in self.static_argnums)
+        return self._statics.positions(n_args)
 
-    def _split(self, args, kwargs):
+    def _split(self, args, kwargs, static_kw=()):
+        """static_kw: the static keyword arguments (kept in the signature, not traced)."""
         static, dyn = [], []
         static_pos = self._static(len(args))
         for i, a in enumerate(args):
@@ -86,7 +92,7 @@ class Jitted:
                 dyn.append(a)
         leaves, tree = tree_util.tree_flatten((tuple(dyn), kwargs))
         specs = tuple(leaf_spec(x) for x in leaves)
-        return Signature(tree, specs, tuple(static)), leaves, dyn
+        return Signature(tree, specs, tuple(static) + static_kw), leaves, dyn
 
     def _explain(self, sig):
         if not config.explain_recompiles() or self._last is None:
@@ -117,11 +123,12 @@ class Jitted:
         self.trace_count += 1
         config.log(1, f"trace {self.__name__} for ({', '.join(_fmt_spec(s) for s in sig.leaves)})")
         static = dict(sig.static)
+        static_kw = {k: v for k, v in static.items() if isinstance(k, str)}
 
         def inner(*d, **k):
             it = iter(d)
             full = [static[i] if i in static else next(it) for i in range(len(args))]
-            return self.fn(*full, **k)
+            return self.fn(*full, **k, **static_kw)
         inner.__name__ = getattr(self.fn, "__name__", "fn")
         # buffer writes (BatchNorm's running statistics) become extra outputs, written back
         traced = module_state.functionalize(inner, self.__name__, closed_over="refuse")
@@ -161,7 +168,9 @@ class Jitted:
             fast = self._fast.get(_fast_key(args))
             if fast is not None:
                 return fast(args)
-        sig, leaves, dyn = self._split(args, kwargs)
+        all_kwargs = kwargs
+        kwargs, static_kw = self._statics.split_kwargs(kwargs, self.__name__)
+        sig, leaves, dyn = self._split(args, kwargs, static_kw)
         entry = self._cache.get(sig)
         if entry is None:
             graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
@@ -178,7 +187,7 @@ class Jitted:
             record_call(entry.graph, leaves, outs)
             return entry.finish(outs, (tuple(dyn), kwargs))
         out = entry.call(leaves, (tuple(dyn), kwargs))
-        if not kwargs and not self.static_argnums and _device_of(sig) == "cpu":
+        if not all_kwargs and not sig.static and _device_of(sig) == "cpu":
             key = _fast_key(args)
             if key is not None:
                 self._fast[key] = entry.fast_call
@@ -194,7 +203,8 @@ class Jitted:
     @api_boundary
     def lower(self, *args, **kwargs):
         self._use_float_mode()
-        sig, leaves, dyn = self._split(args, kwargs)
+        kwargs, static_kw = self._statics.split_kwargs(kwargs, self.__name__)
+        sig, leaves, dyn = self._split(args, kwargs, static_kw)
         graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
         if captures:
             raise ValueError("lower: the function closes over values traced by an enclosing "
@@ -396,8 +406,10 @@ class Compiled:
         return "\n".join(lines)
 
 
-def jit(fn=None, *, static_argnums=(), donate_argnums=()):
-    """jg.jit(fn, static_argnums=(), donate_argnums=()), also usable as @jg.jit or @jg.jit(...)."""
+def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
+    """jg.jit(fn, static_argnums=(), static_argnames=(), donate_argnums=()), also usable as
+    @jg.jit or @jg.jit(...). Static arguments (by position or name, as in JAX) are hashed into
+    the cache key and passed to fn as Python values."""
     if fn is None:
-        return lambda f: Jitted(f, static_argnums, donate_argnums)
-    return Jitted(fn, static_argnums, donate_argnums)
+        return lambda f: Jitted(f, static_argnums, donate_argnums, static_argnames)
+    return Jitted(fn, static_argnums, donate_argnums, static_argnames)

@@ -1,0 +1,124 @@
+"""Issue 24, part B: the reproducers of items 5, 7, 8, 9, 12 and 13 on every path that applies
+(eager, jit on the interpreter, jit compiled). Donation (item 4): tests/test_donation.py;
+integer edges (item 6): tests/test_int_edges.py; README snippets: tests/test_readme.py."""
+import warnings
+
+import numpy as np
+import pytest
+
+import jitgrad as jg
+import jitgrad.numpy as jnp
+from jitgrad import nn
+from jitgrad.nn import functional as F
+
+JIT_PATHS = {"compiled": {}, "interpreter": {"JITGRAD_BACKEND": "interpreter"}}
+
+
+@pytest.fixture(params=sorted(JIT_PATHS))
+def jit_path(request, monkeypatch):
+    for k, v in JIT_PATHS[request.param].items():
+        monkeypatch.setenv(k, v)
+    return request.param
+
+
+# item 7: config ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["enable_x64", "jax_enable_x64"])
+def test_assigning_a_config_option_raises_and_points_to_update(name):
+    with pytest.raises(AttributeError, match=rf"jg.config.update\('{name}', True\)"):
+        setattr(jg.config, name, True)
+    assert jg.config.read("enable_x64") is False
+    assert jnp.asarray(1.5).dtype == np.float32             # the mode did not change
+
+
+def test_unknown_config_names_raise_naming_the_options():
+    with pytest.raises(AttributeError, match="no option 'nonsense'; known options: enable_x64, "
+                                             "jax_enable_x64"):
+        jg.config.update("nonsense", 1)
+    with pytest.raises(AttributeError, match="no option 'nonsense'.*jg.config.update"):
+        jg.config.nonsense = 1
+    with pytest.raises(AttributeError, match="nonsense"):
+        jg.config.nonsense
+    with pytest.raises(TypeError, match="expects True or False"):
+        jg.config.update("enable_x64", 1)
+
+
+# item 8: optimizer parameter checks ------------------------------------------------------------
+def test_optimizer_refuses_a_non_leaf_tensor():
+    w = jg.tensor([1.0, 2.0], requires_grad=True)
+    for opt in (jg.optim.SGD, jg.optim.Adam, jg.optim.AdamW):
+        with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+            opt([w * 2], lr=0.1)
+        with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+            opt([{"params": [w], "lr": 0.1}, {"params": [w + 1]}], lr=0.1)
+
+
+PARAM_ERRORS = {
+    "lone tensor": (lambda w: w, TypeError, "should be an iterable of Tensors or dicts"),
+    "set": (lambda w: {w}, TypeError, "ordering of tensors in sets"),
+    "empty": (lambda w: [], ValueError, "optimizer got an empty parameter list"),
+    "numpy array": (lambda w: [np.ones(2)], TypeError, "can only optimize Tensors.*ndarray"),
+    "two groups": (lambda w: [{"params": [w]}, {"params": [w]}], ValueError,
+                   "more than one parameter group"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PARAM_ERRORS))
+def test_optimizer_param_checks_like_pytorch(case):
+    make, exc, msg = PARAM_ERRORS[case]
+    w = jg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(exc, match=msg):
+        jg.optim.SGD(make(w), lr=0.1)
+
+
+def test_duplicate_parameters_warn_and_a_leaf_still_trains():
+    w = jg.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match="duplicate parameters"):
+        jg.optim.SGD([w, w], lr=0.1)
+    opt = jg.optim.SGD([w], lr=0.5)
+    (w * w).sum().backward()
+    opt.step()
+    np.testing.assert_allclose(w.detach().numpy(), [0.0, 0.0])
+
+
+# item 13: static_argnames, block_until_ready ----------------------------------------------------
+def test_static_argnames_like_jax(jit_path):
+    def f(x, n, *, scale=1.0):
+        return x * n * scale if n > 1 else x          # Python control flow on n and scale
+    g = jg.jit(f, static_argnames=("n", "scale"))
+    x = jnp.asarray(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(g(x, n=3).numpy(), [3, 6])
+    np.testing.assert_allclose(g(x, 3).numpy(), [3, 6])          # by position: also static
+    np.testing.assert_allclose(g(x, n=3, scale=2.0).numpy(), [6, 12])
+    np.testing.assert_allclose(g(x, n=1).numpy(), [1, 2])
+    count = g.trace_count
+    g(x, n=3, scale=2.0)
+    assert g.trace_count == count                                # the same statics: cached
+    g(x, n=4, scale=2.0)
+    assert g.trace_count == count + 1
+
+
+def test_static_argnums_covers_the_keyword_spelling(jit_path):
+    g = jg.jit(lambda x, shape: jnp.reshape(x, shape), static_argnums=1)
+    x = jnp.arange(6)
+    assert g(x, shape=(2, 3)).shape == (2, 3)
+    assert g(x, (3, 2)).shape == (3, 2)
+    both = jg.jit(lambda a, b, c: a * b + c, static_argnums=1, static_argnames="c")
+    np.testing.assert_allclose(both(np.ones(2, np.float32), 2, c=5).numpy(), [7, 7])
+
+
+def test_static_argnames_errors():
+    with pytest.raises(ValueError, match="static_argnames names 'm', which is not a parameter"):
+        jg.jit(lambda x, n: x, static_argnames="m")
+    g = jg.jit(lambda x, n: x * len(n), static_argnames="n")
+    with pytest.raises(TypeError, match="static argument 'n' of type list is not hashable"):
+        g(np.ones(2), n=[1, 2])
+
+
+def test_block_until_ready_returns_the_tree():
+    tree = {"a": jnp.ones(2), "b": [jnp.zeros(3), 3, "text"]}
+    out = jg.block_until_ready(tree)
+    assert out is tree
+    x = jnp.ones(2)
+    x.delete()
+    with pytest.raises(RuntimeError, match="Array has been deleted"):
+        jg.block_until_ready([x])
