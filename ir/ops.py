@@ -50,6 +50,7 @@ class Op(str, enum.Enum):
     # (ir/control_flow.py) and a user-written derivative (ir/autodiff/custom.py)
     kernel = "kernel"; cond = "cond"; switch = "switch"; while_loop = "while_loop"; scan = "scan"
     custom_vjp_call = "custom_vjp_call"
+    remat = "remat"             # a sub-graph recomputed in the backward pass (ir/remat.py)
 
     def __str__(self):
         return self.value

@@ -21,6 +21,7 @@ from .transforms import grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: E
 from .vmap import vmap  # noqa: E402
 from .jacobians import hessian, jacfwd, jacrev  # noqa: E402
 from .custom import custom_vjp  # noqa: E402
+from .checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
 from . import test_util  # noqa: E402,F401
 from . import numpy, tree_util  # noqa: E402,F401
 from . import nn  # noqa: E402,F401

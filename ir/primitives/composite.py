@@ -7,6 +7,7 @@ from .. import kernel as K
 from ..autodiff import control as AC
 from ..autodiff import custom
 from ..batching import control as BC
+from .. import remat
 from ..ops import Op
 from ..registry import Primitive
 
@@ -30,4 +31,7 @@ RECORDS = [
     Primitive(Op.custom_vjp_call, "custom", custom.type_rule, custom.reference, None,
               vjp=custom.vjp, jvp=custom.jvp, batch=BC.custom_vjp,
               doc="params body, with the user's reverse-mode rule fwd / bwd (jg.custom_vjp)"),
+    Primitive(Op.remat, "custom", remat.type_rule, remat.reference, None, vjp=remat.vjp,
+              jvp=remat.jvp, batch=remat.batch,
+              doc="params body, recomputed in the backward pass (jg.checkpoint / jg.remat)"),
 ]
