@@ -5,7 +5,7 @@ Stricter than jitgrad.numpy where lax is: binary ops take operands of one dtype 
 integer div/rem round toward zero; dimension numbers are checked with JAX's messages.
 """
 from .control import cond, fori_loop, map, scan, switch, while_loop  # noqa: F401,A004
-from .conv import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
+from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  # noqa: F401
                    conv_general_dilated, conv_general_permutations, conv_transpose,
                    conv_with_general_padding)
 from .dot import batch_matmul, dot, dot_general  # noqa: F401
@@ -18,7 +18,7 @@ from .elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh
 from .reductions import (argmax, argmin, cumlogsumexp, cummax, cummin, cumprod,  # noqa: F401
                          cumsum, reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
                          reduce_sum, sort, sort_key_val, top_k)
-from .shape import (broadcast, broadcast_in_dim, broadcasted_iota, concatenate,  # noqa: F401
+from .data_movement import (broadcast, broadcast_in_dim, broadcasted_iota, concatenate,  # noqa: F401
                     expand_dims, full, full_like, index_in_dim, iota, pad, reshape, rev, slice,
                     slice_in_dim, squeeze, transpose)
 from .slicing import (dynamic_index_in_dim, dynamic_slice, dynamic_slice_in_dim,  # noqa: F401

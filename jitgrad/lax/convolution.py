@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..numpy._convert import asarray
-from .shape import pad
+from .data_movement import pad
 from .windows import dilate, padtype_to_pads, window_indices
 
 ConvDimensionNumbers = collections.namedtuple("ConvDimensionNumbers",

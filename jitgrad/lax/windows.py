@@ -13,7 +13,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy._convert import asarray
 from . import elementwise as lax_elementwise
-from .shape import pad
+from .data_movement import pad
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
