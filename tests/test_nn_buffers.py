@@ -104,6 +104,17 @@ def test_to_dtype_casts_floating_buffers_only():
     assert m.double()[6].running_var.dtype == np.float64
 
 
+def test_to_meta_moves_buffers_and_writes_stay_on_meta():
+    m = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4, momentum=None)).to("meta")
+    assert all(t.device == jg.device("meta") for t in [*m.parameters(), *m.buffers()])
+    x = jg.tensor(np.ones((5, 3), np.float32)).to("meta")
+    for call in (lambda m, x: m(x), jg.jit(lambda m, x: m(x))):
+        y = call(m, x)
+        assert y.shape == (5, 4) and y.device == jg.device("meta")
+        assert m[1].running_mean.device == jg.device("meta") and m[1].running_mean.shape == (4,)
+        assert m[1].num_batches_tracked.dtype == np.int64
+
+
 def test_buffers_are_leaves_but_not_differentiated(rng):
     m = Counter()
     leaves = jg.tree_util.tree_leaves(m)

@@ -137,7 +137,7 @@ def test_batch_norm_jit_gradient_equals_eager(rng):
     assert int(layer.num_batches_tracked) == 2          # both calls ran the forward once
 
 
-# ------------------------------------------------------------------------------ InstanceNorm, GroupNorm
+# -------------------------------------------------------------------- InstanceNorm, GroupNorm
 
 @pytest.mark.parametrize("how", ["eager", "jit"])
 def test_instance_norm_defaults_and_running_stats(rng, how):
@@ -187,7 +187,7 @@ def test_instance_and_group_norm_gradients(rng):
     check_grads(lambda x, w: F.instance_norm(x, weight=w), (x, w), order=1, modes=("rev",))
 
 
-# ------------------------------------------------------------------------------ Conv2d dilation, groups
+# -------------------------------------------------------------------- Conv2d dilation, groups
 
 CONV_CASES = [  # in, out, kernel, stride, padding, dilation, groups
     (4, 6, (3, 3), (1, 1), (2, 2), (2, 2), 2),

@@ -5,8 +5,9 @@ Assigning a `Parameter` or a `Module` to an attribute registers it (as in PyTorc
 state that is not a parameter (BatchNorm's running statistics). Every Module is also a pytree: its
 leaves are its parameters and buffers (depth first, in registration order), every other attribute
 is static. Buffers are state leaves (jitgrad/module_state.py): grad does not differentiate them,
-and writes to them under jit are returned by the compiled function and assigned after the call. So `jg.jit`, `jg.grad` and `jg.tree_util.tree_map` take models directly, and the
-gradient of a loss with respect to a model is a model of the same class holding gradients.
+and writes to them under jit are returned by the compiled function and assigned after the call.
+So `jg.jit`, `jg.grad` and `jg.tree_util.tree_map` take models directly, and the gradient of a
+loss with respect to a model is a model of the same class holding gradients.
 """
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ class Parameter(Tensor):
     def of(cls, tensor, requires_grad=True):
         """A Parameter holding `tensor`'s storage on its device (Module.to)."""
         p = cls._wrap(tensor._data, tensor.device)
+        p._meta_type = tensor._meta_type            # shape and dtype of a meta tensor
         p.requires_grad = bool(requires_grad)
         return p
 
@@ -425,8 +427,10 @@ def _moved_tensor(t, device, dtype):
 
 
 def _moved_parameter(p, device, dtype):
+    """The same Parameter when nothing changes, else a new one (optimizers built before
+    .to() hold the old ones, as PyTorch warns: move the model first)."""
     t = _moved_tensor(p.detach(), device, dtype)
-    if t is p or (t.dtype == p.dtype and t.device == p.device):
+    if t.dtype == p.dtype and t.device == p.device:
         return p
     return Parameter.of(t, p.requires_grad)
 

@@ -51,7 +51,7 @@ def _moments(x, axes):
 def _updated(running, batch_stat, momentum):
     """(1 - momentum) * running + momentum * stat, without gradient, in running's dtype."""
     stat = stop_gradient(batch_stat).astype(running.dtype)
-    return jnp.add(jnp.multiply(running, jnp.subtract(1.0, momentum)),
+    return jnp.add(jnp.multiply(running, 1.0 - momentum),       # a float or a tensor
                    jnp.multiply(stat, momentum)).astype(running.dtype)
 
 
