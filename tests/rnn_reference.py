@@ -36,7 +36,8 @@ def _gru(x, state, p):
 def _elman(act):
     def step(x, state, p):
         (h,) = state
-        pre = x @ p["weight_ih"].T + p.get("bias_ih", 0) + h @ p["weight_hh"].T + p.get("bias_hh", 0)
+        pre = (x @ p["weight_ih"].T + p.get("bias_ih", 0)
+               + h @ p["weight_hh"].T + p.get("bias_hh", 0))
         return (act(pre),)
     return step
 

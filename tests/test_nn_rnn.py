@@ -212,9 +212,18 @@ def test_cell_forward_and_gradients(x64, kind, give_hx, unbatched):
         assert got.shape == want.shape
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-10, atol=1e-12)
     want = finite_differences(ref_loss, arrays)
-    for fn in (jg.value_and_grad(loss, argnums=(0, 1, 2)),
+
+    def eager(cell, x, hx):                 # PyTorch style: .backward() fills .grad
+        x = jg.tensor(np.asarray(x), requires_grad=True)
+        hx = [jg.tensor(np.asarray(h), requires_grad=True) for h in hx]
+        value = loss(cell, x, hx)
+        value.backward()
+        grads = jg.tree_util.tree_map(lambda p: p.grad, cell)
+        return value, (grads, x.grad, [h.grad for h in hx])
+    for fn in (eager, jg.value_and_grad(loss, argnums=(0, 1, 2)),
                jg.jit(jg.value_and_grad(loss, argnums=(0, 1, 2)))):
         value, (g_cell, g_x, g_hx) = fn(cell, jnp.asarray(arrays["x"]), hx)
+        cell.zero_grad()
         assert float(value) == pytest.approx(ref_loss(arrays), rel=1e-10)
         got = dict(g_cell.named_parameters(), x=g_x, **dict(zip("hc", g_hx)))
         assert set(got) == set(want)

@@ -14,7 +14,6 @@ import warnings
 from .. import numpy as jnp
 from .. import random as jrandom
 from ..control import scan
-from ..numpy._convert import asarray
 from . import functional as F
 from . import init
 from .module import Module
@@ -108,7 +107,7 @@ class RNNBase(Module):
         else:
             zeros = []
             for name, s, size in zip(("h_0", "c_0"), split_state(hx, kind, who), sizes):
-                s = asarray(s)
+                s = jnp.asarray(s)
                 want = (stacks, n, size) if batched else (stacks, size)
                 if tuple(s.shape) != want:
                     raise ValueError(f"{who}: expected {name} of shape {want} (num_layers * "
@@ -132,7 +131,7 @@ class RNNBase(Module):
 
     def _check_input(self, input):
         who = type(self).__name__
-        x = asarray(input)
+        x = jnp.asarray(input)
         if x.ndim not in (2, 3) or x.shape[-1] != self.input_size:
             layout = "(batch, seq, input_size)" if self.batch_first else "(seq, batch, input_size)"
             raise ValueError(f"{who}: expected input of shape {layout} or unbatched (seq, "

@@ -21,7 +21,6 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..dtypes import default_float
-from ..numpy._convert import asarray
 from . import functional as F
 from . import init
 from .module import Module, Parameter
@@ -110,7 +109,8 @@ def recurrent_weights(w_hh, b_hh, w_hr, kind: CellKind) -> Recurrent:
 
 
 def uniform_parameter(shape, hidden_size):
-    """A parameter drawn as PyTorch's recurrent layers draw all of theirs: U(-k, k), k = 1/sqrt(hidden)."""
+    """A parameter drawn as PyTorch's recurrent layers draw all of theirs: U(-k, k) with
+    k = 1/sqrt(hidden_size)."""
     p = Parameter(np.empty(shape, default_float()))
     bound = 1.0 / math.sqrt(hidden_size) if hidden_size > 0 else 0.0
     return init.uniform_(p, -bound, bound)
@@ -166,7 +166,7 @@ class _Cell(Module):
         want = (n, self.hidden_size) if batched else (self.hidden_size,)
         out = []
         for name, s in zip(("h", "c"), parts):
-            s = asarray(s)
+            s = jnp.asarray(s)
             if tuple(s.shape) != want:
                 raise ValueError(f"{type(self).__name__}: expected {name} of shape {want}, got "
                                  f"{tuple(s.shape)}")
@@ -175,7 +175,7 @@ class _Cell(Module):
 
     def forward(self, input, hx=None):
         who, kind = type(self).__name__, CELL_KINDS[self.mode]
-        x = asarray(input)
+        x = jnp.asarray(input)
         if x.ndim not in (1, 2) or x.shape[-1] != self.input_size:
             raise ValueError(f"{who}: expected input of shape (batch, {self.input_size}) or "
                              f"({self.input_size},), got {tuple(x.shape)}")
