@@ -45,6 +45,14 @@ def bad_label(loss, label, n_classes, source_info=None) -> IndexError:
                       f"labels in [0, {int(n_classes)}){at}")
 
 
+def bad_embedding_index(index, n_rows, source_info=None) -> IndexError:
+    """An embedding index outside [0, n_rows): negative ones too (PyTorch: "index out of range
+    in self"), unlike take's NumPy rule."""
+    at = f" (at {source_info})" if source_info else ""
+    return IndexError(f"embedding: index {int(index)} is out of range for {int(n_rows)} "
+                      f"embeddings: expected indices in [0, {int(n_rows)}){at}")
+
+
 def negative_power(what, exponent, source_info=None) -> ValueError:
     """NumPy's error for an integer to a negative integer power, on every path."""
     at = f" (at {source_info})" if source_info else ""
@@ -55,6 +63,7 @@ def negative_power(what, exponent, source_info=None) -> ValueError:
 # A `take` with params check="kind:what" is an assertion on data: its indices must lie in
 # [0, n) (no wrapping) and a failed one raises the kind's error instead of out_of_bounds.
 _CHECKS = {"labels": lambda what, index, size, at: bad_label(what, index, size, at),
+           "embedding": lambda what, index, size, at: bad_embedding_index(index, size, at),
            "power": lambda what, index, size, at: negative_power(what, index, at)}
 
 

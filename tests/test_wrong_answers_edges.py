@@ -122,3 +122,46 @@ def test_block_until_ready_returns_the_tree():
     x.delete()
     with pytest.raises(RuntimeError, match="Array has been deleted"):
         jg.block_until_ready([x])
+
+
+# item 5: embedding indices ------------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [-1, -5, 5, 7])
+def test_embedding_out_of_range_raises_eagerly_and_under_jit(jit_path, bad):
+    emb = nn.Embedding(5, 3)
+    idx = np.array([0, bad, 2])
+    calls = {"module": lambda: emb(idx), "F.embedding": lambda: F.embedding(idx, emb.weight),
+             "jit, closed over": lambda: jg.jit(lambda i: emb(i))(idx),
+             "jit, module argument": lambda: jg.jit(lambda m, i: m(i))(emb, idx),
+             "jit, F.embedding": lambda: jg.jit(lambda w, i: F.embedding(i, w))(emb.weight, idx),
+             "grad": lambda: jg.grad(lambda m: m(idx).sum())(emb)}
+    for name, call in calls.items():
+        with pytest.raises(IndexError, match=rf"embedding: index {bad} is out of range for 5 "
+                                             r"embeddings: expected indices in \[0, 5\)"):
+            call()
+
+
+def test_embedding_in_range_matches_rows_and_grad(jit_path):
+    emb = nn.Embedding(5, 3)
+    w = emb.weight.detach().numpy()
+    idx = np.array([[4, 0], [2, 2]])
+    np.testing.assert_array_equal(emb(idx).detach().numpy(), w[idx])
+    np.testing.assert_array_equal(jg.jit(lambda m, i: m(i))(emb, idx).detach().numpy(), w[idx])
+    g = jg.grad(lambda m: (m(idx) * 2.0).sum())(emb).weight.numpy()
+    np.testing.assert_array_equal(g[:, 0], [2, 0, 4, 0, 2])
+
+
+def test_embedding_padding_idx_row_gets_no_gradient():
+    emb = nn.Embedding(4, 2, padding_idx=1)
+    assert emb.weight.detach().numpy()[1].tolist() == [0.0, 0.0]
+    idx = np.array([1, 1, 3])
+    emb(idx).sum().backward()
+    np.testing.assert_array_equal(emb.weight.grad.numpy(), [[0, 0], [0, 0], [0, 0], [1, 1]])
+    g = jg.jit(jg.grad(lambda m: m(idx).sum()))(emb).weight.numpy()
+    np.testing.assert_array_equal(g, [[0, 0], [0, 0], [0, 0], [1, 1]])
+
+
+def test_take_keeps_numpys_negative_indices():
+    x = jnp.arange(5)
+    assert jnp.take(x, np.array([-1])).tolist() == [4]
+    with pytest.raises(IndexError, match="index -6 is out of bounds"):
+        jnp.take(x, np.array([-6]))

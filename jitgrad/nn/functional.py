@@ -15,6 +15,7 @@ from ..errors import wrap_public_functions as _wrap
 from ..numpy._convert import asarray
 from .activations import *  # noqa: F401,F403
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
+from .embedding import embedding  # noqa: F401
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F401
 from .normalization import batch_norm, group_norm, instance_norm  # noqa: F401
 from .losses import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
@@ -77,14 +78,6 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     if weight is not None:
         y = jnp.multiply(y, weight)
     return y if bias is None else jnp.add(y, bias)
-
-
-def embedding(indices, weight):
-    """Rows of weight (num_embeddings, dim) picked by integer indices of any shape."""
-    indices = asarray(indices)
-    if indices.dtype.kind not in "iu":
-        raise TypeError(f"embedding: expected integer indices, got {indices.dtype}")
-    return jnp.take(weight, indices, axis=0)
 
 
 _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames

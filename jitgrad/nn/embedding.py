@@ -1,0 +1,36 @@
+"""F.embedding: rows of a table by integer indices, with PyTorch's bounds. Unlike jnp.take
+(NumPy's rule: -n <= i < n, negative ones count from the end), an embedding index must lie in
+[0, num_embeddings): -1 is an IndexError, not the last row, eagerly, under jit and in kernels."""
+from __future__ import annotations
+
+from .. import numpy as jnp
+from ..core import user_source_info
+from ..ir.errors import bad_embedding_index
+from ..numpy._convert import asarray
+from ..numpy.indexing import checked
+from ..tensor import Tensor
+from ..transforms import stop_gradient
+
+
+def embedding(indices, weight, padding_idx=None):
+    """Rows of weight (num_embeddings, dim) picked by integer indices of any shape.
+    `padding_idx` (as in PyTorch) only marks a row: its gradient is zero."""
+    indices, weight = asarray(indices), asarray(weight)
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"embedding: expected integer indices, got {indices.dtype}")
+    if weight.ndim != 2:
+        raise ValueError(f"embedding: expected a 2-D weight (num_embeddings, dim), got shape "
+                         f"{tuple(weight.shape)}")
+    n = weight.shape[0]
+    known = indices._host("embedding") if isinstance(indices, Tensor) \
+        and indices.device.type == "cpu" else None
+    if known is not None:
+        bad = (known < 0) | (known >= n)
+        if bad.any():
+            raise bad_embedding_index(known[bad].flat[0], n, user_source_info())
+    elif indices.device.type != "meta" and indices.size:
+        indices = checked(indices, n, "embedding:embedding")
+    if padding_idx is not None:
+        pad = padding_idx + n if padding_idx < 0 else padding_idx
+        weight = jnp.where(jnp.arange(n)[:, None] == pad, stop_gradient(weight), weight)
+    return jnp.take(weight, indices, axis=0)
