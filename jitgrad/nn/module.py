@@ -387,13 +387,12 @@ def _unflatten_module(aux, children):
 
 def _state_slots(m: Module) -> list:
     """One entry per pytree leaf of m: (module, buffer name) for a buffer, None otherwise."""
-    out = []
-    for p in m._parameters.values():
-        out += [None] * len(tree_util.tree_leaves(p))
-    for name, b in m.__dict__.get("_buffers", {}).items():
-        out += [(m, name)] * len(tree_util.tree_leaves(b))
+    # parameters and buffers are tensors (one leaf) or None (no leaf): __setattr__ enforces it
+    out = [None for p in m._parameters.values() if p is not None]
+    out += [(m, name) for name, b in m.__dict__.get("_buffers", {}).items() if b is not None]
     for c in m._modules.values():
-        out += [] if c is None else _state_slots(c)
+        if c is not None:
+            out += _state_slots(c)
     return out
 
 
