@@ -368,3 +368,21 @@ def test_repr_reads_like_pytorchs():
     assert repr(nn.LSTM(3, 4, num_layers=2, batch_first=True)) == \
         "LSTM(3, 4, num_layers=2, batch_first=True)"
     assert repr(nn.RNNCell(3, 4, nonlinearity="relu")) == "RNNCell(3, 4, nonlinearity='relu')"
+
+
+# ------------------------------------------------------------------------------- structure
+
+@pytest.mark.parametrize("make, inside", [
+    (lambda: nn.LSTM(3, 4, num_layers=2, bidirectional=True), 1),
+    (lambda: nn.GRU(3, 4), 1), (lambda: nn.RNN(3, 4, nonlinearity="relu"), 1),
+    (lambda: nn.LSTM(3, 4, proj_size=2), 2),               # h @ W_hh.T, then the projection
+])
+def test_only_the_recurrent_matmul_is_inside_the_scan(make, inside):
+    m = make()
+    graph = jg.make_graph(lambda m, x: m(x))(m, jnp.zeros((5, 2, 3)))
+    scans = [n for n in graph.nodes if n.op.name == "scan"]
+    assert len(scans) == m.num_layers * (2 if m.bidirectional else 1)
+    for node in scans:
+        assert [n.op.name for n in node.params["body"].nodes].count("matmul") == inside
+    outside = [n.op.name for n in graph.nodes].count("matmul")
+    assert outside == len(scans)                           # one input projection per scan
