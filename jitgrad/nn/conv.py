@@ -4,10 +4,10 @@ A k x k window op pads the input and gathers every window with ONE `take` of pre
 indices (im2col). Convolution multiplies the columns by the reshaped weight (one matmul);
 pooling reduces over the window axis. Dilation spaces the gathered taps; groups split the
 columns by channel group and multiply them by a batched matmul (depthwise is groups == C).
-Adaptive average pooling is two matmuls with PyTorch's bins. take, pad, reshape and matmul all have VJP rules (take's
-is a scatter_add), so these layers differentiate, fuse and compile like any other graph, and a
-conv layer costs a handful of nodes (k*k strided slices would cost k*k nodes, and their
-gradient k*k pads).
+Adaptive average pooling is two matmuls with PyTorch's bins. take, pad, reshape and matmul all
+have VJP rules (take's is a scatter_add), so these layers differentiate, fuse and compile like
+any other graph, and a conv layer costs a handful of nodes (k*k strided slices would cost k*k
+nodes, and their gradient k*k pads).
 """
 from __future__ import annotations
 
