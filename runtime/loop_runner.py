@@ -7,8 +7,9 @@ node itself becomes one kernel of the enclosing program, `int64 jg_loop(void **a
 `jg_branch(argv)`, built once per process from the IR below: argv[0] is its descriptor (an int64
 table, below), argv[1:] the addresses of the enclosing buffers (the node's inputs and outputs, the
 scratch of the second carry copy, the condition's flag). Per iteration it writes each sub-program
-input and output base from a formula, runs the sub-program's kernels (jg_run), and copies what no
-kernel writes (an output that is an input, a constant, a repeated value).
+input and output base from a formula, runs the sub-program's kernels (the sequencer's jg_run loop,
+inlined here), and copies what no kernel writes (an output that is an input, a constant, a
+repeated value). The module is optimized once (LLVM O3) when the process first needs it.
 
 Address formula (a, s, p): argv[a + (p & it)] + i * s. `it` is the iteration count and `i` the
 scanned position (length - 1 - it in reverse). Stride s walks xs and the stacked ys; p = 1 takes
@@ -19,16 +20,15 @@ After an odd number of iterations the final carry is in S and is copied to O onc
 Descriptor of a call record at offset r (one per sub-program):
   r+0 header of the Program, r+1 number of kernels, r+2 nset, r+3 ncopy,
   nset x (base, a, s, p)  then  ncopy x (a, s, p, source base, source offset, bytes)
-jg_loop's descriptor: 0 jg_run's address, 1 kind (0 counted, 1 while), 2 length, 3 reverse,
+jg_loop's descriptor: 0 reserved, 1 kind (0 counted, 1 while), 2 length, 3 reverse,
   4 body record, 5 cond record, 6 argv index of the condition's flag (bool), 7 number of carries,
   8/9 written on failure (record, its kernel's status), 10.. carries x (a of O, a of S, a of the
   initial value, bytes).
-jg_branch's descriptor: 0 jg_run, 1 number of branches, 2 argv index of the index, 3 its bytes,
+jg_branch's descriptor: 0 reserved, 1 number of branches, 2 argv index of the index, 3 its bytes,
   4/5 failure (record, status), 6.. record offset per branch.
 """
 from __future__ import annotations
 
-import ctypes
 import threading
 
 import numpy as np
@@ -52,6 +52,60 @@ define internal i64 @addr(i64* %argv, i64 %a, i64 %s, i64 %p, i64 %it, i64 %i) a
   ret i64 %r
 }
 
+; the sequencer's jg_run (runtime/sequencer.py) over kernels [0, nk), here so that it inlines
+define internal i64 @run_kernels(i64 %hdri, i64 %nk) alwaysinline {
+entry:
+  %hdr = inttoptr i64 %hdri to i64*
+  %fnsi = call i64 @at(i64* %hdr, i64 0)
+  %fns = inttoptr i64 %fnsi to i64*
+  %asi = call i64 @at(i64* %hdr, i64 1)
+  %argstart = inttoptr i64 %asi to i64*
+  %abi = call i64 @at(i64* %hdr, i64 2)
+  %argbase = inttoptr i64 %abi to i64*
+  %aoi = call i64 @at(i64* %hdr, i64 3)
+  %argoff = inttoptr i64 %aoi to i64*
+  %bsi = call i64 @at(i64* %hdr, i64 4)
+  %bases = inttoptr i64 %bsi to i64*
+  %avi = call i64 @at(i64* %hdr, i64 5)
+  %argv = inttoptr i64 %avi to i64*
+  br label %kloop
+kloop:
+  %k = phi i64 [0, %entry], [%k1, %kdone]
+  %more = icmp slt i64 %k, %nk
+  br i1 %more, label %kbody, label %exit
+kbody:
+  %s = call i64 @at(i64* %argstart, i64 %k)
+  %k1 = add i64 %k, 1
+  %e = call i64 @at(i64* %argstart, i64 %k1)
+  br label %aloop
+aloop:
+  %j = phi i64 [%s, %kbody], [%jnext, %abody]
+  %amore = icmp slt i64 %j, %e
+  br i1 %amore, label %abody, label %call
+abody:
+  %b = call i64 @at(i64* %argbase, i64 %j)
+  %base = call i64 @at(i64* %bases, i64 %b)
+  %o = call i64 @at(i64* %argoff, i64 %j)
+  %addr = add i64 %base, %o
+  %slot = sub i64 %j, %s
+  %pa = getelementptr i64, i64* %argv, i64 %slot
+  store i64 %addr, i64* %pa
+  %jnext = add i64 %j, 1
+  br label %aloop
+call:
+  %f = call i64 @at(i64* %fns, i64 %k)
+  %fp = inttoptr i64 %f to i64 (i64*)*
+  %st = call i64 %fp(i64* %argv)
+  %bad = icmp ne i64 %st, 0
+  br i1 %bad, label %fail, label %kdone
+kdone:
+  br label %kloop
+fail:
+  ret i64 %k1
+exit:
+  ret i64 0
+}
+
 define internal void @move(i64 %dst, i64 %src, i64 %n) alwaysinline {
   %d = inttoptr i64 %dst to i8*
   %s = inttoptr i64 %src to i8*
@@ -60,7 +114,7 @@ define internal void @move(i64 %dst, i64 %src, i64 %n) alwaysinline {
 }
 
 ; run the sub-program of record r with its bases set for iteration it at position i
-define internal i64 @invoke(i64* %desc, i64 %r, i64* %argv, i64 %it, i64 %i, i64 %run) {
+define internal i64 @invoke(i64* %desc, i64 %r, i64* %argv, i64 %it, i64 %i) {
 entry:
   %hdr = call i64 @at(i64* %desc, i64 %r)
   %r1 = add i64 %r, 1
@@ -94,8 +148,7 @@ setbody:
   %jn = add i64 %j, 1
   br label %setloop
 go:
-  %fp = inttoptr i64 %run to i64 (i64, i64, i64)*
-  %st = call i64 %fp(i64 %hdr, i64 0, i64 %nk)
+  %st = call i64 @run_kernels(i64 %hdr, i64 %nk)
   %bad = icmp ne i64 %st, 0
   br i1 %bad, label %fail, label %copies
 copies:
@@ -163,7 +216,6 @@ define i64 @jg_loop(i64* %argv) {
 entry:
   %desci = call i64 @at(i64* %argv, i64 0)
   %desc = inttoptr i64 %desci to i64*
-  %run = call i64 @at(i64* %desc, i64 0)
   %kind = call i64 @at(i64* %desc, i64 1)
   %length = call i64 @at(i64* %desc, i64 2)
   %reverse = call i64 @at(i64* %desc, i64 3)
@@ -183,7 +235,7 @@ count:
   %cmore = icmp slt i64 %it, %length
   br i1 %cmore, label %step, label %end
 test:
-  %cst = call i64 @invoke(i64* %desc, i64 %cond, i64* %argv, i64 %it, i64 0, i64 %run)
+  %cst = call i64 @invoke(i64* %desc, i64 %cond, i64* %argv, i64 %it, i64 0)
   %cbad = icmp ne i64 %cst, 0
   br i1 %cbad, label %cfail, label %tested
 tested:
@@ -194,7 +246,7 @@ step:
   %rev = icmp ne i64 %reverse, 0
   %back = sub i64 %last, %it
   %i = select i1 %rev, i64 %back, i64 %it
-  %ist = call i64 @invoke(i64* %desc, i64 %body, i64* %argv, i64 %it, i64 %i, i64 %run)
+  %ist = call i64 @invoke(i64* %desc, i64 %body, i64* %argv, i64 %it, i64 %i)
   %ibad = icmp ne i64 %ist, 0
   br i1 %ibad, label %bfail, label %ran
 ran:
@@ -227,7 +279,6 @@ define i64 @jg_branch(i64* %argv) {
 entry:
   %desci = call i64 @at(i64* %argv, i64 0)
   %desc = inttoptr i64 %desci to i64*
-  %run = call i64 @at(i64* %desc, i64 0)
   %n = call i64 @at(i64* %desc, i64 1)
   %ia = call i64 @at(i64* %desc, i64 2)
   %isz = call i64 @at(i64* %desc, i64 3)
@@ -263,7 +314,7 @@ have:
   %k = select i1 %over, i64 %top, i64 %lo
   %q = add i64 %k, 6
   %rec = call i64 @at(i64* %desc, i64 %q)
-  %st = call i64 @invoke(i64* %desc, i64 %rec, i64* %argv, i64 0, i64 0, i64 %run)
+  %st = call i64 @invoke(i64* %desc, i64 %rec, i64* %argv, i64 0, i64 0)
   %bad = icmp ne i64 %st, 0
   br i1 %bad, label %fail, label %ok
 ok:
@@ -291,19 +342,15 @@ def entry_points():
             llvm.initialize_native_asmprinter()
             mod = llvm.parse_assembly(_IR)
             mod.verify()
-            tm = llvm.Target.from_default_triple().create_target_machine(opt=2)
+            tm = llvm.Target.from_default_triple().create_target_machine(opt=3)
+            pto = llvm.create_pipeline_tuning_options(3)   # inline the helpers, hoist the loads
+            llvm.create_pass_builder(tm, pto).getModulePassManager().run(
+                mod, llvm.create_pass_builder(tm, pto))
             engine = llvm.create_mcjit_compiler(mod, tm)
             engine.finalize_object()
             _ENGINE = (engine.get_function_address("jg_loop"),
                        engine.get_function_address("jg_branch"), engine)
     return _ENGINE[:2]
-
-
-def run_address() -> int:
-    """The address of the sequencer's jg_run (what a record's sub-program is run by)."""
-    from .sequencer import _runner
-    run = _runner()[0]
-    return ctypes.cast(run, ctypes.c_void_p).value
 
 
 LOOP_HEADER, BRANCH_HEADER = 10, 6
@@ -324,7 +371,7 @@ def record(program, sets, copies) -> list:
 def loop_descriptor(kind, length, reverse, body, cond, flag, carries) -> np.ndarray:
     """jg_loop's table: body / cond are records (cond None for a counted loop), carries
     [(a of O, a of S, a of the initial value, bytes)]."""
-    head = [run_address(), kind, length, int(reverse), 0, 0, flag, len(carries), 0, 0]
+    head = [0, kind, length, int(reverse), 0, 0, flag, len(carries), 0, 0]
     for c in carries:
         head.extend(c)
     head[4] = len(head)
@@ -336,7 +383,7 @@ def loop_descriptor(kind, length, reverse, body, cond, flag, carries) -> np.ndar
 
 
 def branch_descriptor(index_arg, index_bytes, records) -> np.ndarray:
-    head = [run_address(), len(records), index_arg, index_bytes, 0, 0] + [0] * len(records)
+    head = [0, len(records), index_arg, index_bytes, 0, 0] + [0] * len(records)
     for k, r in enumerate(records):
         head[BRANCH_HEADER + k] = len(head)
         head.extend(r)
