@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 
-from . import tree_util
+from . import module_state, tree_util
 from .core import Tracer, apply
 from .ir.remat import REMAT
 from .tracing import trace_to_graph
@@ -73,12 +73,15 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
             it = iter(dyn_args)
             return fun(*[args[i] if i in fixed else next(it) for i in range(n)])
         name = getattr(fun, "__name__", "fn").replace("<", "").replace(">", "")
-        body, out_tree, caps, _ = trace_to_graph(flat, tuple(dyn), name=f"{name}_remat")
+        traced = module_state.functionalize(flat, "checkpoint")   # buffer writes: extra outputs
+        body, out_tree, caps, _ = trace_to_graph(traced, tuple(dyn), name=f"{name}_remat")
         from .numpy import asarray
         inputs = [asarray(x) for x in leaves] + list(caps)
         outs = apply(REMAT, inputs, {"body": body})
         outs = list(outs) if isinstance(outs, tuple) else [outs]
-        return tree_util.tree_unflatten(out_tree, outs)
+        n_user = len(outs) - len(traced.written)
+        module_state.write_back((tuple(dyn), {}), traced.written, outs[n_user:])
+        return tree_util.tree_unflatten(out_tree.children[0], outs[:n_user])
 
     return wrapped
 

@@ -290,3 +290,19 @@ def test_control_flow_bodies_refuse_closed_over_writes_and_carry_models(rng):
     for x in xs[1:]:
         _, rm, _ = ref.batch_norm(x, rm, np.ones(3), None, None, True, 0.1)
     np.testing.assert_allclose(_np(out.running_mean), rm, rtol=1e-5, atol=1e-6)
+
+
+def test_checkpointed_blocks_write_buffers_once_per_forward(rng):
+    blk = nn.Sequential(nn.Linear(3, 3), nn.BatchNorm1d(3))
+    twin = copy.deepcopy(blk)
+    x = rng.standard_normal((6, 3)).astype(np.float32)
+    plain = jg.grad(lambda m, x: (m(x) ** 2).sum())(twin, x)
+    as_arg = jg.jit(jg.grad(lambda m, x: (jg.checkpoint(lambda m, x: m(x))(m, x) ** 2).sum()))
+    closed = jg.jit(jg.grad(lambda m, x: (jg.checkpoint(lambda x: m(x))(x) ** 2).sum()))
+    for step in (as_arg, closed):
+        g = step(blk, x)
+        np.testing.assert_allclose(_np(g[0].weight), _np(plain[0].weight), rtol=1e-5, atol=1e-6)
+    assert int(blk[1].num_batches_tracked) == 2
+    jg.grad(lambda m, x: (m(x) ** 2).sum())(twin, x)
+    np.testing.assert_allclose(_np(blk[1].running_mean), _np(twin[1].running_mean), rtol=1e-6)
+    np.testing.assert_allclose(_np(blk[1].running_var), _np(twin[1].running_var), rtol=1e-6)
