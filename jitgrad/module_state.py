@@ -19,7 +19,6 @@ This file knows nothing of nn: jitgrad.nn.module registers Module with `register
 from __future__ import annotations
 
 from . import tree_util
-from .core import Tracer
 from .tensor import Tensor
 
 _NODES = {}      # class -> fn(node) -> one (owner, name) or None per leaf, in tree_flatten order
@@ -90,9 +89,9 @@ def functionalize(fn, where: str, closed_over: str = "return"):
     """fn(*args, **kwargs) -> wrapper returning (out, written values). After a call, the
     wrapper's `.written` says where each value goes: a leaf index into
     tree_leaves((args, kwargs)) for a buffer of an argument, or (module, name) for a buffer of a
-    module the function closes over. closed_over="refuse" raises for the latter when its value
-    is traced (jit: the closed-over buffer was read as a constant, stale on the next call);
-    "return" returns it too (grad, vjp, jvp trace on every call, so their reads are fresh)."""
+    module the function closes over. closed_over="refuse" raises for the latter (jit: the
+    closed-over buffer was read as a constant, stale on the next call); "return" returns it too
+    (grad, vjp, jvp and checkpoint trace on every call, so their reads are fresh)."""
 
     def wrapper(*args, **kwargs):
         tree = (args, kwargs)
@@ -108,8 +107,8 @@ def functionalize(fn, where: str, closed_over: str = "return"):
         stray = [(owner, name, getattr(owner, name)) for owner, name, _ in first.values()]
         for owner, name, old in reversed(list(first.values())):   # assigned after the call
             setattr(owner, name, old)
-        if closed_over == "refuse" and any(_is_abstract(v) for _, _, v in stray):
-            owner, name, _ = next(e for e in stray if _is_abstract(e[2]))
+        if closed_over == "refuse" and stray:
+            owner, name, _ = stray[0]
             raise ValueError(
                 f"{where}: the function assigned buffer '{name}' of a {type(owner).__name__} that "
                 "is not one of its arguments (a module the function closes over), whose value "
@@ -130,11 +129,6 @@ def functionalize(fn, where: str, closed_over: str = "return"):
     wrapper.written = []
     wrapper.__name__ = getattr(fn, "__name__", "fn")
     return wrapper
-
-
-def _is_abstract(v) -> bool:
-    """A traced value without a known value (jit); eager jg.grad traces concrete values."""
-    return isinstance(v, Tracer) and v._concrete is None
 
 
 def write_back(tree, written, values) -> None:
