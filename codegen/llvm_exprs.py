@@ -13,7 +13,8 @@ from llvmlite import ir
 
 from ..ir.ops import Op
 from ..ir.primitives import RECORDS
-from .llvm_math import FUNCTIONS, fconst, intrinsic
+from .llvm_math import fconst, intrinsic
+from .llvm_math_table import FUNCTIONS
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
@@ -160,9 +161,14 @@ RULES = {
     Op.convert: _convert,
     Op.stop_gradient: lambda b, a, dts, dt: a[0],
 }
-# ops computed by llvm_math's port of their record's mathlib function (vector_math)
-_MATH = {op: r.vector_math for op, r in RECORDS.items()
-         if (r.vector_math, "float32") in FUNCTIONS and op not in RULES}
+# ops computed by the llvm_math port of their record's math function (vector_math, else the C
+# function its scalar form names)
+def _math_name(r) -> str:
+    return r.vector_math or (r.scalar[1] if r.scalar[:1] == ("math",) else "")
+
+
+_MATH = {op: _math_name(r) for op, r in RECORDS.items()
+         if (_math_name(r), "float32") in FUNCTIONS and op not in RULES}
 EXPR = {**RULES, **{op: _math(name) for op, name in _MATH.items()}}
 
 

@@ -681,7 +681,8 @@ def generator_version() -> str:
         import os
         h = hashlib.sha256()
         here = os.path.dirname(__file__)
-        for name in ("llvm_kernels", "llvm_exprs", "llvm_math", "llvm_opaque", "math_constants",
+        for name in ("llvm_kernels", "llvm_exprs", "llvm_math", "llvm_math_trig",
+                     "llvm_math_special", "llvm_math_table", "llvm_opaque", "math_constants",
                      "space", "canonical", "evaluator", "cpu_exprs", "cpu_kernels"):
             with open(os.path.join(here, name + ".py"), "rb") as f:
                 h.update(f.read())

@@ -5,7 +5,7 @@ import functools
 
 import numpy as np
 
-from . import donation, module_state, tree_util
+from . import donation, module_state, pytree_roles, tree_util
 from .autograd_jit import TAKES_GRADIENTS, needs_record, record_call
 from .closure_check import warn_baked
 from .compiler import compile_graph
@@ -260,6 +260,7 @@ class _Entry:
         self.writes = writes      # argument leaves (buffers) the function assigned: extra outputs
         self.exe = None
         self._exe_keeping_inputs = None     # donated entries recorded for eager autograd
+        self.restores = pytree_roles.has_jit_result_hooks(out_tree)   # Modules' Parameters
         self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_call's conversions
 
     def on_meta(self):
@@ -273,7 +274,8 @@ class _Entry:
                              for a, dt in zip(args, dtypes)])
         if self.out_tree is tree_util._LEAF:
             return Tensor._wrap(outs[0])
-        return tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
+        out = tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
+        return pytree_roles.as_jit_result(out) if self.restores else out
 
     def call(self, leaves, args):
         return self.finish(self.call_flat(leaves), args)
@@ -283,7 +285,8 @@ class _Entry:
         assigned to the caller's modules in `args`, as the eager call would have."""
         n = len(outs) - len(self.writes)
         module_state.write_back(args, self.writes, outs[n:])
-        return tree_util.tree_unflatten(self.out_tree, outs[:n])
+        out = tree_util.tree_unflatten(self.out_tree, outs[:n])
+        return pytree_roles.as_jit_result(out) if self.restores else out
 
     def call_flat(self, leaves, donate=True):
         """The output tensors, flat; donate=False leaves donated inputs' memory as it was."""
@@ -386,7 +389,7 @@ class Compiled:
             record_call(self.exe.graph, leaves, outs)
         n = len(outs) - len(self.writes)
         module_state.write_back((args, kwargs), self.writes, outs[n:])
-        return tree_util.tree_unflatten(self.out_tree, outs[:n])
+        return pytree_roles.as_jit_result(tree_util.tree_unflatten(self.out_tree, outs[:n]))
 
     def save(self, path, key=None) -> None:
         """Write an artifact that jg.load runs in another process without retracing, signed

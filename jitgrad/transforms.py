@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 
 
-from . import module_state, tree_util
+from . import module_state, pytree_roles, tree_util
 from .errors import api_boundary
 from .core import Tracer, apply
 from .ir import Op
@@ -95,7 +95,7 @@ class _State:
 
 
 def _unflatten_grads(in_tree, grads, argnums):
-    tree = tree_util.tree_unflatten(in_tree, grads)
+    tree = pytree_roles.as_gradient(tree_util.tree_unflatten(in_tree, grads))
     return tree[0] if isinstance(argnums, int) else tuple(tree)
 
 
@@ -186,7 +186,8 @@ def vjp(fn, *primals, has_aux=False):
                 raise TypeError(f"vjp_fn: expected a cotangent of type {v.type}, got shape {c.shape}")
         cts = [c.astype(v.type.dtype) for c, v in zip(cts, graph.outputs)]
         res = call_graph(vg, inputs + cts)
-        return tuple(tree_util.tree_unflatten(in_tree, state.full_grads(res[n_out:], leaves)))
+        return pytree_roles.as_gradient(
+            tuple(tree_util.tree_unflatten(in_tree, state.full_grads(res[n_out:], leaves))))
 
     return (out[0], vjp_fn, out[1]) if has_aux else (out, vjp_fn)
 

@@ -165,3 +165,47 @@ def test_take_keeps_numpys_negative_indices():
     assert jnp.take(x, np.array([-1])).tolist() == [4]
     with pytest.raises(IndexError, match="index -6 is out of bounds"):
         jnp.take(x, np.array([-6]))
+
+
+# item 9: requires_grad through jit ------------------------------------------------------------------
+def _model_and_step():
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    model[2].bias.requires_grad_(False)                   # a frozen parameter stays frozen
+    opt = jg.optim.sgd(0.1)
+    x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
+
+    def loss(m):
+        return (m(x) ** 2).sum()
+
+    def step(m, s):
+        return opt.update(jg.grad(loss)(m), s, m)
+    return model, opt.init(model), x, loss, step
+
+
+def test_model_returned_by_a_jitted_step_keeps_requires_grad(jit_path):
+    model, state, x, loss, step = _model_and_step()
+    flags = [p.requires_grad for p in model.parameters()]
+    assert flags == [True, True, True, False]
+    model2, state = jg.jit(step)(model, state)
+    assert all(isinstance(p, nn.Parameter) for p in model2.parameters())
+    assert [p.requires_grad for p in model2.parameters()] == flags
+    assert all(p.is_leaf for p in model2.parameters())
+    loss(model2).backward()                                # the reproducer: works now
+    grads = jg.grad(loss)(model2)
+    np.testing.assert_allclose(model2[0].weight.grad.numpy(), grads[0].weight.numpy(), rtol=1e-5)
+    assert model2[2].bias.grad is None
+    model3, _ = jg.jit(step)(model2, state)                # and again, from the restored model
+    assert [p.requires_grad for p in model3.parameters()] == flags
+    np.testing.assert_allclose(model3[0].weight.detach().numpy(),
+                               step(model2, state)[0][0].weight.detach().numpy(), rtol=1e-5)
+
+
+def test_gradients_stay_plain_tensors_through_jit_and_tree_map(jit_path):
+    model, state, x, loss, step = _model_and_step()
+    for grads in (jg.grad(loss)(model), jg.jit(jg.grad(loss))(model),
+                  jg.jit(lambda m: jg.tree_util.tree_map(lambda g: g * 2, jg.grad(loss)(m)))(model)):
+        for g in grads.parameters():
+            assert type(g) is jg.Tensor and not g.requires_grad
+            g.numpy()
+    same = jg.jit(lambda m: m)(model)
+    assert [type(p) for p in same.parameters()] == [nn.Parameter] * 4

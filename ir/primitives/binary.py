@@ -14,7 +14,7 @@ from ..autodiff import complex_rules, jvp_rules, vjp_rules
 from ..batching import rules as batching
 from ..ops import Op
 from ..registry import Primitive
-from .elementwise import COMPLEX_GAPS, NO_LLVM_INT, NO_LLVM_MATH, binary
+from .elementwise import COMPLEX_GAPS, NO_LLVM_INT, binary
 from .type_rules import select_rule
 from .unary import NONDIFF_BOOL, NONDIFF_PIECEWISE
 
@@ -103,7 +103,7 @@ RECORDS = [
            "the smaller of x1 and x2 (NaN wins, as NumPy's minimum)", method=("minimum",)),
     _arith(Op.atan2, "float", np.arctan2, _atan2, None, ("arctan2", "atan2"),
            "the angle of the point (x2, x1)", cost="transcendental", vector_math="atan2",
-           gaps={"llvm": NO_LLVM_MATH}, numpy_kind=""),
+           numpy_kind=""),
     _compare(Op.eq, "any", np.equal, "==", ("equal",), "x1 == x2"),
     _compare(Op.ne, "any", np.not_equal, "!=", ("not_equal",), "x1 != x2 (true where NaN)"),
     _compare(Op.lt, "ordered", np.less, "<", ("less",), "x1 < x2"),

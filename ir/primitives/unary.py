@@ -13,11 +13,10 @@ import numpy as np
 from .. import complex_math, reference
 from ..autodiff import complex_rules, jvp_rules, vjp_rules
 from ..ops import Op
-from .elementwise import COMPLEX_GAPS, NO_LLVM_INT, NO_LLVM_MATH, unary
+from .elementwise import COMPLEX_GAPS, NO_LLVM_INT, unary
 
 NONDIFF_PIECEWISE = "piecewise constant: its derivative is zero wherever it exists (as in JAX)"
 NONDIFF_BOOL = "its result is a bool or an integer: no tangent space"
-_NO_LLVM = {"llvm": NO_LLVM_MATH}
 
 
 def _rsqrt_1_minus_sq(e, x):
@@ -25,12 +24,12 @@ def _rsqrt_1_minus_sq(e, x):
 
 
 def _float_unary(op, numpy, reference_fn, d, doc, *, complex_ok=True, vector_math="",
-                 cost="transcendental", math_fn=None, gaps=_NO_LLVM, method=()):
+                 cost="transcendental", math_fn=None, gaps=None, method=()):
     """A float math function computed by the C math function of its name (libm, libdevice,
     mathlib's vectorizable version where `vector_math` names one)."""
     return unary(op, "float_unary", "inexact" if complex_ok else "float", reference_fn, d,
                  scalar=("math", math_fn or op.value), cost=cost, vector_math=vector_math,
-                 gaps=gaps, numpy=numpy, numpy_kind="float_unary", method=method, doc=doc)
+                 gaps=gaps or {}, numpy=numpy, numpy_kind="float_unary", method=method, doc=doc)
 
 
 RECORDS = [
@@ -84,7 +83,7 @@ RECORDS = [
     unary(Op.erf, "float_unary", "float", reference.erf,
           lambda e, x, y, g: e.mul(g, e.mul(e(Op.exp, e.neg(e(Op.square, x))),
                                             2.0 / math.sqrt(math.pi))),
-          scalar=("math", "erf"), cost="transcendental", vector_math="erf", gaps=_NO_LLVM,
+          scalar=("math", "erf"), cost="transcendental", vector_math="erf",
           numpy=("erf",), doc="the error function (scipy.special.erf)"),
     unary(Op.sigmoid, "float_unary", "float", reference.sigmoid,
           lambda e, x, y, g: e.mul(g, e.mul(y, e.sub(1.0, y))), scalar=("rule",),

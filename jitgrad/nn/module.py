@@ -17,7 +17,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import module_state, tree_util
+from .. import module_state, pytree_roles, tree_util
 from ..array_ops import ArrayOps
 from ..core import no_grad
 from ..tensor import Tensor
@@ -61,10 +61,13 @@ class _Static:
     by tree_unflatten (which shares these objects) hits the same jit cache entry. jit hashes and
     compares these on every call: the hash covers only the names, and equality first tries
     identity of every value (the common case after tree_unflatten)."""
-    __slots__ = ("items",)
+    __slots__ = ("items", "flags")
 
-    def __init__(self, attrs: dict):
+    def __init__(self, attrs: dict, flags=()):
         self.items = tuple(attrs.items())
+        # per parameter: its requires_grad, None where a plain tensor sits (a gradient); not
+        # part of equality: a model and its gradient have one structure (pytree_roles.py)
+        self.flags = flags
 
     def _key(self):
         return tuple((k, _static_key(v)) for k, v in self.items)
@@ -368,7 +371,7 @@ def _flatten_module(m: Module):
     d = m.__dict__
     params, bufs, mods = d["_parameters"], d.get("_buffers", {}), d["_modules"]
     static = {k: v for k, v in d.items() if k not in _TABLES}
-    aux = (type(m), tuple(params), tuple(bufs), tuple(mods), _Static(static))
+    aux = (type(m), tuple(params), tuple(bufs), tuple(mods), _Static(static, _flags(m, params)))
     return list(params.values()) + list(bufs.values()) + list(mods.values()), aux
 
 
@@ -381,8 +384,40 @@ def _unflatten_module(aux, children):
     object.__setattr__(m, "_parameters", OrderedDict(zip(param_names, children[:n])))
     object.__setattr__(m, "_buffers", OrderedDict(zip(buffer_names, children[n:b])))
     object.__setattr__(m, "_modules", OrderedDict(zip(mod_names, children[b:])))
+    if static.flags:
+        _PARAM_FLAGS[m] = static.flags
     module_state.note_created(m)
     return m
+
+
+# a module rebuilt by tree_unflatten -> the requires_grad flags of the parameters it was
+# flattened from (its slots hold plain tensors or tracers until a jit result restores them)
+_PARAM_FLAGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _flags(m, params) -> tuple:
+    inherited = _PARAM_FLAGS.get(m)
+    return tuple(p.requires_grad if isinstance(p, Parameter) else
+                 inherited[i] if inherited else None for i, p in enumerate(params.values()))
+
+
+def _restore_parameters(root) -> None:
+    """A jit result: parameters computed by the call become Parameters again, each with the
+    requires_grad of the parameter it replaces, as the eager model had."""
+    for m in root.modules():
+        flags = _PARAM_FLAGS.get(m)
+        if not flags:
+            continue
+        params = m._parameters
+        for (name, p), flag in zip(list(params.items()), flags):
+            if flag is not None and type(p) is Tensor:
+                params[name] = Parameter.of(p.detach(), flag)
+
+
+def _as_gradient(root) -> None:
+    """A gradient: its slots are plain tensors wherever the tree goes (tree_map, jit)."""
+    for m in root.modules():
+        _PARAM_FLAGS[m] = (None,) * len(m._parameters)
 
 
 def _state_slots(m: Module) -> list:
@@ -397,6 +432,7 @@ def _state_slots(m: Module) -> list:
 
 
 tree_util.register_pytree_node(Module, _flatten_module, _unflatten_module)
+pytree_roles.register(Module, gradient=_as_gradient, jit_result=_restore_parameters)
 module_state.register_state_node(Module, _state_slots)
 
 
