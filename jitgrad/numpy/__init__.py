@@ -21,7 +21,8 @@ from numpy import bool_, complex64, complex128, float32, float64, int32, int64
 from numpy import float16, int8, int16, uint8, uint16, uint32, uint64
 from ..array_ops import ArrayOps as _ArrayOps
 from .creation import (arange, array, asarray, astype, copy, empty, empty_like, eye, from_dlpack,
-                       full, full_like, identity, linspace, logspace, ones, ones_like, tri,
+                       full, full_like, geomspace, identity, linspace, logspace, ones, ones_like,
+                       tri,
                        zeros, zeros_like)
 from .elementwise import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403  (generated from the primitives' records)

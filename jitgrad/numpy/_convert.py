@@ -27,10 +27,38 @@ def asarray(x, dtype=None, device=None):
     """Tensor/Tracer pass through (cast if dtype given); everything else becomes an eager tensor."""
     if is_array(x):
         return x if dtype is None or canonical_dtype(dtype) == x.dtype else astype(x, dtype)
-    if isinstance(x, (list, tuple)) and any(is_array(e) for e in x):
-        from .shape import stack
-        return asarray(stack([asarray(e) for e in x]), dtype)
+    if isinstance(x, (list, tuple)) and holds_array(x):
+        return stacked(x, dtype)
     return tensor(x, dtype=dtype, device=device or "cpu")
+
+
+def holds_array(x) -> bool:
+    """Whether a (nested) list/tuple holds a tensor or a traced value anywhere."""
+    return is_array(x) or isinstance(x, (list, tuple)) and any(holds_array(e) for e in x)
+
+
+def _nested_leaves(x):
+    if isinstance(x, (list, tuple)):
+        for e in x:
+            yield from _nested_leaves(e)
+    else:
+        yield x
+
+
+def stacked(x, dtype=None):
+    """A nested list/tuple holding tensors or traced values as one array, stacked level by level
+    as JAX does, so derivatives flow to every element (NumPy would turn them into constants).
+    The dtype is the promotion of the leaves (Python scalars weak)."""
+    from .shape import stack
+    leaves = list(_nested_leaves(x))
+    dt = canonical_dtype(dtype) if dtype is not None else result_type(*map(_entry, leaves))
+    dev = device_of(*leaves)
+
+    def build(e):
+        if isinstance(e, (list, tuple)):
+            return stack([build(v) for v in e])
+        return astype(e, dt) if is_array(e) else host_array(e, dev, dt)
+    return build(x)
 
 
 def astype(x, dtype):

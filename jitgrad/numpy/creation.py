@@ -6,7 +6,8 @@ import numpy as np
 from ..dtypes import canonical_dtype, default_float
 from ..runtime.device import device as as_device
 from ..tensor import Tensor, tensor
-from ._convert import asarray as _asarray, full_like_shape
+from ._convert import asarray as _asarray, full_like_shape, is_array
+from .spaced import arange, geomspace, linspace, logspace  # noqa: F401  (jnp.* names)
 
 
 def _shape(shape):
@@ -50,26 +51,11 @@ empty_like = zeros_like
 
 def full_like(a, fill_value, dtype=None, shape=None, device=None):
     x = _asarray(a)
+    if is_array(fill_value) or isinstance(fill_value, (list, tuple)):   # traced: differentiable
+        return full(x.shape if shape is None else shape, fill_value, dtype or x.dtype,
+                    device or (x.device if isinstance(x, Tensor) else None))
     return full_like_shape(_shape(shape) if shape is not None else x.shape, fill_value,
                            canonical_dtype(dtype or x.dtype), device and as_device(device) or x.device)
-
-
-def arange(start, stop=None, step=1, dtype=None, device=None):
-    if stop is None:
-        start, stop = 0, start
-    if dtype is None:
-        dtype = default_float() if any(isinstance(v, float) for v in (start, stop, step)) else np.int64
-    return tensor(np.arange(start, stop, step, dtype=canonical_dtype(dtype)), device=device or "cpu")
-
-
-def linspace(start, stop, num=50, endpoint=True, dtype=None, device=None):
-    return tensor(np.linspace(start, stop, num, endpoint=endpoint,
-                              dtype=canonical_dtype(dtype or default_float())), device=device or "cpu")
-
-
-def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None):
-    return tensor(np.logspace(start, stop, num, endpoint=endpoint, base=base,
-                              dtype=canonical_dtype(dtype or default_float())))
 
 
 def eye(N, M=None, k=0, dtype=None, device=None):
@@ -150,7 +136,7 @@ def astype(x, dtype, *, copy=True, device=None):
 def copy(a):
     from .elementwise import positive
     x = _asarray(a)
-    if isinstance(x, Tensor) and x.device.type == "cpu":
+    if isinstance(x, Tensor) and x.device.type == "cpu" and not x.requires_grad:
         return Tensor._wrap(x._data.copy(), x.device)
     if isinstance(x, Tensor) and x.device.type == "cuda":   # device arrays have no .copy()
         from ..core import apply

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..core import apply
 from ..ir import Op
-from ._convert import asarray, normalize_axes, normalize_axis, operands
+from ._convert import asarray, is_array, normalize_axes, normalize_axis, operands
 
 
 def reshape(a, shape, order="C", *, copy=None):
@@ -304,6 +304,8 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     if mode == "constant":
         if not any(lo + hi):
             return x
+        if is_array(constant_values):
+            return _pad_traced(x, lo, hi, constant_values)
         return apply(Op.pad, [x], {"lo": lo, "hi": hi, "value": float(constant_values)
                                    if x.dtype.kind == "f" else int(constant_values)})
     if mode not in ("edge", "reflect", "symmetric", "wrap"):
@@ -316,6 +318,17 @@ def pad(array, pad_width, mode="constant", constant_values=0):
         if before or after:
             x = concatenate(before + [x] + after, axis=ax)
     return x
+
+
+def _pad_traced(x, lo, hi, value):
+    """Constant padding with a tensor/traced fill value: differentiable in the value."""
+    from .elementwise import where
+    if value.size != 1:
+        raise NotImplementedError(f"pad: a traced constant_values must be one value, got shape "
+                                  f"{tuple(value.shape)}; pass per-axis constants as numbers")
+    padded = apply(Op.pad, [x], {"lo": lo, "hi": hi, "value": 0 if x.dtype.kind != "f" else 0.0})
+    border = np.pad(np.zeros(x.shape, bool), tuple(zip(lo, hi)), constant_values=True)
+    return where(border, reshape(value, ()).astype(x.dtype), padded)
 
 
 def _pad_piece(x, ax, n, i, mode):
