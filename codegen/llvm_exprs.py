@@ -161,12 +161,12 @@ RULES = {
     Op.convert: _convert,
     Op.stop_gradient: lambda b, a, dts, dt: a[0],
 }
-# ops computed by the llvm_math port of their record's math function (vector_math, else the C
-# function its scalar form names)
 def _math_name(r) -> str:
+    """The math function of a record: its vector_math, else the C function its scalar names."""
     return r.vector_math or (r.scalar[1] if r.scalar[:1] == ("math",) else "")
 
 
+# ops computed by the llvm_math_table port of their record's math function
 _MATH = {op: _math_name(r) for op, r in RECORDS.items()
          if (_math_name(r), "float32") in FUNCTIONS and op not in RULES}
 EXPR = {**RULES, **{op: _math(name) for op, name in _MATH.items()}}
