@@ -86,3 +86,56 @@ def test_grouped_dilated_conv_matches_torch(rng, case):
     (conv(xt) ** 2).sum().backward()
     _close(gw, conv.weight.grad)
     _close(gx, xt.grad)
+
+
+class _Block:
+    """A ResNet basic block (conv-bn-relu-conv-bn + identity, relu) in either framework."""
+
+    @staticmethod
+    def ours():
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1, self.bn1 = nn.Conv2d(4, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4)
+                self.conv2 = nn.Conv2d(4, 4, 3, padding=1, groups=2, bias=False)
+                self.bn2 = nn.BatchNorm2d(4)
+
+            def forward(self, x):
+                y = F.relu(self.bn1(self.conv1(x)))
+                return F.relu(self.bn2(self.conv2(y)) + x)
+        return Block().double()
+
+    @staticmethod
+    def theirs():
+        class Block(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = torch.nn.Conv2d(4, 4, 3, padding=1, bias=False)
+                self.bn1 = torch.nn.BatchNorm2d(4)
+                self.conv2 = torch.nn.Conv2d(4, 4, 3, padding=1, groups=2, bias=False)
+                self.bn2 = torch.nn.BatchNorm2d(4)
+
+            def forward(self, x):
+                y = torch.relu(self.bn1(self.conv1(x)))
+                return torch.relu(self.bn2(self.conv2(y)) + x)
+        return Block().double()
+
+
+@pytest.mark.parametrize("how", ["eager", "jit"])
+def test_resnet_block_training_matches_torch(rng, how):
+    ours, theirs = _Block.ours(), _Block.theirs()
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    t = rng.standard_normal((3, 4, 6, 6))
+    step = jg.value_and_grad(lambda m, x: (m(x) * t).sum())
+    step = jg.jit(step) if how == "jit" else step
+    for _ in range(2):
+        x = rng.standard_normal((3, 4, 6, 6))
+        value, grads = step(ours, x)
+        out = (theirs(torch.tensor(x)) * torch.tensor(t)).sum()
+        out.backward()
+        _close(value, out)
+        for name, p in theirs.named_parameters():
+            _close(dict(grads.named_parameters())[name], p.grad)
+        theirs.zero_grad()
+    for name, b in theirs.named_buffers():
+        _close(dict(ours.named_buffers())[name], b)
