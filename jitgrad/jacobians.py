@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from . import tree_util
+from . import module_state, tree_util
 from .tracing import leaf_spec
 from .transforms import _argnums_tuple, jvp, vjp
 
@@ -75,6 +75,12 @@ def jacfwd(fn, argnums=0, has_aux=False):
     """Forward-mode Jacobian: one jvp per input element."""
     @functools.wraps(fn)
     def wrapper(*args):
+        # n jvps are n forward passes: a buffer write (BatchNorm training) is refused, as
+        # torch.func.jacfwd (a vmap) refuses it
+        with module_state.WriteLog(refuse=module_state.JACFWD_REFUSAL):
+            return columns(*args)
+
+    def columns(*args):
         from . import numpy as jnp
         f_dyn, dyn = _split(fn, args, argnums)
         in_leaves, in_tree = tree_util.tree_flatten(dyn)

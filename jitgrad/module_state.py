@@ -23,6 +23,7 @@ from .tensor import Tensor
 
 _NODES = {}      # class -> fn(node) -> one (owner, name) or None per leaf, in tree_flatten order
 _LOGS = []       # the active WriteLogs, innermost last
+_UNDOING = [0]   # > 0 while functionalize puts back values it moved out (not writes)
 
 
 def register_state_node(cls, slots):
@@ -71,7 +72,7 @@ class WriteLog:
 
 def note_write(owner, name, old) -> None:
     """Called by an owner before it assigns state `name` (a buffer); `old` is its value."""
-    if not _LOGS:
+    if not _LOGS or _UNDOING[0]:
         return
     log = _LOGS[-1]
     if log.refuse and id(owner) not in log.created:
@@ -105,8 +106,12 @@ def functionalize(fn, where: str, closed_over: str = "return"):
             if id(owner) not in owners and id(owner) not in log.created:
                 first.setdefault((id(owner), name), (owner, name, old))
         stray = [(owner, name, getattr(owner, name)) for owner, name, _ in first.values()]
-        for owner, name, old in reversed(list(first.values())):   # assigned after the call
-            setattr(owner, name, old)
+        _UNDOING[0] += 1
+        try:
+            for owner, name, old in reversed(list(first.values())):   # assigned after the call
+                setattr(owner, name, old)
+        finally:
+            _UNDOING[0] -= 1
         if closed_over == "refuse" and stray:
             owner, name, _ = stray[0]
             raise ValueError(
@@ -154,3 +159,9 @@ CONTROL_FLOW_REFUSAL = (
     "write cannot leave the body. Pass the model as an operand (a scan or loop carry) and "
     "return it, or call model.eval() (BatchNorm writes its running statistics only in "
     "training mode)")
+
+JACFWD_REFUSAL = (
+    "jg.jacfwd/jg.hessian: {owner} assigns its buffer '{name}', but a forward-mode Jacobian runs "
+    "the function once per input element, so the write is not one step's (BatchNorm in "
+    "training mode does this; torch.func.jacfwd refuses it too). Call model.eval(), use "
+    "track_running_stats=False, or jg.jacrev (one forward pass, which writes once)")

@@ -306,3 +306,18 @@ def test_checkpointed_blocks_write_buffers_once_per_forward(rng):
     jg.grad(lambda m, x: (m(x) ** 2).sum())(twin, x)
     np.testing.assert_allclose(_np(blk[1].running_mean), _np(twin[1].running_mean), rtol=1e-6)
     np.testing.assert_allclose(_np(blk[1].running_var), _np(twin[1].running_var), rtol=1e-6)
+
+
+def test_jacrev_writes_once_and_jacfwd_refuses(rng):
+    m = nn.BatchNorm1d(3)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    assert jg.jacrev(lambda x: m(x).sum(0))(x).shape == (3, 5, 3)
+    assert int(m.num_batches_tracked) == 1                   # one forward pass, one write
+    before = list(m.buffers())
+    for fn in (lambda x: m(x).sum(0), lambda x: (m(x) ** 2).sum()):
+        for transform in (jg.jacfwd, jg.hessian):
+            with pytest.raises(ValueError, match="once per input element"):
+                transform(fn)(x)
+    assert all(a is b for a, b in zip(before, m.buffers()))  # nothing written, nothing leaked
+    m.eval()
+    assert jg.hessian(lambda x: (m(x) ** 2).sum())(x).shape == (5, 3, 5, 3)
