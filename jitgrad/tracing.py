@@ -37,9 +37,9 @@ def leaf_spec(x):
         return TensorType(x.shape, x.dtype), x.device, False
     if isinstance(x, np.ndarray):
         return TensorType(x.shape, canonical_dtype(x.dtype)), CPU, False
-    if isinstance(x, (bool, int, float, np.generic)):
+    if isinstance(x, (bool, int, float, complex, np.generic)):   # Python ones weak, as in JAX
         return TensorType((), scalar_dtype(x)), CPU, not isinstance(x, np.generic)
-    raise TypeError(f"expected a tensor, NumPy array, Python scalar or jg.ShapeDtype as an "
+    raise TypeError(f"expected a tensor, NumPy array, Python number or jg.ShapeDtype as an "
                     f"argument leaf, got {type(x).__name__}; pass other values with static_argnums")
 
 

@@ -209,3 +209,16 @@ def test_gradients_stay_plain_tensors_through_jit_and_tree_map(jit_path):
             g.numpy()
     same = jg.jit(lambda m: m)(model)
     assert [type(p) for p in same.parameters()] == [nn.Parameter] * 4
+
+
+# item 12: a Python complex argument ---------------------------------------------------------------
+def test_grad_of_a_python_complex_like_jax(jit_path):
+    f = lambda z: jnp.abs(z) ** 2                          # noqa: E731  (the README's example)
+    for g in (jg.grad(f), jg.jit(jg.grad(f))):
+        out = g(3 + 4j)
+        assert out.dtype == np.complex64 and complex(out) == 6 - 8j   # JAX: (6-8j), complex64
+    assert jg.grad(f)(np.complex128(3 + 4j)).dtype == np.complex128
+    value, grad = jg.value_and_grad(f)(3 + 4j)
+    assert float(value) == 25.0 and complex(grad) == 6 - 8j
+    doubled = jg.jit(lambda z: z * 2)(1 + 2j)
+    assert doubled.dtype == np.complex64 and complex(doubled) == 2 + 4j
