@@ -1,4 +1,5 @@
-"""Random straight-line array programs for differential testing of the compiled path.
+"""Random array programs (straight-line, with scan / fori_loop / cond statements) for differential
+testing of the compiled path.
 
 `program(seed)` draws a Program: input shapes (ranks 0-4, dims 1-3, so size-1 broadcast dims are
 common), a dtype, and statements over jitgrad.numpy / nn.functional, each a line of Python.
@@ -43,7 +44,7 @@ class Program:
         return "\n".join([f"def f({args}):", *body, f"    return ({ret})"])
 
     def fn(self):
-        scope = {"jnp": jnp, "F": F, "np": np}
+        scope = {"jnp": jnp, "F": F, "np": np, "jg": jg}
         exec(compile(self.source(), "<fuzzed program>", "exec"), scope)  # noqa: S102 - own text
         return scope["f"]
 
@@ -177,7 +178,25 @@ def _shape_op(rng, a, sa, pick, new_input):
     return None
 
 
-BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1), (_shape_op, 2)]
+def _control(rng, a, sa, pick, new_input):
+    """A loop or branch whose body is a random unary chain (compiled: codegen/cpu_loops.py)."""
+    def body(v):
+        return UNARY[int(rng.integers(len(UNARY)))].format(a=v)
+    r = rng.random()
+    if r < 0.4 and sa:          # scan over the leading axis: carry and stacked ys
+        rev = bool(rng.random() < 0.3)
+        step = f"lambda c, x: ({body('c * 0.5 + x')}, c * x)"
+        out = "[1]" if rng.random() < 0.5 else "[0]"
+        return (f"jg.scan({step}, {a}[0] * 0.0, {a}, reverse={rev}){out}",
+                sa if out == "[1]" else sa[1:])
+    if r < 0.7:                 # fori_loop with static bounds (a scan), closing over {a}
+        n = int(rng.integers(0, 4))
+        return f"jg.fori_loop(0, {n}, lambda i, v: {body('v')} * 0.5 + {a}, {a})", sa
+    return f"jg.cond(jnp.sum({a}) > 0, lambda v: {body('v')}, lambda v: v * 0.5, {a})", sa
+
+
+BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1), (_shape_op, 2),
+            (_control, 1)]
 
 
 def program(seed: int, n_stmts=None) -> Program:
