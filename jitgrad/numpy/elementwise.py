@@ -269,6 +269,26 @@ def isreal(x):
     return equal(imag(x), 0)
 
 
+def real_if_close(a, tol=100):
+    """NumPy's real_if_close: the real part when every imaginary part is below `tol` machine
+    epsilons (tol > 1; an absolute bound when tol <= 1), else `a` unchanged. The result's dtype
+    depends on the values, so under jit a complex input is a ConcretizationError."""
+    x = asarray(a)
+    if x.dtype.kind != "c":
+        return x
+    from ..core import ConcretizationError, Tracer
+    from .reductions import any as any_
+    from .ufuncs import abs as absolute
+    part = imag(x)
+    bound = tol * np.finfo(part.dtype).eps if tol > 1 else tol
+    big = any_(greater(absolute(part), bound))
+    if isinstance(big, Tracer) and big._concrete is None:
+        raise ConcretizationError(
+            f"real_if_close: whether the result is real depends on the values of a traced "
+            f"{x._type} inside a jitted function; use jnp.real(x) (or keep x complex) there")
+    return x if bool(big) else real(x)
+
+
 # `from .elementwise import *` exports this module's functions, not its imports (asarray, np, ...)
 __all__ = [_n for _n, _v in list(globals().items()) if not _n.startswith("_") and callable(_v)
            and getattr(_v, "__module__", None) == __name__]

@@ -169,6 +169,8 @@ def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
 def einsum(subscripts, *operands_, optimize=None):
     """NumPy's einsum: any number of operands, '...' for broadcast dimensions, repeated letters
     for diagonals. More than two operands contract pairwise, cheapest intermediate first."""
+    if not isinstance(subscripts, str):       # NumPy's sublist form: einsum(a, [0, 1], b, [1])
+        subscripts, operands_ = _sublists_to_subscripts((subscripts,) + operands_)
     ins, out, xs = _einsum_parse(subscripts, operands_)
     if len(xs) == 1:
         return _einsum1(ins[0], xs[0], out)
@@ -177,6 +179,29 @@ def einsum(subscripts, *operands_, optimize=None):
         terms = _contract_cheapest_pair(terms, out)
     (sa, a), (sb, b) = terms
     return _einsum2(sa, a, sb, b, out)
+
+
+_SUBLIST_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _sublist(labels):
+    def letter(v):
+        if v is Ellipsis:
+            return "..."
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool) \
+                and 0 <= v < len(_SUBLIST_LETTERS):
+            return _SUBLIST_LETTERS[v]
+        raise ValueError(f"einsum: a sublist holds integers in [0, 52) and Ellipsis, got {v!r}")
+    return "".join(letter(v) for v in labels)
+
+
+def _sublists_to_subscripts(args):
+    """(subscripts string, operands) of NumPy's form einsum(op0, sublist0, op1, sublist1, ...,
+    [sublist_out])."""
+    args = list(args)
+    out = _sublist(args.pop()) if len(args) % 2 else None
+    ops, subs = args[0::2], [_sublist(s) for s in args[1::2]]
+    return ",".join(subs) + ("" if out is None else "->" + out), tuple(ops)
 
 
 def _einsum_parse(subscripts, operands_):

@@ -105,8 +105,13 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
-    from .ufuncs import sqrt
-    return sqrt(var(a, axis, dtype, ddof, keepdims, correction=correction))
+    from .elementwise import where
+    from .ufuncs import equal, sqrt
+    v = var(a, axis, dtype, ddof, keepdims, correction=correction)
+    # where every value is equal (std 0, e.g. one element) the derivative is 0 as in PyTorch and
+    # autograd, not sqrt's infinite slope times 0 = nan: the inner where keeps sqrt off 0
+    zero = equal(v, 0)
+    return where(zero, 0.0, sqrt(where(zero, 1.0, v)))
 
 
 def _arg(op, a, axis, keepdims):
