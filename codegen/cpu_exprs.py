@@ -107,6 +107,20 @@ def _identity(ctx, a, dts, dt, p):
     return a[0]
 
 
+def _int_division(sym, by_minus_one):
+    """NumPy's integer // and %: by 0 gives 0; x // -1 is -x (so min // -1 wraps to min, as
+    NumPy gives) and x % -1 is 0, where a hardware division of the minimum by -1 overflows
+    (LLVM leaves it undefined). Written out, not left to an error model (numba.cuda's may
+    differ from the CPU's numpy one). Floats: the infix."""
+    def expr(ctx, a, dts, dt, p):
+        if is_float(dt):
+            return f"({a[0]} {sym} {a[1]})"
+        zero = ctx.const(0, dt)
+        return (f"({zero} if {a[1]} == {zero} else ({by_minus_one(a[0], zero)} if "
+                f"{a[1]} == {ctx.const(-1, dt)} else ({a[0]} {sym} {a[1]})))")
+    return expr
+
+
 # the ops whose record says scalar=("rule",): computed by a rule of this backend
 RULES = {
     Op.rsqrt: _rsqrt,
@@ -127,6 +141,9 @@ RULES = {
     Op.shift_right: _shift(">>", lambda x, zero, minus1: f"({minus1} if {x} < {zero} else {zero})"),
     Op.convert: _convert,
     Op.stop_gradient: _identity,
+    # integer edges over the records' infix forms (the table prefers a rule of this backend)
+    Op.floor_div: _int_division("//", lambda x, zero: f"(-{x})"),
+    Op.mod: _int_division("%", lambda x, zero: zero),
     Op.pow: _pow,
     Op.max: _extremum(">", "max"), Op.min: _extremum("<", "min"),
     Op.atan2: _atan2,
@@ -139,7 +156,7 @@ FORMS = {"math": lambda r: _math_unary(r.scalar[1]), "infix": lambda r: _infix(r
 def table(rules, backend) -> dict:
     """op -> expression rule, for every record with a scalar form this backend covers (a record
     whose gaps name the backend is left out: its kernels take the documented other path)."""
-    return {op: FORMS[r.scalar[0]](r) if r.scalar[0] in FORMS else rules[op]
+    return {op: rules[op] if op in rules else FORMS[r.scalar[0]](r)
             for op, r in RECORDS.items() if r.scalar and backend not in r.gaps}
 
 
