@@ -1,0 +1,59 @@
+"""The integer edge-value matrix (tests/int_edges.py) on the cuda device under the simulator,
+eagerly and jitted, against NumPy. Run by tests/test_cuda_sim_runner.py (own process)."""
+import importlib.util
+import warnings
+
+import numpy as np
+import pytest
+
+from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+
+if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+                allow_module_level=True)
+
+import jitgrad as jg  # noqa: E402
+from tests.int_edges import binary_cases, mismatches, unary_cases  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+CUDA = jg.device("cuda")
+
+
+def _run(path, fn, *arrays):
+    xs = [jg.tensor(a, device="cuda") for a in arrays]
+    out = fn(*xs) if path == "eager" else jg.jit(fn)(*xs)
+    assert out.device == CUDA
+    return out.numpy()
+
+
+@pytest.mark.parametrize("path", ["eager", "jit"])
+def test_integer_ops_match_numpy_at_the_edges_on_cuda(path):
+    bad = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for name, dt, fn, a, b, want in binary_cases():
+            bad += [f"{name} {dt.__name__} {m}"
+                    for m in mismatches(_run(path, fn, a, b), want, (a, b))]
+        for name, dt, fn, a, want in unary_cases():
+            bad += [f"{name} {dt.__name__} {m}" for m in mismatches(_run(path, fn, a), want, (a,))]
+    assert not bad, "\n".join(bad)
+
+
+def test_donated_cuda_tensor_is_deleted():
+    f = jg.jit(lambda v: v * 2 + 1, donate_argnums=0)
+    x = jg.tensor(np.arange(3, dtype=np.float32), device="cuda")
+    y = f(x)
+    assert y.device == CUDA and y.numpy().tolist() == [1.0, 3.0, 5.0]
+    assert x.is_deleted()
+    with pytest.raises(RuntimeError, match="Array has been deleted.*donated"):
+        x.numpy()
+    with pytest.raises(RuntimeError, match="Array has been deleted.*donated"):
+        f(x)
+
+
+def test_embedding_negative_index_raises_on_cuda():
+    emb = jg.nn.Embedding(5, 3).to("cuda")
+    idx = jg.tensor(np.array([0, -1]), device="cuda")
+    for call in (lambda: emb(idx), lambda: jg.jit(lambda m, i: m(i))(emb, idx)):
+        with pytest.raises(IndexError, match="embedding: index -1 is out of range for 5"):
+            call()
