@@ -476,3 +476,20 @@ def test_control_flow_aliases(x64):
     close(jg.jit(lambda xs: lax.map(jnp.sin, xs))(xs), np.sin(xs))
     x = randn(3)
     close(jg.grad(lambda x: jnp.sum(lax.stop_gradient(x) * x))(x), x)
+
+
+def test_under_vmap_each_row_as_alone(x64):
+    x, w = randn(3, 1, 2, 5, 5), randn(4, 2, 3, 3)
+    starts = np.array([0, 2, 9])
+    for f, args in (
+            (lambda x: lax.conv_general_dilated(x, w, (1, 1), "SAME", rhs_dilation=(2, 1)), (x,)),
+            (lambda x: lax.reduce_window(x, -np.inf, lax.max, (1, 1, 2, 2), (1, 1, 1, 1),
+                                         "VALID"), (x,)),
+            (lambda x: lax.pad(x, 0.0, [(0, 0, 0), (1, -1, 1), (0, 0, 0), (2, 1, 1)]), (x,)),
+            (lambda x, i: lax.dynamic_slice(x, (0, 0, i, i), (1, 2, 2, 2)), (x, starts)),
+            (lambda x, i: lax.dynamic_update_slice(x, np.ones((1, 2, 2, 2)), (0, 0, i, i)),
+             (x, starts)),
+            (lambda x: lax.cummax(x, axis=2), (x,)),
+            (lambda x: lax.erf_inv(jnp.tanh(x)), (x,))):
+        want = np.stack([np.asarray(f(*[a[i] for a in args])) for i in range(3)])
+        close(jg.vmap(f)(*args), want)
