@@ -322,3 +322,29 @@ def test_out_of_bounds_index_in_a_body_raises_like_the_interpreter(monkeypatch):
     with pytest.raises(IndexError) as ref_err:
         jg.jit(f)(table, np.array([0, 9, 1], np.int64))
     assert "9" in str(compiled_err.value) and "9" in str(ref_err.value)
+
+
+def test_value_and_grad_runs_the_forward_loop_once():
+    """merge_scans: the primal scan and the VJP's forward scan (which stacks the carries) become
+    one scan; a scan whose carry evolves differently is left alone."""
+    w, xs = _f64(4, 4, seed=22) * 0.3, _f64(5, 2, 4, seed=23)
+
+    def f(w, xs):
+        _, hs = jg.scan(lambda h, x: (jnp.tanh(x + h @ w),) * 2, jnp.zeros((2, 4), dtype=jnp.float64), xs)
+        return jnp.sum(hs)
+
+    def scans(fn):
+        lowered = jg.jit(fn).lower(w, xs)
+        return sum(n.op == control_flow.SCAN for k in lowered.schedule
+                   for n in k.params["body"].nodes)
+    assert scans(jg.value_and_grad(f)) == 2          # forward (value + residuals), backward
+    v, g = jg.jit(jg.value_and_grad(f))(w, xs)
+    v0, g0 = jg.value_and_grad(f)(w, xs)
+    np.testing.assert_allclose(float(v), float(v0), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(g0), rtol=1e-10)
+
+    def two(w, xs):      # same inputs, different carries: two loops
+        a = jg.scan(lambda h, x: (h * 0.5 + x, h), xs[0], xs)
+        b = jg.scan(lambda h, x: (h * 0.25 + x, h), xs[0], xs)
+        return a[1] + b[1]
+    assert scans(two) == 2
