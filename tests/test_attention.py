@@ -46,12 +46,14 @@ def _sdpa_case(name):
         "rank3": ((randn(3, 4, 5), randn(3, 6, 5), randn(3, 6, 2)), {}),
         "gqa": ((randn(2, 6, 4, 5), randn(2, 2, 6, 5), randn(2, 2, 6, 3)),
                 {"enable_gqa": True}),
+        "gqa_mask_per_head": ((randn(2, 6, 4, 5), randn(2, 2, 6, 5), randn(2, 2, 6, 3)),
+                              {"enable_gqa": True, "attn_mask": randn(6, 4, 6)}),
     }
     return cases[name]
 
 
 SDPA_CASES = ["plain", "bool_mask", "float_mask_per_head", "causal", "scale", "broadcast_batch",
-              "rank3", "gqa"]
+              "rank3", "gqa", "gqa_mask_per_head"]
 
 
 @pytest.mark.parametrize("case", SDPA_CASES)
