@@ -99,6 +99,14 @@ class LoopPlan:
         return "\n\n".join(parts + [s.exe.kernels for s in self.subs])
 
 
+def _scratch(nbytes):
+    """A zeroed array of its own cache lines (64-byte aligned and padded): a loop's carry copy or
+    flag is written every iteration, and must not share a line with anything else."""
+    raw = np.zeros(-(-max(nbytes, 1) // 64) * 64 + 64, np.uint8)
+    start = -raw.ctypes.data % 64
+    return raw[start:start + len(raw) - 64]
+
+
 def _operands(node, ins, outs, add_fixed):
     """The Buffers of the control-flow op's own inputs and outputs, from the kernel node's
     (fusion dedupes repeated inputs; an output nobody reads gets a scratch array)."""
@@ -107,7 +115,7 @@ def _operands(node, ins, outs, add_fixed):
     where_in = {v: b for v, b in zip(body.inputs, ins)}
     where_out = {v: b for v, b in zip(body.outputs, outs)}
     bins = [where_in[v] for v in inner.inputs]
-    bouts = [where_out.get(v) or add_fixed(np.zeros(max(v.type.nbytes, 8), np.uint8))
+    bouts = [where_out.get(v) or add_fixed(_scratch(v.type.nbytes))
              for v in inner.outputs]
     return bins, bouts
 
@@ -143,7 +151,7 @@ def _scan_like(node, op, compile_sub):
         argv = [None]                                  # the descriptor, filled below
         pair = []
         for c in range(nc):
-            scratch = add_fixed(np.zeros(max(out_types[c].nbytes, 8), np.uint8))
+            scratch = add_fixed(_scratch(out_types[c].nbytes))
             pair.append(len(argv))
             argv += [outs[c], scratch, outs[c]]
         a_in = []
@@ -157,7 +165,7 @@ def _scan_like(node, op, compile_sub):
         flag = 0
         if op == WHILE:
             flag = len(argv)
-            argv.append(add_fixed(np.zeros(8, np.uint8)))
+            argv.append(add_fixed(_scratch(1)))
         carry_in = [(a, 0, 1) for a in pair]
         xs_in = [(a_in[nc + j], in_types[nc + j].nbytes // max(length, 1), 0) for j in range(nx)]
         consts = [(a, 0, 0) for a in a_in[nc + nx:]]
