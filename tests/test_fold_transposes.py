@@ -1,0 +1,116 @@
+"""fold_transposes: (A B)^T = B^T A^T, the transposes read by BLAS as trans flags instead of a
+copy kernel; values against NumPy on the compiled and interpreter paths, gradients, the cases
+left alone, and the kill switch."""
+import numpy as np
+import pytest
+
+import jitgrad as jg
+import jitgrad.numpy as jnp
+from jitgrad.ir.interpreter import interpret
+from jitgrad.ir.ops import Op
+from jitgrad.ir.passes.cse import cse
+from jitgrad.ir.passes.dce import dce
+from jitgrad.ir.passes.fold_transposes import fold_transposes
+
+rng = np.random.default_rng(0)
+
+
+def _rand(*shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _copies(f, *args):
+    """The standalone transpose kernels of f's compiled schedule."""
+    return [n for n in f.lower(*args).schedule if n.params["kind"] == "opaque"
+            and n.params["body"].nodes[0].op == Op.transpose]
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-5), (np.float64, 1e-12)])
+def test_transposed_product_is_one_gemm(dtype, rtol):
+    f = jg.jit(lambda x, dy: (x.T @ dy).T)
+    x, dy = _rand(6, 4, dtype=dtype), _rand(6, 3, dtype=dtype)
+    schedule = f.lower(x, dy).schedule
+    assert [n.params["kind"] for n in schedule] == ["matmul"]
+    np.testing.assert_allclose(np.asarray(f(x, dy)), (x.T @ dy).T, rtol=rtol)
+
+
+def test_pass_on_the_graph_keeps_values():
+    def f(a, b):
+        return jnp.swapaxes(a @ b, -1, -2) * 2.0
+    a, b = _rand(3, 4, 5), _rand(5, 6)
+    g = jg.make_graph(f)(a, b)
+    folded = dce(fold_transposes(g))
+    ops = [n.op for n in folded.nodes]
+    assert ops.count(Op.matmul) == 1
+    mm = next(n for n in folded.nodes if n.op == Op.matmul)
+    assert mm.output.type.shape == (3, 6, 4)
+    # the operands are transposes (fused into the GEMM as trans flags), the product is not
+    assert not [n for n in folded.nodes if n.op == Op.transpose and mm.output in n.inputs]
+    np.testing.assert_allclose(interpret(folded, [a, b])[0], interpret(g, [a, b])[0], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(jg.jit(f)(a, b)),
+                               np.swapaxes(a @ b, -1, -2) * 2, rtol=1e-5)
+    assert not _copies(jg.jit(f), a, b)
+
+
+def test_left_alone_when_the_product_has_other_uses_or_other_perms():
+    a, b = _rand(4, 5), _rand(5, 6)
+    both = jg.jit(lambda a, b: ((a @ b).T, a @ b))
+    t, p = both(a, b)
+    np.testing.assert_allclose(np.asarray(t), (a @ b).T, rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(p), a @ b, rtol=1e-5)
+    g = cse(jg.make_graph(lambda a, b: ((a @ b).T, a @ b))(a, b))     # one product, two uses
+    assert [n.op for n in fold_transposes(g).nodes] == [n.op for n in g.nodes]
+    a3, b3 = _rand(2, 4, 5), _rand(2, 5, 3)
+    other = jg.jit(lambda a, b: jnp.transpose(a @ b, (1, 0, 2)))
+    np.testing.assert_allclose(np.asarray(other(a3, b3)), np.transpose(a3 @ b3, (1, 0, 2)),
+                               rtol=1e-5)
+    g = jg.make_graph(lambda a, b: jnp.transpose(a @ b, (1, 0, 2)))(a3, b3)
+    assert [n.op for n in fold_transposes(g).nodes] == [n.op for n in g.nodes]
+
+
+def _mlp_loss(params, x, y):
+    h = jnp.maximum(x @ params["w0"].T + params["b0"], 0.0)
+    logits = h @ params["w1"].T
+    return jg.nn.functional.cross_entropy(logits, y)
+
+
+def _numpy_grads(p, x, y):
+    z = x @ p["w0"].T + p["b0"]
+    h = np.maximum(z, 0)
+    logits = h @ p["w1"].T
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    dl = (e / e.sum(1, keepdims=True) - np.eye(logits.shape[1])[y]) / len(y)
+    dh = dl @ p["w1"] * (z > 0)
+    return {"w0": dh.T @ x, "b0": dh.sum(0), "w1": dl.T @ h}
+
+
+def test_weight_gradients_without_transpose_kernels():
+    p = {"w0": _rand(16, 12) * 0.3, "b0": _rand(16) * 0.1, "w1": _rand(5, 16) * 0.3}
+    x, y = _rand(8, 12), rng.integers(0, 5, 8)
+    g = jg.jit(jg.grad(_mlp_loss))
+    got = g(p, x, y)
+    want = _numpy_grads({k: v.astype(np.float64) for k, v in p.items()}, x.astype(np.float64), y)
+    for k in want:
+        np.testing.assert_allclose(np.asarray(got[k]), want[k], rtol=1e-4, atol=1e-6)
+    assert not _copies(g, p, x, y)
+
+
+def test_kill_switch_and_interpreter(monkeypatch):
+    f = jg.jit(lambda x, dy: (x.T @ dy).T)
+    x, dy = _rand(5, 4), _rand(5, 3)
+    monkeypatch.setenv("JITGRAD_DISABLE", "fold_transposes")
+    assert len(_copies(f, x, dy)) == 1
+    monkeypatch.delenv("JITGRAD_DISABLE")
+    monkeypatch.setenv("JITGRAD_BACKEND", "interpreter")
+    np.testing.assert_allclose(np.asarray(jg.jit(lambda x, dy: (x.T @ dy).T)(x, dy)),
+                               (x.T @ dy).T, rtol=1e-5)
+
+
+def test_inside_a_loop_body():
+    def f(w, xs):
+        def body(c, x):
+            return c + (x.T @ w).T, None
+        return jg.scan(body, jnp.zeros((3, 4)), xs)[0]
+    w, xs = _rand(6, 3), _rand(5, 6, 4)
+    want = sum((x.T @ w).T for x in xs)
+    np.testing.assert_allclose(np.asarray(jg.jit(f)(w, xs)), want, rtol=1e-5, atol=1e-6)
