@@ -376,3 +376,21 @@ def test_encoder_stack_dropout_keys_and_eval(x64):
                                   if k.startswith(f"layers.{i}.")}, want, H)
     np.testing.assert_allclose(np.asarray(enc(x)), want, rtol=1e-10, atol=1e-12)
     assert not np.allclose(np.asarray(a), want)
+
+
+def test_mha_self_attention_packed_projection_same_values_and_grads(x64):
+    """query is key is value takes one packed GEMM; it must agree with three projections."""
+    model, params, (q, _, _), _, _ = make_mha_case("plain")
+    w = randn(L, N, E)
+
+    def loss(m, q, k, v):
+        return jnp.sum(jnp.multiply(m(q, k, v, attn_mask=np.triu(np.ones((L, L), bool), 1))[0],
+                                    w))
+    packed = jg.jit(jg.grad(lambda m, q: loss(m, q, q, q), argnums=(0, 1)))(model, q)
+    separate = jg.grad(loss, argnums=(0, 1, 2, 3))(model, q, q.copy(), q.copy())
+    close_all = lambda a, b: np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-10,
+                                                        atol=1e-12)
+    close_all(packed[1], np.asarray(separate[1]) + np.asarray(separate[2]) +
+              np.asarray(separate[3]))
+    for (name, a), (_, b) in zip(packed[0].named_parameters(), separate[0].named_parameters()):
+        close_all(a, b)

@@ -136,13 +136,18 @@ def multi_head_attention_forward(query, key, value, num_heads, weights, key_padd
                                  dropout_key=None):
     """PyTorch's multi_head_attention_forward on sequence-first inputs: query (L, N, E),
     key (S, N, Ek), value (S, N, Ev). `weights` holds q_w, k_w, v_w, q_b, k_b, v_b, bias_k,
-    bias_v, out_w, out_b (biases None when absent). Returns ((L, N, E), weights or None)."""
+    bias_v, out_w, out_b (biases None when absent), and optionally the packed in_w, in_b used
+    when query, key and value are one array (one projection GEMM instead of three). Returns ((L, N, E), weights or None)."""
     where = "MultiheadAttention"
     length, batch, embed = query.shape
     head_dim = embed // num_heads
-    q = _project(query, weights["q_w"], weights["q_b"])
-    k = _project(key, weights["k_w"], weights["k_b"])
-    v = _project(value, weights["v_w"], weights["v_b"])
+    if weights.get("in_w") is not None and query is key and key is value:
+        qkv = _project(query, weights["in_w"], weights["in_b"])    # self-attention: one GEMM
+        q, k, v = qkv[..., :embed], qkv[..., embed:2 * embed], qkv[..., 2 * embed:]
+    else:
+        q = _project(query, weights["q_w"], weights["q_b"])
+        k = _project(key, weights["k_w"], weights["k_b"])
+        v = _project(value, weights["v_w"], weights["v_b"])
     source = key.shape[0]
     mask = None
     if attn_mask is not None:

@@ -85,7 +85,9 @@ class MultiheadAttention(Module):
         b = self.in_proj_bias
         q_b, k_b, v_b = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
         extra = self._parameters.get("bias_k"), self._parameters.get("bias_v")
-        return {"q_w": q_w, "k_w": k_w, "v_w": v_w, "q_b": q_b, "k_b": k_b, "v_b": v_b,
+        packed = self._parameters.get("in_proj_weight")
+        return {"in_w": packed, "in_b": b if packed is not None else None,
+                "q_w": q_w, "k_w": k_w, "v_w": v_w, "q_b": q_b, "k_b": k_b, "v_b": v_b,
                 "bias_k": extra[0], "bias_v": extra[1],
                 "out_w": self.out_proj.weight, "out_b": self.out_proj.bias}
 
@@ -96,6 +98,7 @@ class MultiheadAttention(Module):
         (N, H, L, S), or None without need_weights). Masks: bool True = not attended, float
         added; attn_mask (L, S) or (N*H, L, S), key_padding_mask (N, S). is_causal without
         attn_mask applies the causal mask."""
+        self_attention = query is key and key is value
         query, key, value = asarray(query), asarray(key), asarray(value)
         batched = self._check_shapes(query, key, value, key_padding_mask)
         if not batched:
@@ -104,6 +107,8 @@ class MultiheadAttention(Module):
                 key_padding_mask = jnp.expand_dims(asarray(key_padding_mask), 0)
         elif self.batch_first:
             query, key, value = (jnp.swapaxes(t, 0, 1) for t in (query, key, value))
+        if self_attention:
+            key = value = query
         out, weights = multi_head_attention_forward(
             query, key, value, self.num_heads, self._weights(), key_padding_mask, need_weights,
             attn_mask, average_attn_weights, is_causal,
