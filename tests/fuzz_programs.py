@@ -50,6 +50,9 @@ class Program:
 
     def inputs(self, seed=0):
         rng = np.random.default_rng(seed)
+        if np.dtype(self.dtype).kind == "i":       # integer programs: mostly edge values
+            return [rng.choice(int_edge_values(self.dtype), s).astype(self.dtype)
+                    for s in self.shapes]
         return [rng.uniform(-1.5, 1.5, s).astype(self.dtype) for s in self.shapes]
 
 
@@ -199,7 +202,9 @@ BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1)
             (_control, 1)]
 
 
-def program(seed: int, n_stmts=None) -> Program:
+def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32")) -> Program:
+    """builders/dtypes: the statement kinds and the two dtypes drawn from (int_program)."""
+    builders = builders or BUILDERS
     rng = np.random.default_rng(seed)
     rank = int(rng.integers(0, 5))
     base = tuple(int(d) for d in rng.integers(1, 4, rank))
@@ -207,9 +212,9 @@ def program(seed: int, n_stmts=None) -> Program:
     for _ in range(int(rng.integers(1, 4))):
         k = int(rng.integers(0, rank + 1))
         shapes.append(tuple(1 if rng.random() < 0.3 else d for d in base[rank - k:]))
-    prog = Program(shapes, "float64" if rng.random() < 0.5 else "float32")
+    prog = Program(shapes, dtypes[0] if rng.random() < 0.5 else dtypes[1])
     env = [(f"x{i}", s) for i, s in enumerate(shapes)]
-    weights = np.array([w for _, w in BUILDERS], float)
+    weights = np.array([w for _, w in builders], float)
     n = n_stmts or int(rng.integers(3, 13))
 
     def new_input(shape):
@@ -222,7 +227,7 @@ def program(seed: int, n_stmts=None) -> Program:
             j = len(env) - 1 - min(int(rng.geometric(0.45)) - 1, len(env) - 1)
             return env[j]
         a, sa = pick()
-        build = BUILDERS[int(rng.choice(len(BUILDERS), p=weights / weights.sum()))][0]
+        build = builders[int(rng.choice(len(builders), p=weights / weights.sum()))][0]
         made = build(rng, a, sa, pick, new_input)
         if made is None or made[1] is None or int(np.prod(made[1])) > 256 or len(made[1]) > 4:
             continue
@@ -234,6 +239,54 @@ def program(seed: int, n_stmts=None) -> Program:
               if not any(_reads(e, name) for _, e, _ in prog.lines)]
     prog.outputs = leaves[-3:]
     return prog
+
+
+# integer programs (issue 24): edge values through //, %, shifts and the other integer ops, where
+# hardware division and shifts differ from NumPy (min // -1, x // 0, counts >= the bit width)
+INT_BINARY = ["{a} // {b}", "{a} % {b}", "jnp.left_shift({a}, {b})", "jnp.right_shift({a}, {b})",
+              "{a} // {b}", "{a} % {b}", "jnp.left_shift({a}, {b})", "jnp.right_shift({a}, {b})",
+              "{a} + {b}", "{a} - {b}", "{a} * {b}", "jnp.maximum({a}, {b})",
+              "jnp.minimum({a}, {b})", "jnp.bitwise_and({a}, {b})", "jnp.bitwise_xor({a}, {b})",
+              "jnp.where({a} > {b}, {a} // 3, {b} % 5)"]
+INT_UNARY = ["-{a}", "jnp.abs({a})", "jnp.invert({a})", "jnp.sign({a})", "{a} // -1", "{a} % -1",
+             "{a} // 0", "jnp.right_shift({a}, 63)", "{a} * 2 + 1"]
+INT_REDUCERS = ["jnp.sum", "jnp.max", "jnp.min"]
+
+
+def int_edge_values(dtype):
+    """The values integer inputs are drawn from; min, -1 and 0 thrice (min // -1, x // 0)."""
+    i = np.iinfo(dtype)
+    bits = i.bits
+    return np.array([i.min] * 3 + [-1] * 3 + [0] * 3 + [i.min + 1, i.max, i.max - 1, -bits, 1, 2,
+                     3, -3, 7, bits - 1, bits, bits + 1], np.int64).astype(dtype)
+
+
+def _int_binary(rng, a, sa, pick, new_input):
+    # half the time a fresh input as the right operand: independent edge values meet
+    b, sb = pick() if rng.random() < 0.5 else (new_input(sa), sa)
+    try:
+        shape = np.broadcast_shapes(sa, sb)
+    except ValueError:
+        return None
+    return INT_BINARY[int(rng.integers(len(INT_BINARY)))].format(a=a, b=b), tuple(shape)
+
+
+def _int_unary(rng, a, sa, pick, new_input):
+    return INT_UNARY[int(rng.integers(len(INT_UNARY)))].format(a=a), sa
+
+
+def _int_reduce(rng, a, sa, pick, new_input):
+    axes, keep = _axes(rng, len(sa)), bool(rng.random() < 0.3)
+    fn = INT_REDUCERS[int(rng.integers(len(INT_REDUCERS)))]
+    return f"{fn}({a}, axis={axes!r}, keepdims={keep})", _reduced_shape(sa, axes, keep)
+
+
+INT_BUILDERS = [(_int_binary, 5), (_int_unary, 2), (_int_reduce, 1)]
+
+
+def int_program(seed: int, n_stmts=None) -> Program:
+    """An integer program (int64 or int32): check it with mode "forward"."""
+    return program(seed, n_stmts, INT_BUILDERS, ("int64", "int32"))
 
 
 def _reads(expr, name) -> bool:
@@ -308,7 +361,10 @@ def check(prog: Program, mode: str, paths=PATHS):
                         f"jit gave {type(err).__name__}: {err}")
             continue
         for k, (r, g) in enumerate(zip(ref, got)):
-            if r.shape != g.shape or not np.allclose(g, r, equal_nan=True, **TOL[prog.dtype]):
+            exact = r.dtype.kind in "iub"        # integers: equal (allclose rounds to float)
+            if r.shape != g.shape or not (
+                    (np.array_equal(g, r) and g.dtype == r.dtype) if exact else
+                    np.allclose(g, r, equal_nan=True, **TOL[prog.dtype])):
                 diff = np.max(np.abs(g - r)) if r.shape == g.shape else f"shape {g.shape} vs {r.shape}"
                 return f"{mode}/{path}: result {k} differs from eager by {diff}"
     return None

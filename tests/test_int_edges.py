@@ -47,3 +47,17 @@ def test_reproducer_min_floor_divide_minus_one(run):
     assert got.dtype == np.int64 and got.tolist() == [-2**63]       # NumPy: -2**63, not 0
     assert run(lambda p, q: p % q, p, q).tolist() == [0]
     assert run(lambda p, q: p // q, p, np.array([0])).tolist() == [0]  # NumPy: 0 (a warning)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fuzzed_integer_program(seed):
+    """Random integer programs over edge values (tests/fuzz_programs.int_program): every jit path
+    equals eager exactly (eager equals NumPy: the tests above)."""
+    from tests.fuzz_programs import check, int_program, shrink
+    prog = int_program(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        failure = check(prog, "forward")
+        if failure:
+            small = shrink(prog, "forward")
+            pytest.fail(f"{failure}\n{small.source()}\ninputs: {small.inputs()}")
