@@ -51,7 +51,8 @@ def markdown(rows: list[dict], about: dict, notes: list[str]) -> str:
     for m in models:
         cells = [_f(by.get((m, f), {}).get("median_ms"), ".2f") or "-" for f in fws]
         ratio = _f(by.get((m, "jitgrad"), {}).get("x_best_peer"), ".2f")
-        out.append(f"| {about.get(m, m)} | " + " | ".join(cells) + f" | {ratio + 'x' if ratio else '-'} |")
+        ratio = ratio + "x" if ratio else "-"
+        out.append(f"| {about.get(m, m)} | " + " | ".join(cells) + f" | {ratio} |")
     out += ["", "| model | framework | step ms (median) | min / max | x best peer | first call "
             "cold s | warm s | peak RSS MB | max abs grad diff to JAX |",
             "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
@@ -62,7 +63,8 @@ def markdown(rows: list[dict], about: dict, notes: list[str]) -> str:
         spread = f"{_f(r.get('min_ms'), '.2f')} / {_f(r.get('max_ms'), '.2f')}"
         diff = r.get("grad_diff")
         out.append(f"| {r['model']} | {r['framework']} | {_f(r.get('median_ms'), '.2f')} | "
-                   f"{spread} | {_f(r.get('x_best_peer'), '.2f')} | {_f(r.get('first_cold_s'), '.2f')} | "
+                   f"{spread} | {_f(r.get('x_best_peer'), '.2f')} | "
+                   f"{_f(r.get('first_cold_s'), '.2f')} | "
                    f"{_f(r.get('first_warm_s'), '.2f')} | {_f(r.get('peak_rss_mb'), '.0f')} | "
                    f"{'' if diff is None else format(diff, '.1e')} |")
     return "\n".join(out + [""] + [f"- {n}" for n in notes])

@@ -42,7 +42,8 @@ def parse(argv, prog):
     p.add_argument("--frameworks", default=",".join(compare.FRAMEWORKS),
                    help=f"comma-separated, from {', '.join(compare.FRAMEWORKS)} (default: all)")
     p.add_argument("--steps", type=int, default=20, help="timed steps after warm-up (default 20)")
-    p.add_argument("--warmup", type=int, default=3, help="untimed steps after the first (default 3)")
+    p.add_argument("--warmup", type=int, default=3,
+                   help="untimed steps after the first (default 3)")
     p.add_argument("--contention", choices=("none", "neighbour", "thread"), default="none")
     p.add_argument("--small", action="store_true", help="tiny sizes (smoke tests)")
     p.add_argument("--json", metavar="FILE", type=output_file, help="also write the rows as JSON")

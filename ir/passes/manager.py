@@ -1,7 +1,8 @@
 """The pass manager: the default pipeline as a flat list, run with verify / print / timing between
 passes.
 
-    canonicalize → fold_constants → cse → merge_scans → fold_transposes → dce → inline_remat → fuse → plan_memory
+    canonicalize → fold_constants → cse → merge_scans → fold_transposes → dce → inline_remat
+    → fuse → plan_memory
 
 Between passes (ir/debug_flags.py): the graph is verified (always under pytest, and with
 JITGRAD_VERIFY=1), printed to stderr after the passes named in JITGRAD_PRINT_AFTER (`all` or
@@ -30,7 +31,8 @@ from .merge_scans import merge_scans
 from .plan_memory import plan_memory
 from .verify_schedule import verify_schedule
 
-PIPELINE = (canonicalize, fold_constants, cse, merge_scans, fold_transposes, dce, inline_remat, fuse)
+PIPELINE = (canonicalize, fold_constants, cse, merge_scans, fold_transposes, dce, inline_remat,
+            fuse)
 PASS_NAMES = tuple(p.__name__ for p in PIPELINE) + ("plan_memory",)
 
 
