@@ -23,7 +23,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import artifact, tree_util
+from . import artifact, donation, tree_util
 from .artifact import ArtifactError
 from .ir import parse
 from .ir.errors import VerifyError
@@ -132,6 +132,7 @@ class LoadedFunction:
             self._install_code(code, manifest.get("code_mtimes", {}))
         config.log(1, f"load {path}: {self.name} from carried IR (no trace)")
         backend = backend_for(manifest.get("backend", "interpreter"))
+        self.donated = donated      # leaf indices its code may overwrite (jitgrad/donation.py)
         self.exe = None
         if backend is not None:
             from .ir.passes.plan_memory import plan_memory
@@ -167,10 +168,23 @@ class LoadedFunction:
                 lines.append(f"  {label}: expected {e}, got {g}" + ("" if e == g else "   <-- differs"))
             raise TypeError("\n".join(lines))
         from .autograd_jit import needs_record, record_call
-        outs = self.exe.run([leaf_array(x, t) for x, t in zip(leaves, self.in_types)])
-        outs = [Tensor._wrap(np.asarray(o)) for o in outs]
-        if needs_record(leaves, self.exe.graph):   # eager autograd: backward is the carried
-            record_call(self.exe.graph, leaves, outs)   # graph's VJP, as for jg.jit
+        run_leaves, consumed = leaves, []
+        if self.donated:       # as jg.jit's donate_argnums: NumPy copied, tensors consumed
+            seen = set()
+            run_leaves, consumed = donation.prepare_leaves(leaves, self.donated, self.name, seen)
+            donation.check_not_reused([x for k, x in enumerate(leaves) if k not in self.donated],
+                                      seen, self.name)
+        try:
+            arrays = [leaf_array(x, t) for x, t in zip(run_leaves, self.in_types)]
+            record = needs_record(leaves, self.exe.graph)
+            if record:        # backward reads the inputs as they were
+                for k in self.donated:
+                    arrays[k] = np.array(arrays[k], copy=True)
+            outs = [Tensor._wrap(np.asarray(o)) for o in self.exe.run(arrays)]
+            if record:   # eager autograd: backward is the carried graph's VJP, as for jg.jit
+                record_call(self.exe.graph, leaves, outs)
+        finally:
+            donation.consume(consumed, self.name)
         return tree_util.tree_unflatten(self.out_tree, outs)
 
     def signature(self) -> str:

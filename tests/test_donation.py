@@ -150,3 +150,19 @@ def test_delete_and_is_deleted_like_jax():
     assert x.is_deleted()
     with pytest.raises(RuntimeError, match="deleted with .delete()"):
         x + 1
+
+
+def test_loaded_artifact_donates_like_jit(tmp_path):
+    """jg.load of a function saved with donated arguments: the same rules (a NumPy array is
+    copied and kept, a tensor is consumed)."""
+    x = jnp.asarray(np.ones(3, np.float32))
+    jg.jit(lambda v: v * 2 + 1, donate_argnums=0).lower(x).compile().save(tmp_path / "f.jgz")
+    f = jg.load(tmp_path / "f.jgz")
+    a = np.ones(3, np.float32)
+    np.testing.assert_array_equal(f(a).numpy(), [3, 3, 3])
+    np.testing.assert_array_equal(a, [1, 1, 1])
+    t = jnp.asarray(np.ones(3, np.float32))
+    np.testing.assert_array_equal(f(t).numpy(), [3, 3, 3])
+    assert t.is_deleted()
+    with pytest.raises(DeletedArrayError, match="donated"):
+        f(t)
