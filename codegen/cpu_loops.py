@@ -107,17 +107,25 @@ def _scratch(nbytes):
     return raw[start:start + len(raw) - 64]
 
 
-def _operands(node, ins, outs, add_fixed):
-    """The Buffers of the control-flow op's own inputs and outputs, from the kernel node's
-    (fusion dedupes repeated inputs; an output nobody reads gets a scratch array)."""
+def operands(node, ins, outs, unread):
+    """Where the control-flow op's own inputs and outputs are, from where the kernel node's are
+    (fusion dedupes repeated inputs); an output nobody reads gets `unread(nbytes)`."""
     body = node.params["body"]
     inner = body.nodes[0]
     where_in = {v: b for v, b in zip(body.inputs, ins)}
     where_out = {v: b for v, b in zip(body.outputs, outs)}
     bins = [where_in[v] for v in inner.inputs]
-    bouts = [where_out.get(v) or add_fixed(_scratch(v.type.nbytes))
-             for v in inner.outputs]
+    bouts = [where_out[v] if v in where_out else unread(v.type.nbytes) for v in inner.outputs]
     return bins, bouts
+
+
+def sub_graphs(node) -> list:
+    """The sub-graphs of a control-flow kernel node: [body] (scan), [body, cond] (while_loop),
+    the branches in index order (cond, switch)."""
+    op = control_op(node)
+    p = node.params["body"].nodes[0].params
+    return {SCAN: lambda: [p["body"]], WHILE: lambda: [p["body"], p["cond"]]}.get(
+        op, lambda: branches(op, p))()
 
 
 def _compile_all(graphs, compile_sub):
@@ -147,7 +155,7 @@ def _scan_like(node, op, compile_sub):
     plan = LoopPlan(op, loop_runner.entry_points()[0], subs, None)
 
     def build(ins, outs, add_fixed):
-        ins, outs = _operands(node, ins, outs, add_fixed)
+        ins, outs = operands(node, ins, outs, lambda n: add_fixed(_scratch(n)))
         argv = [None]                                  # the descriptor, filled below
         pair = []
         for c in range(nc):
@@ -198,11 +206,11 @@ def _branch(node, op, compile_sub):
     plan = LoopPlan(op, loop_runner.entry_points()[1], subs, None)
 
     def build(ins, outs, add_fixed):
-        ins, outs = _operands(node, ins, outs, add_fixed)
+        ins, outs = operands(node, ins, outs, lambda n: add_fixed(_scratch(n)))
         argv = [None, *ins, *outs]
-        operands = [(1 + k, 0, 0) for k in range(1, len(ins))]
+        args_in = [(1 + k, 0, 0) for k in range(1, len(ins))]
         results = [(1 + len(ins) + k, 0, 0) for k in range(len(outs))]
-        recs = [s.record(operands, results) for s in subs]
+        recs = [s.record(args_in, results) for s in subs]
         desc = loop_runner.branch_descriptor(1, index_bytes, recs)
         argv[0] = add_fixed(desc)
         offsets = desc[loop_runner.BRANCH_HEADER:loop_runner.BRANCH_HEADER + len(subs)]

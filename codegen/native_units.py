@@ -19,7 +19,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..runtime.executable import ARENA, FIXED, INPUT, OUTPUT
-from . import llvm_kernels
+from . import cpu_loops, llvm_kernels
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType(I8)
@@ -31,9 +31,25 @@ def _blas32(fn):
     return f"jg_{fn}32", 32
 
 
+def _optimized(graph):
+    """A control-flow sub-graph through the pass pipeline: (optimized, kernel nodes, plan)."""
+    from ..ir.kernel import kernel_nodes
+    from ..ir.passes.manager import run_pipeline
+    optimized, schedule, plan = run_pipeline(graph)
+    return optimized, kernel_nodes(optimized, schedule), plan
+
+
 def why_not(nodes, plan):
     from .cpu import _on_host, _product_hint
     for i, n in enumerate(nodes):
+        op = cpu_loops.control_op(n)
+        if op is not None:      # a loop or branch: its sub-graphs must build too
+            for g in cpu_loops.sub_graphs(n):
+                _, sub_nodes, sub_plan = _optimized(g)
+                why = why_not(sub_nodes, sub_plan)
+                if why is not None:
+                    return f"{op}'s {g.name}: {why}"
+            continue
         if _on_host(n):
             return f"{n.params['body'].nodes[0].op} runs on the host"
         why = llvm_kernels.why_not(n, _product_hint(plan, i, n))
@@ -48,17 +64,27 @@ def build(optimized, nodes, plan, name, workspace_align):
     """(llvmlite module with the external function `name`, workspace bytes, uses BLAS)."""
     import llvmlite.binding as llvm
 
-    from .cpu import _Layout, _product_hint, _results
-    layout = _Layout(optimized, nodes, plan)
-    units, texts, blas = [], {}, set()
+    from .cpu import _Layout, _on_host, _product_hint, _results
+    layout = _Layout(optimized, nodes, plan,
+                     lambda n: cpu_loops.control_op(n) is None and _on_host(n))
+    units, texts, blas, subs = [], {}, set(), []
+    top = _round(layout.arena_bytes if _uses_arena(layout, plan) else 0, workspace_align)
     for i, n in enumerate(nodes):
+        if cpu_loops.control_op(n) is not None:   # its sub-graphs as functions of this library
+            loop = _Loop(n, name, i, top, workspace_align)
+            subs.extend(loop.modules)
+            blas.update(loop.blas)
+            top = loop.end
+            units.append(loop)
+            continue
         text, roles, consts, _, _ = llvm_kernels.build(n, _product_hint(plan, i, n), blas=_blas32)
         fn = texts.setdefault(text, f"jg_unit{len(texts)}")
         units.append((fn, roles, consts))
         blas.update(b for b in _BLAS if f"@\"jg_{b}32\"" in text or f"@jg_{b}32" in text)
     main = ir.Module(name=name)
     results = _results(optimized, layout)
-    entry = _entry(main, name, optimized, layout, nodes, units, results, plan, workspace_align)
+    entry = _entry(main, name, optimized, layout, nodes, units, results, plan, workspace_align,
+                   bool(subs))
     for fn in blas:
         _blas_wrapper(main, fn)
     llvm.initialize_native_target()
@@ -69,6 +95,9 @@ def build(optimized, nodes, plan, name, workspace_align):
         unit = llvm.parse_assembly(text.replace(f'@"{llvm_kernels.FN}"', f'@"{fn}"'))
         unit.triple, unit.data_layout = mod.triple, mod.data_layout
         mod.link_in(unit)
+    for sub in subs:
+        sub.triple, sub.data_layout = mod.triple, mod.data_layout
+        mod.link_in(sub)
     for f in mod.functions:
         if not f.is_declaration and f.name != entry:
             f.linkage = llvm.Linkage.internal
@@ -76,19 +105,20 @@ def build(optimized, nodes, plan, name, workspace_align):
         if not g.is_declaration:
             g.linkage = llvm.Linkage.internal
     mod.verify()
-    return mod, layout.arena_bytes if _uses_arena(layout, plan) else 0, bool(blas)
+    workspace = top if subs else (layout.arena_bytes if _uses_arena(layout, plan) else 0)
+    return mod, workspace, bool(blas)
 
 
 def _uses_arena(layout, plan):
     return any(b.kind == ARENA for b in layout.buffer.values()) or bool(getattr(plan, "scratch", None))
 
 
-def _entry(main, name, graph, layout, nodes, units, results, plan, align):
+def _entry(main, name, graph, layout, nodes, units, results, plan, align, loops=False):
     n_in, n_out = len(graph.inputs), len(graph.outputs)
     fn = ir.Function(main, ir.FunctionType(I32, [PTR] * (n_in + n_out + 1)), name=name)
     ins, outs, ws = fn.args[:n_in], fn.args[n_in:n_in + n_out], fn.args[-1]
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    workspace = _uses_arena(layout, plan)
+    workspace = _uses_arena(layout, plan) or loops
 
     def fail(cond, code):
         with b.if_then(cond, likely=False):
@@ -126,7 +156,12 @@ def _entry(main, name, graph, layout, nodes, units, results, plan, align):
         return b.bitcast(g, PTR)
 
     decls = {}
-    for i, ((unit, roles, lits), node) in enumerate(zip(units, nodes)):
+    for i, (u, node) in enumerate(zip(units, nodes)):
+        if isinstance(u, _Loop):
+            u.emit(b, [pointer(layout.buffer[v]) for v in node.inputs],
+                   [pointer(layout.buffer[v]) for v in node.outputs], ws)
+            continue
+        unit, roles, lits = u
         callee = decls.get(unit) or decls.setdefault(
             unit, ir.Function(main, ir.FunctionType(I64, [ir.PointerType(PTR)]), name=unit))
         argv = b.alloca(PTR, size=ir.Constant(I64, max(len(roles), 1)))
@@ -178,3 +213,123 @@ def _blas_wrapper(main, fn):
     b.call(cblas, [ir.Constant(I32, 102), trans(ta), trans(tb), b.load(m), b.load(n), b.load(k),
                    b.load(alpha), a, b.load(lda), bb, b.load(ldb), b.load(beta), c, b.load(ldc)])
     b.ret_void()
+
+
+def _round(n, align):
+    return -(-n // align) * align
+
+
+class _Loop:
+    """A control-flow node in the library. Each sub-graph (body, condition, branch) is built by
+    `build` as a function NAME_l{i}_{k}(inputs..., outputs..., workspace) linked into the library,
+    with its own part of the workspace; the entry runs scan / while_loop as a loop around the
+    body's call (the carry ping-pongs between the node's output and a workspace copy, xs and ys
+    are strided pointers) and cond / switch as the call the clamped index picks."""
+
+    def __init__(self, node, name, i, start, align):
+        self.node, self.op = node, cpu_loops.control_op(node)
+        self.inner = node.params["body"].nodes[0]
+        self.fns, self.modules, self.blas = [], [], set()
+        top = start
+        for k, g in enumerate(cpu_loops.sub_graphs(node)):
+            fname = f"{name}_l{i}_{k}"
+            optimized, sub_nodes, sub_plan = _optimized(g)
+            mod, ws, uses_blas = build(optimized, sub_nodes, sub_plan, fname, align)
+            self.modules.append(mod)
+            self.blas.update({"sgemm"} if uses_blas else ())
+            self.fns.append((fname, len(g.inputs) + len(g.outputs), top))
+            top = _round(top + ws, align)
+
+        def alloc(nbytes):
+            nonlocal top
+            at, top = top, _round(top + max(nbytes, 1), align)
+            return at
+        carried = self.inner.params.get("n_carry", 0)
+        self.copies = [alloc(v.type.nbytes) for v in self.inner.outputs[:carried]]
+        self.flag = alloc(1) if self.op == cpu_loops.WHILE else None
+        read = set(node.params["body"].outputs)
+        self.unread = [alloc(v.type.nbytes) for v in self.inner.outputs if v not in read]
+        self.end = top
+
+    def emit(self, b, ins, outs, ws):
+        def at(offset):
+            return b.gep(ws, [ir.Constant(I64, offset)])
+        unread = iter(self.unread)
+        ins, outs = cpu_loops.operands(self.node, ins, outs, lambda n: at(next(unread)))
+        fns = []
+        for fname, n_args, offset in self.fns:
+            f = b.module.globals.get(fname) or ir.Function(
+                b.module, ir.FunctionType(I32, [PTR] * (n_args + 1)), name=fname)
+            fns.append((f, at(offset)))
+        if self.op in (cpu_loops.SCAN, cpu_loops.WHILE):
+            self._loop(b, ins, outs, fns, [at(o) for o in self.copies],
+                       None if self.flag is None else at(self.flag))
+        else:
+            self._branch(b, ins, outs, fns)
+
+    @staticmethod
+    def _call(b, fn, args):
+        f, ws = fn
+        st = b.call(f, list(args) + [ws])
+        with b.if_then(b.icmp_unsigned("!=", st, ir.Constant(I32, 0)), likely=False):
+            b.ret(st)
+
+    def _loop(self, b, ins, outs, fns, copies, flag):
+        p, types = self.inner.params, [v.type for v in self.inner.outputs]
+        nc = p["n_carry"]
+        nx = p.get("n_xs", 0)
+        length = p.get("length", 0)
+        init, xs, consts = ins[:nc], ins[nc:nc + nx], ins[nc + nx:]
+        carry, ys = outs[:nc], outs[nc:]
+        for c in range(nc):
+            _memmove(b, carry[c], init[c], types[c].nbytes)
+        pre = b.block
+        head = b.append_basic_block("loop_head")
+        step = b.append_basic_block("loop_step")
+        done = b.append_basic_block("loop_done")
+        b.branch(head)
+        b.position_at_end(head)
+        it = b.phi(I64)
+        it.add_incoming(ir.Constant(I64, 0), pre)
+        odd = b.trunc(b.and_(it, ir.Constant(I64, 1)), ir.IntType(1))
+        cur = [b.select(odd, copies[c], carry[c]) for c in range(nc)]
+        nxt = [b.select(odd, carry[c], copies[c]) for c in range(nc)]
+        if flag is None:
+            more = b.icmp_signed("<", it, ir.Constant(I64, length))
+        else:
+            self._call(b, fns[1], cur + consts + [flag])
+            more = b.icmp_unsigned("!=", b.load(flag), ir.Constant(I8, 0))
+        b.cbranch(more, step, done)
+        b.position_at_end(step)
+        i = b.sub(ir.Constant(I64, length - 1), it) if p.get("reverse") else it
+
+        def row(ptr, t):
+            return b.gep(ptr, [b.mul(i, ir.Constant(I64, t.nbytes // max(length, 1)))])
+        x_rows = [row(x, v.type) for x, v in zip(xs, self.inner.inputs[nc:nc + nx])]
+        y_rows = [row(y, t) for y, t in zip(ys, types[nc:])]
+        self._call(b, fns[0], cur + x_rows + consts + nxt + y_rows)
+        it.add_incoming(b.add(it, ir.Constant(I64, 1)), b.block)
+        b.branch(head)
+        b.position_at_end(done)
+        with b.if_then(odd):          # the last step wrote the scratch copy
+            for c in range(nc):
+                _memmove(b, carry[c], copies[c], types[c].nbytes)
+
+    def _branch(self, b, ins, outs, fns):
+        index_t = self.inner.inputs[0].type.dtype
+        width = ir.IntType(8 * index_t.itemsize)
+        raw = b.load(b.bitcast(ins[0], ir.PointerType(width)))
+        k = raw if width.width == 64 else (
+            b.zext(raw, I64) if index_t.kind in "bu" else b.sext(raw, I64))
+        top = ir.Constant(I64, len(fns) - 1)
+        k = b.select(b.icmp_signed("<", k, ir.Constant(I64, 0)), ir.Constant(I64, 0), k)
+        k = b.select(b.icmp_signed(">", k, top), top, k)
+        for j, fn in enumerate(fns):
+            with b.if_then(b.icmp_signed("==", k, ir.Constant(I64, j))):
+                self._call(b, fn, list(ins[1:]) + list(outs))
+
+
+def _memmove(b, dst, src, n):
+    if n:
+        fn = b.module.declare_intrinsic("llvm.memmove", [PTR, PTR, I64])
+        b.call(fn, [dst, src, ir.Constant(I64, n), ir.Constant(ir.IntType(1), 0)])
