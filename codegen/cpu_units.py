@@ -166,14 +166,16 @@ def _llvm_unit(node, product_hint) -> Unit:
     """The kernel as LLVM IR compiled by llvmlite (codegen/llvm_kernels.py): milliseconds. Its
     name hashes the kernel's canonical text and the generator's code, so a unit on disk is found
     without building its IR."""
+    from ..runtime import thread_pool
     from . import llvm_jit
+    llvm_jit.add_symbol(llvm_kernels.POOL_ENTRY, thread_pool.entry_address())
     roles, consts, product_type, check = llvm_kernels.signature(node, product_hint)
     blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] if node.params["kind"] == "matmul" else []
     name = "jg_llvm_" + canonical.digest(node, _body_key(node, product_hint), llvm_jit.versions(),
                                          llvm_kernels.generator_version(), blas)
 
     def source() -> str:
-        text = llvm_kernels.build(node, product_hint)[0]
+        text = llvm_kernels.build(node, product_hint, parallel=True)[0]
         return "\n".join([f"; {node.params['kind']} kernel"] + [";" + c[1:] for c in _comment(node)]
                          + [text.replace(f'@"{llvm_kernels.FN}"', f'@"{name}"')])
     t0 = time.perf_counter()

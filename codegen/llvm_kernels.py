@@ -37,6 +37,10 @@ from .space import c_strides, collapse
 SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
 _RELABEL = (Op.reshape, Op.broadcast_to)
 FN = "jg_kernel"
+POOL_ENTRY = "jg_parallel_for"    # runtime/thread_pool.py, resolved by name when a unit loads
+GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chunk of a thread
+REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
+                                  # result does not depend on the number of threads)
 ARGV = ir.PointerType(ir.PointerType(I8))
 
 
@@ -68,8 +72,6 @@ def why_not(node, product_hint=None):
             continue
         if not supported(n.op, [x.type.dtype for x in n.inputs], n.output.type.dtype):
             return f"op {n.op.name} on {', '.join(str(x.type.dtype) for x in n.inputs)}"
-    info = analyze_kernel(node)
-    work = math.prod(info.domain) * _cost(body.nodes)
     if kind == "matmul":
         m = next(n for n in body.nodes if n.op == Op.matmul)
         if np.dtype(m.output.type.dtype).kind != "f":
@@ -79,9 +81,6 @@ def why_not(node, product_hint=None):
             return "a matmul operand computed in the kernel"
         if product_hint is None and m.output not in body.outputs:
             return "a matmul product without a buffer"
-        work = m.output.type.size * _cost(body.nodes)
-    if work >= PARALLEL_MIN and kind != "matmul" and not _outer_reduce(info):
-        return "a loop large enough for threads"
     return None
 
 
@@ -112,19 +111,27 @@ class _Fn:
         self.module = ir.Module(name="jg_llvm")
         self.fn = ir.Function(self.module, ir.FunctionType(I64, [ARGV]), name=FN)
         self.b = ir.IRBuilder(self.fn.append_basic_block("entry"))
-        self.roles, self.consts = [], []
+        self.roles = []
+        self.consts = [n.params["value"] for n in
+                       array_constants(body, every=node.params["kind"] == "opaque")]
+        self._bind(self.fn.args[0])
+        self.product_hint = product_hint
+        self.blas = None            # fn name -> (gemm symbol, integer bits); None: llvm_jit's
+        self.range = None           # (begin, end) of the outermost loop, in a range body
+        self.range_n = None         # that loop's full extent (known once the body is built)
+
+    def _bind(self, argv):
+        """Pointers to the arrays, loaded from `argv` in the function being built."""
+        body = self.body
+        self.argv, self._status = argv, None
         self.arrays = {}            # Value -> typed pointer it is read from
         self.outs = {}              # Value -> [typed pointers it is stored to]
         for k, v in enumerate(body.inputs):
             self.arrays[v] = self._arg(v.type.dtype, ("in", k))
-        for k, n in enumerate(array_constants(body, every=node.params["kind"] == "opaque")):
+        for k, n in enumerate(array_constants(body, every=self.node.params["kind"] == "opaque")):
             self.arrays[n.output] = self._arg(n.output.type.dtype, ("const", k))
-            self.consts.append(n.params["value"])
         for k, v in enumerate(body.outputs):
             self.outs.setdefault(v, []).append(self._arg(v.type.dtype, ("out", k)))
-        self.product_hint = product_hint
-        self._status = None
-        self.blas = None            # fn name -> (gemm symbol, integer bits); None: llvm_jit's
 
     def status(self):
         """The status pair [check number, offending index] (an argv slot of its own)."""
@@ -134,9 +141,60 @@ class _Fn:
 
     def _arg(self, dt, role):
         b = self.b
-        p = b.load(b.gep(self.fn.args[0], [ir.Constant(I64, len(self.roles))]))
-        self.roles.append(role)
+        if role not in self.roles:
+            self.roles.append(role)
+        p = b.load(b.gep(self.argv, [ir.Constant(I64, self.roles.index(role))]))
         return b.bitcast(p, ir.PointerType(_mem_type(dt)))
+
+    # -- a parallel kernel: its loop over [begin, end) as a function of its own
+
+    def range_body(self, extras=()):
+        """Build from here `void jg_kernel_range(i8 **ctx, i64 begin, i64 end)` (ctx[0]: argv,
+        ctx[1:]: the pointers `extras` of the kernel function, as the same types): returns what
+        end_range_body needs and the extras as seen in the body."""
+        saved = (self.fn, self.b, self.argv, self.arrays, self.outs, self._status)
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [ARGV, I64, I64]),
+                         name=FN + "_range")
+        fn.linkage = "internal"
+        ctx = self.alloca(ir.PointerType(I8), 1 + len(extras))
+        for k, p in enumerate([self.argv, *extras]):
+            self.b.store(self.b.bitcast(p, ir.PointerType(I8)), self.b.gep(ctx, [ir.Constant(I64, k)]))
+        self.fn, self.b = fn, ir.IRBuilder(fn.append_basic_block("entry"))
+        loaded = [self.b.load(self.b.gep(fn.args[0], [ir.Constant(I64, k)]))
+                  for k in range(1 + len(extras))]
+        self._bind(self.b.bitcast(loaded[0], ARGV))
+        self.range = tuple(fn.args[1:])
+        mine = [self.b.bitcast(v, p.type) for v, p in zip(loaded[1:], extras)]
+        return (saved, fn, ctx), mine
+
+    def end_range_body(self, state, grain_work):
+        """Close the range body and call it through the runtime's pool over its range."""
+        saved, body, ctx = state
+        self.b.ret_void()
+        (self.fn, self.b, self.argv, self.arrays, self.outs, self._status) = saved
+        self.range = None
+        if not self.range_n:
+            return
+        work = math.prod(self.info.domain) * _cost(self.body.nodes)
+        grain = max(1, -(-self.range_n * grain_work // max(work, 1)))
+        pf = _extern(self, POOL_ENTRY, ir.FunctionType(ir.VoidType(), [body.type, ARGV, I64, I64]))
+        self.b.call(pf, [body, ctx, ir.Constant(I64, self.range_n), ir.Constant(I64, grain)])
+
+    def outer_nest(self, shape, emit, flat=False):
+        """nest(shape, emit), but in a range body the outermost loop covers [begin, end) of
+        axis 0 (flat: of the flattened shape, its indices unravelled)."""
+        if self.range is None:
+            return self.nest(shape, emit)
+        begin, end = self.range
+        shape = tuple(shape)
+        if flat or not shape:
+            self.range_n = math.prod(shape)
+            with self.loop(end, begin) as r:
+                emit(_unravel(self, shape, r) if len(shape) > 1 else [r][:len(shape)])
+            return
+        self.range_n = shape[0]
+        with self.loop(end, begin) as i0:
+            self.nest(shape[1:], lambda idx: emit([i0, *idx]))
 
     # -- loops and memory
 
@@ -280,7 +338,7 @@ def _elementwise(fn, outs):
     def emit(idx):
         space = _Space(fn, cshape, idx)
         _Point(fn, lambda v: space, shapes).store_all(outs)
-    fn.nest(cshape, emit)
+    fn.outer_nest(cshape, emit)
 
 
 def gen_elementwise(fn):
@@ -323,9 +381,9 @@ class _Accs:
             if slots is None and n in self.arg:
                 self.fn.b.store(ir.Constant(I64, 0), self.arg[n])
 
-    def combine(self, n, acc, v):
+    def combine(self, n, acc, v, widened=False):
         b, kind, dt = self.fn.b, REDUCER_KIND[n.op][0], self.dtype(n)
-        if dt != np.dtype(n.inputs[0].type.dtype):
+        if dt != np.dtype(n.inputs[0].type.dtype) and not widened:
             v = b.sext(v, ltype(dt))
         if kind == "sum":
             return b.fadd(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.add(acc, v)
@@ -341,13 +399,13 @@ class _Accs:
         first_nan = b.and_(b.fcmp_unordered("uno", v, v), b.fcmp_ordered("ord", best, best))
         return b.or_(b.fcmp_ordered(sym, v, best), first_nan)
 
-    def update(self, n, v, slot=None, index=None, arg=None):
+    def update(self, n, v, slot=None, index=None, arg=None, widened=False):
         """The accumulator at `slot` (and, for argmax/argmin, the index at `arg`) absorbs element
         v found at position `index` of the reduced axis."""
         b = self.fn.b
         slot = slot or self.slot[n]
         if n not in self.arg:
-            b.store(self.combine(n, b.load(slot), v), slot)
+            b.store(self.combine(n, b.load(slot), v, widened), slot)
             return
         arg = arg or self.arg[n]
         acc = b.load(slot)
@@ -407,7 +465,7 @@ def gen_reduce(fn):
         p = _Point(fn, lambda v: rspace, part, accs.results())
         p.store_all(post)
 
-    fn.nest(rshape, kept_body)
+    fn.outer_nest(rshape, kept_body, flat=True)
 
 
 def _blocked(fn, accs, sums, inner, point):
@@ -427,6 +485,85 @@ def _blocked(fn, accs, sums, inner, point):
             for r in sums:
                 accs.update(r, b.load(blocks[r]))
     fn.nest(inner[:-1], outer)
+
+
+def gen_reduce_blocks(fn):
+    """A full reduction on the thread pool: the first reduced axis cut into REDUCE_BLOCKS
+    blocks (a 1-D float sum: runs of SUM_BLOCK-element sums), each block's accumulators into a
+    row of partial results on the kernel's stack, folded in block order after the pool returns."""
+    body, info, b = fn.body, fn.info, fn.b
+    reds = [n for n in body.nodes if n.op in REDUCE]
+    D, axes = info.domain, info.reduce_axes
+    kept = [d for d in range(len(D)) if d not in axes]
+    rshape = tuple(D[d] for d in kept)
+    pre = [v for v in dict.fromkeys(body.outputs) if fn.reduced(v)]
+    post = [v for v in dict.fromkeys(body.outputs) if not fn.reduced(v)]
+    full = {v: fn.shape_in(v) for v in info.maps}
+    part = {v: fn.shape_in(v, axes) for v in info.maps}
+    shapes = {v: full[v] if fn.reduced(v) else part[v] for v in info.maps}
+    inner = [D[d] for d in axes]
+    sums = [n for n in reds if REDUCER_KIND[n.op][0] in ("sum", "prod")]
+    runs = sums and len(inner) == 1 and inner[0] > SUM_BLOCK
+    A = -(-inner[0] // SUM_BLOCK) if runs else inner[0]        # what the blocks divide
+    P = min(A, REDUCE_BLOCKS)
+    final = _Accs(fn, reds)
+    rows = [fn.alloca(final.ty(n), P) for n in reds]
+    args = [fn.alloca(I64, P) for n in reds if n in final.arg]
+    state, mine = fn.range_body(rows + args)
+    prow, parg = dict(zip(reds, mine)), dict(zip([n for n in reds if n in final.arg], mine[len(reds):]))
+    accs = _Accs(fn, reds)
+    zeros = [ir.Constant(I64, 0)] * len(kept)
+    fn.range_n = P
+
+    def point(ridx, slots=None):
+        at = dict(zip(kept, zeros))
+        at.update(zip(axes, ridx))
+        xspace = _Space(fn, D, [at[d] for d in range(len(D))])
+        rspace = _Space(fn, rshape, zeros)
+        p = _Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
+        for n in reds:
+            accs.update(n, p.expr(n.inputs[0]), (slots or {}).get(n), ridx[-1] if ridx else None)
+        p.store_all(pre)
+
+    begin, end = fn.range
+    with fn.loop(end, begin) as q:
+        fb = fn.b
+        accs.init()
+        lo = fb.udiv(fb.mul(q, ir.Constant(I64, A)), ir.Constant(I64, P))
+        hi = fb.udiv(fb.mul(fb.add(q, ir.Constant(I64, 1)), ir.Constant(I64, A)), ir.Constant(I64, P))
+        if runs:            # runs of SUM_BLOCK elements, each summed on its own (as _blocked)
+            n0 = ir.Constant(I64, inner[0])
+            blocks = {r: fn.alloca(accs.ty(r)) for r in sums}
+            with fn.loop(hi, lo) as blk:
+                accs.init(blocks)
+                start = fn.b.mul(blk, ir.Constant(I64, SUM_BLOCK))
+                stop = fn.b.add(start, ir.Constant(I64, SUM_BLOCK))
+                stop = fn.b.select(fn.b.icmp_signed("<", stop, n0), stop, n0)
+                with fn.loop(stop, start) as j:
+                    point([j], blocks)
+                for r in sums:
+                    accs.update(r, fn.b.load(blocks[r]), widened=True)
+        else:
+            with fn.loop(hi, lo) as j0:
+                if sums and len(inner) > 1 and inner[-1] > SUM_BLOCK:
+                    _blocked(fn, accs, sums, inner[1:], lambda idx, slots=None: point([j0, *idx], slots))
+                else:
+                    fn.nest(inner[1:], lambda idx: point([j0, *idx]))
+        for n in reds:
+            fn.b.store(fn.b.load(accs.slot[n]), fn.b.gep(prow[n], [q], inbounds=True))
+            if n in parg:
+                fn.b.store(fn.b.load(accs.arg[n]), fn.b.gep(parg[n], [q], inbounds=True))
+    fn.end_range_body(state, 0)
+    b = fn.b
+    final.init()
+    with fn.loop(P) as q:
+        for k, n in enumerate(reds):
+            v = b.load(b.gep(rows[k], [q], inbounds=True))
+            index = b.load(b.gep(dict(zip([m for m in reds if m in final.arg], args))[n], [q])) \
+                if n in final.arg else None
+            final.update(n, v, index=index, widened=True)
+    rspace = _Space(fn, rshape, zeros)
+    _Point(fn, lambda v: rspace, part, final.results()).store_all(post)
 
 
 def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
@@ -521,7 +658,7 @@ def gen_rowwise(fn):
             given.update({n.output: res[n.output] for n in mine})
         _Point(fn, lambda v: rspace, part, given).store_all([v for v in outs if v in per_row])
 
-    fn.nest(rshape, row)
+    fn.outer_nest(rshape, row, flat=True)
 
 
 # ----------------------------------------------------------------------------- matmul
@@ -636,12 +773,45 @@ def needs_heap(node) -> bool:
     return rsize * 8 > SCRATCH_STACK
 
 
-def build(node, product_hint=None, blas=None):
+def parallel_form(node):
+    """How the kernel runs on the runtime's thread pool: "range" (its outermost loop split into
+    chunks), "blocks" (a full reduction in REDUCE_BLOCKS partial results), or None (serial: too
+    little work, or a kind that stays on one thread)."""
+    kind = node.params["kind"]
+    if kind not in ("elementwise", "reduce", "rowwise"):
+        return None
+    info = analyze_kernel(node)
+    D = info.domain
+    if math.prod(D) * _cost(node.params["body"].nodes) < PARALLEL_MIN:
+        return None
+    if kind == "elementwise":
+        return "range"
+    if kind == "rowwise":
+        return "range" if math.prod(D[:-1]) >= 2 else None
+    if _outer_reduce(info):
+        return None
+    kept = [D[d] for d in range(len(D)) if d not in info.reduce_axes]
+    if math.prod(kept) >= 2:
+        return "range"
+    return "blocks" if info.reduce_axes and D[info.reduce_axes[0]] >= 2 else None
+
+
+def build(node, product_hint=None, blas=None, parallel=False):
     """(module IR text, argv roles, array constants, product type, bounds check) of `node`.
-    blas: fn name -> (symbol, integer bits) of the gemm to call (default llvm_jit.blas_symbol)."""
+    blas: fn name -> (symbol, integer bits) of the gemm to call (default llvm_jit.blas_symbol).
+    parallel: split the work over runtime/thread_pool.py where parallel_form says so (a unit
+    then calls jg_parallel_for; a native library builds without it)."""
     fn = _Fn(node, product_hint)
     fn.blas = blas
-    GENERATORS[node.params["kind"]](fn)
+    form = parallel_form(node) if parallel else None
+    if form == "range":
+        state, _ = fn.range_body()
+        GENERATORS[node.params["kind"]](fn)
+        fn.end_range_body(state, GRAIN)
+    elif form == "blocks":
+        gen_reduce_blocks(fn)
+    else:
+        GENERATORS[node.params["kind"]](fn)
     sig = signature(node, product_hint)
     if fn.roles != sig[0]:
         raise AssertionError(f"llvm codegen: argv {fn.roles} != signature {sig[0]}")

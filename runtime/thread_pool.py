@@ -1,0 +1,357 @@
+"""The process's one thread pool for compiled CPU kernels: native workers that block, not spin.
+
+Kernels run inside the sequencer's native loop, a ctypes call that has released the GIL, so the
+pool is native too: a few LLVM IR functions (built once per process with llvmlite, like the
+sequencer) over pthreads. A parallel kernel unit (codegen/llvm_kernels.py) calls
+
+    void jg_parallel_for(void (*body)(i8 *ctx, i64 begin, i64 end), i8 *ctx, i64 n, i64 grain)
+
+resolved by name when the unit is loaded. The range [0, n) is cut into at most 4 chunks per
+thread (none smaller than `grain` iterations); the calling thread and the woken workers take
+chunks from a shared counter (an atomic add) until none is left, so a worker the OS does not
+schedule delays nobody but itself, and the caller always makes progress. Workers sleep on a
+condition variable between jobs (no spinning: a busy machine does not lose cores to waiting
+threads). One job at a time: a call made while the pool is busy (another user thread's kernel,
+or a nested call) runs its whole range on its own thread, so concurrent calls never wait on
+each other and give the same results (chunk boundaries never change what a kernel computes).
+
+Size: the CPUs this process may run on (os.sched_getaffinity), or JITGRAD_NUM_THREADS, or
+jg.config.update("num_threads", n) (which wins, also after the pool has started). One thread
+means every kernel runs its whole range on the calling thread; no worker is ever started.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+
+_POOL_IR = r"""
+%body_t = type void (i8*, i64, i64)*
+
+@mutex = internal global [64 x i8] zeroinitializer, align 16
+@work = internal global [64 x i8] zeroinitializer, align 16
+@done = internal global [64 x i8] zeroinitializer, align 16
+@busy = internal global i64 0, align 8
+@nthreads = internal global i64 1, align 8
+@started = internal global i64 0, align 8
+@gen = internal global i64 0, align 8
+@open = internal global i64 0, align 8
+@joined = internal global i64 0, align 8
+@max_join = internal global i64 0, align 8
+@active = internal global i64 0, align 8
+@next = internal global i64 0, align 64
+@job_fn = internal global %body_t null, align 8
+@job_ctx = internal global i8* null, align 8
+@job_n = internal global i64 0, align 8
+@job_chunk = internal global i64 0, align 8
+@job_chunks = internal global i64 0, align 8
+@dispatched = internal global i64 0, align 8
+
+declare i32 @pthread_mutex_lock(i8*)
+declare i32 @pthread_mutex_unlock(i8*)
+declare i32 @pthread_cond_wait(i8*, i8*)
+declare i32 @pthread_cond_broadcast(i8*)
+declare i32 @pthread_create(i64*, i8*, i8* (i8*)*, i8*)
+declare i32 @pthread_detach(i64)
+declare void @llvm.memset.p0i8.i64(i8*, i8, i64, i1)
+
+define internal i8* @m() alwaysinline {
+  %p = getelementptr [64 x i8], [64 x i8]* @mutex, i64 0, i64 0
+  ret i8* %p
+}
+define internal i8* @cw() alwaysinline {
+  %p = getelementptr [64 x i8], [64 x i8]* @work, i64 0, i64 0
+  ret i8* %p
+}
+define internal i8* @cd() alwaysinline {
+  %p = getelementptr [64 x i8], [64 x i8]* @done, i64 0, i64 0
+  ret i8* %p
+}
+
+; take chunks from the shared counter until none is left
+define internal void @run_chunks(%body_t %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %chunks) {
+entry:
+  br label %loop
+loop:
+  %i = atomicrmw add i64* @next, i64 1 monotonic
+  %more = icmp slt i64 %i, %chunks
+  br i1 %more, label %body, label %exit
+body:
+  %b = mul i64 %i, %chunk
+  %e0 = add i64 %b, %chunk
+  %short = icmp slt i64 %e0, %n
+  %e = select i1 %short, i64 %e0, i64 %n
+  call void %fn(i8* %ctx, i64 %b, i64 %e)
+  br label %loop
+exit:
+  ret void
+}
+
+define internal i8* @worker(i8* %arg) {
+entry:
+  br label %job
+job:
+  %seen = phi i64 [0, %entry], [%g, %finish]
+  %mx = call i8* @m()
+  call i32 @pthread_mutex_lock(i8* %mx)
+  br label %check
+check:
+  %o = load i64, i64* @open
+  %g = load i64, i64* @gen
+  %j = load i64, i64* @joined
+  %mj = load i64, i64* @max_join
+  %isopen = icmp ne i64 %o, 0
+  %isnew = icmp ne i64 %g, %seen
+  %room = icmp slt i64 %j, %mj
+  %a1 = and i1 %isopen, %isnew
+  %go = and i1 %a1, %room
+  br i1 %go, label %join, label %sleep
+sleep:
+  %c = call i8* @cw()
+  call i32 @pthread_cond_wait(i8* %c, i8* %mx)
+  br label %check
+join:
+  %j1 = add i64 %j, 1
+  store i64 %j1, i64* @joined
+  %ac = load i64, i64* @active
+  %ac1 = add i64 %ac, 1
+  store i64 %ac1, i64* @active
+  %fn = load %body_t, %body_t* @job_fn
+  %ctx = load i8*, i8** @job_ctx
+  %n = load i64, i64* @job_n
+  %chunk = load i64, i64* @job_chunk
+  %chunks = load i64, i64* @job_chunks
+  call i32 @pthread_mutex_unlock(i8* %mx)
+  call void @run_chunks(%body_t %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %chunks)
+  call i32 @pthread_mutex_lock(i8* %mx)
+  %ad = load i64, i64* @active
+  %ad1 = sub i64 %ad, 1
+  store i64 %ad1, i64* @active
+  %last = icmp eq i64 %ad1, 0
+  br i1 %last, label %wake, label %finish
+wake:
+  %d = call i8* @cd()
+  call i32 @pthread_cond_broadcast(i8* %d)
+  br label %finish
+finish:
+  call i32 @pthread_mutex_unlock(i8* %mx)
+  br label %job
+}
+
+define void @jg_parallel_for(%body_t %fn, i8* %ctx, i64 %n, i64 %grain0) {
+entry:
+  %t = load i64, i64* @nthreads
+  %gpos = icmp sgt i64 %grain0, 0
+  %grain = select i1 %gpos, i64 %grain0, i64 1
+  %one = icmp sle i64 %t, 1
+  %small = icmp sle i64 %n, %grain
+  %inline0 = or i1 %one, %small
+  br i1 %inline0, label %inline, label %try
+try:
+  %x = cmpxchg i64* @busy, i64 0, i64 1 acquire monotonic
+  %got = extractvalue { i64, i1 } %x, 1
+  br i1 %got, label %split, label %inline
+inline:
+  call void %fn(i8* %ctx, i64 0, i64 %n)
+  ret void
+split:
+  ; chunks = min(ceil(n / grain), 4 t); chunk = ceil(n / chunks)
+  %ng = add i64 %n, %grain
+  %ng1 = sub i64 %ng, 1
+  %want = sdiv i64 %ng1, %grain
+  %t4 = mul i64 %t, 4
+  %few = icmp slt i64 %want, %t4
+  %c0 = select i1 %few, i64 %want, i64 %t4
+  %nc = add i64 %n, %c0
+  %nc1 = sub i64 %nc, 1
+  %chunk = sdiv i64 %nc1, %c0
+  %nk = add i64 %n, %chunk
+  %nk1 = sub i64 %nk, 1
+  %chunks = sdiv i64 %nk1, %chunk
+  store %body_t %fn, %body_t* @job_fn
+  store i8* %ctx, i8** @job_ctx
+  store i64 %n, i64* @job_n
+  store i64 %chunk, i64* @job_chunk
+  store i64 %chunks, i64* @job_chunks
+  store atomic i64 0, i64* @next monotonic, align 64
+  %mx = call i8* @m()
+  call i32 @pthread_mutex_lock(i8* %mx)
+  %g = load i64, i64* @gen
+  %g1 = add i64 %g, 1
+  store i64 %g1, i64* @gen
+  store i64 1, i64* @open
+  store i64 0, i64* @joined
+  %t1 = sub i64 %t, 1
+  %k1 = sub i64 %chunks, 1
+  %lt = icmp slt i64 %t1, %k1
+  %mj = select i1 %lt, i64 %t1, i64 %k1
+  store i64 %mj, i64* @max_join
+  %dc = load i64, i64* @dispatched
+  %dc1 = add i64 %dc, 1
+  store i64 %dc1, i64* @dispatched
+  %c = call i8* @cw()
+  call i32 @pthread_cond_broadcast(i8* %c)
+  call i32 @pthread_mutex_unlock(i8* %mx)
+  call void @run_chunks(%body_t %fn, i8* %ctx, i64 %n, i64 %chunk, i64 %chunks)
+  call i32 @pthread_mutex_lock(i8* %mx)
+  store i64 0, i64* @open
+  br label %wait
+wait:
+  %ac = load i64, i64* @active
+  %busyw = icmp ne i64 %ac, 0
+  br i1 %busyw, label %sleep, label %out
+sleep:
+  %d = call i8* @cd()
+  call i32 @pthread_cond_wait(i8* %d, i8* %mx)
+  br label %wait
+out:
+  call i32 @pthread_mutex_unlock(i8* %mx)
+  store atomic i64 0, i64* @busy release, align 8
+  ret void
+}
+
+; the pool's size (the calling thread included): starts the workers still missing
+define i64 @jg_pool_set_threads(i64 %t) {
+entry:
+  %tid = alloca i64
+  store i64 %t, i64* @nthreads
+  br label %loop
+loop:
+  %s = load i64, i64* @started
+  %s1 = add i64 %s, 1
+  %need = icmp slt i64 %s1, %t
+  br i1 %need, label %start, label %exit
+start:
+  %r = call i32 @pthread_create(i64* %tid, i8* null, i8* (i8*)* @worker, i8* null)
+  %ok = icmp eq i32 %r, 0
+  br i1 %ok, label %detach, label %fail
+detach:
+  %id = load i64, i64* %tid
+  call i32 @pthread_detach(i64 %id)
+  store i64 %s1, i64* @started
+  br label %loop
+fail:
+  %have = add i64 %s, 1
+  store i64 %have, i64* @nthreads
+  ret i64 %have
+exit:
+  %w = load i64, i64* @started
+  ret i64 %w
+}
+
+define i64 @jg_pool_dispatched() {
+  %d = load i64, i64* @dispatched
+  ret i64 %d
+}
+
+; in a forked child: no worker exists, the locks are as new
+define void @jg_pool_after_fork() {
+  %a = call i8* @m()
+  call void @llvm.memset.p0i8.i64(i8* %a, i8 0, i64 64, i1 false)
+  %b = call i8* @cw()
+  call void @llvm.memset.p0i8.i64(i8* %b, i8 0, i64 64, i1 false)
+  %c = call i8* @cd()
+  call void @llvm.memset.p0i8.i64(i8* %c, i8 0, i64 64, i1 false)
+  store i64 0, i64* @started
+  store i64 0, i64* @busy
+  store i64 0, i64* @open
+  store i64 0, i64* @active
+  store i64 0, i64* @joined
+  store i64 1, i64* @nthreads
+  ret void
+}
+"""
+
+_lock = threading.Lock()
+_state: dict = {}           # "engine", "entry", "set", "dispatched", "after_fork", "threads"
+_chosen: dict = {}          # "num_threads": set by jg.config.update
+
+
+def default_threads() -> int:
+    """JITGRAD_NUM_THREADS if set, else the CPUs this process may run on."""
+    env = os.environ.get("JITGRAD_NUM_THREADS", "").strip()
+    if env:
+        return _valid(env, "JITGRAD_NUM_THREADS")
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):       # no affinity API (macOS)
+        return max(1, os.cpu_count() or 1)
+
+
+def _valid(value, where) -> int:
+    try:
+        n = int(value)
+        ok = n >= 1 and (not isinstance(value, float) or n == value) and not isinstance(value, bool)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{where} expects a whole number of threads >= 1, got {value!r}")
+    return n
+
+
+def num_threads() -> int:
+    """The pool's size (the calling thread included)."""
+    return _chosen.get("num_threads") or default_threads()
+
+
+def set_num_threads(n) -> None:
+    """Resize the pool (jg.config.update("num_threads", n)); workers beyond n stay asleep."""
+    _chosen["num_threads"] = _valid(n, 'jg.config.update("num_threads", n)')
+    with _lock:
+        if "set" in _state:
+            _state["threads"] = _state["set"](_chosen["num_threads"])
+
+
+def use_default_size() -> None:
+    """Forget a size set by set_num_threads: the environment or the affinity mask decides."""
+    _chosen.pop("num_threads", None)
+    with _lock:
+        if "set" in _state:
+            _state["threads"] = _state["set"](num_threads())
+
+
+def entry_address() -> int:
+    """The address of jg_parallel_for (the pool is built and its workers started on first use)."""
+    with _lock:
+        if "entry" not in _state:
+            _build()
+        return _state["entry"]
+
+
+def _after_fork_in_child():
+    """A forked child has none of the parent's workers and maybe a lock held by one: start
+    afresh (os.register_at_fork)."""
+    if "after_fork" in _state:
+        _state["after_fork"]()
+        _state["threads"] = _state["set"](num_threads())
+    if hasattr(os, "register_at_fork") and not _state.get("fork_hook"):
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+        _state["fork_hook"] = True
+
+
+def dispatched() -> int:
+    """How many parallel jobs the pool has handed to workers in this process (tests)."""
+    with _lock:
+        return _state["dispatched"]() if "dispatched" in _state else 0
+
+
+def _build():
+    import llvmlite.binding as llvm
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    mod = llvm.parse_assembly(_POOL_IR)
+    mod.verify()
+    tm = llvm.Target.from_default_triple().create_target_machine(opt=2)
+    engine = llvm.create_mcjit_compiler(mod, tm)
+    engine.finalize_object()
+    i64 = ctypes.c_int64
+    _state.update(
+        engine=engine,
+        entry=engine.get_function_address("jg_parallel_for"),
+        set=ctypes.CFUNCTYPE(i64, i64)(engine.get_function_address("jg_pool_set_threads")),
+        dispatched=ctypes.CFUNCTYPE(i64)(engine.get_function_address("jg_pool_dispatched")),
+        after_fork=ctypes.CFUNCTYPE(None)(engine.get_function_address("jg_pool_after_fork")))
+    _state["threads"] = _state["set"](num_threads())
+    if hasattr(os, "register_at_fork") and not _state.get("fork_hook"):
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+        _state["fork_hook"] = True
