@@ -49,8 +49,9 @@ def bad_embedding_index(index, n_rows, source_info=None) -> IndexError:
     """An embedding index outside [0, n_rows): negative ones too (PyTorch: "index out of range
     in self"), unlike take's NumPy rule."""
     at = f" (at {source_info})" if source_info else ""
-    return IndexError(f"embedding: index {int(index)} is out of range for {int(n_rows)} "
-                      f"embeddings: expected indices in [0, {int(n_rows)}){at}")
+    return IndexError(f"embedding: index {int(index)} is out of bounds for {int(n_rows)} "
+                      f"embeddings: expected indices in [0, {int(n_rows)}), negative ones "
+                      f"included (PyTorch's rule){at}")
 
 
 def negative_power(what, exponent, source_info=None) -> ValueError:

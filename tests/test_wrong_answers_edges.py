@@ -135,7 +135,7 @@ def test_embedding_out_of_range_raises_eagerly_and_under_jit(jit_path, bad):
              "jit, F.embedding": lambda: jg.jit(lambda w, i: F.embedding(i, w))(emb.weight, idx),
              "grad": lambda: jg.grad(lambda m: m(idx).sum())(emb)}
     for name, call in calls.items():
-        with pytest.raises(IndexError, match=rf"embedding: index {bad} is out of range for 5 "
+        with pytest.raises(IndexError, match=rf"embedding: index {bad} is out of bounds for 5 "
                                              r"embeddings: expected indices in \[0, 5\)"):
             call()
 

@@ -55,5 +55,5 @@ def test_embedding_negative_index_raises_on_cuda():
     emb = jg.nn.Embedding(5, 3).to("cuda")
     idx = jg.tensor(np.array([0, -1]), device="cuda")
     for call in (lambda: emb(idx), lambda: jg.jit(lambda m, i: m(i))(emb, idx)):
-        with pytest.raises(IndexError, match="embedding: index -1 is out of range for 5"):
+        with pytest.raises(IndexError, match="embedding: index -1 is out of bounds for 5"):
             call()
