@@ -189,3 +189,31 @@ def test_jitgrad_profile_env_writes_trace_at_exit(tmp_path):
     assert len([e for e in events if e.get("cat") == "call"]) == 3
     assert len([e for e in events if e.get("cat") == "compile"]) == 1
     assert "profile written to" in proc.stderr and "Calls" in proc.stderr
+
+
+def test_calls_from_several_threads_are_recorded_on_their_own_tracks():
+    import threading
+    f = jg.jit(mlp)
+    w, x = _args()
+    n_kernels = len(f.lower(w, x).schedule)
+    f(w, x)
+    results, barrier = [], threading.Barrier(3)
+
+    def worker():
+        barrier.wait()
+        for _ in range(5):
+            results.append(np.asarray(f(w, x)))
+    threads = [threading.Thread(target=worker) for _ in range(3)]
+    with jg.profiler.profile() as prof:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    for r in results:
+        np.testing.assert_allclose(r, _reference(w, x), rtol=1e-5)
+    trace = prof.chrome_trace()["traceEvents"]
+    calls = [e for e in trace if e.get("cat") == "call"]
+    kernels = [e for e in trace if e.get("cat") == "kernel"]
+    assert len(calls) == 15 and len(kernels) == 15 * n_kernels
+    assert len({e["tid"] for e in calls}) == 3
+    assert {e["tid"] for e in kernels} == {e["tid"] for e in calls}
