@@ -13,7 +13,7 @@ preallocated scratch copy. A length-10,000 scan compiles exactly what a length-1
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -90,7 +90,11 @@ class LoopPlan:
     subs: list
     build: object                 # fn(layout buffers of node inputs, outputs, add_fixed) -> argv
     check: object = None
-    files: list = field(default_factory=list)
+
+    @property
+    def files(self):
+        """The sub-graphs' unit files (what an artifact carries)."""
+        return [f for s in self.subs for f in s.exe.cache_files()]
 
     @property
     def source(self):

@@ -26,7 +26,9 @@ from ..ir.errors import UnsupportedOpError, with_source
 from ..ir.kernel import kernel_nodes
 from ..runtime import config, cuda_device
 from . import canonical, cuda_eager
+from .cpu_loops import control_op
 from .cuda_fused import GENERATORS, why_not
+from .cuda_loops import CudaLoop
 from .space import c_strides
 
 
@@ -112,11 +114,21 @@ class _Runner:
         return [env[v] for v in self.graph.outputs]
 
 
+def _compile_sub(graph, index):
+    """A control-flow sub-graph through the pass pipeline and this backend."""
+    from ..ir.passes.manager import run_pipeline
+    optimized, schedule, plan = run_pipeline(graph)
+    return compile_cuda(graph, optimized, schedule, plan, index)
+
+
 def compile_cuda(graph, optimized, schedule, plan, index=0):
     from ..runtime.executable import Executable
     nodes = kernel_nodes(optimized, schedule)
     steps = []
     for i, node in enumerate(nodes):
+        if control_op(node) is not None:     # a loop or branch: a host loop (codegen/cuda_loops.py)
+            steps.append(CudaLoop(node, index, lambda g: _compile_sub(g, index)))
+            continue
         # named by its canonical text: identical kernels (of this graph or any other) are one
         # module, compiled once per process and cached on disk by numba
         name = f"k_{canonical.digest(node)[:16]}"

@@ -348,3 +348,16 @@ def test_value_and_grad_runs_the_forward_loop_once():
         b = jg.scan(lambda h, x: (h * 0.25 + x, h), xs[0], xs)
         return a[1] + b[1]
     assert scans(two) == 2
+
+
+def test_an_artifact_carries_the_loop_bodies_units(tmp_path):
+    def f(w, xs):
+        return jg.scan(lambda h, x: (jnp.tanh(h * w + x), h), jnp.zeros(3, dtype=jnp.float64), xs)
+    w, xs = _f64(3, seed=24), _f64(4, 3, seed=25)
+    c, run = _compiled(f, w, xs)
+    loop = [u for u in run.units if getattr(u, "op", None) is control_flow.SCAN][0]
+    body_files = loop.subs[0].exe.cache_files()
+    assert body_files and set(body_files) <= set(c.exe.cache_files())
+    c.save(tmp_path / "scan.jgz")
+    loaded = jg.load(tmp_path / "scan.jgz")
+    _close([np.asarray(v) for v in loaded(w, xs)], [np.asarray(v) for v in c(w, xs)])
