@@ -34,13 +34,16 @@ from .core import EAGER_BACKENDS
 from .ir.registry import KIND
 from .runtime import profiling
 
-__all__ = ["profile", "Profile", "KernelAverage", "KernelInfo"]
+__all__ = ["profile", "Profile", "KernelAverage", "KernelAverages", "KernelInfo"]
 
 HIDDEN_OPS = frozenset({"constant", "broadcast_to", "reshape"})   # not part of a kernel's name
 SORT_KEYS = {"total": lambda r: -r.total_ms, "mean": lambda r: -r.mean_us,
              "calls": lambda r: -r.calls, "bytes": lambda r: -r.bytes * r.calls,
              "flops": lambda r: -r.flops * r.calls, "name": lambda r: r.name}
 TABLE_KINDS = ("kernel", "host", "eager")       # event categories that are rows of the table
+# torch.profiler's names for the same orders
+SORT_ALIASES = {"cpu_time_total": "total", "self_cpu_time_total": "total",
+                "cpu_time": "mean", "self_cpu_time": "mean", "count": "calls"}
 
 
 @dataclass(frozen=True)
@@ -203,8 +206,9 @@ class Profile:
                 p._add(ev)
 
     # -- results -----------------------------------------------------------------------------
-    def key_averages(self) -> list[KernelAverage]:
-        """One KernelAverage per (name, source, kind, shapes), in first-seen order."""
+    def key_averages(self) -> "KernelAverages":
+        """One KernelAverage per (name, source, kind, shapes), in first-seen order; the list
+        has `.table(sort_by, row_limit)` as torch's key_averages() does."""
         groups: dict = {}
         for ev in self.events:
             if ev.cat in TABLE_KINDS:
@@ -221,15 +225,20 @@ class Profile:
                 ns / denom, info.bytes, info.flops,
                 info.bytes / mean_s / 1e9 if mean_s else 0.0,
                 info.flops / mean_s / 1e9 if mean_s else 0.0))
-        return rows
+        return KernelAverages(rows, self)
 
     def table(self, sort_by: str = "total", row_limit: int = 20) -> str:
         """The rows of key_averages() as a text table, sorted by `sort_by` (total, mean, calls,
-        bytes, flops, name), at most `row_limit` rows (-1: all)."""
+        bytes, flops, name; torch's cpu_time_total, self_cpu_time_total, count also work), at
+        most `row_limit` rows (-1: all)."""
+        return self._table(self.key_averages(), sort_by, row_limit)
+
+    def _table(self, rows, sort_by, row_limit) -> str:
+        sort_by = SORT_ALIASES.get(sort_by, sort_by)
         if sort_by not in SORT_KEYS:
             raise ValueError(f"table: sort_by={sort_by!r}; expected one of "
                              f"{', '.join(SORT_KEYS)}")
-        rows = sorted(self.key_averages(), key=SORT_KEYS[sort_by])
+        rows = sorted(rows, key=SORT_KEYS[sort_by])
         shown = rows if row_limit is None or row_limit < 0 else rows[:row_limit]
         head = ["Name", "Source", "Kind", "Shapes", "Calls", "Total ms", "Mean us", "%",
                 "Bytes", "FLOPs", "Rate"]
@@ -282,6 +291,17 @@ class Profile:
                 ev["args"] = {k: v for k, v in asdict(e.info).items() if k != "name"}
             events.append(ev)
         return {"traceEvents": events, "displayTimeUnit": "ms"}
+
+
+class KernelAverages(list):
+    """prof.key_averages(): a list of KernelAverage rows, with .table() like the profile's."""
+
+    def __init__(self, rows, profile):
+        super().__init__(rows)
+        self.profile = profile
+
+    def table(self, sort_by: str = "total", row_limit: int = 20) -> str:
+        return self.profile._table(list(self), sort_by, row_limit)
 
 
 def profile() -> Profile:

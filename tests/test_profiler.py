@@ -63,6 +63,10 @@ def test_jitted_kernels_appear_with_source_lines_and_call_counts():
     text = prof.table(sort_by="total", row_limit=5)
     assert matmul_line in text and "matmul" in text and "Calls" in text
     assert len([ln for ln in text.splitlines() if HERE in ln]) <= 5
+    # torch's spelling: key_averages().table(sort_by="self_cpu_time_total")
+    assert prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=5) == text
+    by_calls = prof.table(sort_by="calls", row_limit=-1)
+    assert len([ln for ln in by_calls.splitlines() if HERE in ln]) == len(rows)
 
 
 def test_chrome_trace_has_one_event_per_kernel_call(tmp_path):
