@@ -361,3 +361,19 @@ def test_an_artifact_carries_the_loop_bodies_units(tmp_path):
     c.save(tmp_path / "scan.jgz")
     loaded = jg.load(tmp_path / "scan.jgz")
     _close([np.asarray(v) for v in loaded(w, xs)], [np.asarray(v) for v in c(w, xs)])
+
+
+def test_concurrent_calls_of_a_compiled_loop_wait_for_each_other():
+    """A loop kernel's descriptor and sub-programs are shared: calls from several threads take
+    turns (SequencedRun.exclusive) and each gets its own right answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def f(c, xs):
+        return jg.scan(lambda c, x: (jnp.tanh(c + x), c), c, xs)[0]
+    g = jg.jit(f)
+    inputs = [(_f64(8, seed=s), _f64(200, 8, seed=s + 100)) for s in range(6)]
+    want = [np.asarray(g(*a)) for a in inputs]
+    with ThreadPoolExecutor(3) as pool:
+        got = list(pool.map(lambda a: np.asarray(g(*a)), inputs * 3))
+    for k, out in enumerate(got):
+        np.testing.assert_array_equal(out, want[k % len(inputs)])
