@@ -4,7 +4,8 @@
 
 rnn: grad of a tanh RNN via scan (128x128, seq 32, batch 16); while: a while_loop of 100,000
 iterations of x = x * 0.999 + 0.001 on 16 floats; compile: lower + compile time of a scan of length
-10 vs 10,000 (the body compiles once). Prints medians of several calls in ms.
+10 vs 10,000 (the body compiles once; compile_long_first: the other order; give each run a fresh
+JITGRAD_CACHE_DIR for cold compiles). Prints medians of several calls in ms.
 """
 from __future__ import annotations
 
@@ -66,10 +67,10 @@ def while_(name):
     return _median_ms(lambda: np.asarray(g(x)), reps=7)
 
 
-def compile_(name):
+def compile_(name, lengths=(10, 10_000)):
     jit, _, jnp, scan, _ = _modules(name)
     out = {}
-    for n in (10, 10_000):
+    for n in lengths:
         def f(h, xs):
             def cell(h, x):
                 return jnp.tanh(h * x + 0.5), h
@@ -85,5 +86,6 @@ def compile_(name):
 if __name__ == "__main__":
     name = sys.argv[1]
     for case in sys.argv[2:] or ["rnn", "while", "compile"]:
-        r = {"rnn": rnn, "while": while_, "compile": compile_}[case](name)
+        r = {"rnn": rnn, "while": while_, "compile": compile_,
+             "compile_long_first": lambda n: compile_(n, (10_000, 10))}[case](name)
         print(f"{name} {case}: {r if isinstance(r, dict) else f'{r:.3f} ms'}", flush=True)
