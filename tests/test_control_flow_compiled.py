@@ -377,3 +377,33 @@ def test_concurrent_calls_of_a_compiled_loop_wait_for_each_other():
         got = list(pool.map(lambda a: np.asarray(g(*a)), inputs * 3))
     for k, out in enumerate(got):
         np.testing.assert_array_equal(out, want[k % len(inputs)])
+
+
+def test_the_body_kernels_run_n_times_from_one_native_call():
+    """Count from inside: a body kernel's entry in the sub-program's table is swapped for a
+    counting trampoline; one call into the native program runs it once per step."""
+    import ctypes
+    w, xs = _f64(4, 4, seed=26) * 0.3, _f64(37, 4, seed=27)
+
+    def f(w, xs):
+        return jg.scan(lambda h, x: (jnp.tanh(h @ w + x), h), jnp.zeros(4, dtype=jnp.float64), xs)
+    c, run = _compiled(f, w, xs)
+    want = [np.asarray(v) for v in c(w, xs)]
+    loop = [u for u in run.units if getattr(u, "op", None) is control_flow.SCAN][0]
+    table = loop.subs[0].run.program.fns
+    kernel_t = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
+    original, calls = kernel_t(int(table[0])), []
+
+    @kernel_t
+    def counting(argv):
+        calls.append(argv)
+        return original(argv)
+    saved = int(table[0])
+    table[0] = ctypes.cast(counting, ctypes.c_void_p).value
+    try:
+        got = [np.asarray(v) for v in c(w, xs)]
+    finally:
+        table[0] = saved
+    assert [s[0] for s in run.steps] == ["kernels"]     # one native call runs the whole schedule
+    assert len(calls) == 37
+    _close(got, want, rtol=0, atol=0)
