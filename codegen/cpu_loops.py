@@ -17,7 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ir.autodiff.emitter import Emitter
+from ..ir.builder import Builder
 from ..ir.control_flow import COND, SCAN, SWITCH, WHILE, branches
+from ..ir.graph import Graph
 from ..runtime import loop_runner
 from ..runtime.executable import ARENA, OUTPUT, Buffer
 
@@ -132,6 +135,18 @@ def sub_graphs(node) -> list:
         op, lambda: branches(op, p))()
 
 
+def body_then_cond(body, cond, n_carry):
+    """A while_loop's body followed by its condition on the new carry: (*carry, *consts) ->
+    (*carry', cond(*carry', *consts)). One sub-program per step, and the condition's kernels
+    fuse with the body's (`i + 1` and `i + 1 < n` are one kernel)."""
+    b = Builder(Graph(name=f"{body.name}_then_{cond.name}"))
+    e = Emitter(b)
+    ins = [b.add_input(v.type) for v in body.inputs]
+    new = e.inline(body, ins)
+    b.graph.outputs = new + e.inline(cond, new + ins[n_carry:])
+    return b.graph
+
+
 def _compile_all(graphs, compile_sub):
     subs = []
     for g in graphs:
@@ -150,7 +165,7 @@ def _scan_like(node, op, compile_sub):
         graphs = [p["body"]]
     else:
         nc, nx, length, reverse = p["n_carry"], 0, 0, False
-        graphs = [p["body"], p["cond"]]
+        graphs = [body_then_cond(p["body"], p["cond"], nc), p["cond"]]
     subs = _compile_all(graphs, compile_sub)
     if isinstance(subs, str):
         return subs
@@ -184,10 +199,11 @@ def _scan_like(node, op, compile_sub):
         body_out = [(a + 1, 0, 1) for a in pair]
         body_out += [(a_out[k], out_types[k].nbytes // max(length, 1), 0)
                      for k in range(nc, len(outs))]
+        body_out += [(flag, 0, 0)] if op == WHILE else []       # the next step's condition
         body = subs[0].record(carry_in + xs_in + consts, body_out)
         cond = subs[1].record(carry_in + consts, [(flag, 0, 0)]) if op == WHILE else None
         carries = [(a, a + 1, a_in[c], out_types[c].nbytes) for c, a in enumerate(pair)]
-        kind = loop_runner.WHILE if op == WHILE else loop_runner.COUNTED
+        kind = loop_runner.WHILE_FUSED if op == WHILE else loop_runner.COUNTED
         desc = loop_runner.loop_descriptor(kind, length, reverse, body, cond, flag, carries)
         argv[0] = add_fixed(desc)
         records = {int(desc[4]): subs[0].run}

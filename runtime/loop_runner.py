@@ -20,7 +20,9 @@ After an odd number of iterations the final carry is in S and is copied to O onc
 Descriptor of a call record at offset r (one per sub-program):
   r+0 header of the Program, r+1 number of kernels, r+2 nset, r+3 ncopy,
   nset x (base, a, s, p)  then  ncopy x (a, s, p, source base, source offset, bytes)
-jg_loop's descriptor: 0 reserved, 1 kind (0 counted, 1 while), 2 length, 3 reverse,
+jg_loop's descriptor: 0 reserved, 1 kind (0 counted, 1 while: the condition's record before
+  each step, 2 while fused: the body's record also computes the next condition into the flag,
+  so the condition's record runs before the first step only), 2 length, 3 reverse,
   4 body record, 5 cond record, 6 argv index of the condition's flag (bool), 7 number of carries,
   8/9 written on failure (record, its kernel's status), 10.. carries x (a of O, a of S, a of the
   initial value, bytes).
@@ -226,11 +228,16 @@ entry:
   %flag = inttoptr i64 %flagp to i8*
   %last = sub i64 %length, 1
   %counted = icmp eq i64 %kind, 0
+  %separate = icmp eq i64 %kind, 1
   call void @carries(i64* %desc, i64* %argv, i64 0, i64 2)
   br label %head
 head:
   %it = phi i64 [0, %entry], [%itn, %ran]
-  br i1 %counted, label %count, label %test
+  br i1 %counted, label %count, label %which
+which:                          ; WHILE_FUSED: the body wrote the flag, the cond runs first only
+  %first = icmp eq i64 %it, 0
+  %again = or i1 %first, %separate
+  br i1 %again, label %test, label %tested
 count:
   %cmore = icmp slt i64 %it, %length
   br i1 %cmore, label %step, label %end
@@ -354,7 +361,7 @@ def entry_points():
 
 
 LOOP_HEADER, BRANCH_HEADER = 10, 6
-COUNTED, WHILE = 0, 1
+COUNTED, WHILE, WHILE_FUSED = 0, 1, 2
 
 
 def record(program, sets, copies) -> list:
