@@ -206,9 +206,11 @@ def blas_symbol(fn: str) -> tuple[str, int]:
 
 
 _BLAS: dict = {}
-# (wheel library directory, file pattern, symbol pattern, integer bits)
-BUNDLED_BLAS = (("scipy.libs", "libscipy_openblas-*.so", "scipy_{fn}_", 32),
-                ("numpy.libs", "libscipy_openblas64_*.so", "scipy_{fn}_64_", 64))
+# (wheel library directory, file pattern, symbol pattern, integer bits, its thread-count setter)
+BUNDLED_BLAS = (("scipy.libs", "libscipy_openblas-*.so", "scipy_{fn}_", 32,
+                 "scipy_openblas_set_num_threads"),
+                ("numpy.libs", "libscipy_openblas64_*.so", "scipy_{fn}_64_", 64,
+                 "scipy_openblas_set_num_threads64_"))
 
 
 def _bundled_blas(fn):
@@ -216,13 +218,18 @@ def _bundled_blas(fn):
 
     import numpy as np
     site = os.path.dirname(os.path.dirname(np.__file__))
-    for libs, pattern, symbol, bits in BUNDLED_BLAS:
+    for libs, pattern, symbol, bits, threads in BUNDLED_BLAS:
         for path in sorted(glob.glob(os.path.join(site, libs, pattern))):
             try:
-                address = ctypes.cast(getattr(ctypes.CDLL(path), symbol.format(fn=fn)),
-                                      ctypes.c_void_p).value
+                lib = ctypes.CDLL(path)
+                address = ctypes.cast(getattr(lib, symbol.format(fn=fn)), ctypes.c_void_p).value
             except (OSError, AttributeError):
                 continue
+            # one BLAS thread per call: the runtime's pool splits large products by rows
+            # (llvm_kernels.gen_matmul); OpenBLAS's own threads spin between calls and, beside
+            # other work, took GPT's step from 150 ms to 2.7 s here
+            if hasattr(lib, threads):
+                getattr(lib, threads)(ctypes.c_int(1))
             add_symbol(f"jg_{fn}{bits}", address)
             return f"jg_{fn}{bits}", bits
     return None

@@ -32,6 +32,7 @@ from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, _cost     # the same thresholds as numba's
 from .evaluator import array_constants
 from .llvm_exprs import EXPR, I8, I64, const, ltype, supported
+from .llvm_math import intrinsic
 from .space import c_strides, collapse
 
 SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
@@ -39,6 +40,9 @@ _RELABEL = (Op.reshape, Op.broadcast_to)
 FN = "jg_kernel"
 POOL_ENTRY = "jg_parallel_for"    # runtime/thread_pool.py, resolved by name when a unit loads
 GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chunk of a thread
+GEMM_MIN = 1 << 18                # multiply-adds: below, a GEMM stays on one thread
+GEMM_GRAIN = 1 << 17              # multiply-adds per chunk at least
+GEMM_ROW_BLOCKS = 16              # a product's rows in this many blocks (fixed, as below)
 REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
                                   # result does not depend on the number of threads)
 ARGV = ir.PointerType(ir.PointerType(I8))
@@ -117,6 +121,7 @@ class _Fn:
         self._bind(self.fn.args[0])
         self.product_hint = product_hint
         self.blas = None            # fn name -> (gemm symbol, integer bits); None: llvm_jit's
+        self.parallel = False       # whether kernels may use the runtime's pool
         self.range = None           # (begin, end) of the outermost loop, in a range body
         self.range_n = None         # that loop's full extent (known once the body is built)
 
@@ -154,7 +159,7 @@ class _Fn:
         end_range_body needs and the extras as seen in the body."""
         saved = (self.fn, self.b, self.argv, self.arrays, self.outs, self._status)
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [ARGV, I64, I64]),
-                         name=FN + "_range")
+                         name=f"{FN}_range{len(self.module.functions)}")
         fn.linkage = "internal"
         ctx = self.alloca(ir.PointerType(I8), 1 + len(extras))
         for k, p in enumerate([self.argv, *extras]):
@@ -163,19 +168,20 @@ class _Fn:
         loaded = [self.b.load(self.b.gep(fn.args[0], [ir.Constant(I64, k)]))
                   for k in range(1 + len(extras))]
         self._bind(self.b.bitcast(loaded[0], ARGV))
-        self.range = tuple(fn.args[1:])
+        self.range, self.range_n = tuple(fn.args[1:]), None
         mine = [self.b.bitcast(v, p.type) for v, p in zip(loaded[1:], extras)]
         return (saved, fn, ctx), mine
 
-    def end_range_body(self, state, grain_work):
-        """Close the range body and call it through the runtime's pool over its range."""
+    def end_range_body(self, state, grain_work, work=None):
+        """Close the range body and call it through the runtime's pool over its range (`work`:
+        of the whole range, in the units of grain_work; default: element-costs)."""
         saved, body, ctx = state
         self.b.ret_void()
         (self.fn, self.b, self.argv, self.arrays, self.outs, self._status) = saved
         self.range = None
         if not self.range_n:
             return
-        work = math.prod(self.info.domain) * _cost(self.body.nodes)
+        work = work or math.prod(self.info.domain) * _cost(self.body.nodes)
         grain = max(1, -(-self.range_n * grain_work // max(work, 1)))
         pf = _extern(self, POOL_ENTRY, ir.FunctionType(ir.VoidType(), [body.type, ARGV, I64, I64]))
         self.b.call(pf, [body, ctx, ir.Constant(I64, self.range_n), ir.Constant(I64, grain)])
@@ -389,6 +395,8 @@ class _Accs:
             return b.fadd(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.add(acc, v)
         if kind == "prod":
             return b.fmul(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.mul(acc, v)
+        if dt.kind == "f":      # NaN-propagating, and a reduction LLVM vectorizes
+            return intrinsic(b, "llvm.maximum" if kind == "max" else "llvm.minimum", acc.type, acc, v)
         return EXPR[Op.max if kind == "max" else Op.min](b, [v, acc], [dt, dt], dt)
 
     def better(self, n, v, best):
@@ -663,12 +671,8 @@ def gen_rowwise(fn):
 
 # ----------------------------------------------------------------------------- matmul
 
-def gen_matmul(fn):
-    b, body = fn.b, fn.body
-    producers = body.producers()
-    (m,) = [n for n in body.nodes if n.op == Op.matmul]
-    ops = [_operand(producers, x, body) for x in m.inputs]
-    pv = m.output
+def _product(fn, pv):
+    """(where the product is written, the outputs that are the product) in the function built."""
     dest = fn.outs.get(pv, [])
     hint = fn.product_hint
     if dest:
@@ -678,13 +682,35 @@ def gen_matmul(fn):
     else:
         prod = fn._arg(pv.type.dtype, ("prod",))
     fn.arrays[pv] = prod
-    _gemm(fn, ops, [x.type.shape for x in m.inputs], pv.type.shape, prod, pv.type.dtype)
-    n = pv.type.size
+    return prod, dest
+
+
+def gen_matmul(fn):
+    body = fn.body
+    producers = body.producers()
+    (m,) = [n for n in body.nodes if n.op == Op.matmul]
+    ops = [_operand(producers, x, body) for x in m.inputs]
+    pv = m.output
+    shapes = [x.type.shape for x in m.inputs]
+    flops = pv.type.size * shapes[0][-1]
+    if fn.parallel and flops >= GEMM_MIN:       # row blocks of the product on the pool
+        state, _ = fn.range_body()
+        _gemm(fn, ops, shapes, pv.type.shape, _product(fn, pv)[0], pv.type.dtype)
+        fn.end_range_body(state, GEMM_GRAIN, flops)
+    prod, dest = _product(fn, pv)
+    if not (fn.parallel and flops >= GEMM_MIN):
+        _gemm(fn, ops, shapes, pv.type.shape, prod, pv.type.dtype)
+    b, n = fn.b, pv.type.size
     for extra in dest[1:]:
         with fn.loop(n) as i:
             b.store(b.load(b.gep(prod, [i])), b.gep(extra, [i]))
     rest = [v for v in dict.fromkeys(body.outputs) if v is not pv]
-    if rest:
+    if rest and fn.parallel and n * _cost(body.nodes) >= PARALLEL_MIN:
+        state, _ = fn.range_body()
+        _product(fn, pv)
+        _elementwise(fn, rest)
+        fn.end_range_body(state, GRAIN)
+    elif rest:
         _elementwise(fn, rest)
 
 
@@ -728,19 +754,38 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
                       m=integer(N), n=integer(M), k=integer(K), alpha=cell(ty, const(dt, 1)),
                       lda=integer(ldb), ldb=integer(lda), beta=cell(ty, const(dt, 0)), ldc=integer(N))
     bsize = math.prod(batch)
+    c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
 
-    def one(q):
+    def one(q, r0=None):
+        """The product of batch element q (its rows from r0 on, as many as args_fixed's n)."""
         space = _Space(fn, batch or (1,), [q] if len(batch) <= 1 else _unravel(fn, batch, q))
-        oa = space.offset(_batch_shape(shapes[0], batch)) if batch else ir.Constant(I64, 0)
-        ob = space.offset(_batch_shape(shapes[1], batch)) if batch else ir.Constant(I64, 0)
-        pa = b.gep(fn.arrays[a], [b.mul(oa, ir.Constant(I64, M * K))])
-        pb = b.gep(fn.arrays[bv], [b.mul(ob, ir.Constant(I64, K * N))])
-        pc = b.gep(prod, [b.mul(q, ir.Constant(I64, M * N))])
+        oa = space.offset(_batch_shape(shapes[0], batch)) if batch else c64(0)
+        ob = space.offset(_batch_shape(shapes[1], batch)) if batch else c64(0)
+        a0 = b.mul(oa, c64(M * K))
+        c0 = b.mul(q, c64(M * N))
+        if r0 is not None:          # rows r0.. of A (columns when A is stored transposed)
+            a0 = b.add(a0, r0 if ta else b.mul(r0, c64(K)))
+            c0 = b.add(c0, b.mul(r0, c64(N)))
+        pa = b.gep(fn.arrays[a], [a0])
+        pb = b.gep(fn.arrays[bv], [b.mul(ob, c64(K * N))])
+        pc = b.gep(prod, [c0])
         f = args_fixed
         b.call(gemm, [f["transa"], f["transb"], f["m"], f["n"], f["k"], f["alpha"], pb, f["lda"],
                       pa, f["ldb"], f["beta"], pc, f["ldc"]])
-    with fn.loop(bsize) as q:
-        one(q)
+    if fn.range is None:
+        with fn.loop(bsize) as q:
+            one(q)
+        return
+    # a range body: unit u is row block u % RB of batch element u // RB
+    rb = min(M, GEMM_ROW_BLOCKS)
+    fn.range_n = bsize * rb
+    begin, end = fn.range
+    with fn.loop(end, begin) as u:
+        q, r = b.udiv(u, c64(rb)), b.urem(u, c64(rb))
+        r0 = b.udiv(b.mul(r, c64(M)), c64(rb))
+        r1 = b.udiv(b.mul(b.add(r, c64(1)), c64(M)), c64(rb))
+        b.store(b.trunc(b.sub(r1, r0), INT) if bits < 64 else b.sub(r1, r0), args_fixed["n"])
+        one(q, r0)
 
 
 def _batch_shape(shape, batch):
@@ -803,6 +848,7 @@ def build(node, product_hint=None, blas=None, parallel=False):
     then calls jg_parallel_for; a native library builds without it)."""
     fn = _Fn(node, product_hint)
     fn.blas = blas
+    fn.parallel = parallel
     form = parallel_form(node) if parallel else None
     if form == "range":
         state, _ = fn.range_body()

@@ -23,11 +23,19 @@ RNG = np.random.default_rng(0)
 X = RNG.standard_normal((1024, 600)).astype(np.float32)     # 2**19+ element-costs with a few ops
 V = RNG.standard_normal((1 << 20) + 3).astype(np.float32)   # a full sum in runs of SUM_BLOCK
 I = RNG.integers(-1000, 1000, 1 << 20).astype(np.int32)
+W = RNG.standard_normal((600, 256)).astype(np.float32)
+XN = X.copy()
+XN[::7, ::13] = np.nan
 
 
 def _softmax(a):
     e = np.exp(a - a.max(-1, keepdims=True))
     return e / e.sum(-1, keepdims=True)
+
+
+def _gelu(a):
+    import scipy.special
+    return 0.5 * a * (1 + scipy.special.erf(a / np.sqrt(2)))
 
 
 # name: (function, NumPy reference, its inputs, rtol)
@@ -44,6 +52,11 @@ CASES = {
                        lambda a: (np.max(a * 2), np.argmax(a * 2)), (V,), 0),
     "int sum": (lambda a: jnp.sum(a * 3), lambda a: np.sum(a.astype(np.int64) * 3), (I,), 0),
     "softmax": (lambda a: F.softmax(a, axis=-1), _softmax, (X,), 1e-5),
+    "row max and min with NaN": (lambda a: (jnp.max(a * 2.0, axis=1), jnp.min(a * 2.0, axis=1)),
+                                 lambda a: (np.max(a * 2, axis=1), np.min(a * 2, axis=1)),
+                                 (XN,), 0),
+    "matmul and its epilogue": (lambda a, w: F.gelu(a @ w, approximate="none") + 1.0,
+                                lambda a, w: _gelu(a @ w) + 1, (X, W), 1e-4),
 }
 
 
