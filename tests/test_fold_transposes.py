@@ -114,3 +114,26 @@ def test_inside_a_loop_body():
     w, xs = _rand(6, 3), _rand(5, 6, 4)
     want = sum((x.T @ w).T for x in xs)
     np.testing.assert_allclose(np.asarray(jg.jit(f)(w, xs)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_batched_weight_gradient_through_reduce_sum():
+    """The weight gradient of x @ W.T for x [B, T, D]: sum over the batch of per-batch products,
+    then a transpose; folded into the product (no transpose copy), values as NumPy."""
+    def loss(w, x):
+        return jnp.sum(jnp.tanh(x @ w.T))
+    w, x = _rand(5, 4), _rand(2, 3, 4)
+    g = jg.make_graph(jg.grad(loss))(w, x)
+    folded = dce(fold_transposes(g))
+    red = [n for n in folded.nodes if n.op == Op.reduce_sum and n.output in folded.outputs]
+    assert red and red[0].output.type.shape == (5, 4)
+    assert not [n for n in folded.nodes if n.op == Op.transpose and n.output in folded.outputs]
+    dy = 1 - np.tanh(x @ w.T) ** 2
+    want = np.einsum("btj,bti->ji", dy, x)
+    np.testing.assert_allclose(interpret(folded, [w, x])[0], want, rtol=1e-5)
+    f = jg.jit(jg.grad(loss))
+    np.testing.assert_allclose(np.asarray(f(w, x)), want, rtol=1e-5)
+    assert not _copies(f, w, x)
+    # a reduction over a matrix axis is not a batch sum: left alone
+    h = jg.make_graph(lambda a, b: jnp.sum(a @ b, axis=-1, keepdims=False)[None].T)(
+        _rand(3, 4), _rand(4, 5))
+    assert [n.op for n in fold_transposes(h).nodes] == [n.op for n in h.nodes]

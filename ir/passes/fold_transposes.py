@@ -7,9 +7,11 @@ model benchmark's profile). Rewritten, dW = dY^T x: one GEMM whose operand trans
 it (fusion_rules.is_matmul_prologue), and a transpose of a transpose collapses (x^T^T = x).
 
 Applies to a transpose of the last two axes of a matmul whose only use it is, with both operands
-at least 2-D (batch axes broadcast the same either way). Not in canonicalize: BLAS may sum the
-K products in another order for the swapped operands, so results can differ in the last bits.
-The old matmul is left for dce.
+at least 2-D (batch axes broadcast the same either way), and through a `reduce_sum` over batch
+axes only between them (the weight gradient of a layer applied to [B, T, D] activations is
+sum_b (x_b^T dY_b), then transposed): sum_b (x_b^T dY_b)^T = sum_b dY_b^T x_b. Not in
+canonicalize: BLAS may sum the K products in another order for the swapped operands, so results
+can differ in the last bits. The old nodes are left for dce.
 """
 from __future__ import annotations
 
@@ -44,20 +46,39 @@ def _transposed(rw, v, source_info):
     return rw.emit(Op.transpose, (v,), {"perm": perm}, source_info)
 
 
+def _folded_chain(node, made, uses):
+    """For a transpose node: (matmul, reduce_sum or None) when it can be folded, else None."""
+    if node.op != Op.transpose or node.params["perm"] != _swap_last(len(node.output.type.shape)):
+        return None
+    mid = made.get(node.inputs[0])
+    red = None
+    if mid is not None and mid.op == Op.reduce_sum and uses.get(mid.output) == 1:
+        n = len(mid.inputs[0].type.shape)
+        axes = tuple(mid.params["axes"])
+        if len(mid.output.type.shape) != n - len(axes) or any(a >= n - 2 for a in axes):
+            return None                 # keeps reduced axes, or reduces a matrix axis
+        red, mid = mid, made.get(mid.inputs[0])
+    if (mid is None or mid.op != Op.matmul or uses.get(mid.output) != 1
+            or any(len(v.type.shape) < 2 for v in mid.inputs)):
+        return None
+    return mid, red
+
+
 def fold_transposes(graph: Graph) -> Graph:
     rw = Rewriter(graph, subgraph_pass=fold_transposes)
     uses = _uses(graph)
     made = {v: n for n in graph.nodes for v in n.outputs}
     for node in graph.nodes:
-        mm = made.get(node.inputs[0]) if node.op == Op.transpose else None
-        if (mm is None or mm.op != Op.matmul or uses.get(mm.output) != 1
-                or node.params["perm"] != _swap_last(len(node.output.type.shape))
-                or any(len(v.type.shape) < 2 for v in mm.inputs)):
+        chain = _folded_chain(node, made, uses)
+        if chain is None:
             rw.keep(node)
             continue
+        mm, red = chain
         a, b = (rw.get(v) for v in mm.inputs)
         out = rw.emit(Op.matmul, (_transposed(rw, b, node.source_info),
                                   _transposed(rw, a, node.source_info)),
                       mm.params, mm.source_info)
+        if red is not None:
+            out = rw.emit(Op.reduce_sum, (out,), red.params, red.source_info)
         rw.replace(node, (out,))
     return rw.finish()
