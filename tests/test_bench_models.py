@@ -110,3 +110,22 @@ def test_runner_rejects_unknown_names():
         runner.parse(["--models", "resnet9"], "models")
     with pytest.raises(SystemExit):
         runner.parse(["--frameworks", "tensorflow"], "models")
+
+
+def test_contention_neighbour_process_and_thread_end_with_the_run():
+    with runner.Neighbour(True) as n:
+        assert n.proc.poll() is None                  # the BLAS loop runs beside the child
+    assert n.proc.returncode is not None
+    with runner.Neighbour(False) as n:
+        assert n.proc is None
+    import threading
+    from jitgrad.benchmarks.models import child
+    before = threading.active_count()
+    out = child.run("jitgrad", "mlp", True, 2, 0, None, "thread")
+    assert out["steps"] == 2 and out["median_ms"] > 0
+    import time
+    for _ in range(100):                  # the matmul thread stops after its current product
+        if threading.active_count() == before:
+            break
+        time.sleep(0.05)
+    assert threading.active_count() == before
