@@ -165,3 +165,61 @@ def test_a_bad_environment_size_names_the_variable(monkeypatch):
     thread_pool.set_num_threads(2)
     with pytest.raises(ValueError, match="JITGRAD_NUM_THREADS expects a whole number"):
         thread_pool.use_default_size()
+
+
+def test_a_gpt_like_training_step_compiles_without_numba():
+    """layernorm, matmul + exact gelu (erf), causal softmax attention and their gradients, at
+    sizes whose kernels run on the pool: every kernel is an LLVM unit, numba never loads."""
+    code = """
+import sys, numpy as np, jitgrad as jg, jitgrad.numpy as jnp
+import jitgrad.nn.functional as F
+from jitgrad.runtime import thread_pool
+rng = np.random.default_rng(0)
+B, T, D = 8, 64, 128
+x = rng.standard_normal((B, T, D)).astype(np.float32)
+w = {k: (rng.standard_normal(s) * 0.05).astype(np.float32) for k, s in
+     [("qkv", (D, 3 * D)), ("fc", (D, 4 * D)), ("out", (4 * D, D))]}
+mask = np.tril(np.ones((T, T), bool))
+
+def loss(w, x):
+    h = F.layer_norm(x, (D,))
+    q, k, v = jnp.split(h @ w["qkv"], 3, axis=-1)
+    att = F.softmax(jnp.where(mask, q @ k.transpose(0, 2, 1) / np.sqrt(D), -jnp.inf), axis=-1)
+    x = x + att @ v
+    return jnp.mean((F.gelu(F.layer_norm(x, (D,)) @ w["fc"]) @ w["out"]) ** 2)
+
+step = jg.jit(jg.value_and_grad(loss))
+before = thread_pool.dispatched()
+value, grads = step(w, x)
+assert np.isfinite(float(value)) and all(np.isfinite(np.asarray(g)).all() for g in grads.values())
+units = next(iter(step._cache.values())).exe.run.units
+print("numba" in sys.modules, thread_pool.dispatched() > before,
+      all(u.name.startswith("jg_llvm_") for u in units))
+"""
+    res = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, JITGRAD_NUM_THREADS="2"),
+                         capture_output=True, text=True, cwd="/", timeout=600)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["False", "True", "True"], res.stdout
+
+
+def test_a_forked_child_runs_parallel_kernels():
+    """The child has none of the parent's workers: the pool starts afresh there
+    (os.register_at_fork), and a kernel compiled in the parent runs right in the child."""
+    code = """
+import os, numpy as np, jitgrad as jg, jitgrad.numpy as jnp
+from jitgrad.runtime import thread_pool
+x = np.arange(1 << 20, dtype=np.float32) / (1 << 20)
+f = jg.jit(lambda a: jnp.sum(jnp.exp(a)))
+want = float(f(x))
+pid = os.fork()
+if pid == 0:
+    before = thread_pool.dispatched()
+    ok = float(f(x)) == want and thread_pool.dispatched() > before
+    os._exit(0 if ok else 1)
+_, status = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(status), float(f(x)) == want)
+"""
+    res = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, JITGRAD_NUM_THREADS="2"),
+                         capture_output=True, text=True, cwd="/", timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["0", "True"], res.stdout
