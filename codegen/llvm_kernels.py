@@ -43,6 +43,7 @@ GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chun
 GEMM_MIN = 1 << 18                # multiply-adds: below, a GEMM stays on one thread
 GEMM_GRAIN = 1 << 17              # multiply-adds per chunk at least
 GEMM_ROW_BLOCKS = 16              # a product's rows in this many blocks (fixed, as below)
+COLUMN_MIN = 16                   # columns per block of a parallel column reduction at least
 REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
                                   # result does not depend on the number of threads)
 ARGV = ir.PointerType(ir.PointerType(I8))
@@ -122,6 +123,7 @@ class _Fn:
         self.product_hint = product_hint
         self.blas = None            # fn name -> (gemm symbol, integer bits); None: llvm_jit's
         self.parallel = False       # whether kernels may use the runtime's pool
+        self.form = None            # parallel_form, when parallel
         self.range = None           # (begin, end) of the outermost loop, in a range body
         self.range_n = None         # that loop's full extent (known once the body is built)
 
@@ -587,17 +589,37 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
             b.store(ir.Constant(I64, 0), b.gep(args[n][0], [r], inbounds=True))
     (axis,) = axes if len(axes) == 1 else (None,)
 
-    def point(idx):
+    def point(idx, rows_at, args_at):
+        b = fn.b
         xspace = _Space(fn, D, idx)
         rspace = _Space(fn, rshape, [idx[d] for d in kept])
         p = _Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
         r = rspace.offset(rshape)
         for n in accs.nodes:
-            arg = b.gep(args[n][0], [r], inbounds=True) if n in args else None
-            accs.update(n, p.expr(n.inputs[0]), b.gep(rows[n][0], [r], inbounds=True),
+            arg = b.gep(args_at[n], [r], inbounds=True) if n in args_at else None
+            accs.update(n, p.expr(n.inputs[0]), b.gep(rows_at[n], [r], inbounds=True),
                         idx[axis] if axis is not None else None, arg)
         p.store_all(pre)
-    fn.nest(D, point)
+    if fn.form != "columns":
+        fn.nest(D, lambda idx: point(idx, {n: v[0] for n, v in rows.items()},
+                                     {n: v[0] for n, v in args.items()}))
+    else:           # blocks of the last (kept) axis on the pool: each column's order unchanged
+        state, mine = fn.range_body([rows[n][0] for n in rows] + [args[n][0] for n in args])
+        rows_at, args_at = dict(zip(rows, mine)), dict(zip(args, mine[len(rows):]))
+        L, blocks = D[-1], min(D[-1] // COLUMN_MIN, REDUCE_BLOCKS)
+        fn.range_n = blocks
+        begin, end = fn.range
+        with fn.loop(end, begin) as cb:
+            fb = fn.b
+            c0 = fb.udiv(fb.mul(cb, ir.Constant(I64, L)), ir.Constant(I64, blocks))
+            c1 = fb.udiv(fb.mul(fb.add(cb, ir.Constant(I64, 1)), ir.Constant(I64, L)),
+                         ir.Constant(I64, blocks))
+
+            def columns(idx):
+                with fn.loop(c1, c0) as j:
+                    point([*idx, j], rows_at, args_at)
+            fn.nest(D[:-1], columns)
+        fn.end_range_body(state, GRAIN)
     with fn.loop(rsize) as r:
         given = {n.output: accs.value(n, b.load(b.gep((args if n in args else rows)[n][0], [r],
                                                           inbounds=True)))
@@ -820,8 +842,9 @@ def needs_heap(node) -> bool:
 
 def parallel_form(node):
     """How the kernel runs on the runtime's thread pool: "range" (its outermost loop split into
-    chunks), "blocks" (a full reduction in REDUCE_BLOCKS partial results), or None (serial: too
-    little work, or a kind that stays on one thread)."""
+    chunks), "blocks" (a full reduction in REDUCE_BLOCKS partial results), "columns" (a
+    reduction keeping its last axis, in blocks of columns), or None (serial: too little work,
+    or a kind that stays on one thread)."""
     kind = node.params["kind"]
     if kind not in ("elementwise", "reduce", "rowwise"):
         return None
@@ -834,7 +857,7 @@ def parallel_form(node):
     if kind == "rowwise":
         return "range" if math.prod(D[:-1]) >= 2 else None
     if _outer_reduce(info):
-        return None
+        return "columns" if D[-1] >= 2 * COLUMN_MIN else None
     kept = [D[d] for d in range(len(D)) if d not in info.reduce_axes]
     if math.prod(kept) >= 2:
         return "range"
@@ -849,13 +872,15 @@ def build(node, product_hint=None, blas=None, parallel=False):
     fn = _Fn(node, product_hint)
     fn.blas = blas
     fn.parallel = parallel
-    form = parallel_form(node) if parallel else None
+    form = fn.form = parallel_form(node) if parallel else None
     if form == "range":
         state, _ = fn.range_body()
         GENERATORS[node.params["kind"]](fn)
         fn.end_range_body(state, GRAIN)
     elif form == "blocks":
         gen_reduce_blocks(fn)
+    elif form == "columns":
+        gen_reduce(fn)
     else:
         GENERATORS[node.params["kind"]](fn)
     sig = signature(node, product_hint)

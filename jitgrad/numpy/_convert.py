@@ -51,7 +51,8 @@ def stacked(x, dtype=None):
     The dtype is the promotion of the leaves (Python scalars weak)."""
     from .shape import stack
     leaves = list(_nested_leaves(x))
-    dt = canonical_dtype(dtype) if dtype is not None else result_type(*map(_entry, leaves))
+    dt = canonical_dtype(dtype) if dtype is not None else \
+        result_type(*(dtype_entry(v, numpy_weak=True) for v in leaves))
     dev = device_of(*leaves)
 
     def build(e):
@@ -67,13 +68,23 @@ def astype(x, dtype):
     return x if x.dtype == dtype else apply(Op.convert, [x], {"dtype": dtype})
 
 
-def _entry(x):
+def dtype_entry(x, numpy_weak=False):
+    """(dtype, weak) of an operand for result_type. Python scalars are weak; NumPy scalars
+    (np.generic, 0-d np.ndarray) are weak too when `numpy_weak` (they meet a jitgrad array:
+    `x_f32 * np.float64(0.5)` stays float32, as PyTorch), else strong (NumPy's rule)."""
     if is_array(x):
         return x.dtype, getattr(x, "_weak", False)
+    if isinstance(x, np.ndarray) and x.ndim == 0 and numpy_weak:
+        x = x[()]
     if is_scalar(x):
-        return scalar_dtype(x), not isinstance(x, np.generic)
+        return scalar_dtype(x), numpy_weak or not isinstance(x, np.generic)
     return canonical_dtype(np.asarray(x).dtype) if not isinstance(x, (list, tuple)) else \
         asarray(x).dtype, False
+
+
+def numpy_scalar(x) -> bool:
+    """A NumPy scalar: np.generic or a 0-d np.ndarray."""
+    return isinstance(x, np.generic) or isinstance(x, np.ndarray) and x.ndim == 0
 
 
 def device_of(*xs):
@@ -97,10 +108,15 @@ def host_array(a, device, dtype=None):
 
 
 def operands(*xs, dtype=None, float_only=False):
-    """Promote `xs` to one dtype (NumPy rules, weak Python scalars) on one device."""
+    """Promote `xs` to one dtype (NumPy rules, weak Python scalars; NumPy scalars weak next to
+    a jitgrad array) on one device."""
     dev = device_of(*xs)
+    # NumPy scalars next to a jitgrad array are weak, like Python scalars
+    weak_np = any(is_array(x) for x in xs)
+    xs = [x[()] if weak_np and numpy_scalar(x) else x for x in xs]
     xs = [x if is_array(x) or is_scalar(x) else asarray(x, device=dev) for x in xs]
-    dt = canonical_dtype(dtype) if dtype is not None else result_type(*map(_entry, xs))
+    dt = canonical_dtype(dtype) if dtype is not None else \
+        result_type(*(dtype_entry(x, weak_np) for x in xs))
     if float_only and dt.kind not in "fc":
         dt = default_float()
     return [astype(x, dt) if is_array(x) else scalar(x, dt, dev) for x in xs]

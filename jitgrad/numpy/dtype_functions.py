@@ -44,13 +44,17 @@ def isdtype(dtype, kind):
 
 def result_type(*arrays_and_dtypes):
     """The promoted dtype: NumPy's rules between arrays and dtypes; Python scalars are weak
-    (they take the arrays' dtype unless of a higher kind), as in jitgrad's operators."""
+    (they take the arrays' dtype unless of a higher kind), and so are NumPy scalars next to a
+    jitgrad array, as in jitgrad's operators."""
+    from ._convert import is_array, numpy_scalar
     if not arrays_and_dtypes:
         raise ValueError("result_type: at least one array or dtype is required")
+    weak_np = any(is_array(a) for a in arrays_and_dtypes)
     entries = []
     for a in arrays_and_dtypes:
-        if isinstance(a, (bool, int, float, complex)) and not isinstance(a, _np.generic):
-            entries.append((scalar_dtype(a), True))
+        if isinstance(a, (bool, int, float, complex)) and not isinstance(a, _np.generic) \
+                or weak_np and numpy_scalar(a):
+            entries.append((scalar_dtype(a[()] if isinstance(a, _np.ndarray) else a), True))
         else:
             entries.append((_dtype_of(a, "result_type"), getattr(a, "_weak", False)))
     return _promote(*entries)
