@@ -22,17 +22,22 @@ from . import tree_util
 from .core import Tracer
 from .tensor import Tensor
 
-# references to a tensor's array while _owns looks at it: the tensor's slot, the local name and
-# getrefcount's argument; one more means someone else (a NumPy view, np.asarray(x)) holds it
-_OWN_REFS = 3
+def _refs(t) -> int:
+    """References to t's array, counted the same way every time (slot, local, argument)."""
+    d = t._data
+    return sys.getrefcount(d)
+
+
+# what _refs gives for an array nothing else holds, measured on this interpreter; one more
+# means someone else (a NumPy view, np.asarray(x), a recorded op) holds it
+_OWN_REFS = _refs(Tensor._wrap(np.empty(1)))
 
 
 def _owns(t: Tensor) -> bool:
-    d = t._data
     if t._base is not None or t._views:
         return False
-    if isinstance(d, np.ndarray):
-        return d.base is None and sys.getrefcount(d) <= _OWN_REFS
+    if isinstance(t._data, np.ndarray):
+        return t._data.base is None and _refs(t) <= _OWN_REFS
     return True       # device storage: shared only through the tensor views checked above
 
 
