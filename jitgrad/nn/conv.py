@@ -1,13 +1,17 @@
 """2-D convolution and pooling over NCHW tensors, as decompositions into primitives.
 
-A k x k window op pads the input and gathers every window with ONE `take` of precomputed flat
-indices (im2col). Convolution multiplies the columns by the reshaped weight (one matmul);
-pooling reduces over the window axis. Dilation spaces the gathered taps; groups split the
-columns by channel group and multiply them by a batched matmul (depthwise is groups == C).
-Adaptive average pooling is two matmuls with PyTorch's bins. take, pad, reshape and matmul all
-have VJP rules (take's is a scatter_add), so these layers differentiate, fuse and compile like
-any other graph, and a conv layer costs a handful of nodes (k*k strided slices would cost k*k
-nodes, and their gradient k*k pads).
+A k x k window op never gathers: its windows are the k*k strided slices of the padded input, one
+slice per kernel tap. Convolution joins the taps of x (N, C, H, W) on axis 2, which reads as the
+per-image im2col matrices (N, C*K, OH*OW), and is ONE batched GEMM
+(O, C*K) @ (N, C*K, OH*OW) -> (N, O, OH*OW), already NCHW (groups: a GEMM per group), with the
+bias add as the matmul's epilogue. Its gradients are the two transposed GEMMs and, for the
+input, the transposes of the slices: pads summed by one elementwise kernel (dense copies with
+affine indices, no scatter_add). (A channel-major variant, x transposed to (C, N, H, W) and one
+GEMM (O, C*K) @ (C*K, N*OH*OW), measured the same on the CNN benchmark and costs two transposes
+per layer.) Pooling with stride == kernel and no padding (the common 2x2/2) is a reshape to
+(N, C, OH, kh, OW, kw) and one reduction (its gradient one elementwise kernel); overlapping or
+padded pooling reduces its k*k taps stacked on a leading axis. Adaptive average pooling is two
+matmuls with PyTorch's bins.
 """
 from __future__ import annotations
 
@@ -51,36 +55,29 @@ def _check_nchw(x, where):
     return x
 
 
-def _window_index(shape, kernel, stride, channels_last, where, dilation=(1, 1)):
-    """Flat indices that gather the windows of a (C, H, W) image (already padded):
-    (OH, OW, C, K) into the flattened image when channels_last, else (OH, OW, K) into one
-    flattened channel; K runs over kernel offsets (ki, kj) row-major, `dilation` apart."""
-    c, h, w = shape
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+def _out_size(hw, kernel, stride, dilation, where):
+    """(OH, OW) of a window op over a padded (H, W) image; an error if the kernel does not fit."""
+    (h, w), (kh, kw), (sh, sw), (dh, dw) = hw, kernel, stride, dilation
     eh, ew = dh * (kh - 1) + 1, dw * (kw - 1) + 1      # the dilated kernel's extent
     if h < eh or w < ew:
         extent = kernel if (dh, dw) == (1, 1) else f"{kernel} dilated to {(eh, ew)}"
         raise ValueError(f"{where}: kernel {extent} is larger than the padded input {h}x{w}")
-    oh, ow = (h - eh) // sh + 1, (w - ew) // sw + 1
-    rows = (np.arange(oh) * sh)[:, None, None, None] + (np.arange(kh) * dh)[None, None, :, None]
-    cols = (np.arange(ow) * sw)[None, :, None, None] + (np.arange(kw) * dw)[None, None, None, :]
-    idx = (rows * w + cols).reshape(oh, ow, kh * kw)
-    if channels_last:
-        idx = idx[:, :, None, :] + (np.arange(c) * h * w)[None, None, :, None]
-    return idx
+    return (h - eh) // sh + 1, (w - ew) // sw + 1
+
+
+def _taps(x, kernel, stride, dilation, out_hw):
+    """The kh*kw strided slices x[..., i*dh :: sh, j*dw :: sw] of the last two axes, each of
+    extent out_hw, taps row-major (the order of weight.reshape(O, C, kh*kw))."""
+    (kh, kw), (sh, sw), (dh, dw), (oh, ow) = kernel, stride, dilation, out_hw
+    lead = (slice(None),) * (x.ndim - 2)
+    return [x[lead + (slice(i * dh, i * dh + sh * (oh - 1) + 1, sh),
+                      slice(j * dw, j * dw + sw * (ow - 1) + 1, sw))]
+            for i in range(kh) for j in range(kw)]
 
 
 def _pad(x, pads, fill):
     return x if pads == ((0, 0), (0, 0)) else jnp.pad(x, ((0, 0), (0, 0)) + pads,
                                                        constant_values=fill)
-
-
-def _windows(x, kernel, stride, pads, fill, where):
-    """(N, C, OH, OW, K): every k x k window of padded x, gathered by one take."""
-    x = _pad(x, pads, fill)
-    n, c, h, w = x.shape
-    idx = _window_index((c, h, w), kernel, stride, False, where)
-    return jnp.take(jnp.reshape(x, (n, c, h * w)), idx, axis=2)
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -102,21 +99,22 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     dilation = _pair(dilation, "conv2d dilation", 1)
     x = _pad(x, _padding(padding, (kh, kw), stride, "conv2d", dilation), 0.0)
     n, c, h, w = x.shape
-    idx = _window_index((c, h, w), (kh, kw), stride, True, "conv2d", dilation)
-    oh, ow = idx.shape[:2]
-    # rows (N*OH*OW) of C*K features, channel-major as weight.reshape(O, C/groups * K)
-    cols = jnp.take(jnp.reshape(x, (n, c * h * w)), idx, axis=1)
-    if groups == 1:
-        cols = jnp.reshape(cols, (n * oh * ow, in_c * kh * kw))
-        out = jnp.matmul(cols, jnp.transpose(jnp.reshape(weight, (out_c, in_c * kh * kw))))
-    else:   # one batched matmul over the groups: (G, rows, C/G*K) @ (G, C/G*K, O/G)
-        cols = jnp.transpose(jnp.reshape(cols, (n * oh * ow, groups, in_c * kh * kw)), (1, 0, 2))
-        w_g = jnp.reshape(weight, (groups, out_c // groups, in_c * kh * kw))
-        out = jnp.matmul(cols, jnp.transpose(w_g, (0, 2, 1)))            # (G, rows, O/G)
-        out = jnp.reshape(jnp.transpose(out, (1, 0, 2)), (n * oh * ow, out_c))
-    if bias is not None:
-        out = jnp.add(out, bias)
-    return jnp.transpose(jnp.reshape(out, (n, oh, ow, out_c)), (0, 3, 1, 2))
+    oh, ow = _out_size((h, w), (kh, kw), stride, dilation, "conv2d")
+    k, rows = kh * kw, n * oh * ow
+    # the taps of (N, C, H, W) joined on axis 2 are (N, C, K, OH, OW): per image, the im2col
+    # matrix (C*K, OH*OW) with rows ordered as weight.reshape(O, C*K)'s columns
+    taps = _taps(x, (kh, kw), stride, dilation, (oh, ow))
+    cols = taps[0] if k == 1 else jnp.concatenate(taps, axis=2)
+    cols = jnp.reshape(cols, (n, c * k, oh * ow))
+    if groups == 1:     # (O, C*K) @ (N, C*K, OH*OW): the output comes out NCHW, no transpose
+        out = jnp.matmul(jnp.reshape(weight, (out_c, in_c * k)), cols)
+    else:               # (G, O/G, C/G*K) @ (N, G, C/G*K, OH*OW)
+        out = jnp.matmul(jnp.reshape(weight, (groups, out_c // groups, in_c * k)),
+                         jnp.reshape(cols, (n, groups, in_c * k, oh * ow)))
+        out = jnp.reshape(out, (n, out_c, oh * ow))
+    if bias is not None:    # on the GEMM's own output shape: the matmul's epilogue
+        out = jnp.add(out, jnp.reshape(asarray(bias), (out_c, 1)))
+    return jnp.reshape(out, (n, out_c, oh, ow))
 
 
 def _pool_args(kernel_size, stride, padding, where):
@@ -128,25 +126,43 @@ def _pool_args(kernel_size, stride, padding, where):
     return kernel, stride, tuple((p, p) for p in pad)
 
 
+def _pool(x, kernel, stride, pads, fill, reduce, where):
+    """reduce(windows, axes) over every k x k window of x padded with `fill`. Non-overlapping
+    unpadded windows are a reshape (the rows and columns past the last window cropped first);
+    otherwise the k*k strided taps stacked on a leading axis."""
+    x = _pad(x, pads, fill)
+    n, c, h, w = x.shape
+    (kh, kw), (oh, ow) = kernel, _out_size((h, w), kernel, stride, (1, 1), where)
+    if stride == kernel:
+        if (oh * kh, ow * kw) != (h, w):
+            x = x[:, :, :oh * kh, :ow * kw]
+        return reduce(jnp.reshape(x, (n, c, oh, kh, ow, kw)), (3, 5))
+    taps = _taps(x, kernel, stride, (1, 1), (oh, ow))
+    stacked = jnp.concatenate(taps, axis=0)                      # (K*N, C, OH, OW)
+    return reduce(jnp.reshape(stacked, (len(taps), n, c, oh, ow)), 0)
+
+
 def max_pool2d(x, kernel_size, stride=None, padding=0):
     """Max over k x k windows (stride defaults to the kernel size; padding counts as -inf)."""
     x = _check_nchw(x, "max_pool2d")
     kernel, stride, pads = _pool_args(kernel_size, stride, padding, "max_pool2d")
-    return jnp.max(_windows(x, kernel, stride, pads, -np.inf, "max_pool2d"), axis=-1)
+    return _pool(x, kernel, stride, pads, -np.inf, lambda v, ax: jnp.max(v, axis=ax),
+                 "max_pool2d")
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
     """Mean over k x k windows; with count_include_pad=False padded zeros are not counted."""
     x = _check_nchw(x, "avg_pool2d")
     kernel, stride, pads = _pool_args(kernel_size, stride, padding, "avg_pool2d")
-    total = jnp.sum(_windows(x, kernel, stride, pads, 0.0, "avg_pool2d"), axis=-1)
+    total = _pool(x, kernel, stride, pads, 0.0, lambda v, ax: jnp.sum(v, axis=ax), "avg_pool2d")
     if count_include_pad or pads == ((0, 0), (0, 0)):
         return jnp.true_divide(total, math.prod(kernel))
-    # how many real (unpadded) pixels each window covers, from the same index
-    h, w = x.shape[2] + sum(pads[0]), x.shape[3] + sum(pads[1])
-    real = np.pad(np.ones(x.shape[2:], x.dtype), pads).reshape(-1)
-    counts = real[_window_index((1, h, w), kernel, stride, False, "avg_pool2d")].sum(-1)
-    return jnp.true_divide(total, counts)
+    # how many real (unpadded) pixels each window covers: the same taps over a NumPy mask
+    real = np.pad(np.ones(x.shape[2:], x.dtype), pads)
+    oh, ow = total.shape[2:]
+    counts = sum(real[i::stride[0]][:oh, j::stride[1]][:, :ow]
+                 for i in range(kernel[0]) for j in range(kernel[1]))
+    return jnp.true_divide(total, counts.astype(x.dtype))
 
 
 def _bins(length, n, dtype):
