@@ -17,6 +17,7 @@ pytestmark = [pytest.mark.skipif(shutil.which(t) is None, reason=f"native export
 def loops(w, xs, k):
     def cell(h, x):
         h = jnp.tanh(x + h * w)
+        h = jg.fori_loop(0, 2, lambda i, v: v * 0.9 + x, h)     # a loop inside the loop
         return h, jnp.sum(h)                     # carry and a stacked y
     h, ys = jg.scan(cell, jnp.zeros(4, dtype=jnp.float32), xs)
     _, back = jg.scan(lambda c, x: (c + x, c), h, xs, reverse=True)
