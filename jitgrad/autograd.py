@@ -12,14 +12,24 @@ class Record:
 
     def __init__(self, op, params, inputs, outputs):
         self.op, self.params, self.inputs = op, params, list(inputs)
-        self.versions = [x._version[0] for x in inputs]
         self.outputs = [weakref.ref(o) for o in outputs]
         self.freed = False
         # what each input was when the op ran: a recorded in-place op later rebinds a tensor
         # to a new value and producer, and an unrecorded one bumps its storage's counter
-        self.datas = [x._data for x in inputs]
-        self.parents = [_producer(x) for x in inputs]
+        if len(inputs) == 2:        # binary ops, unrolled (the eager fast path's common case)
+            a, b = inputs
+            ca, cb = a._version, b._version
+            self.counters, self.versions = [ca, cb], [ca[0], cb[0]]
+            self.datas = [a._data, b._data]
+            self.parents = [None if a._ctx is None else _producer(a),
+                            None if b._ctx is None else _producer(b)]
+            self.grad_leaves = [a._ctx is None and a.requires_grad,
+                                b._ctx is None and b.requires_grad]
+            return
         self.counters = [x._version for x in inputs]
+        self.versions = [c[0] for c in self.counters]
+        self.datas = [x._data for x in inputs]
+        self.parents = [None if x._ctx is None else _producer(x) for x in inputs]
         self.grad_leaves = [x._ctx is None and x.requires_grad for x in inputs]
 
     @property
@@ -35,7 +45,10 @@ def _producer(x):
     rec = x._ctx
     if rec is None:
         return None
-    return rec, next(i for i, r in enumerate(rec.outputs) if r() is x)
+    outs = rec.outputs
+    if len(outs) == 1 and outs[0]() is x:       # the common case: a one-output op
+        return rec, 0
+    return rec, next(i for i, r in enumerate(outs) if r() is x)
 
 
 def record(op, params, inputs, outputs) -> None:
@@ -44,6 +57,14 @@ def record(op, params, inputs, outputs) -> None:
         if o.dtype.kind in "fc":
             o.requires_grad = True
             o._ctx = rec
+
+
+def record_differentiable(op, params, inputs, outputs) -> None:
+    """`record` for outputs the caller knows are float or complex (the eager fast path)."""
+    rec = Record(op, params, inputs, outputs)
+    for o in outputs:
+        o.requires_grad = True
+        o._ctx = rec
 
 
 def backward(root, gradient=None, retain_graph=False):

@@ -110,6 +110,8 @@ def host_array(a, device, dtype=None):
 def operands(*xs, dtype=None, float_only=False):
     """Promote `xs` to one dtype (NumPy rules, weak Python scalars; NumPy scalars weak next to
     a jitgrad array) on one device."""
+    if dtype is None and same_dtype_tensors(xs, FAST_FLOAT if float_only else FAST_ANY):
+        return list(xs)         # nothing to promote or convert: the common case, fast
     dev = device_of(*xs)
     # NumPy scalars next to a jitgrad array are weak, like Python scalars
     weak_np = any(is_array(x) for x in xs)
@@ -120,6 +122,29 @@ def operands(*xs, dtype=None, float_only=False):
     if float_only and dt.kind not in "fc":
         dt = default_float()
     return [astype(x, dt) if is_array(x) else scalar(x, dt, dev) for x in xs]
+
+
+# dtypes the operands fast path passes through (promotion of one dtype with itself is itself)
+FAST_FLOAT = frozenset(np.dtype(d) for d in ("float32", "float64", "complex64", "complex128"))
+FAST_ANY = FAST_FLOAT | {np.dtype("int32"), np.dtype("int64")}
+
+
+def same_dtype_tensors(xs, dtypes) -> bool:
+    """Whether `xs` are all eager NumPy-backed Tensors of one dtype, that dtype in `dtypes`."""
+    dt = None
+    for x in xs:
+        if not isinstance(x, Tensor):      # Tensor or nn.Parameter
+            return False
+        d = x._data
+        if type(d) is not np.ndarray:
+            return False
+        if dt is None:
+            dt = d.dtype
+            if dt not in dtypes:
+                return False
+        elif d.dtype != dt:
+            return False
+    return dt is not None
 
 
 def scalar(value, dtype, device=CPU):

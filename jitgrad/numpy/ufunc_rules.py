@@ -3,14 +3,20 @@ around their primitive: NumPy's dtype rules for each kind of function. `numpy_ki
 primitive's record names the rule here."""
 from __future__ import annotations
 
-from ..core import Tracer, apply, user_source_info
+import numpy as np
+
+from ..core import Tracer, apply, apply_fast, user_source_info
 from ..ir import Op
 from ..tensor import Tensor
-from ._convert import asarray, astype, operands
+from ._convert import FAST_FLOAT, asarray, astype, operands
 
 
 def float_unary(op, x):
     """Computed in floating point: ints and bools promote to the default float dtype."""
+    if isinstance(x, Tensor) and type(x._data) is np.ndarray and x._data.dtype in FAST_FLOAT:
+        out = apply_fast(op, x)        # a float tensor whose signature ran before
+        if out is not None:
+            return out
     (x,) = operands(x, float_only=True)
     return apply(op, [x])
 
