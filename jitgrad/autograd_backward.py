@@ -3,6 +3,7 @@ into its VJP graph, and that runs through the compiler like any other graph. The
 this is only the bridge from recorded tensors to a graph and back to `.grad`."""
 from __future__ import annotations
 
+import math
 from collections import OrderedDict
 
 import numpy as np
@@ -16,7 +17,8 @@ from .runtime.device import META
 from .tensor import Tensor
 
 _CACHE_SIZE, _HOT = 64, 3
-_RUNNERS: OrderedDict = OrderedDict()      # (device, graph text) -> [times seen, compiled run]
+_RUNNERS: OrderedDict = OrderedDict()      # (device, structure or graph text) -> [seen, run]
+_BY_STRUCTURE: OrderedDict = OrderedDict()  # recorded structure -> (VJP graph, wrt types)
 _FREED = ("Trying to backward through the graph a second time (or after its saved values were "
           "freed): .backward() frees the recorded graph; pass retain_graph=True to the first "
           ".backward() to backward through it again")
@@ -28,13 +30,24 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
                            "input of the ops that made it had requires_grad=True)")
     seed = _seed(root, gradient)
     records = _records(root)
-    graph, arrays, wrt = _graph(root, records)
-    vg = vjp_values(graph, [v for _, v in wrt], out_idx=[0])
+    key, arrays, wrt = _structure(root, records)
+    entry = _BY_STRUCTURE.pop(key, None) if key is not None else None
+    if entry is None:       # a new structure: build the graph and differentiate it
+        graph, arrays, wrt_values = _graph(root, records)
+        vg = vjp_values(graph, [v for _, v in wrt_values], out_idx=[0])
+        wrt = [t for t, _ in wrt_values]
+        entry = (vg, [v.type for _, v in wrt_values])
+    if key is not None:     # the same recorded structure again (a training loop): reused
+        _BY_STRUCTURE[key] = entry
+        while len(_BY_STRUCTURE) > _CACHE_SIZE:
+            _BY_STRUCTURE.popitem(last=False)
+    vg, wrt_types = entry
     if root.device == META:
-        grads = [Tensor._meta(v.type) for _, v in wrt]
+        grads = [Tensor._meta(t) for t in wrt_types]
     else:
-        outs = _runner(vg, root.device)(arrays + [seed])
+        outs = _runner(vg, root.device, key)(arrays + [seed])
         grads = [Tensor._wrap(np.asarray(g), root.device) for g in outs[1:]]
+    wrt = list(zip(wrt, wrt_types))
     for (t, _), g in zip(wrt, grads):
         t.grad = g if t.grad is None or root.device == META else \
             Tensor._wrap(t.grad._data + g._data, root.device)
@@ -43,12 +56,19 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
             rec.freed, rec.datas = True, None
 
 
-def _runner(graph, device):
+def cache_info() -> dict:
+    """{'structures': recorded structures whose VJP graph is kept, 'runners': gradient graphs
+    with a run count (and, once hot, a compiled executable)}."""
+    return {"structures": len(_BY_STRUCTURE), "runners": len(_RUNNERS)}
+
+
+def _runner(graph, device, structure=None):
     """How to run a gradient graph, tiered like a JIT: the reference interpreter for the first
     runs (compiling costs far more than one small backward), then, once the same graph comes
-    back HOT times (a training loop), the compiled executable. Keyed by the IR text (it names
-    every shape, dtype and constant); a small LRU."""
-    key = (str(device), str(graph))
+    back HOT times (a training loop), the compiled executable. Keyed by the recorded structure
+    (`_structure`) or else by the IR text (it names every shape, dtype and constant); a small
+    LRU."""
+    key = (str(device), structure if structure is not None else str(graph))
     entry = _RUNNERS.pop(key, None) or [0, None]
     entry[0] += 1
     if entry[1] is None and (entry[0] >= _HOT or device.type != "cpu"):  # interpreter: host only
@@ -102,6 +122,53 @@ def _records(root) -> list:
         stack.append((rec, True))
         stack.extend((p[0], False) for p in rec.parents if p is not None and p[0] not in seen)
     return order
+
+
+def _param_key(v):
+    if type(v) is float:            # 0.0 and -0.0 are equal but not the same constant
+        return v, math.copysign(1.0, v)
+    return v
+
+
+def _structure(root, records):
+    """(key, input arrays, tensors to get grads of) of the graph `_graph` would build, without
+    building it: the key names each recorded op, its params, where its inputs come from (an
+    earlier op's result, a leaf, a constant) and every input's shape and dtype, so two
+    backward calls with equal keys have equal graphs. The key is None when a param cannot be
+    hashed (the graph's text is the key then)."""
+    index, leaves, consts, arrays, wrt, parts = {}, {}, {}, [], [], []
+    for n, rec in enumerate(records):
+        ins = []
+        for x, d, p, is_leaf in zip(rec.inputs, rec.datas, rec.parents, rec.grad_leaves):
+            if p is not None:
+                ins.append(index[p])
+            elif d is None:           # a meta tensor: no data to key on
+                return None, None, None
+            elif is_leaf:
+                if id(x) not in leaves:
+                    leaves[id(x)] = len(arrays)
+                    arrays.append(x._data)
+                    wrt.append(x)
+                ins.append((leaves[id(x)], x._data.shape, x._data.dtype))
+            else:
+                if id(d) not in consts:
+                    consts[id(d)] = -1 - len(arrays)
+                    arrays.append(d)
+                ins.append((consts[id(d)], d.shape, d.dtype))
+        for i in range(len(rec.outputs)):
+            index[(rec, i)] = (n, i)
+        params = tuple([(k, type(v), _param_key(v)) for k, v in rec.params.items()])
+        parts.append((rec.op, params, tuple(ins)))
+    if root._ctx is None:
+        return None, None, None
+    retained = [(t, (rec, i)) for rec in records for i, r in enumerate(rec.outputs)
+                if (t := r()) is not None and t._retain and _producer(t) == (rec, i)]
+    key = (tuple(parts), index[_producer(root)], tuple(index[ri] for _, ri in retained))
+    try:
+        hash(key)
+    except TypeError:
+        return None, None, None
+    return key, arrays, wrt + [t for t, _ in retained]
 
 
 def _graph(root, records):

@@ -32,18 +32,24 @@ class DeviceMismatchError(RuntimeError):
     """An op got tensors on two different devices."""
 
 
-_state = threading.local()
+class _State(threading.local):
+    """Per-thread state; class-level defaults make the reads cheap (no AttributeError)."""
+    traces = None
+    grad_enabled = True
+
+
+_state = _State()
 
 
 def _stack() -> list:
-    s = getattr(_state, "traces", None)
+    s = _state.traces
     if s is None:
         s = _state.traces = []
     return s
 
 
 def grad_enabled() -> bool:
-    return getattr(_state, "grad_enabled", True)
+    return _state.grad_enabled
 
 
 @contextlib.contextmanager
@@ -173,6 +179,10 @@ def _top_trace(inputs):
 def apply(op, inputs, params=None, source_info=None):
     """Run or record primitive `op`. Returns one result, or a tuple for multi-output ops."""
     params = params or {}
+    key = signature(inputs, params)        # eager CPU tensors only (jitgrad/eager_fast.py)
+    if key is not None:
+        outs = _eager_cpu(op, inputs, params, key)
+        return outs[0] if len(outs) == 1 else outs
     trace = _top_trace(inputs)
     if trace is None:
         outs = _eager_apply(op, inputs, params)
@@ -203,13 +213,78 @@ def common_device(op, inputs):
     return dev or CPU
 
 
-def _eager_apply(op, inputs, params):
+def _eager_cpu(op, inputs, params, key):
+    """An eager op on CPU tensors of one device: the result types of its signature come from
+    the cache (the type rule runs on the first call only), the NumPy reference runs directly."""
+    hit = lookup(op, key)
+    if hit is None or _BACKENDS["cpu"] is not evaluate:    # first call, or jg.profiler timing
+        return _eager_apply(op, inputs, params, key)
+    types, fn, differentiable = hit
+    arrays = [x._data for x in inputs]
+    try:
+        arrays = run_reference(fn, op, arrays, params, types) if fn is not None \
+            else evaluate(op, arrays, params, types)
+    except (IndexError, ValueError) as e:
+        raise _with_location(e, user_source_info()) from None
+    dev = inputs[0]._device
+    outs = (_wrap(arrays[0], dev),) if len(arrays) == 1 else tuple([_wrap(a, dev) for a in arrays])
+    if _state.grad_enabled:
+        for x in inputs:
+            if x.requires_grad:
+                (autograd.record_differentiable if differentiable else autograd.record)(
+                    op, params, inputs, outs)
+                break
+    return outs
+
+
+def apply_fast(op, a, b=None, table=None):
+    """`apply(op, [a])` / `apply(op, [a, b])` for eager CPU tensors whose signature the cache
+    knows with a plain NumPy reference (no params, one output); None when that is not the case
+    (the caller then takes its generic path, which fills the cache). The operators and the
+    one-primitive jitgrad.numpy functions call this first: it is their whole eager cost.
+    `table`: op's signature table (eager_fast.table(op)), when the caller keeps it."""
+    da = a._data
+    if type(da) is not _ndarray:
+        return None
+    dev = a._device
+    if dev is not CPU and dev.type != "cpu":
+        return None
+    if table is None:
+        table = op_table(op)
+    if b is None:
+        hit = table.get((da.shape, da.dtype))
+    else:
+        db = b._data
+        if type(db) is not _ndarray or b._device is not dev and b._device != dev:
+            return None
+        hit = table.get((da.shape, da.dtype, db.shape, db.dtype))
+    if hit is None or hit[1] is None or len(hit[0]) != 1 or _BACKENDS["cpu"] is not evaluate \
+            or not CONTEXT_ERRSTATE:
+        return None
+    (t,) = types = hit[0]
+    try:
+        res = (quiet_context().run(hit[1], da) if b is None
+               else quiet_context().run(hit[1], da, db))
+    except (IndexError, ValueError) as e:
+        raise _with_location(e, user_source_info()) from None
+    if type(res) is not _ndarray or res.dtype is not t.dtype and res.dtype != t.dtype:
+        (res,) = cast_results(res, types)
+    out = _wrap(res, dev)
+    if (a.requires_grad or b is not None and b.requires_grad) and _state.grad_enabled:
+        (autograd.record_differentiable if hit[2] else autograd.record)(
+            op, {}, (a,) if b is None else (a, b), (out,))
+    return out
+
+
+def _eager_apply(op, inputs, params, key=None):
     from .tensor import Tensor
     dev = common_device(op, inputs)
     try:
         types = infer_types(op, [x._type for x in inputs], params)
     except ShapeError as e:
         raise _with_location(e, user_source_info()) from None
+    if key is not None:
+        remember(op, key, inputs, types)
     if dev == META:
         outs = tuple(Tensor._meta(t) for t in types)
     else:
@@ -245,6 +320,12 @@ EAGER_BACKENDS = _BACKENDS      # jg.profiler wraps its entries while it records
 # ----------------------------------------------------------------------------- Tracer
 
 from .array_ops import ArrayOps  # noqa: E402  (needs ConcretizationError above)
+from . import autograd  # noqa: E402
+from .eager_fast import (CONTEXT_ERRSTATE, cast_results, lookup, quiet_context,  # noqa: E402
+                         remember, run_reference, signature, table as op_table)
+from .tensor import Tensor as _Tensor  # noqa: E402
+_wrap = _Tensor._wrap
+_ndarray = np.ndarray
 
 
 class Tracer(ArrayOps):

@@ -46,7 +46,9 @@ class CudaCachingAllocator:
         self.index = index
         self._free: dict = {}          # (stream id, size class) -> [blocks]
         self._owners: dict = {}        # id(array) -> block, for arrays handed out and alive
-        self._lock = threading.Lock()
+        # reentrant: a garbage-collected array's finalizer (_release) can run while this
+        # thread holds the lock in _take / _register (a GC pass inside the allocation)
+        self._lock = threading.RLock()
         self.allocated = 0             # bytes of blocks in use
         self.reserved = 0              # bytes of blocks in use or cached
         self.peak_allocated = 0

@@ -10,9 +10,15 @@ import sys
 
 from ..array_ops import register_methods
 from ..errors import api_boundary
+import numpy as np
+
+from ..core import apply, apply_fast
+from ..eager_fast import table as op_table
+from ..ir import Op
 from ..ir.registry import RECORDS
 from ..tensor import Tensor
 from . import indexing
+from ._convert import FAST_FLOAT, same_dtype_tensors
 
 # operator -> jitgrad.numpy function (the reflected operator swaps the operands)
 _BINARY_OPERATORS = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
@@ -37,13 +43,62 @@ def _jnp():
     return sys.modules["jitgrad.numpy"]      # installed from its __init__, so already imported
 
 
+# operators that are one primitive on two eager tensors of one float or complex dtype (no
+# promotion, no bool rules; matmul of matrices, not vectors): the fast path skips the
+# jitgrad.numpy layers in between and calls core.apply directly
+_ndarray = np.ndarray
+_wrap = Tensor._wrap
+_INT64 = 2 ** 63
+_FAST_BINARY = {"add": Op.add, "subtract": Op.sub, "multiply": Op.mul, "true_divide": Op.div,
+                "power": Op.pow, "matmul": Op.matmul}
+
+
+def _fast_operands(op, a, b) -> bool:
+    return (isinstance(a, Tensor) and isinstance(b, Tensor)
+            and same_dtype_tensors((a, b), FAST_FLOAT)
+            and (op is not Op.matmul or a._data.ndim >= 2 and b._data.ndim >= 2))
+
+
 def _binop(name, reflected=False):
+    fast = _FAST_BINARY.get(name)
+
     @api_boundary
     def method(self, other):
+        if fast is not None and _fast_operands(fast, self, other):
+            return apply(fast, [other, self] if reflected else [self, other])
         fn = getattr(_jnp(), name)
         return fn(other, self) if reflected else fn(self, other)
     method.__name__ = name
-    return method
+    if fast is None:
+        return method
+    table = op_table(fast)
+    matmul = fast is Op.matmul
+
+    def operator(self, other):
+        # a signature seen before runs without any layer in between (core.apply_fast): two
+        # tensors of one float/complex dtype, or one and a Python float or int (weak: the
+        # tensor's dtype, as the general path's promotion gives); anything else (first call,
+        # promotion, traced values, errors) goes the general way
+        if isinstance(self, Tensor):
+            d = self._data
+            if type(d) is _ndarray and d.dtype in FAST_FLOAT:
+                out = None
+                if isinstance(other, Tensor):
+                    e = other._data
+                    if type(e) is _ndarray and e.dtype is d.dtype \
+                            and not (matmul and (d.ndim < 2 or e.ndim < 2)):
+                        out = apply_fast(fast, other, self, table) if reflected \
+                            else apply_fast(fast, self, other, table)
+                elif not matmul and (type(other) is float
+                                     or type(other) is int and -_INT64 <= other < _INT64):
+                    s = _wrap(np.asarray(other, d.dtype))
+                    out = apply_fast(fast, s, self, table) if reflected \
+                        else apply_fast(fast, self, s, table)
+                if out is not None:
+                    return out
+        return method(self, other)
+    operator.__name__ = name
+    return operator
 
 
 def _method(name):
