@@ -219,9 +219,12 @@ def test_captured_constants_become_ir_constants():
     np.testing.assert_allclose(out.numpy(), [4 + 1.5 + 7, 4 + 2.5 + 8, 4 + 3.5 + 9])
 
 
-def test_numpy_scalars_are_strong_constants():
+def test_numpy_scalars_are_weak_constants():
+    """A NumPy scalar meeting a traced array is weak, like a Python scalar (PyTorch's rule)."""
     g = jg.make_graph(lambda x: x * np.float64(2.0))(jg.zeros(3))
-    assert "constant value=2.0 : f64[]" in str(g) and g.outputs[0].type.dtype == np.float64
+    assert "constant value=2.0 : f32[]" in str(g) and g.outputs[0].type.dtype == np.float32
+    g = jg.make_graph(lambda x: x * (1.0 / np.sqrt(32)))(jg.zeros(3))
+    assert g.outputs[0].type.dtype == np.float32
 
 
 def test_outputs_may_be_constants_or_inputs():

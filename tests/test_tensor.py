@@ -143,7 +143,11 @@ def test_dtypes_compare_equal_to_numpy():
     (np.zeros(2, I32), 2.5, F32),                   # NumPy: float64 (documented deviation)
     (np.zeros(2, B), 2, I64),
     (np.zeros(2, B), True, B),
-    (np.zeros(2, I32), np.float64(2.5), F64),       # NumPy scalars are strong
+    (np.zeros(2, I32), np.float64(2.5), F32),       # NumPy scalars are weak (PyTorch; NumPy: f64)
+    (np.zeros(2, F32), np.float64(2.5), F32),
+    (np.zeros(2, F32), np.array(2.5), F32),         # so are 0-d NumPy arrays
+    (np.zeros(2, I32), np.int64(2), I32),
+    (np.zeros(2, F32), np.complex128(1j), np.complex64),
     (2, 3, I64),
     (2, 3.0, F32),
     (True, 1, I64),

@@ -13,13 +13,14 @@ from ..core import ConcretizationError, Tracer
 from ..dtypes import canonical_dtype, default_float
 from ..runtime.device import device as as_device
 from ..tensor import Tensor, tensor
-from ._convert import _entry, asarray, astype, holds_array, is_array, result_type
+from ._convert import asarray, astype, dtype_entry, holds_array, is_array, result_type
 
 
 def _inexact(*values, dtype=None):
     """(compute dtype, result dtype): the promotion of the values (Python scalars weak), made
     inexact (ints become the default float), as NumPy's and JAX's linspace."""
-    dt = result_type(*map(_entry, values))
+    weak_np = any(holds_array(v) for v in values)
+    dt = result_type(*(dtype_entry(v, weak_np) for v in values))
     compute = dt if dt.kind in "fc" else default_float()
     if dtype is None:
         return compute, compute
