@@ -1,5 +1,7 @@
-"""The integer edge-value matrix (tests/int_edges.py) on the cuda device under the simulator,
-eagerly and jitted, against NumPy. Run by tests/test_cuda_sim_runner.py (own process)."""
+"""Issue 24 on the cuda device under the simulator: the integer edge-value matrix
+(tests/int_edges.py), eagerly and jitted, against NumPy; donation, embedding indices, Parameters
+through jit.
+Run by tests/test_cuda_sim_runner.py (own process)."""
 import importlib.util
 import warnings
 
@@ -57,3 +59,17 @@ def test_embedding_negative_index_raises_on_cuda():
     for call in (lambda: emb(idx), lambda: jg.jit(lambda m, i: m(i))(emb, idx)):
         with pytest.raises(IndexError, match="embedding: index -1 is out of bounds for 5"):
             call()
+
+
+def test_model_from_a_jitted_step_keeps_requires_grad_on_cuda():
+    model = jg.nn.Linear(3, 2).to("cuda")
+    opt = jg.optim.sgd(0.1)
+    x = jg.tensor(np.ones((4, 3), np.float32), device="cuda")
+
+    def loss(m):
+        return (m(x) ** 2).sum()
+    model2, _ = jg.jit(lambda m, s: opt.update(jg.grad(loss)(m), s, m))(model, opt.init(model))
+    assert all(isinstance(p, jg.nn.Parameter) and p.requires_grad and p.device == CUDA
+               for p in model2.parameters())
+    loss(model2).backward()
+    assert model2.weight.grad is not None and model2.weight.grad.device == CUDA
