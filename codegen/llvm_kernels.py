@@ -743,6 +743,8 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
     M, N = pshape[-2], pshape[-1]
     K = shapes[0][-1]
     batch = pshape[:-2]
+    if _rows_merge(ops, shapes, batch):     # x[..., m, k] @ w[k, n]: one GEMM of prod(batch)*m rows
+        M, batch = M * math.prod(batch), ()
     ty = ltype(dt)
     if math.prod(pshape) == 0:
         return
@@ -808,6 +810,28 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         r1 = b.udiv(b.mul(b.add(r, c64(1)), c64(M)), c64(rb))
         b.store(b.trunc(b.sub(r1, r0), INT) if bits < 64 else b.sub(r1, r0), args_fixed["n"])
         one(q, r0)
+
+
+def _rows_merge(ops, shapes, batch):
+    """Whether a batched product is one GEMM over the left operand's rows: the right operand is
+    one matrix broadcast over the batch (its batch dims all 1) and the left one is stored
+    untransposed with the whole batch, so its batch and rows are one contiguous [B*m, k] matrix,
+    as are the product's."""
+    (_, ta), _ = ops
+    return (bool(batch) and not ta and math.prod(shapes[1][:-2]) == 1
+            and tuple(shapes[0][:-2]) == tuple(batch))
+
+
+def gemm_calls(node) -> int:
+    """How many BLAS gemm calls one run of the matmul kernel `node` makes (row blocks on the
+    pool aside): one per batch element of the product, one in all when the rows merge."""
+    body = node.params["body"]
+    producers = body.producers()
+    (m,) = [n for n in body.nodes if n.op == Op.matmul]
+    ops = [_operand(producers, x, body) for x in m.inputs]
+    batch = m.output.type.shape[:-2]
+    shapes = [x.type.shape for x in m.inputs]
+    return 1 if _rows_merge(ops, shapes, batch) else math.prod(batch)
 
 
 def _batch_shape(shape, batch):

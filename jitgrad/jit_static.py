@@ -23,7 +23,8 @@ class StaticArgs:
             params = list(inspect.signature(fn).parameters.values())
         except (TypeError, ValueError):
             params = None
-        self.positional = [] if params is None else [p.name for p in params if p.kind in _POSITIONAL]
+        self.positional = [] if params is None else \
+            [p.name for p in params if p.kind in _POSITIONAL]
         if params is not None and names and not any(p.kind == p.VAR_KEYWORD for p in params):
             known = {p.name for p in params if p.kind != p.VAR_POSITIONAL}
             missing = [n for n in names if n not in known]
@@ -32,7 +33,8 @@ class StaticArgs:
                                  f"parameter of the function ({', '.join(sorted(known))})")
         by_num = set()
         if params is not None:
-            keyword = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+            keyword = {p.name for p in params
+                       if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
             n_pos = len(self.positional)
             by_num = {self.positional[i % n_pos] for i in self.nums
                       if n_pos and -n_pos <= i < n_pos} & keyword

@@ -1,8 +1,8 @@
 """The integer edge-value matrix (issue 24, item 6), shared by tests/test_int_edges.py (CPU paths)
-and tests/cuda_sim/test_cuda_wrong_answers_edges.py: every pair of edge values of int32 and int64 (the
-minimum and maximum, their neighbours, small negatives, 0, ±1) through each integer op, against
-NumPy (whose results at the edges are the contract: x // 0 == 0, min // -1 == min, shifts by a
-count outside [0, bits) give 0 or -1)."""
+and tests/cuda_sim/test_cuda_wrong_answers_edges.py: every pair of edge values of int32 and int64
+(the minimum and maximum, their neighbours, small negatives, 0, ±1) through each integer op,
+against NumPy (whose results at the edges are the contract: x // 0 == 0, min // -1 == min,
+shifts by a count outside [0, bits) give 0 or -1)."""
 import numpy as np
 
 import jitgrad.numpy as jnp

@@ -82,7 +82,8 @@ def test_donation_in_a_training_step_updates_and_consumes(path):
     ones are gone, and a pytree (dict) argument is donated leaf by leaf."""
     step = jg.jit(lambda p, g: {k: p[k] - 0.5 * g[k] for k in p}, donate_argnums=0)
     p = {"w": jnp.asarray(np.ones((2, 3), np.float32)), "b": jnp.asarray(np.zeros(3, np.float32))}
-    g = {"w": jnp.asarray(np.full((2, 3), 2.0, np.float32)), "b": jnp.asarray(np.ones(3, np.float32))}
+    g = {"w": jnp.asarray(np.full((2, 3), 2.0, np.float32)),
+         "b": jnp.asarray(np.ones(3, np.float32))}
     for want in (0.0, -1.0, -2.0):
         old = p
         p = step(p, g)

@@ -1,6 +1,7 @@
 """Integer ops at their edges agree with NumPy on every CPU path (issue 24, item 6): eager, jit on
 the reference interpreter, jit compiled (LLVM units, numba for what they leave out) and jit with
-numba kernels only. The CUDA simulator runs the same matrix: tests/cuda_sim/test_cuda_wrong_answers_edges.py."""
+numba kernels only. The CUDA simulator runs the same matrix:
+tests/cuda_sim/test_cuda_wrong_answers_edges.py."""
 import warnings
 
 import numpy as np

@@ -79,7 +79,8 @@ def test_readme_block_runs_as_pasted(results, line):
     got, proc = results
     r = got.get(line)
     if r is None:
-        pytest.fail(f"README.md:{line}: the runner stopped before this block\n{proc.stderr[-3000:]}")
+        pytest.fail(f"README.md:{line}: the runner stopped before this block\n"
+                    f"{proc.stderr[-3000:]}")
     if r["status"] == "skipped":
         pytest.skip(f"README.md:{line}: {r['why']} (marked in the README)")
     assert r["status"] == "ok", f"README.md:{line} failed:\n{r['why']}\nstdout:\n{r['stdout']}"

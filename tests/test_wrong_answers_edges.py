@@ -167,7 +167,7 @@ def test_take_keeps_numpys_negative_indices():
         jnp.take(x, np.array([-6]))
 
 
-# item 9: requires_grad through jit ------------------------------------------------------------------
+# item 9: requires_grad through jit ---------------------------------------------------------------
 def _model_and_step():
     model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
     model[2].bias.requires_grad_(False)                   # a frozen parameter stays frozen
@@ -202,8 +202,8 @@ def test_model_returned_by_a_jitted_step_keeps_requires_grad(jit_path):
 
 def test_gradients_stay_plain_tensors_through_jit_and_tree_map(jit_path):
     model, state, x, loss, step = _model_and_step()
-    for grads in (jg.grad(loss)(model), jg.jit(jg.grad(loss))(model),
-                  jg.jit(lambda m: jg.tree_util.tree_map(lambda g: g * 2, jg.grad(loss)(m)))(model)):
+    doubled = jg.jit(lambda m: jg.tree_util.tree_map(lambda g: g * 2, jg.grad(loss)(m)))
+    for grads in (jg.grad(loss)(model), jg.jit(jg.grad(loss))(model), doubled(model)):
         for g in grads.parameters():
             assert type(g) is jg.Tensor and not g.requires_grad
             g.numpy()
