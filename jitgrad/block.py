@@ -4,6 +4,7 @@ so that stream is synchronized (what a timing loop needs before reading the cloc
 from __future__ import annotations
 
 from . import tree_util
+from .array_ops import register_methods
 from .tensor import Tensor
 
 
@@ -22,3 +23,7 @@ def block_until_ready(tree):
         for i in sorted(devices):
             synchronize(i)
     return tree
+
+
+# x.block_until_ready() on an eager tensor, as on a JAX array (returns x)
+register_methods({"block_until_ready": block_until_ready}, Tensor)

@@ -222,3 +222,8 @@ def test_grad_of_a_python_complex_like_jax(jit_path):
     assert float(value) == 25.0 and complex(grad) == 6 - 8j
     doubled = jg.jit(lambda z: z * 2)(1 + 2j)
     assert doubled.dtype == np.complex64 and complex(doubled) == 2 + 4j
+
+
+def test_tensor_block_until_ready_method():
+    x = jnp.ones(3)
+    assert x.block_until_ready() is x
