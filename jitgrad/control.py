@@ -14,6 +14,8 @@ from .ir import Value
 from .ir.control_flow import COND, SCAN, SWITCH, WHILE
 from .numpy._convert import asarray
 from .tracing import trace_to_graph
+from . import scan_carry
+from .dtypes import scalar_dtype
 
 
 def _abstract(x) -> bool:
@@ -139,7 +141,8 @@ def scan(f, init, xs=None, length=None, reverse=False):
     """jg.scan(f, init, xs, length=None, reverse=False) -> (final carry, stacked ys);
     f(carry, x) -> (carry, y)."""
     c_leaves, c_tree = _leaves(init)
-    weak = [isinstance(x, (bool, int, float)) for x in tree_util.tree_leaves(init)]
+    init_leaves = tree_util.tree_leaves(init)
+    weak = [isinstance(x, (bool, int, float)) for x in init_leaves]
     x_leaves, x_tree = _leaves(xs)
     lengths = {x.shape[0] for x in x_leaves if x.ndim}
     if length is None:
@@ -153,7 +156,9 @@ def scan(f, init, xs=None, length=None, reverse=False):
         raise ValueError("scan: every xs leaf needs a leading axis to scan over")
     if not any(_abstract(x) for x in c_leaves + x_leaves):
         return _scan_python(f, init, xs, x_tree, x_leaves, length, reverse)
-    carry = tree_util.tree_unflatten(c_tree, c_leaves)
+    # a Python-scalar carry is traced weakly (as a jit argument is): `0 + x_f32` is float32
+    carry = tree_util.tree_unflatten(c_tree, [p if w else x for w, p, x in
+                                              zip(weak, init_leaves, c_leaves)])
     from . import numpy as jnp       # a length-0 scan has no x[0]: a slice of the same type
     x_slice = tree_util.tree_unflatten(x_tree, [x[0] if length else jnp.zeros(x.shape[1:], x.dtype)
                                                 for x in x_leaves])
@@ -162,14 +167,16 @@ def scan(f, init, xs=None, length=None, reverse=False):
         new_c, y = f(c, x)
         return new_c, y
     gb, tb, cb = _trace(body, (carry, x_slice), "scan_body")
-    if tb.kind not in (tuple, list) or len(tb.children) != 2 or tb.children[0] != c_tree:
-        raise TypeError(f"scan: f must return (carry, y) with the carry's structure {c_tree}, "
-                        f"got {tb}")
-    # a Python-scalar (weakly typed) carry takes the dtype the body gives it, as in JAX
-    outs_t = [v.type.dtype for v in gb.outputs[:len(c_leaves)]]
-    if any(w and x.dtype != d for w, x, d in zip(weak, c_leaves, outs_t)):
-        c_leaves = [x.astype(d) if w else x for w, x, d in zip(weak, c_leaves, outs_t)]
+    if tb.kind not in (tuple, list) or len(tb.children) != 2:
+        raise TypeError(f"scan: f must return (carry, y), got {tb}")
+    scan_carry.check([], [], c_tree, tb.children[0])
+    # a Python-scalar (weakly typed) carry takes its promotion with the body's output, as JAX
+    outs_t = [v.type for v in gb.outputs[:len(c_leaves)]]
+    if any(w and x.dtype != t.dtype for w, x, t in zip(weak, c_leaves, outs_t)):
+        c_leaves = [x.astype(scan_carry.promoted(x.dtype, t.dtype)) if w else x
+                    for w, x, t in zip(weak, c_leaves, outs_t)]
         return scan(f, tree_util.tree_unflatten(c_tree, c_leaves), xs, length, reverse)
+    scan_carry.check([(x.shape, x.dtype) for x in c_leaves], [(t.shape, t.dtype) for t in outs_t])
     n_args = len(c_leaves) + len(x_leaves)
     caps = _unify_captures([(gb, cb, n_args)])
     outs = apply(SCAN, c_leaves + x_leaves + caps,
@@ -182,32 +189,34 @@ def scan(f, init, xs=None, length=None, reverse=False):
 
 
 def _carry_types(carry):
-    """(structure, [(shape, dtype or None for a weak Python scalar)]) of a scan carry."""
+    """(structure, [(shape, dtype, weak)]) of a scan carry (weak: a Python scalar)."""
     leaves, tree = tree_util.tree_flatten(carry)
-    return tree, [((), None) if isinstance(x, (bool, int, float)) else
-                  (tuple(np.shape(x)), np.dtype(asarray(x).dtype)) for x in leaves]
+    return tree, [((), scalar_dtype(x), True) if isinstance(x, (bool, int, float)) else
+                  (tuple(np.shape(x)), np.dtype(asarray(x).dtype), False) for x in leaves]
 
 
 def _check_carry(before, out):
-    """The eager scan refuses what the traced one does: a carry that changes structure, shape
-    or dtype (a weak Python scalar takes the dtype the body gives it, as in JAX)."""
+    """The eager scan refuses what the traced one does (scan_carry's rule and message): a
+    carry that changes structure, shape or dtype; a weak Python scalar first takes its
+    promotion with the body's output."""
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise TypeError(f"scan: f must return (carry, y), got {type(out).__name__}")
     tree, types = before
     new_tree, new_types = _carry_types(out[0])
-    same = new_tree == tree and all(
-        s == ns and (d is None or nd is None or d == nd)
-        for (s, d), (ns, nd) in zip(types, new_types))
-    if not same:
-        fmt = lambda ts: ", ".join(f"{'weak' if d is None else d.name}{list(s)}" for s, d in ts)
-        raise TypeError(f"scan: f must return a carry of the same structure and types as init: "
-                        f"init is {tree} ({fmt(types)}), f returned {new_tree} "
-                        f"({fmt(new_types)})")
-    return new_tree, [nt if d is None else (s, d) for (s, d), nt in zip(types, new_types)]
+    scan_carry.check([], [], tree, new_tree)
+    want = [(s, scan_carry.promoted(d, nd) if w else d, False)
+            for (s, d, w), (_, nd, _) in zip(types, new_types)]
+    scan_carry.check([(s, d) for s, d, _ in want], [(s, d) for s, d, _ in new_types])
+    return new_tree, want
 
 
 def _scan_python(f, init, xs, x_tree, x_leaves, length, reverse):
     from . import numpy as jnp
+    # NumPy values in the carry become tensors (as the traced scan's inputs do); Python
+    # scalars stay weak
+    leaves, tree = tree_util.tree_flatten(init)
+    init = tree_util.tree_unflatten(tree, [x if isinstance(x, (bool, int, float)) else asarray(x)
+                                           for x in leaves])
     carry, ys = init, []
     types = _carry_types(init)
     order = range(length - 1, -1, -1) if reverse else range(length)
