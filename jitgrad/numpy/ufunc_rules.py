@@ -58,8 +58,22 @@ def rounding(op, x):
     return apply(op, [x]) if x.dtype.kind in "fc" else x      # complex floor: an error
 
 
+def _fast_pair(op, x1, x2):
+    """apply_fast for two eager float/complex tensors of one dtype (nothing to promote), else
+    None."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
+        d, e = x1._data, x2._data
+        if type(d) is np.ndarray and type(e) is np.ndarray and d.dtype is e.dtype \
+                and d.dtype in FAST_FLOAT:
+            return apply_fast(op, x1, x2)
+    return None
+
+
 def binary(op, x1, x2):
     """NumPy's promotion of both operands, and NumPy's bool arithmetic."""
+    out = _fast_pair(op, x1, x2)        # float tensors of one dtype whose signature ran before
+    if out is not None:
+        return out
     a, b = operands(x1, x2)
     if a.dtype.kind == "b":
         if op in _BOOL_ERRORS:
@@ -90,7 +104,8 @@ def _nonnegative_exponent(b):
 
 def compare(op, x1, x2):
     """NumPy's promotion of both operands; a bool result."""
-    return apply(op, operands(x1, x2))
+    out = _fast_pair(op, x1, x2)
+    return apply(op, operands(x1, x2)) if out is None else out
 
 
 def logical(op, x1, x2):
