@@ -46,9 +46,14 @@ def _private_copy(t: Tensor) -> None:
     t._data = d.copy() if isinstance(d, np.ndarray) else t.to("cpu").to(t.device)._data
 
 
+def _leaves(a) -> list:
+    """a's leaves; a tensor or array is its own (the common case, without flattening)."""
+    return [a] if type(a) is Tensor or type(a) is np.ndarray else tree_util.tree_leaves(a)
+
+
 def applies(args) -> bool:
     """Donation is ignored when a leaf is traced (an enclosing jit/grad/vmap)."""
-    return not any(isinstance(x, Tracer) for x in tree_util.tree_leaves(args))
+    return not any(isinstance(x, Tracer) for a in args for x in _leaves(a))
 
 
 def prepare_leaves(leaves, donated, name, seen):
@@ -85,14 +90,16 @@ def prepare_args(args, positions, name):
     """prepare_leaves for jit's positional arguments: (args to run with, consumed tensors)."""
     args, consumed, seen = list(args), [], set()
     for i in positions:
-        leaves, tree = tree_util.tree_flatten(args[i])
+        a = args[i]
+        leaves, tree = ([a], None) if type(a) is Tensor or type(a) is np.ndarray else \
+            tree_util.tree_flatten(a)
         new, used = prepare_leaves(leaves, range(len(leaves)), name, seen)
         consumed += used
-        if any(a is not b for a, b in zip(new, leaves)):
-            args[i] = tree_util.tree_unflatten(tree, new)
+        if any(x is not y for x, y in zip(new, leaves)):
+            args[i] = new[0] if tree is None else tree_util.tree_unflatten(tree, new)
     for j, a in enumerate(args):
         if j not in positions:
-            check_not_reused(tree_util.tree_leaves(a), seen, name)
+            check_not_reused(_leaves(a), seen, name)
     return tuple(args), consumed
 
 

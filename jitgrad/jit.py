@@ -49,6 +49,7 @@ class Jitted:
         self.static_argnums = self._statics.nums
         self.static_argnames = tuple(sorted(self._statics.names))
         self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+        self._donate_pos = {}     # number of positional arguments -> donated positions
         self._cache = {}          # Signature -> _Entry
         self._fast = {}           # _fast_key(args) -> _Entry.fast_call (no pytree, no Signature)
         self._mode, self._other_modes = default_float(), {}
@@ -213,8 +214,11 @@ class Jitted:
 
     def _donate_positions(self, n_args) -> frozenset:
         """donate_argnums as non-negative positions (see jitgrad/donation.py)."""
-        static_pos = self._static(n_args)
-        return frozenset(i % n_args for i in self.donate_argnums) - static_pos
+        pos = self._donate_pos.get(n_args)
+        if pos is None:
+            pos = self._donate_pos[n_args] = frozenset(
+                i % n_args for i in self.donate_argnums) - self._static(n_args)
+        return pos
 
     def _donated(self, args):
         """Graph-input indices of the leaves of the donate_argnums arguments."""
