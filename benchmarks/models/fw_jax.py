@@ -77,6 +77,49 @@ def cnn(cfg):
     return forward
 
 
+def _batch_norm(p, b, name, x, momentum=0.1, eps=1e-5):
+    """Training-mode BatchNorm over (N, H, W) as PyTorch's: normalize by the batch's biased
+    variance; the running statistics (in the carried buffers b) move toward the batch's mean
+    and unbiased variance."""
+    jnp = _setup()[1]
+    mu = x.mean((0, 2, 3))
+    var = ((x - mu[None, :, None, None]) ** 2).mean((0, 2, 3))
+    n = x.size // x.shape[1]
+    b = {**b, f"{name}.running_mean": (1 - momentum) * b[f"{name}.running_mean"] + momentum * mu,
+         f"{name}.running_var": (1 - momentum) * b[f"{name}.running_var"]
+         + momentum * var * (n / (n - 1))}
+    y = (x - mu[None, :, None, None]) / jnp.sqrt(var + eps)[None, :, None, None]
+    return y * p[f"{name}.weight"][None, :, None, None] + p[f"{name}.bias"][None, :, None, None], b
+
+
+def resnet(cfg):
+    jax, jnp = _setup()
+    from jax import lax
+
+    def conv(p, name, x):
+        return lax.conv_general_dilated(x, p[f"{name}.weight"], (1, 1), ((1, 1), (1, 1)),
+                                        dimension_numbers=("NCHW", "OIHW", "NCHW"))
+
+    def forward(p, x, b):
+        x, b = _batch_norm(p, b, "bn", conv(p, "stem", x))
+        x = jax.nn.relu(x)
+        for i in range(cfg.blocks):
+            n = f"blocks.{i}"
+            y, b = _batch_norm(p, b, f"{n}.bn1", conv(p, f"{n}.conv1", x))
+            y, b = _batch_norm(p, b, f"{n}.bn2", conv(p, f"{n}.conv2", jax.nn.relu(y)))
+            x = jax.nn.relu(x + y)
+        return _linear(p, "fc", x.mean((2, 3))), b
+    return forward
+
+
+def resnet_buffers(cfg):
+    jnp = _setup()[1]
+    names = ["bn"] + [f"blocks.{i}.bn{j}" for i in range(cfg.blocks) for j in (1, 2)]
+    return {f"{n}.{s}": (jnp.zeros if s == "running_mean" else jnp.ones)(cfg.channels,
+                                                                          jnp.float32)
+            for n in names for s in ("running_mean", "running_var")}
+
+
 def mlp(cfg):
     jax, _ = _setup()
 
@@ -106,7 +149,10 @@ def lstm(cfg):
     return forward
 
 
-FORWARDS = {"gpt": gpt, "cnn": cnn, "mlp": mlp, "lstm": lstm}
+FORWARDS = {"gpt": gpt, "cnn": cnn, "mlp": mlp, "lstm": lstm, "resnet": resnet}
+# models with buffers (BatchNorm's running statistics): forward(p, x, buffers) -> (logits,
+# buffers), the buffers carried from step to step beside the optimizer state
+BUFFERS = {"resnet": resnet_buffers}
 
 
 def _optimizer(cfg):
@@ -149,30 +195,38 @@ class Trainer:
     def __init__(self, model_name, cfg, weights, data):
         jax, jnp = _setup()
         forward = FORWARDS[model_name](cfg)
+        if model_name not in BUFFERS:
+            plain = forward
 
-        def loss_fn(p, x, y):
-            logits = forward(p, x)
+            def forward(p, x, b):
+                return plain(p, x), b
+
+        def loss_fn(p, b, x, y):
+            logits, b = forward(p, x, b)
             logits = logits.reshape(-1, logits.shape[-1])
             logp = jax.nn.log_softmax(logits, axis=-1)
-            return -jnp.take_along_axis(logp, y.reshape(-1, 1), axis=1).mean()
+            return -jnp.take_along_axis(logp, y.reshape(-1, 1), axis=1).mean(), b
         init, update = _optimizer(cfg)
 
         @jax.jit
-        def train_step(p, s, x, y):
-            loss, g = jax.value_and_grad(loss_fn)(p, x, y)
+        def train_step(p, s, b, x, y):
+            (loss, b), g = jax.value_and_grad(loss_fn, has_aux=True)(p, b, x, y)
             p, s = update(g, s, p)
-            return p, s, loss
+            return p, s, b, loss
         self.params = {k: jnp.asarray(v) for k, v in weights.items()}
         self.initial = self.params
         self.state = init(self.params)
+        self.buffers = BUFFERS[model_name](cfg) if model_name in BUFFERS else {}
         self.x, self.y = (jnp.asarray(a) for a in data)
         self.train_step, self.loss_fn, self.jax = train_step, loss_fn, jax
 
     def step(self):
-        self.params, self.state, loss = self.train_step(self.params, self.state, self.x, self.y)
-        self.jax.block_until_ready((self.params, self.state))
+        self.params, self.state, self.buffers, loss = self.train_step(
+            self.params, self.state, self.buffers, self.x, self.y)
+        self.jax.block_until_ready((self.params, self.state, self.buffers))
         return float(loss)
 
     def grads(self) -> dict:
-        g = self.jax.jit(self.jax.grad(self.loss_fn))(self.initial, self.x, self.y)
+        g, _ = self.jax.jit(self.jax.grad(self.loss_fn, has_aux=True))(
+            self.initial, self.buffers, self.x, self.y)
         return {k: np.asarray(v) for k, v in g.items()}

@@ -68,6 +68,35 @@ class CNN(nn.Module):
         return self.fc(x.reshape(x.shape[0], -1))
 
 
+class BasicBlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(c)
+        self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(c)
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        return F.relu(x + self.bn2(self.conv2(y)))
+
+
+class ResNet(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        c = cfg.channels
+        self.stem = nn.Conv2d(3, c, 3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(c)
+        self.blocks = nn.ModuleList([BasicBlock(c) for _ in range(cfg.blocks)])
+        self.fc = nn.Linear(c, cfg.classes)
+
+    def forward(self, x):
+        x = F.relu(self.bn(self.stem(x)))
+        for block in self.blocks:
+            x = block(x)
+        return self.fc(x.mean(axis=(2, 3)))          # global average pool
+
+
 class MLP(nn.Module):
     def __init__(self, cfg):
         super().__init__()
@@ -106,7 +135,7 @@ class LSTM(nn.Module):
         return self.head(hs.transpose(1, 0, 2))
 
 
-MODULES = {"gpt": GPT, "cnn": CNN, "mlp": MLP, "lstm": LSTM}
+MODULES = {"gpt": GPT, "cnn": CNN, "mlp": MLP, "lstm": LSTM, "resnet": ResNet}
 
 
 def _optimizer(cfg):
@@ -125,7 +154,7 @@ def _loss(model, x, y):
 class Trainer:
     def __init__(self, model_name, cfg, weights, data):
         self.model = MODULES[model_name](cfg)
-        self.model.load_state_dict({k: v for k, v in weights.items()})
+        self.model.load_state_dict({**self.model.state_dict(), **weights})   # buffers: fresh
         self.x, self.y = (jnp.asarray(a) for a in data)
         opt = _optimizer(cfg)
         self.state = opt.init(self.model)

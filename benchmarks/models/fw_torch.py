@@ -69,6 +69,33 @@ def _modules():
             x = self.pool(F.relu(self.conv2(x)))
             return self.fc(x.flatten(1))
 
+    class BasicBlock(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(c)
+            self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(c)
+
+        def forward(self, x):
+            y = F.relu(self.bn1(self.conv1(x)))
+            return F.relu(x + self.bn2(self.conv2(y)))
+
+    class ResNet(nn.Module):
+        def __init__(self, cfg, compiled):
+            super().__init__()
+            c = cfg.channels
+            self.stem = nn.Conv2d(3, c, 3, padding=1, bias=False)
+            self.bn = nn.BatchNorm2d(c)
+            self.blocks = nn.ModuleList([BasicBlock(c) for _ in range(cfg.blocks)])
+            self.fc = nn.Linear(c, cfg.classes)
+
+        def forward(self, x):
+            x = F.relu(self.bn(self.stem(x)))
+            for block in self.blocks:
+                x = block(x)
+            return self.fc(x.mean(dim=(2, 3)))
+
     class MLP(nn.Module):
         def __init__(self, cfg, compiled):
             super().__init__()
@@ -102,7 +129,7 @@ def _modules():
                 hs.append(h)
             return self.head(torch.stack(hs, 1))
 
-    return {"gpt": GPT, "cnn": CNN, "mlp": MLP, "lstm": LSTM}
+    return {"gpt": GPT, "cnn": CNN, "mlp": MLP, "lstm": LSTM, "resnet": ResNet}
 
 
 # the common weight names -> this framework's state_dict names
@@ -126,8 +153,9 @@ class Trainer:
         torch.manual_seed(0)
         self.torch = torch
         self.model = _modules()[model_name](cfg, compiled)
-        self.model.load_state_dict({RENAME.get(k, k): torch.from_numpy(v.copy())
-                                    for k, v in weights.items()})
+        self.model.load_state_dict({**self.model.state_dict(),       # buffers: fresh
+                                    **{RENAME.get(k, k): torch.from_numpy(v.copy())
+                                       for k, v in weights.items()}})
         self.initial = {k: v.copy() for k, v in weights.items()}
         self.x, self.y = (torch.from_numpy(a.astype(np.int64) if a.dtype.kind == "i" else a)
                           for a in data)
@@ -153,8 +181,8 @@ class Trainer:
         torch = self.torch
         back = {v: k for k, v in RENAME.items()}
         now = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
-        self.model.load_state_dict({RENAME.get(k, k): torch.from_numpy(v)
-                                    for k, v in self.initial.items()})
+        self.model.load_state_dict({**now, **{RENAME.get(k, k): torch.from_numpy(v)
+                                              for k, v in self.initial.items()}})
         self.model.zero_grad(set_to_none=True)
         self.loss_fn(self.x, self.y).backward()
         out = {back.get(k, k): p.grad.numpy().copy() for k, p in self.model.named_parameters()}

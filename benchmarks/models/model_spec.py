@@ -54,16 +54,32 @@ class LSTM:
     optimizer: str = "adam"
 
 
-FULL = {"gpt": GPT(), "cnn": CNN(), "mlp": MLP(), "lstm": LSTM()}
+@dataclass(frozen=True)
+class ResNet:
+    batch: int = 32
+    size: int = 32           # input 3 x size x size
+    channels: int = 16       # conv3x3 stem, then `blocks` basic blocks at this width
+    blocks: int = 2
+    classes: int = 10
+    lr: float = 0.01
+    momentum: float = 0.9
+    optimizer: str = "sgd"
+
+
+FULL = {"gpt": GPT(), "cnn": CNN(), "mlp": MLP(), "lstm": LSTM(), "resnet": ResNet()}
 SMALL = {"gpt": GPT(vocab=32, d=16, layers=2, heads=2, seq=8, batch=2),
          "cnn": CNN(batch=4, size=8, c1=2, c2=3),
          "mlp": MLP(batch=8, sizes=(12, 16, 16, 5)),
-         "lstm": LSTM(vocab=16, hidden=8, seq=5, batch=3)}
+         "lstm": LSTM(vocab=16, hidden=8, seq=5, batch=3),
+         "resnet": ResNet(batch=4, size=8, channels=4, blocks=1)}
 ABOUT = {"gpt": "GPT-style decoder (vocab 512, d 128, 4 layers, 4 heads, seq 64, batch 8, AdamW)",
          "cnn": "CNN (28x28x1, batch 64: conv3x3(8)-relu-maxpool-conv3x3(16)-relu-maxpool-"
                 "linear, SGD momentum)",
          "mlp": "MLP 784-512-512-10, batch 256, Adam",
-         "lstm": "LSTM LM via scan (vocab 128, hidden 128, seq 32, batch 16, Adam)"}
+         "lstm": "LSTM LM via scan (vocab 128, hidden 128, seq 32, batch 16, Adam)",
+         "resnet": "ResNet (32x32x3, batch 32: conv3x3(16)-BN-relu, 2 basic blocks "
+                   "conv-BN-relu-conv-BN + identity, relu; global avg pool, linear 10; "
+                   "SGD momentum; BatchNorm in training mode)"}
 SMALL_ABOUT = {m: f"{m} (small sizes)" for m in FULL}
 MODELS = tuple(FULL)
 
@@ -84,7 +100,8 @@ def _linear(rng, w, name, n_in, n_out, bias=True):
 
 
 def weights(model: str, cfg) -> dict:
-    """name -> float32 array, PyTorch's layouts (Linear weight [out, in], Conv2d OIHW)."""
+    """name -> float32 array, PyTorch's layouts (Linear weight [out, in], Conv2d OIHW); the
+    parameters only (BatchNorm's running statistics are each framework's fresh buffers)."""
     rng = np.random.default_rng(1234)
     w: dict = {}
     if model == "gpt":
@@ -109,6 +126,17 @@ def weights(model: str, cfg) -> dict:
         w["conv2.weight"] = _uniform(rng, (cfg.c2, cfg.c1, 3, 3), 9 * cfg.c1)
         w["conv2.bias"] = _uniform(rng, (cfg.c2,), 9 * cfg.c1)
         _linear(rng, w, "fc", cfg.c2 * (cfg.size // 4) ** 2, cfg.classes)
+    elif model == "resnet":
+        c = cfg.channels
+        w["stem.weight"] = _uniform(rng, (c, 3, 3, 3), 27)
+        names = ["bn"] + [f"blocks.{i}.bn{j}" for i in range(cfg.blocks) for j in (1, 2)]
+        for i in range(cfg.blocks):
+            for j in (1, 2):
+                w[f"blocks.{i}.conv{j}.weight"] = _uniform(rng, (c, c, 3, 3), 9 * c)
+        for n in names:     # BatchNorm: PyTorch's initial affine; running stats start 0 / 1
+            w[f"{n}.weight"] = np.ones(c, np.float32)
+            w[f"{n}.bias"] = np.zeros(c, np.float32)
+        _linear(rng, w, "fc", c, cfg.classes)
     elif model == "mlp":
         for i, (a, b) in enumerate(zip(cfg.sizes[:-1], cfg.sizes[1:])):
             _linear(rng, w, f"fc{i}", a, b)
@@ -136,6 +164,9 @@ def batch(model: str, cfg) -> tuple:
         return tokens[:, :-1].copy(), tokens[:, 1:].copy()
     if model == "cnn":
         x = rng.standard_normal((cfg.batch, 1, cfg.size, cfg.size)).astype(np.float32)
+        return x, rng.integers(0, cfg.classes, cfg.batch).astype(np.int32)
+    if model == "resnet":
+        x = rng.standard_normal((cfg.batch, 3, cfg.size, cfg.size)).astype(np.float32)
         return x, rng.integers(0, cfg.classes, cfg.batch).astype(np.int32)
     if model == "mlp":
         x = rng.standard_normal((cfg.batch, cfg.sizes[0])).astype(np.float32)
