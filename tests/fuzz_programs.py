@@ -1,4 +1,5 @@
-"""Random array programs (straight-line, with scan / fori_loop / cond statements) for differential
+"""Random array programs (straight-line, with scan / fori_loop / cond statements, and arrays
+built from traced values: jnp.array of lists, linspace/geomspace endpoints) for differential
 testing of the compiled path.
 
 `program(seed)` draws a Program: input shapes (ranks 0-4, dims 1-3, so size-1 broadcast dims are
@@ -198,8 +199,28 @@ def _control(rng, a, sa, pick, new_input):
     return f"jg.cond(jnp.sum({a}) > 0, lambda v: {body('v')}, lambda v: v * 0.5, {a})", sa
 
 
+def _from_values(rng, a, sa, pick, new_input):
+    """Arrays built from traced values (issue 24): jnp.array of nested lists, linspace and
+    geomspace with traced endpoints; their derivatives reach every element."""
+    r, nd = rng.random(), len(sa)
+    if r < 0.3:                 # a nested list of same-shape traced values and constants
+        b, sb = pick()
+        other = b if sb == sa else f"jnp.cos({a})"
+        return f"jnp.array([[{a}, {other}], [{a} * 0.5, jnp.sin({a}) + 1.0]])", (2, 2) + sa
+    if r < 0.45:                # a flat list of traced scalars and Python numbers
+        return f"jnp.array([jnp.sum({a}), 1.5, jnp.max({a}) * 2.0])", (3,)
+    if r < 0.75:                # array endpoints, the new axis anywhere
+        ax, num = int(rng.integers(0, nd + 1)), int(rng.integers(1, 5))
+        end = bool(rng.random() < 0.7)
+        return (f"jnp.linspace({a}, {a} * 2.0 + 1.0, {num}, endpoint={end}, axis={ax})",
+                sa[:ax] + (num,) + sa[ax:])
+    if r < 0.9:                 # scalar traced endpoints
+        return f"jnp.linspace(jnp.mean({a}), jnp.sum({a}) * 0.5 - 1.0, 5)", (5,)
+    return f"jnp.geomspace(jnp.exp({a}), jnp.exp({a}) * 3.0, 3, axis=0)", (3,) + sa
+
+
 BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1), (_shape_op, 2),
-            (_control, 1)]
+            (_control, 1), (_from_values, 1)]
 
 
 def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32")) -> Program:
