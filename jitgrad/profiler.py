@@ -34,7 +34,7 @@ from .core import EAGER_BACKENDS
 from .ir.registry import KIND
 from .runtime import profiling
 
-__all__ = ["profile", "Profile", "KernelAverage", "KernelAverages", "KernelInfo"]
+__all__ = ["profile", "Profile", "KernelAverage", "KernelAverages", "ProfiledKernel"]
 
 HIDDEN_OPS = frozenset({"constant", "broadcast_to", "reshape"})   # not part of a kernel's name
 SORT_KEYS = {"total": lambda r: -r.total_ms, "mean": lambda r: -r.mean_us,
@@ -47,7 +47,7 @@ SORT_ALIASES = {"cpu_time_total": "total", "self_cpu_time_total": "total",
 
 
 @dataclass(frozen=True)
-class KernelInfo:
+class ProfiledKernel:
     """What one kernel of a schedule is: a name made of its ops, the user's source line(s), its
     fusion kind, its input shapes, and per call the bytes it reads and writes and its FLOPs."""
     name: str
@@ -100,20 +100,20 @@ def _short_source(info) -> str:
     return lines[0] + (f" (+{len(lines) - 1})" if len(lines) > 1 else "")
 
 
-def kernel_info(node) -> KernelInfo:
-    """The KernelInfo of a kernel node of a schedule (op="kernel", params kind and body)."""
+def kernel_info(node) -> ProfiledKernel:
+    """The ProfiledKernel of a kernel node of a schedule (op="kernel", params kind and body)."""
     body = node.params.get("body")
     nodes = body.nodes if body is not None else [node]
     ops = list(dict.fromkeys(n.op.value for n in nodes if n.op.value not in HIDDEN_OPS))
     ops = ops or [nodes[0].op.value if nodes else "copy"]
     name = "+".join(ops[:4]) + ("+..." if len(ops) > 4 else "")
     nbytes = sum(v.type.nbytes for v in (*node.inputs, *node.outputs))
-    return KernelInfo(name, _short_source(node.source_info), node.params.get("kind", "opaque"),
+    return ProfiledKernel(name, _short_source(node.source_info), node.params.get("kind", "opaque"),
                       "x".join(_shape(v.type) for v in node.inputs) or "()", nbytes,
                       sum(_op_flops(n) for n in nodes))
 
 
-_INFOS = weakref.WeakKeyDictionary()       # a sequenced run -> its kernels' KernelInfo
+_INFOS = weakref.WeakKeyDictionary()       # a sequenced run -> its kernels' ProfiledKernel
 
 
 def _infos(run):
@@ -131,7 +131,7 @@ class Event:
     t0: int             # perf_counter_ns
     t1: int
     tid: int
-    info: KernelInfo | None = None
+    info: ProfiledKernel | None = None
 
 
 class Profile:
@@ -179,14 +179,14 @@ class Profile:
         for i, (t0, t1) in enumerate(times.tolist()):
             if t0 == 0:
                 break
-            info = infos[start + i] if start + i < len(infos) else KernelInfo(
+            info = infos[start + i] if start + i < len(infos) else ProfiledKernel(
                 f"kernel {start + i}", "", "opaque", "", 0, 0)
             self._add(Event(info.name, "kernel", t0, t1, tid, info))
 
     def host(self, run, step, t0, t1):
         """From the executable: a host step (a kernel body run by the NumPy reference)."""
         info = kernel_info(step.node)
-        info = KernelInfo(info.name, info.source, "host", info.shapes, info.bytes, info.flops)
+        info = ProfiledKernel(info.name, info.source, "host", info.shapes, info.bytes, info.flops)
         self._add(Event(info.name, "host", t0, t1, threading.get_native_id(), info))
 
     def call(self, run, t0, t1):
@@ -327,7 +327,7 @@ def _wrap_eager():
             finally:
                 t1 = time.perf_counter_ns()
                 name = getattr(op, "value", str(op))
-                info = KernelInfo(name, user_source_info() or "", "eager",
+                info = ProfiledKernel(name, user_source_info() or "", "eager",
                                   "x".join("[" + ",".join(map(str, getattr(a, "shape", ())))
                                            + "]" for a in arrays) or "()",
                                   sum(getattr(a, "nbytes", 0) for a in arrays)
