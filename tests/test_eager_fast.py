@@ -212,3 +212,13 @@ def test_apply_fast_declines_what_it_does_not_know():
     assert core.apply_fast(Op.tanh, a) is not None
     m = jg.tensor(np.ones(2, np.float32), device="meta")
     assert core.apply_fast(Op.tanh, m) is None                 # no data
+
+
+def test_deleted_tensors_still_raise_after_their_signature_was_cached():
+    a, b = jg.tensor(_arr((3,))), jg.tensor(_arr((3,)))
+    a + b
+    jnp.tanh(a)
+    a.delete()
+    for op in (lambda: a + b, lambda: b * a, lambda: jnp.tanh(a), lambda: jnp.add(a, b)):
+        with pytest.raises(RuntimeError, match="deleted"):
+            op()
