@@ -6,6 +6,7 @@ from .. import control_flow as C
 from .. import kernel as K
 from ..autodiff import control as AC
 from ..autodiff import custom
+from ..autodiff.scan_vjp import scan_vjp
 from ..batching import control as BC
 from .. import remat
 from ..ops import Op
@@ -25,7 +26,7 @@ RECORDS = [
     Primitive(Op.while_loop, "control", C.while_rule, C.while_reference, None, vjp=AC.while_vjp,
               jvp=AC.while_jvp, batch=BC.while_loop,
               doc="carry = body(carry, *consts) while cond(carry, *consts)"),
-    Primitive(Op.scan, "control", C.scan_rule, C.scan_reference, None, vjp=AC.scan_vjp,
+    Primitive(Op.scan, "control", C.scan_rule, C.scan_reference, None, vjp=scan_vjp,
               jvp=AC.scan_jvp, batch=BC.scan,
               doc="a loop over the leading axis of xs carrying state, stacking outputs"),
     Primitive(Op.custom_vjp_call, "custom", custom.type_rule, custom.reference, None,
