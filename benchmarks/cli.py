@@ -37,6 +37,10 @@ def parse(argv: list[str], prog: str) -> argparse.Namespace:
     p.add_argument("--json", metavar="FILE", type=output_file, help="also write all results as JSON")
     p.add_argument("--plot", metavar="FILE.png", type=output_file, help="also draw the ratios as a bar chart (matplotlib)")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--static", action="store_true",
+                   help="with --device cuda: no GPU needed; assemble every kernel of the GPU cases "
+                        "with ptxas for sm_80/sm_90 and report registers, spills, launch shapes, "
+                        "vector access, tensor cores and estimated times (benchmarks/cuda_static.py)")
     p.add_argument("--no-first-call", action="store_true",
                    help="skip the fresh-process first-call measurement of mlp_step")
     args = p.parse_args(argv)
@@ -57,6 +61,8 @@ def parse(argv: list[str], prog: str) -> argparse.Namespace:
     except ValueError as e:
         p.error(str(e))
     args.impls = ["jitgrad"] + [i for i in peers if i != "jitgrad"]
+    if args.static and args.device != "cuda":
+        p.error("--static is a check of the CUDA kernels: use it with --device cuda")
     if args.repeat is not None and args.repeat < 1:
         p.error("--repeat must be at least 1")
     return args
@@ -73,6 +79,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m jitgrad.benchmark
         return subprocess.call([sys.executable, "-m", __package__, *argv], env={**os.environ, **missing})
     if args.plot:
         report.require_matplotlib()
+    if args.device == "cuda" and args.static:
+        from . import cuda_static
+        return cuda_static.main(args, argv)
     if args.device == "cuda":
         return cuda_workloads.main(args)
 

@@ -40,11 +40,12 @@ import numpy as np
 
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
-from ..ir.passes.fusion_rules import row_pass_levels
+from ..ir.passes.fusion_rules import matmul_operand, row_pass_levels
 from ..ir.types import is_bool, is_float
 from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
 from . import cuda_kernels as KK
+from . import cuda_vectorize as VV
 from .cuda_kernels import FULL_MASK, WARP, grid_stride
 from . import canonical
 from .cuda_source import NUMBA_TYPE, CudaKernelSource, module_text
@@ -56,6 +57,8 @@ MAX_BLOCKS = 4096          # grid-stride over rows / output elements beyond this
 SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
 MAX_SPLIT = 1024           # ... up to this many (an H100 holds 132 SMs x 8 blocks of 256)
 ROW_CACHE_BYTES = 32768    # a rowwise kernel keeps rows up to this size in shared memory
+COLUMN_BLOCKS = 264        # a column reduction splits its reduced axis to reach this many blocks
+COLUMN_CHUNK = 32          # ... each folding at least this many elements
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,7 @@ class _FusedKernel:
         self.buf = IndentedBuffer()
         self.module_consts: list[str] = []
         self.workspace: list = []    # (name, dtype, size): zeroed device arrays kept per launch
+        self.extra_imports: list = []
 
     def header(self):
         params = list(self.arrays.values()) + [o for names in self.outs.values() for o in names]
@@ -110,7 +114,7 @@ class _FusedKernel:
         comment = f"kernel {self.name} ({self.kind})\n" + \
             "\n".join(f"  {line}" for line in canonical.body_lines(self.node))
         consts = self.ctx.prologue() + self.module_consts
-        text = module_text(comment, consts, self.buf._lines)
+        text = module_text(comment, consts, self.buf._lines, self.extra_imports)
         src = CudaKernelSource(self.name, text,
                                tuple(f"{NUMBA_TYPE[np.dtype(d)]}[::1]" for d in dtypes))
         return Fused(src, [c.params["value"] for c in self.consts], grid, block,
@@ -123,16 +127,44 @@ def gen_elementwise(name, node) -> Fused:
     k = _FusedKernel(name, node, "elementwise")
     shape = max((v.type.shape for v in k.body.outputs), key=math.prod)
     n = math.prod(shape)
+    vp = VV.plan(k.arrays, k.outs, n)
     with k.header():
-        with grid_stride(k.buf, str(n)):
+        if vp is not None:
+            _elementwise_vectors(k, vp, shape, n)
+        with grid_stride(k.buf, str(n)) if vp is None else k.buf.indent(f"while i < {n}:"):
             cse = CSE(k.buf)
             space = flat_space(shape, "i", cse)
             ev = k.evaluator(lambda v: space, cse)
             for v in k.outs:
                 k.store(v, space, ev.expr(v))
             k.buf.writeline("i += step")
-    threads = min(MAX_BLOCK, max(WARP, -(-n // WARP) * WARP))
-    return k.finish((min(MAX_BLOCKS, max(1, -(-n // threads))),), (threads,))
+    per_thread = vp.lanes if vp is not None else 1
+    threads = min(MAX_BLOCK, max(WARP, -(-n // (WARP * per_thread)) * WARP))
+    return k.finish((min(MAX_BLOCKS, max(1, -(-n // (threads * per_thread)))),), (threads,))
+
+
+def _elementwise_vectors(k, vp, shape, n):
+    """The 128-bit path (codegen/cuda_vectorize.py), then `i` at the first element the scalar
+    loop after it covers: the tail, or everything when an array is not 16-byte aligned."""
+    k.kind = f"elementwise: {vp.lanes}-wide vectors"
+    k.extra_imports.append(VV.IMPORT)
+    groups, buf = n // vp.lanes, k.buf
+    buf.writeline("i = cuda.grid(1)")
+    buf.writeline("step = cuda.gridsize(1)")
+    with buf.indent(f"if {VV.aligned_check(k.arrays, k.outs, vp)}:   # once per launch"):
+        with buf.indent(f"while i < {groups}:"):
+            lanes = VV.load_group(buf, k.arrays, vp, "i")
+            results = {v: [] for v in k.outs}
+            for lane in range(vp.lanes):
+                cse = CSE(buf, f"l{lane}_")
+                space = flat_space(shape, cse.get(f"i * {vp.lanes} + {lane}"), cse)
+                ev = k.evaluator(lambda v: space, cse,
+                                 {v: names[lane] for v, names in lanes.items()})
+                for v in k.outs:
+                    results[v].append(ev.expr(v))
+            VV.store_group(buf, k.outs, vp, "i", results)
+            buf.writeline("i += step")
+        buf.writeline(f"i = {groups * vp.lanes} + cuda.grid(1)   # the scalar tail")
 
 
 # ----------------------------------------------------------------------------- block reductions
@@ -229,10 +261,12 @@ def gen_reduce(name, node) -> Fused:
     """One of three layouts, by the shape of the reduction:
       columns  the innermost axis is kept (x.sum(axis=0)): lane l of every warp folds output
                r0 + l, so a warp reads 32 consecutive elements; the warps of a block split the
-               reduced elements and meet in shared memory
+               reduced elements and meet in shared memory; when there are few column blocks the
+               reduced axis is also split over grid.y (partials + a ticket per column block, as
+               `split`), so a 512-wide bias gradient runs 272 blocks instead of 16
       split    one output (a full reduction) over many elements: SPLIT blocks grid-stride over
-               them, each writes its partial; the last block to finish (an atomic ticket) folds
-               the partials and writes the epilogue
+               them (128-bit loads when aligned), each writes its partial; the last block to
+               finish (an atomic ticket) folds the partials and writes the epilogue
       rows     otherwise: one block per output element, threads stride over its elements"""
     k = _FusedKernel(name, node, "reduce")
     reds = [n for n in k.body.nodes if n.op in REDUCE]
@@ -256,25 +290,48 @@ class _ReduceShape:
         self.jshape = tuple(xshape[d] for d in axes)
         self.rows, self.length = math.prod(self.rshape), math.prod(self.jshape)
 
-    def xspace(self, cse):
+    def xspace(self, cse, j="j"):
         """x's space at output element `r`, reduced element `j`."""
-        rs, js = flat_space(self.rshape, "r", cse), flat_space(self.jshape, "j", cse)
+        rs, js = flat_space(self.rshape, "r", cse), flat_space(self.jshape, j, cse)
         where = {d: (rs, i) for i, d in enumerate(self.kept)}
         where.update({d: (js, i) for i, d in enumerate(self.axes)})
         return Space(self.xshape, [functools.partial(s.index, i) for s, i in
                                    (where[d] for d in range(len(self.xshape)))], cse)
 
 
-def _fold_elements(k, red, shape, start, step):
-    """Each thread folds elements j = start, start + step, ... of output element r."""
-    k.buf.writeline(f"j = {start}")
-    with k.buf.indent(f"while j < {shape.length}:"):
+def _fold_elements(k, red, shape, start, step, vp=None, end=None):
+    """Each thread folds elements j = start, start + step, ... of output element r; with a
+    vector plan (one output: x's flat elements), groups of vp.lanes first when aligned."""
+    if vp is not None:
+        _fold_vectors(k, red, shape, start, step, vp)
+    else:
+        k.buf.writeline(f"j = {start}")
+    with k.buf.indent(f"while j < {end or shape.length}:"):
         cse = CSE(k.buf)
         xspace = shape.xspace(cse)
         ev = k.evaluator(lambda v: xspace, cse)
         for n in red.nodes:
             red.update(n, ev.expr(n.inputs[0]))
         k.buf.writeline(f"j += {step}")
+
+
+def _fold_vectors(k, red, shape, start, step, vp):
+    """Groups g = start, start + step, ... of vp.lanes elements when `vec`, then `j` at the first
+    element the scalar loop folds (the tail, or everything when unaligned)."""
+    buf, groups = k.buf, shape.length // vp.lanes
+    buf.writeline(f"j = {start}")
+    with buf.indent("if vec:"):
+        with buf.indent(f"while j < {groups}:"):
+            lanes = VV.load_group(buf, k.arrays, vp, "j")
+            for lane in range(vp.lanes):
+                cse = CSE(buf, f"l{lane}_")
+                xspace = shape.xspace(cse, cse.get(f"j * {vp.lanes} + {lane}"))
+                ev = k.evaluator(lambda v: xspace, cse,
+                                 {v: names[lane] for v, names in lanes.items()})
+                for n in red.nodes:
+                    red.update(n, ev.expr(n.inputs[0]))
+            buf.writeline(f"j += {step}")
+        buf.writeline(f"j = {groups * vp.lanes} + {start}   # the scalar tail")
 
 
 def _epilogue(k, red, shape):
@@ -298,21 +355,47 @@ def _reduce_rows(k, red, shape) -> Fused:
     return k.finish((max(1, min(shape.rows, MAX_BLOCKS)),), (block,))
 
 
+def _column_split(shape) -> int:
+    """Blocks along the reduced axis of a column reduction: enough for COLUMN_BLOCKS blocks in
+    all, each folding at least COLUMN_CHUNK elements (a 512-wide bias gradient over 4096 rows:
+    16 column blocks x 17 = 272 blocks instead of 16)."""
+    col_blocks = min(-(-shape.rows // WARP), MAX_BLOCKS)
+    return max(1, min(-(-COLUMN_BLOCKS // col_blocks), shape.length // COLUMN_CHUNK))
+
+
 def _reduce_columns(k, red, shape) -> Fused:
     k.kind = "reduce: columns"
     warps = min(MAX_BLOCK // WARP, shape.length)
+    split = _column_split(shape)
+    chunk = -(-shape.length // split)
+    col_blocks = min(-(-shape.rows // WARP), MAX_BLOCKS)
     buf = k.buf
     k.module_consts += [f"WARPS = {warps}  # shared.array size", ""]
+    parts = {n: f"part{red.names[n][3:]}" for n in red.nodes}
+    if split > 1:
+        k.kind += f", split {split} ways along the reduced axis"
+        k.workspace += [(parts[n], red.dt(n), split * shape.rows) for n in red.nodes]
+        k.workspace.append(("ticket", np.dtype("int32"), -(-shape.rows // WARP)))
+        k.module_consts[-1:] = [f"SPLIT = {split}  # blocks along the reduced axis (grid.y)",
+                                f"CHUNK = {chunk}  # reduced elements per block", ""]
     with k.header():
         red.declare("(WARPS, 32)")
         for line in ("tid = cuda.threadIdx.x", "lane = tid % 32", "warp = tid // 32",
                      "r0 = cuda.blockIdx.x * 32"):
             buf.writeline(line)
+        if split > 1:
+            buf.writeline("last = cuda.shared.array(1, int32)")
+            buf.writeline("j0 = cuda.blockIdx.y * CHUNK")
+            buf.writeline(f"jend = min(j0 + CHUNK, {shape.length})")
         with buf.indent(f"while r0 < {shape.rows}:"):   # uniform over the block: syncthreads ok
             buf.writeline("r = r0 + lane")
             red.init(red.nodes)
             with buf.indent(f"if r < {shape.rows}:"):
-                _fold_elements(k, red, shape, "warp", "WARPS")
+                if split > 1:
+                    _fold_elements(k, red, shape, "j0 + warp", "WARPS",
+                                   end="jend")
+                else:
+                    _fold_elements(k, red, shape, "warp", "WARPS")
             for n in red.nodes:
                 buf.writeline(f"sh{red.names[n][3:]}[warp, lane] = {red.names[n]}")
             buf.writeline("cuda.syncthreads()")
@@ -320,10 +403,38 @@ def _reduce_columns(k, red, shape) -> Fused:
                 with buf.indent("for w in range(1, WARPS):"):
                     for n in red.nodes:
                         red.update_raw(n, f"sh{red.names[n][3:]}[w, lane]")
-                _epilogue(k, red, shape)
+                if split == 1:
+                    _epilogue(k, red, shape)
+                else:
+                    for n in red.nodes:
+                        buf.writeline(f"{parts[n]}[cuda.blockIdx.y * {shape.rows} + r] = "
+                                      f"{red.names[n]}")
+                    buf.writeline("cuda.threadfence()   # partials visible before the ticket")
+            if split > 1:
+                _column_split_finish(k, red, shape, parts)
             buf.writeline("cuda.syncthreads()   # the shared partials are reused next columns")
             buf.writeline("r0 += cuda.gridDim.x * 32")
-    return k.finish((max(1, min(-(-shape.rows // WARP), MAX_BLOCKS)),), (warps * WARP,))
+    return k.finish((max(1, col_blocks), split), (warps * WARP,))
+
+
+def _column_split_finish(k, red, shape, parts):
+    """The last of the SPLIT blocks of a column block (an atomic ticket per column block) folds
+    their partials, column r on lane r - r0, and writes the epilogue."""
+    buf = k.buf
+    buf.writeline("cuda.syncthreads()")
+    with buf.indent("if tid == 0:"):
+        buf.writeline("last[0] = 1 if cuda.atomic.add(ticket, r0 // 32, 1) == SPLIT - 1 else 0")
+    buf.writeline("cuda.syncthreads()")
+    with buf.indent("if last[0] == 1:   # every block of these columns has published"):
+        with buf.indent(f"if warp == 0 and r < {shape.rows}:"):
+            red.init(red.nodes)
+            with buf.indent("for c in range(SPLIT):"):
+                for n in red.nodes:   # an atomic read comes from L2, never a stale L1 line
+                    zero = k.ctx.const(0, red.dt(n))
+                    red.update_raw(n, f"cuda.atomic.add({parts[n]}, c * {shape.rows} + r, {zero})")
+            _epilogue(k, red, shape)
+        with buf.indent("if tid == 0:"):
+            buf.writeline("ticket[r0 // 32] = 0   # ready for the next launch")
 
 
 def _reduce_split(k, red, shape) -> Fused:
@@ -335,11 +446,17 @@ def _reduce_split(k, red, shape) -> Fused:
     k.workspace += [(parts[n], red.dt(n), split) for n in red.nodes]
     k.workspace.append(("ticket", np.dtype("int32"), 1))
     k.module_consts += [f"SPLIT = {split}  # blocks, each folding a grid-stride share", ""]
+    vp = VV.plan(k.arrays, {}, shape.length)
+    if vp is not None:
+        k.kind += f", {vp.lanes}-wide vectors"
+        k.extra_imports.append(VV.IMPORT)
     with k.header():
+        if vp is not None:
+            buf.writeline(f"vec = {VV.aligned_check(k.arrays, {}, vp)}   # once per launch")
         _block_setup(k, block, red, "0   # the one output element")
         buf.writeline("last = cuda.shared.array(1, int32)")
         red.init(red.nodes)
-        _fold_elements(k, red, shape, "cuda.blockIdx.x * BLOCK + tid", "SPLIT * BLOCK")
+        _fold_elements(k, red, shape, "cuda.blockIdx.x * BLOCK + tid", "SPLIT * BLOCK", vp)
 
         def publish():
             for n in red.nodes:
@@ -377,12 +494,22 @@ def gen_rowwise(name, node) -> Fused:
     # per-row values read by row elements, handed to the element passes once computed
     feeds = [v for n in k.body.nodes if n.output not in per_row for v in n.inputs
              if v in per_row]
-    block = _block_for(L)
+    elem_outs = {v: names for v, names in k.outs.items() if v not in per_row}
+    vp = VV.plan(k.arrays, elem_outs, rows * L)
+    if vp is not None and L % vp.lanes:     # rows must start on whole groups
+        vp = None
+    block = _block_for(L // vp.lanes if vp else L)
     red = _BlockReductions(k, reds)
     cached = _row_cache(k, passes, L, rows)
+    recip = _row_reciprocals(k.body, per_row)
+    row = _RowPass(k, xshape, block, cached, red, elem_outs, level, recip)
     with k.header():
         for v, name in cached.items():
             k.buf.writeline(f"{name} = cuda.shared.array(ROW, {NUMBA_TYPE[v.type.dtype]})")
+        if vp is not None:
+            k.kind += f", {vp.lanes}-wide vectors"
+            k.extra_imports.append(VV.IMPORT)
+            k.buf.writeline(f"vec = {VV.aligned_check(k.arrays, elem_outs, vp)}   # once per launch")
         with _block_prologue(k, block, red, rows):
             rcse = CSE(k.buf, "r")
             rspace = flat_space(xshape[:-1], "r", rcse)
@@ -391,23 +518,17 @@ def gen_rowwise(name, node) -> Fused:
                 mine = [n for n in reds if level[n.inputs[0]] == p]
                 rev = k.evaluator(lambda v: rspace, rcse, given)
                 g = {v: rev.expr(v) for v in dict.fromkeys(feeds) if level[v] <= p}
+                # one reciprocal per row for each division by a per-row value
+                invs = {d: rcse.get(f"({k.ctx.const(1, d.type.dtype)} / {g[d]})")
+                        for d in dict.fromkeys(d for _, d in recip.values()) if d in g}
                 red.init(mine)
-                k.buf.writeline("j = tid")
-                with k.buf.indent(f"while j < {L}:"):
-                    cse = CSE(k.buf, "t", rcse)
-                    xspace = rows_space(xshape, "r", "j", cse)
-                    # each thread rereads only the elements it cached: no syncthreads needed
-                    reread = {v: cse.get(f"{name}[j]") for v, name in cached.items() if p}
-                    ev = k.evaluator(lambda v: xspace, cse, {**given, **g, **reread})
-                    for v, name in cached.items():
-                        if not p:
-                            k.buf.writeline(f"{name}[j] = {ev.expr(v)}")
-                    for n in mine:
-                        red.update(n, ev.expr(n.inputs[0]))
-                    for v in k.outs:
-                        if v not in per_row and level[v] == p:
-                            k.store(v, xspace, ev.expr(v))
-                    k.buf.writeline(f"j += {block}")
+                if vp is None:
+                    row.scalar(p, rcse, {**given, **g}, mine, invs)
+                else:
+                    with k.buf.indent("if vec:"):
+                        row.vectors(p, rcse, {**given, **g}, mine, invs, vp)
+                    with k.buf.indent("else:"):
+                        row.scalar(p, rcse, {**given, **g}, mine, invs)
                 if mine:
                     def publish():
                         for n in mine:
@@ -429,6 +550,76 @@ def gen_rowwise(name, node) -> Fused:
     return k.finish((max(1, min(rows, MAX_BLOCKS)),), (block,))
 
 
+def _row_reciprocals(body, per_row) -> dict:
+    """{quotient: (dividend, divisor)} for float divisions of a row element by a per-row value:
+    the kernel computes 1/divisor once per row and multiplies (x * (1/s) is within 1.5 ulp of
+    x / s)."""
+    return {n.output: (n.inputs[0], n.inputs[1]) for n in body.nodes
+            if n.op == Op.div and is_float(n.output.type.dtype) and n.inputs[1] in per_row
+            and n.inputs[0] not in per_row and n.inputs[1].type.dtype == n.output.type.dtype}
+
+
+class _RowPass:
+    """One pass of a rowwise kernel over the elements of row r: scalar (j = tid, tid + block, ...)
+    or in 128-bit groups (group j of the row, lanes j*lanes ... j*lanes + lanes - 1)."""
+
+    def __init__(self, k, xshape, block, cached, red, elem_outs, level, recip):
+        self.k, self.xshape, self.block, self.cached = k, xshape, block, cached
+        self.red, self.elem_outs, self.level, self.recip = red, elem_outs, level, recip
+
+    def _evaluator(self, xspace, cse, given, invs):
+        ev = self.k.evaluator(lambda v: xspace, cse, given)
+        for q, (x, d) in self.recip.items():    # x / s -> x * (1/s), 1/s computed per row
+            if d in invs and q not in ev.memo:
+                ev.memo[q] = cse.get(f"({ev.expr(x)} * {invs[d]})")
+        return ev
+
+    def _element(self, p, col, cse, given, mine, invs, lanes=None):
+        """The pass's work at column `col`: cache fills, reductions, this level's outputs; returns
+        {output: expression} (stored by the caller)."""
+        k = self.k
+        xspace = rows_space(self.xshape, "r", col, cse)
+        # each thread rereads only the elements it cached: no syncthreads needed
+        reread = {v: cse.get(f"{name}[{col}]") for v, name in self.cached.items() if p}
+        ev = self._evaluator(xspace, cse, {**given, **(lanes or {}), **reread}, invs)
+        for v, name in self.cached.items():
+            if not p:
+                k.buf.writeline(f"{name}[{col}] = {ev.expr(v)}")
+        for n in mine:
+            self.red.update(n, ev.expr(n.inputs[0]))
+        return {v: ev.expr(v) for v in self.elem_outs if self.level[v] == p}
+
+    def scalar(self, p, rcse, given, mine, invs):
+        k = self.k
+        k.buf.writeline("j = tid")
+        with k.buf.indent(f"while j < {self.xshape[-1]}:"):
+            cse = CSE(k.buf, "t", rcse)
+            xspace = rows_space(self.xshape, "r", "j", cse)
+            for v, e in self._element(p, "j", cse, given, mine, invs).items():
+                k.store(v, xspace, e)
+            k.buf.writeline(f"j += {self.block}")
+
+    def vectors(self, p, rcse, given, mine, invs, vp):
+        k, n = self.k, vp.lanes
+        groups = self.xshape[-1] // n
+        loads = VV.VectorPlan(n, tuple(v for v in vp.loads if not (p and v in self.cached)))
+        k.buf.writeline("j = tid")
+        with k.buf.indent(f"while j < {groups}:"):
+            gcse = CSE(k.buf, "t", rcse)
+            group = gcse.get(f"r * {groups} + j")
+            lanes = VV.load_group(k.buf, k.arrays, loads, group)
+            results = {}
+            for lane in range(n):
+                cse = CSE(k.buf, f"l{lane}_", gcse)
+                col = cse.get(f"j * {n} + {lane}")
+                mine_lane = self._element(p, col, cse, given, mine, invs,
+                                          {v: names[lane] for v, names in lanes.items()})
+                for v, e in mine_lane.items():
+                    results.setdefault(v, []).append(e)
+            VV.store_group(k.buf, {v: self.elem_outs[v] for v in results}, vp, group, results)
+            k.buf.writeline(f"j += {self.block}")
+
+
 def _row_cache(k, passes, L, rows) -> dict:
     """{input: shared array name} for the row-sized inputs a multi-pass rowwise kernel keeps in
     shared memory after its first pass reads them, when the row fits ROW_CACHE_BYTES."""
@@ -446,10 +637,8 @@ def _row_cache(k, passes, L, rows) -> dict:
 
 def _operand(k, v, producers):
     """(array name, shape as stored, transposed) of a matmul operand."""
-    p = producers.get(v)
-    if p is not None and p.op == Op.transpose:
-        return k.arrays[p.inputs[0]], p.inputs[0].type.shape, True
-    return k.arrays[v], v.type.shape, False
+    src, shape, trans = matmul_operand(producers, v)     # a reshaped input is read in place
+    return k.arrays[src], shape, trans
 
 
 def gen_matmul(name, node) -> Fused:

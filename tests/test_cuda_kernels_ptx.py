@@ -126,6 +126,8 @@ def _fused_kernels():
                  "layernorm": (layernorm, f32(64, 256), f32(256), f32(256)),
                  "softmax": (lambda x: F.softmax(x, axis=-1), f32(64, 256)),
                  "softmax_long_rows": (lambda x: F.softmax(x, axis=-1), f32(4, 16384)),
+                 "softmax_odd_rows": (lambda x: F.softmax(x, axis=-1), f32(4, 16383)),
+                 "column_sum_short": (lambda x: jnp.sum(x * x, axis=0), f32(16, 256)),
                  "linear": (lambda x, w, b: F.relu(x @ w + b), f32(8, 32), f32(32, 16), f32(16)),
                  "linear_wide": (lambda x, w: F.relu(x @ w.T), f32(128, 32), f32(96, 32)),
                  "mlp_grad": (mlp_grad, f32(32, 16), f32(8, 32))}
@@ -146,15 +148,19 @@ def fused():
 
 
 def test_every_fused_kind_and_layout_is_generated(fused):
-    assert {layout.split(":")[0] for layout in fused} == {"elementwise", "matmul", "reduce",
+    assert {re.split("[:,]", layout)[0] for layout in fused} == {"elementwise", "matmul", "reduce",
                                                           "rowwise"}
-    assert {"reduce: a block per output", "reduce: columns", "reduce: split over blocks",
-            "rowwise", "rowwise: row cached in shared memory",
+    assert {"elementwise: 4-wide vectors", "reduce: a block per output", "reduce: columns",
+            "reduce: columns, split 2 ways along the reduced axis",
+            "reduce: split over blocks, 4-wide vectors", "rowwise", "rowwise, 4-wide vectors",
+            "rowwise: row cached in shared memory, 4-wide vectors",
             "matmul: 16x16 tiles, 1x1 outputs per thread",
             "matmul: 64x64 tiles, 4x4 outputs per thread"} <= set(fused)
-    assert fused["rowwise"][0] == "softmax_long_rows"     # 64 KiB rows do not fit
+    assert fused["rowwise"][0] == "softmax_odd_rows"      # too long to cache, odd: no groups
+    assert fused["rowwise, 4-wide vectors"][0] == "softmax_long_rows"
     text = "\n".join(src.text for _, src in fused.values())
-    assert fused["elementwise"][0] == "ew_chain" and "math.tanh" in fused["elementwise"][1].text
+    ew = fused["elementwise: 4-wide vectors"]
+    assert ew[0] == "ew_chain" and "math.tanh" in ew[1].text
     assert "cuda.shfl_down_sync" in text and "cuda.shared.array((BM, PAD_BK)" in text
 
 
@@ -166,3 +172,5 @@ def test_fused_kernels_compile_and_link(fused, cc):
         assert f".target {arch}" in ptx and src.name in ptx, name
         assert ".extern .func" not in ptx, f"{name}: generated kernels must be self-contained"
         assert tc.link_cubin(ptx, arch)[:4] == b"\x7fELF", name
+        if "vectors" in name:       # codegen/cuda_vector.py's intrinsics reach the PTX
+            assert "ld.global.v4." in ptx or "ld.global.nc.v4." in ptx, name

@@ -60,13 +60,14 @@ def test_ew_chain_is_one_fused_kernel(rng):
 def test_softmax_is_one_rowwise_kernel(rng):
     lowered = _check(lambda x: F.softmax(x, axis=-1),
                      rng.standard_normal((8, 96)).astype(np.float32), kinds=["rowwise"])
-    assert "(rowwise: row cached in shared memory)" in lowered.kernels
+    assert "(rowwise: row cached in shared memory, 4-wide vectors)" in lowered.kernels
 
 
 def test_rows_too_long_for_shared_memory_are_reread(rng):
     x = rng.standard_normal((2, 8200)).astype(np.float32)   # 32.8 KB > ROW_CACHE_BYTES
     lowered = _check(lambda x: F.softmax(x, axis=-1), x, kinds=["rowwise"])
-    assert "(rowwise)" in lowered.kernels and "cuda.shared.array(ROW" not in lowered.kernels
+    assert "(rowwise, 4-wide vectors)" in lowered.kernels
+    assert "cuda.shared.array(ROW" not in lowered.kernels
 
 
 def test_sum_of_squares_is_one_reduce_kernel(rng):
@@ -82,7 +83,8 @@ def test_full_reduction_splits_over_blocks_and_resets_its_ticket(rng):
     for _ in range(2):     # the last block zeroes the ticket, so a second call is right too
         np.testing.assert_allclose(fn(xd).numpy(), np.sqrt(np.mean(x * x)), rtol=1e-5)
     lowered = fn.lower(xd)
-    assert "(reduce: split over blocks)" in lowered.kernels and "SPLIT = 3" in lowered.kernels
+    assert "(reduce: split over blocks, 4-wide vectors)" in lowered.kernels
+    assert "SPLIT = 3" in lowered.kernels
     got = jg.jit(lambda x: (jnp.max(x), jnp.min(x)))(xd)
     np.testing.assert_array_equal([g.numpy() for g in got], [x.max(), x.min()])
 
