@@ -18,7 +18,7 @@ from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
 from ..ir.registry import TRANSCENDENTAL
-from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
+from ..ir.passes.fusion_rules import analyze_kernel, is_matmul_prologue, matmul_operand, row_pass_levels
 from ..ir.types import is_float, is_int
 from .buffer import CSE, IndentedBuffer
 from .cpu_linalg import LINALG_KERNELS
@@ -499,13 +499,9 @@ def _shape(t):
 def _matmul_operand(k, v, producers):
     """(array param, shape it is read in, transposed?) of a matmul operand: a body input, or a
     body input whose last two axes are swapped (read as a transposed view: BLAS takes either)."""
-    node = producers.get(v)
-    if node is None and v in k.arrays:
-        return k.arrays[v], v.type.shape, False
-    if node is not None and node.op == Op.transpose and node.inputs[0] in k.arrays:
-        perm, nd = node.params["perm"], v.type.ndim
-        if nd >= 2 and tuple(perm) == tuple(range(nd - 2)) + (nd - 1, nd - 2):
-            return k.arrays[node.inputs[0]], node.inputs[0].type.shape, True
+    got = matmul_operand(producers, v)
+    if got is not None and got[0] in k.arrays:      # a reshape of an input reads it in place
+        return k.arrays[got[0]], got[1], got[2]
     raise AssertionError("cpu codegen: a matmul operand that is neither a kernel input nor its "
                          "transpose (ir.passes.fusion_rules forms no such kernel)")
 
@@ -539,7 +535,7 @@ def gen_matmul(ctx, name, node) -> KernelSource:
     for extra in dest[1:]:
         with k.buf.indent(f"for i in range({math.prod(pshape)}):"):
             k.buf.writeline(f"{extra}[i] = {prod}[i]")
-    epilogue = [n for n in k.body.nodes if n is not m and n.op != Op.transpose]
+    epilogue = [n for n in k.body.nodes if n is not m and not is_matmul_prologue(n)]
     if any(v is not pv for v in k.body.outputs):
         elementwise_loop(k, epilogue, skip=(pv,))
     return k.finish()

@@ -26,7 +26,7 @@ from llvmlite import ir
 
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
-from ..ir.passes.fusion_rules import analyze_kernel, row_pass_levels
+from ..ir.passes.fusion_rules import analyze_kernel, matmul_operand, row_pass_levels
 from . import llvm_opaque
 from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, _cost     # the same thresholds as numba's
@@ -95,15 +95,10 @@ def _outer_reduce(info):
 
 
 def _operand(producers, v, body):
-    """(value read, transposed?) of a matmul operand: a body input or its last-two-axes swap."""
-    node = producers.get(v)
-    if node is None:
-        return v, False
-    if node.op == Op.transpose and node.inputs[0] in body.inputs:
-        perm, nd = node.params["perm"], v.type.ndim
-        if nd >= 2 and tuple(perm) == tuple(range(nd - 2)) + (nd - 1, nd - 2):
-            return node.inputs[0], True
-    return None
+    """(value read, transposed?) of a matmul operand: a body input (or a reshape of one: the same
+    buffer) or its last-two-axes swap."""
+    got = matmul_operand(producers, v)
+    return None if got is None else (got[0], got[2])
 
 
 # ----------------------------------------------------------------------------- the function

@@ -143,7 +143,10 @@ def _group(graph: Graph, facts: GraphFacts):
         limit = facts.position[n]
         while True:
             best = None
-            cands = {id(group_of[producer[x]]): group_of[producer[x]] for x in n.inputs
+            # the node's producers, and those of a matmul's prologue (reshape under transpose)
+            xs = [*n.inputs, *(x for m in g.nodes if m is not n
+                               and facts.category[m] == "transpose" for x in m.inputs)]
+            cands = {id(group_of[producer[x]]): group_of[producer[x]] for x in xs
                      if x in producer}
             cands.pop(id(g), None)
             for p in sorted(cands.values(), key=lambda q: min(map(facts.position.__getitem__,

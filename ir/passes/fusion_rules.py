@@ -47,11 +47,29 @@ def is_elementwise_like(node) -> bool:
 
 
 def is_matmul_prologue(node) -> bool:
-    """A transpose of the last two axes: BLAS reads it as a transposed operand."""
+    """A transpose of the last two axes (BLAS reads it as a transposed operand) or a reshape (of
+    a kernel input: the same row-major buffer relabelled, read in place)."""
+    if node.op == Op.reshape:
+        return True
     if node.op != Op.transpose:
         return False
     n = len(node.params["perm"])
     return n >= 2 and node.params["perm"] == tuple(range(n - 2)) + (n - 1, n - 2)
+
+
+def matmul_operand(producers, v):
+    """(value whose buffer is read, the shape it is read as, transposed?) of a matmul operand in
+    a kernel body: a body input, a reshape of one, or either with its last two axes swapped;
+    None for anything else. `producers`: the body's value -> node map."""
+    node, trans = producers.get(v), False
+    if node is not None and node.op == Op.transpose and is_matmul_prologue(node):
+        v, trans = node.inputs[0], True
+        node = producers.get(v)
+    if node is None:
+        return v, v.type.shape, trans
+    if node.op == Op.reshape and producers.get(node.inputs[0]) is None:
+        return node.inputs[0], v.type.shape, trans
+    return None
 
 
 def _category(node) -> str:
@@ -123,17 +141,22 @@ def _internal_users(nodes):
 
 
 def _matmul_ok(nodes, mm, outputs, cat):
-    """Only transposes feeding the matmul may precede it; nothing else in the group does."""
+    """Only prologues feeding the matmul (matmul_operand's forms) may precede it, each read by
+    that chain alone; nothing else in the group does."""
     produced = {v: n for n in nodes for v in n.outputs}
     users = _internal_users(nodes)
+    chain = set()
+    for x in mm.inputs:
+        if matmul_operand(produced, x) is None:
+            return False
+        while x in produced:
+            chain.add(produced[x])
+            x = produced[x].inputs[0]
     for n in nodes:
-        if cat[n] == "transpose":
-            if n.output in outputs or any(u is not mm for u in users.get(n.output, [])):
-                return False
-            if n.inputs[0] in produced:
-                return False
-    return all(produced.get(x) is None or cat[produced[x]] == "transpose"
-               for x in mm.inputs)
+        if cat[n] == "transpose" and (n not in chain or n.output in outputs
+                                      or len(users.get(n.output, [])) != 1):
+            return False
+    return True
 
 
 def _reduced(red, D) -> tuple:
@@ -214,6 +237,8 @@ def recompute_cost(nodes, info: KernelInfo) -> float:
     cost = 0.0
     for n in nodes:
         if n.op in REDUCE or n.op in (Op.constant, Op.matmul, Op.transpose):
+            continue
+        if info.kind == "matmul" and is_matmul_prologue(n):     # a relabelled operand
             continue
         if info.kind == "reduce" and all(a not in info.reduce_axes for a in info.maps[n.output]):
             continue

@@ -1,7 +1,8 @@
 """The pass manager: the default pipeline as a flat list, run with verify / print / timing between
 passes.
 
-    canonicalize → fold_constants → cse → merge_scans → fold_transposes → dce → inline_remat
+    canonicalize → fold_constants → cse → merge_scans → fold_transposes → contract_batch → dce
+    → inline_remat
     → fuse → plan_memory
 
 Between passes (ir/debug_flags.py): the graph is verified (always under pytest, and with
@@ -21,6 +22,7 @@ from ..graph import Graph
 from ..kernel import KERNEL, unfused_schedule
 from ..verifier import verify
 from .canonicalize import canonicalize
+from .contract_batch import contract_batch
 from .cse import cse
 from .dce import dce
 from .fold_constants import fold_constants
@@ -31,8 +33,8 @@ from .merge_scans import merge_scans
 from .plan_memory import plan_memory
 from .verify_schedule import verify_schedule
 
-PIPELINE = (canonicalize, fold_constants, cse, merge_scans, fold_transposes, dce, inline_remat,
-            fuse)
+PIPELINE = (canonicalize, fold_constants, cse, merge_scans, fold_transposes, contract_batch, dce,
+            inline_remat, fuse)
 PASS_NAMES = tuple(p.__name__ for p in PIPELINE) + ("plan_memory",)
 
 

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from ..graph import Graph
 from ..ops import Op
 from ..primitives import REDUCE
+from .fusion_rules import matmul_operand
 
 ALIGNMENT = 64
 
@@ -128,8 +129,7 @@ def _matmul_parts(kernel):
     mm = next(n for n in body.nodes if n.op == Op.matmul)
     operands = set()
     for x in mm.inputs:
-        src = produced.get(x)
-        operands.add(outer[src.inputs[0]] if src is not None else outer[x])
+        operands.add(outer[matmul_operand(produced, x)[0]])
     raw = [o for b, o in zip(body.outputs, kernel.outputs) if b is mm.output]
     return operands, raw, mm.output.type
 
