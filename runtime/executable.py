@@ -151,7 +151,7 @@ class SequencedRun:
         outs = [make() for make in self.makers]
         t0 = time.perf_counter_ns()
         try:
-            if not self._lock.acquire(blocking=False):
+            if not self._lock.acquire(blocking=self.exclusive):
                 return self._concurrent(xs, outs, recorders)
             try:
                 return self._run(self.program, self.arena, self.status, xs, outs, recorders)

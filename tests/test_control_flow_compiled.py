@@ -407,3 +407,17 @@ def test_the_body_kernels_run_n_times_from_one_native_call():
     assert [s[0] for s in run.steps] == ["kernels"]     # one native call runs the whole schedule
     assert len(calls) == 37
     _close(got, want, rtol=0, atol=0)
+
+
+def test_profiled_concurrent_calls_of_a_loop_take_turns_too():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def f(c, xs):
+        return jg.scan(lambda c, x: (jnp.tanh(c + x), c), c, xs)[0]
+    g = jg.jit(f)
+    inputs = [(_f64(8, seed=s), _f64(300, 8, seed=s + 50)) for s in range(4)]
+    want = [np.asarray(g(*a)) for a in inputs]
+    with jg.profiler.profile(), ThreadPoolExecutor(3) as pool:
+        got = list(pool.map(lambda a: np.asarray(g(*a)), inputs * 3))
+    for k, out in enumerate(got):
+        np.testing.assert_array_equal(out, want[k % len(inputs)])
