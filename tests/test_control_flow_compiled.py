@@ -421,3 +421,23 @@ def test_profiled_concurrent_calls_of_a_loop_take_turns_too():
         got = list(pool.map(lambda a: np.asarray(g(*a)), inputs * 3))
     for k, out in enumerate(got):
         np.testing.assert_array_equal(out, want[k % len(inputs)])
+
+
+def test_integer_and_bool_carries_and_ys(monkeypatch):
+    def f(xs):
+        def body(c, x):
+            n, seen, m = c
+            hit = x > 0.5
+            return (n + hit.astype("int32"), seen | hit, jnp.maximum(m, x)), (hit, n)
+        init = (jnp.asarray(np.array(0, np.int32)), jnp.asarray(np.array(False)),
+                jnp.asarray(np.array(-1.0)))
+        return jg.scan(body, init, xs)
+    xs = np.array([0.1, 0.9, 0.3, 0.7, 0.2])
+    got, ref = _both(f, (xs,), monkeypatch)
+    for g, r in zip(got, ref):
+        np.testing.assert_array_equal(g, r)
+    hits = xs > 0.5
+    assert int(got[0]) == 2 and bool(got[1]) and float(got[2]) == 0.9
+    np.testing.assert_array_equal(got[3], hits)
+    np.testing.assert_array_equal(got[4], np.concatenate([[0], np.cumsum(hits)[:-1]]))
+    assert got[4].dtype == np.int32 and got[3].dtype == np.bool_
