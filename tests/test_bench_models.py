@@ -129,3 +129,25 @@ def test_contention_neighbour_process_and_thread_end_with_the_run():
             break
         time.sleep(0.05)
     assert threading.active_count() == before
+
+
+def test_resnet_batchnorm_state_and_gradients_match_jax():
+    """The ResNet's BatchNorm in training mode: jitgrad (nn.BatchNorm2d, buffers written back
+    under jit) and the hand-written JAX model agree on the gradients and, after two steps, on
+    the running statistics and the weights."""
+    pytest.importorskip("jax")
+    from jitgrad.benchmarks.models import fw_jax
+    cfg = model_spec.config("resnet", small=True)
+    weights, data = model_spec.weights("resnet", cfg), model_spec.batch("resnet", cfg)
+    ours, theirs = fw_jitgrad.Trainer("resnet", cfg, weights, data), \
+        fw_jax.Trainer("resnet", cfg, weights, data)
+    for _ in range(2):
+        np.testing.assert_allclose(ours.step(), theirs.step(), rtol=1e-5)
+    state = {k: np.asarray(v) for k, v in ours.model.state_dict().items()}
+    assert int(state["bn.num_batches_tracked"]) == 2
+    assert np.abs(state["bn.running_mean"]).max() > 0
+    for name, v in {**theirs.buffers, **theirs.params}.items():
+        np.testing.assert_allclose(state[name], np.asarray(v), rtol=1e-4, atol=1e-6,
+                                   err_msg=name)
+    diff, leaf = compare.grad_diff(ours.grads(), theirs.grads())      # at the initial weights
+    assert diff < 1e-5, (diff, leaf)
