@@ -72,6 +72,20 @@ SEMANTICS = [
     ("relu_nan", F.relu, (_f32(np.nan, -1, 0, 2),), 0),
     ("log_softmax_1e4", F.log_softmax, ((1e4 + np.arange(10, dtype=F32)).reshape(1, 10),), 1e-6),
     ("scan_carry_changes_type", _scan_changing_carry, (np.zeros((), F32), np.ones(3, F32)), 0),
+    # issue 24: arrays built from traced values, weak NumPy scalars, a Python-scalar scan carry
+    ("array_of_traced_values", lambda x: jnp.array([[x, x * 1.0, x / 2.0], [x, x, x]]),
+     (np.array(1.5, F32),), 1e-6),
+    ("grad_array_of_traced_values", jg.grad(lambda x: jnp.array([[x, x / 2.0], [x, 1.0]]).sum()),
+     (np.array(1.5, F32),), 1e-6),
+    ("linspace_traced_endpoints", lambda a: jnp.linspace(a[0], a[1], 4), (_f32(1, 2),), 1e-6),
+    ("grad_linspace", jg.grad(lambda x: jnp.linspace(x, 3 * x, 5).sum()),
+     (np.array(0.7, F32),), 1e-6),
+    ("weak_numpy_scalars", lambda x: jnp.asarray(x) * np.float64(0.5) + jnp.sin(x) * (
+        1.0 / np.sqrt(32)),
+     (_f32(1, 2),), 1e-6),
+    ("scan_python_int_carry", lambda xs: jg.scan(lambda c, x: (c + x, x), 0, xs)[0],
+     (_f32(1, 2, 3),), 1e-6),
+    ("grad_std_equal_values", jg.grad(lambda x: jnp.std(x)), (_f32(1, 1, 1),), 0),
 ]
 
 
@@ -179,6 +193,11 @@ def test_semantics_cases_raise_where_expected(eager):
     assert np.isnan(eager["relu_nan"][1][0][0])
     assert eager["at_set_drop"][1][0].tolist() == [10, 99, 30]
     assert eager["take_fill"][1][0].tolist() == [-1, -1, 20]
+    assert float(eager["grad_array_of_traced_values"][1][0]) == 2.5
+    assert float(eager["grad_linspace"][1][0]) == np.float32(10.0)
+    assert eager["weak_numpy_scalars"][1][0].dtype == F32
+    assert eager["scan_python_int_carry"][1][0].dtype == F32
+    assert eager["grad_std_equal_values"][1][0].tolist() == [0, 0, 0]
 
 
 def test_jit_on_the_interpreter_matches_eager(cases, eager, monkeypatch):

@@ -13,7 +13,8 @@ from ..core import ConcretizationError, Tracer
 from ..dtypes import canonical_dtype, default_float
 from ..runtime.device import device as as_device
 from ..tensor import Tensor, tensor
-from ._convert import asarray, astype, dtype_entry, holds_array, is_array, result_type
+from ._convert import (asarray, astype, device_of, dtype_entry, holds_array, host_array,
+                       is_array, result_type)
 
 
 def _inexact(*values, dtype=None):
@@ -71,7 +72,7 @@ def _ramp(start, stop, num, endpoint, compute, axis):
     s, e = astype(s, compute), astype(e, compute)
     div = (num - 1) if endpoint else num
     frac = np.arange(num, dtype=compute) / div if div > 0 else np.zeros(num, compute)
-    frac = tensor(frac.reshape((num,) + (1,) * s.ndim), dtype=compute)
+    frac = host_array(frac.reshape((num,) + (1,) * s.ndim), device_of(s, e), compute)
     out = add(expand_dims(s, 0), multiply(frac, expand_dims(subtract(e, s), 0)))
     if endpoint and num > 1:         # the last value is `stop` exactly, as NumPy
         out = concatenate([out[:-1], expand_dims(e, 0)], axis=0)
