@@ -1,5 +1,5 @@
-"""conv2d and pooling lowered without gathers (k*k strided taps + batched GEMM; pooling as a
-reshape + one reduction or over stacked taps): values against NumPy loops on every path (eager,
+"""conv2d and pooling lowered without gathers (k*k taps + batched GEMM, stride 1 as contiguous
+runs of the flattened image; pooling as a reshape + one reduction or over stacked taps): values against NumPy loops on every path (eager,
 jit compiled, jit on the reference interpreter), gradients of the compiled path against finite
 differences of the float64 reference, and the schedule holds no take / scatter_add."""
 import numpy as np
@@ -20,6 +20,8 @@ CONV_CASES = [  # (N, C, H, W), (O, kh, kw), stride, padding (per side), dilatio
     ((1, 4, 9, 8), (6, 3, 2), (2, 1), (0, 2), (2, 3), 2),        # strides, dilation, groups
     ((2, 4, 5, 5), (4, 3, 3), (1, 1), (1, 1), (1, 1), 4),        # depthwise
     ((2, 3, 5, 4), (2, 1, 1), (1, 1), (0, 0), (1, 1), 1),        # 1x1: one tap
+    ((2, 3, 8, 7), (4, 3, 2), (1, 1), (2, 0), (2, 3), 1),        # stride 1 dilated: runs
+    ((1, 2, 4, 6), (3, 2, 2), (1, 1), (0, 1), (1, 1), 1),        # OW == padded W - 1
 ]
 
 
