@@ -1,7 +1,8 @@
 """conv2d and pooling lowered without gathers (k*k taps + batched GEMM, stride 1 as contiguous
-runs of the flattened image; pooling as a reshape + one reduction or over stacked taps): values against NumPy loops on every path (eager,
-jit compiled, jit on the reference interpreter), gradients of the compiled path against finite
-differences of the float64 reference, and the schedule holds no take / scatter_add."""
+runs of the flattened image; pooling as a reshape + one reduction or over stacked taps): values
+against NumPy loops on every path (eager, jit compiled, jit on the reference interpreter),
+gradients of the compiled path against finite differences of the float64 reference, and the
+schedule holds no take / scatter_add."""
 import numpy as np
 import pytest
 
