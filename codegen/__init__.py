@@ -9,6 +9,8 @@ def _cpu(*args):
 
 def _cuda(*args):
     from .cuda import compile_cuda
+    from .cuda_lowp import refuse_lowp
+    refuse_lowp(args[0])
     return compile_cuda(*args)
 
 

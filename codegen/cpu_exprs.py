@@ -97,8 +97,9 @@ def _shift(sym, beyond):
     def expr(ctx, a, dts, dt, p):
         bits = ctx.const(dt.itemsize * 8, dt)
         zero = ctx.const(0, dt)
-        out = beyond(a[0], zero, ctx.const(-1, dt))
-        return (f"(({a[0]} {sym} min(max({a[1]}, {zero}), {bits} - 1)) "
+        out = beyond(a[0], zero, ctx.const(-1 if dt.kind == "i" else 0, dt))    # uint: no -1
+        top = ctx.const(dt.itemsize * 8 - 1, dt)      # typed: uint64 - 1 would be a float
+        return (f"(({a[0]} {sym} min(max({a[1]}, {zero}), {top})) "
                 f"if ({a[1]} >= {zero} and {a[1]} < {bits}) else {out})")
     return expr
 
@@ -116,6 +117,8 @@ def _int_division(sym, by_minus_one):
         if is_float(dt):
             return f"({a[0]} {sym} {a[1]})"
         zero = ctx.const(0, dt)
+        if dt.kind == "u":       # no -1 to divide by
+            return f"({zero} if {a[1]} == {zero} else ({a[0]} {sym} {a[1]}))"
         return (f"({zero} if {a[1]} == {zero} else ({by_minus_one(a[0], zero)} if "
                 f"{a[1]} == {ctx.const(-1, dt)} else ({a[0]} {sym} {a[1]})))")
     return expr

@@ -13,12 +13,17 @@ from llvmlite import ir
 
 from ..ir.ops import Op
 from ..ir.primitives import RECORDS
+from . import llvm_lowp
 from .llvm_math import fconst, intrinsic
 from .llvm_math_table import FUNCTIONS
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 F32, F64 = ir.FloatType(), ir.DoubleType()
 LTYPE = {"float32": F32, "float64": F64, "int32": I32, "int64": I64, "bool": I1}
+# the low-precision dtypes: loaded, stored and converted only (codegen/llvm_lowp.py)
+NARROW = {"float16": ir.HalfType(), "bfloat16": ir.IntType(16), "int8": I8, "int16": ir.IntType(16),
+          "uint8": I8, "uint16": ir.IntType(16), "uint32": I32, "uint64": I64}
+LTYPE.update(NARROW)
 
 
 def ltype(dt) -> ir.Type:
@@ -94,6 +99,8 @@ def _sign(b, a, dts, dt):
 
 
 def _convert(b, a, dts, dt):
+    if np.dtype(dts[0]).name in NARROW or np.dtype(dt).name in NARROW:
+        return llvm_lowp.convert(b, a[0], dts[0], dt, ltype)
     x, src, dst = a[0], _kind(dts[0]), _kind(dt)
     st, tt = ltype(dts[0]), ltype(dt)
     if st == tt:
@@ -178,6 +185,8 @@ def supported(op, in_dtypes, out_dtype) -> bool:
     names = [np.dtype(d).name for d in (*in_dtypes, out_dtype)]
     if any(n not in LTYPE for n in names):
         return False
+    if op != Op.convert and any(n in NARROW for n in names):
+        return False        # widen_lowp leaves them only in converts (uint64: numba)
     if op in _MATH:
         return (_MATH[op], names[-1]) in FUNCTIONS and len(set(names)) == 1
     if op in _FLOAT_ONLY:

@@ -31,7 +31,7 @@ from . import llvm_opaque
 from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, _cost     # the same thresholds as numba's
 from .evaluator import array_constants
-from .llvm_exprs import EXPR, I8, I64, const, ltype, supported
+from .llvm_exprs import EXPR, I8, I64, LTYPE, const, ltype, supported
 from .llvm_math import intrinsic
 from .space import c_strides, collapse
 
@@ -60,7 +60,7 @@ def why_not(node, product_hint=None):
     kind = node.params["kind"]
     body = node.params["body"]
     for v in (*body.inputs, *body.outputs):
-        if np.dtype(v.type.dtype).name not in ("float32", "float64", "int32", "int64", "bool"):
+        if np.dtype(v.type.dtype).name not in LTYPE:
             return f"dtype {v.type.dtype}"
     if kind == "opaque":
         return llvm_opaque.why_not(node)

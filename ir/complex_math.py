@@ -3,6 +3,7 @@ standard's special cases or lose precision: building a complex from parts, expm1
 from __future__ import annotations
 
 import numpy as np
+from .types import kind_of
 
 
 def complex_from_parts(re, im):
@@ -17,7 +18,7 @@ def expm1(x):
     """NumPy's expm1; for complex x (which NumPy computes as exp(x) - 1, losing small x) the
     accurate form expm1(a) cos(b) - 2 sin(b/2)^2 + i e^a sin(b), exp's special values
     (infinities, NaN) shifted by -1 where a part is not finite, and +0 + 0j at +-0 + 0j."""
-    if x.dtype.kind != "c":
+    if kind_of(x.dtype) != "c":
         return np.expm1(x)
     a, b = x.real, x.imag
     re = np.where((a == 0) & (b == 0), 0.0, np.expm1(a) * np.cos(b) - 2 * np.sin(b / 2) ** 2)
@@ -31,7 +32,7 @@ def tanh(x):
     """NumPy's tanh, with the standard's tanh(+-inf + i b) = +-1 + i copysign(0, b) for finite b
     (NumPy gives the zero the sign of sin(2b))."""
     out = np.tanh(x)
-    if x.dtype.kind != "c":
+    if kind_of(x.dtype) != "c":
         return out
     a, b = x.real, x.imag
     edge = complex_from_parts(np.sign(a), np.copysign(np.zeros_like(b), b))

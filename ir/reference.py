@@ -9,8 +9,10 @@ import math
 
 import numpy as np
 
+from . import lowp
 from .errors import MissingRuleError, check_error, out_of_bounds
 from .registry import REFERENCE
+from .types import kind_of
 
 
 def erf(x):
@@ -97,7 +99,7 @@ def lapack(fn):
 
 def convert(x, *, dtype):
     """astype; complex to real keeps the real part (as JAX, without NumPy's ComplexWarning)."""
-    if x.dtype.kind == "c" and dtype.kind != "c":
+    if kind_of(x.dtype) == "c" and kind_of(dtype) != "c":
         x = x.real
     return x.astype(dtype)
 
@@ -123,10 +125,14 @@ def evaluate(node_op, arrays, params, out_types):
     fn = REFERENCE.get(node_op)
     if fn is None:
         raise MissingRuleError(node_op, "NumPy reference")
+    if lowp.needs_widening(node_op, [a.dtype for a in arrays], [t.dtype for t in out_types]):
+        # computed in float32 / int32 and rounded (wrapped) once to the result type below
+        arrays = [a.astype(lowp.wide(a.dtype)) for a in arrays]
+        params = lowp.widened_params(params)
     with np.errstate(all="ignore"):
         res = fn(*arrays, **params)
-    res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
-    return tuple(_cast(r, t.dtype) for r, t in zip(res, out_types))
+        res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+        return tuple(_cast(r, t.dtype) for r, t in zip(res, out_types))
 
 
 def _cast(r, dtype):

@@ -1,12 +1,21 @@
-"""Tensor types: a shape and one of jitgrad's seven dtypes."""
+"""Tensor types: a shape and one of jitgrad's dtypes (NumPy's, bfloat16 from ml_dtypes as in JAX)."""
 from __future__ import annotations
 
 import math
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
+float16 = np.dtype("float16")
+bfloat16 = np.dtype(ml_dtypes.bfloat16)
+int8 = np.dtype("int8")
+int16 = np.dtype("int16")
+uint8 = np.dtype("uint8")
+uint16 = np.dtype("uint16")
+uint32 = np.dtype("uint32")
+uint64 = np.dtype("uint64")
 float32 = np.dtype("float32")
 float64 = np.dtype("float64")
 int32 = np.dtype("int32")
@@ -15,14 +24,13 @@ bool_ = np.dtype("bool")
 complex64 = np.dtype("complex64")
 complex128 = np.dtype("complex128")
 
-DTYPES = (float32, float64, int32, int64, bool_, complex64, complex128)
+DTYPES = (float32, float64, int32, int64, bool_, complex64, complex128,
+          float16, bfloat16, int8, int16, uint8, uint16, uint32, uint64)
 SHORT_NAME = {float32: "f32", float64: "f64", int32: "i32", int64: "i64", bool_: "bool",
-              complex64: "c64", complex128: "c128"}
+              complex64: "c64", complex128: "c128", float16: "f16", bfloat16: "bf16",
+              int8: "i8", int16: "i16", uint8: "u8", uint16: "u16", uint32: "u32", uint64: "u64"}
 FROM_SHORT = {v: k for k, v in SHORT_NAME.items()}
-
-# NumPy dtypes jitgrad does not compute in are widened to the nearest one it does.
-_WIDEN = {"float16": float32, "int8": int32, "int16": int32, "uint8": int32, "uint16": int32,
-          "uint32": int64, "uint64": int64}
+_NAMES = ", ".join(d.name for d in DTYPES)
 
 
 def canonical_dtype(dtype) -> np.dtype:
@@ -38,18 +46,20 @@ def canonical_dtype(dtype) -> np.dtype:
     try:
         d = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"expected a dtype (float32, float64, int32, int64, bool, complex64, "
-                        f"complex128), got {dtype!r}") from None
+        raise TypeError(f"expected a dtype ({_NAMES}), got {dtype!r}") from None
     if d in DTYPES:
         return d
-    if d.name in _WIDEN:
-        return _WIDEN[d.name]
-    raise TypeError(f"dtype {d.name} is not supported; jitgrad computes in float32, float64, "
-                    "int32, int64, bool, complex64 and complex128")
+    raise TypeError(f"dtype {d.name} is not supported; jitgrad's dtypes are {_NAMES}")
+
+
+def kind_of(dtype) -> str:
+    """NumPy's dtype.kind, with 'f' for bfloat16 (ml_dtypes gives it kind 'V')."""
+    return "f" if dtype == bfloat16 else np.dtype(dtype).kind
 
 
 def is_float(dtype) -> bool:
-    return dtype.kind == "f"
+    return dtype.kind == "f" or dtype == bfloat16     # ml_dtypes' bfloat16 has kind 'V'
+
 
 
 def is_complex(dtype) -> bool:
@@ -58,7 +68,7 @@ def is_complex(dtype) -> bool:
 
 def is_inexact(dtype) -> bool:
     """float or complex: the dtypes of exp, log, division, ..."""
-    return dtype.kind in "fc"
+    return dtype.kind in "fc" or dtype == bfloat16
 
 
 def real_dtype(dtype) -> np.dtype:

@@ -10,6 +10,8 @@ from . import ir, runtime  # noqa: E402,F401  (jitgrad.ir, jitgrad.runtime)
 from .core import ConcretizationError, DeviceMismatchError, enable_grad, no_grad, set_grad_enabled  # noqa: E402
 from .core import grad_enabled as is_grad_enabled  # noqa: E402
 from .dtypes import bool_, complex64, complex128, float32, float64, int32, int64  # noqa: E402
+from .dtypes import (bfloat16, float16, int8, int16, uint8, uint16, uint32,  # noqa: E402,F401
+                     uint64)
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402,F401
 from . import config  # noqa: E402,F401
 from .jit import jit  # noqa: E402

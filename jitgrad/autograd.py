@@ -3,6 +3,7 @@ turns the recorded ops into an ir.Graph and differentiates it with ir.autodiff (
 from __future__ import annotations
 
 import weakref
+from .ir.types import kind_of
 
 
 class Record:
@@ -54,7 +55,7 @@ def _producer(x):
 def record(op, params, inputs, outputs) -> None:
     rec = Record(op, params, inputs, outputs)
     for o in outputs:
-        if o.dtype.kind in "fc":
+        if kind_of(o.dtype) in "fc":
             o.requires_grad = True
             o._ctx = rec
 

@@ -16,6 +16,7 @@ from .core import grad_enabled
 from .ir import Builder, Graph
 from .ir.autodiff import CUSTOM_VJP, vjp_values
 from .ir.autodiff.emitter import Emitter
+from .ir.types import kind_of
 
 # traced graph -> params of its custom_vjp_call (built once per compiled signature)
 _PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -52,7 +53,7 @@ def _fwd(graph):
 
 def _bwd(graph):
     """(inputs, one cotangent per output) -> one cotangent per input (zeros for integers)."""
-    float_out = [i for i, v in enumerate(graph.outputs) if v.type.dtype.kind == "f"]
+    float_out = [i for i, v in enumerate(graph.outputs) if kind_of(v.type.dtype) == "f"]
     vg = vjp_values(graph, graph.inputs, float_out)
     b = Builder(Graph(name=f"{graph.name}_bwd"))
     e = Emitter(b)
@@ -60,6 +61,6 @@ def _bwd(graph):
     cts = [b.add_input(v.type) for v in graph.outputs]
     outs = e.inline(vg, ins + [cts[i] for i in float_out])
     grads = outs[len(graph.outputs):]
-    b.graph.outputs = [g if v.type.dtype.kind == "f" else e.zeros(v.type)
+    b.graph.outputs = [g if kind_of(v.type.dtype) == "f" else e.zeros(v.type)
                        for g, v in zip(grads, graph.inputs)]
     return b.graph

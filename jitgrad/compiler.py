@@ -9,6 +9,7 @@ from .ir import Graph
 from .ir.interpreter import interpret
 from .runtime import config, profiling
 from .runtime.executable import Executable  # noqa: F401 - the record backends return
+from .ir.types import kind_of
 
 
 def optimize(graph: Graph, donated=()):
@@ -23,12 +24,12 @@ def _complex_reason(graph: Graph):
     complex arithmetic), else None. (On the CPU such kernels run on the host: codegen/cpu.py.)"""
     for n in graph.nodes:
         for v in list(n.inputs) + list(n.outputs):
-            if v.type.dtype.kind == "c":
+            if kind_of(v.type.dtype) == "c":
                 return f"{n.op} has complex values ({v.type})"
         for sub in n.params.values():       # fused kernels' and control flow's bodies
             if isinstance(sub, Graph) and _complex_reason(sub) is not None:
                 return _complex_reason(sub)
-    return next((f"input {v.type} is complex" for v in graph.inputs if v.type.dtype.kind == "c"),
+    return next((f"input {v.type} is complex" for v in graph.inputs if kind_of(v.type.dtype) == "c"),
                 None)
 
 

@@ -16,6 +16,7 @@ from .numpy._convert import asarray
 from .tracing import trace_to_graph
 from . import scan_carry
 from .dtypes import scalar_dtype
+from .ir.types import kind_of
 
 
 def _abstract(x) -> bool:
@@ -75,7 +76,7 @@ def switch(index, branches, *operands):
     if not branches:
         raise ValueError("switch: expected at least one branch, got none")
     i = asarray(index)
-    if i.shape != () or i.dtype.kind not in "iub":
+    if i.shape != () or kind_of(i.dtype) not in "iub":
         raise TypeError(f"switch: expected a scalar integer index, got {i.dtype}{list(i.shape)}")
     if not _abstract(i):
         return branches[min(max(int(i), 0), len(branches) - 1)](*operands)
@@ -117,7 +118,7 @@ def fori_loop(lower, upper, body_fun, init_val):
     from . import numpy as jnp
     for name, b in (("lower", lower), ("upper", upper)):
         dt = b.dtype if hasattr(b, "dtype") else np.asarray(b).dtype
-        if isinstance(b, bool) or dt.kind not in "iu":
+        if isinstance(b, bool) or kind_of(dt) not in "iu":
             raise TypeError(f"fori_loop: {name} must be an integer (a Python int or an integer "
                             f"array), got {type(b).__name__} {b!r}; the loop index is an integer")
     if isinstance(lower, (int, np.integer)) and isinstance(upper, (int, np.integer)):

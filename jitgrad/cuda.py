@@ -9,13 +9,16 @@ from __future__ import annotations
 from .runtime import cuda_memory
 from .runtime.cuda_device import device_count, is_available, synchronize  # noqa: F401
 from .runtime.device import device as _device
+from .ir.types import kind_of
 
 
 def run_eager(op, arrays, params, out_types):
     """The eager cuda backend (jitgrad.core._BACKENDS["cuda"])."""
-    if any(t.dtype.kind == "c" for t in out_types) or any(a.dtype.kind == "c" for a in arrays):
+    if any(kind_of(t.dtype) == "c" for t in out_types) or any(kind_of(a.dtype) == "c" for a in arrays):
         raise NotImplementedError(f"{op} on cuda: complex numbers and the fft run on the CPU "
                                   "only (move the arrays with .to('cpu'))")
+    from .codegen.cuda_lowp import refuse_lowp_op
+    refuse_lowp_op(op, [a.dtype for a in arrays] + [t.dtype for t in out_types])
     from .codegen.cuda_eager import run
     return run(op, arrays, params, out_types)
 

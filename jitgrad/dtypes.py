@@ -11,8 +11,10 @@ import os
 
 import numpy as np
 
-from .ir.types import (DTYPES, bool_, canonical_dtype, complex64, complex128, complex_dtype,
-                       float32, float64, int32, int64, is_float)
+from .ir.types import (DTYPES, bfloat16, bool_, canonical_dtype, complex64, complex128,
+                       complex_dtype, float16, float32, float64, int8, int16, int32, int64,
+                       is_float, kind_of, uint8, uint16, uint32, uint64)
+from .promotion_lattice import LOW_PRECISION, jax_promote
 
 _pybool = bool
 bool = bool_  # noqa: A001  (jg.bool, like torch.bool)
@@ -32,7 +34,7 @@ def default_float() -> np.dtype:
 def set_default_dtype(d) -> None:
     """PyTorch's torch.set_default_dtype: the dtype Python floats and new float tensors get."""
     dt = canonical_dtype(d)
-    if dt.kind != "f" or np.dtype(d) != dt:
+    if dt not in (float32, float64):
         raise TypeError(f"set_default_dtype: only float32 and float64 can be the default dtype, "
                         f"got {np.dtype(d).name}")
     _MODE["default_dtype"] = dt
@@ -47,6 +49,7 @@ def default_complex() -> np.dtype:
     return complex_dtype(default_float())
 
 __all__ = ["float32", "float64", "int32", "int64", "bool_", "complex64", "complex128", "DTYPES",
+           "float16", "bfloat16", "int8", "int16", "uint8", "uint16", "uint32", "uint64",
            "canonical_dtype", "default_complex",
            "result_type", "scalar_dtype", "default_float", "set_default_dtype", "get_default_dtype"]
 
@@ -63,7 +66,7 @@ def scalar_dtype(x) -> np.dtype:
             raise OverflowError(f"Python integer {x} does not fit in int64; jitgrad computes in "
                                 "float32, float64, int32, int64 and bool")
         return int64
-    if isinstance(x, np.floating):
+    if isinstance(x, np.floating) or isinstance(x, np.generic) and x.dtype == bfloat16:
         return canonical_dtype(x.dtype)
     if isinstance(x, np.complexfloating):
         return canonical_dtype(x.dtype)
@@ -88,9 +91,11 @@ def result_type(*items) -> np.dtype:
     strong = [d for d, weak in items if not weak]
     weak = [d for d, weak in items if weak]
     if strong:
-        r = canonical_dtype(np.result_type(*strong))
+        # JAX's lattice where a low-precision float or small int takes part, NumPy's otherwise
+        r = jax_promote(strong, default_float()) if any(d in LOW_PRECISION for d in strong) \
+            else canonical_dtype(np.result_type(*strong))
         for w in weak:
-            if _KIND_RANK[w.kind] > _KIND_RANK[r.kind]:
-                r = _WEAK_OVER[w.kind](r)
+            if _KIND_RANK[kind_of(w)] > _KIND_RANK[kind_of(r)]:
+                r = _WEAK_OVER[kind_of(w)](r)
         return r
-    return max(weak, key=lambda d: _KIND_RANK[d.kind]) if weak else default_float()
+    return max(weak, key=lambda d: _KIND_RANK[kind_of(d)]) if weak else default_float()

@@ -9,6 +9,7 @@ from .core import apply
 from .dtypes import canonical_dtype, default_float
 from .ir import Op
 from .numpy._convert import asarray
+from .ir.types import kind_of
 
 _MASK = (1 << 63) - 1
 
@@ -33,7 +34,7 @@ def _check_key(k):
 
 def _float(dtype, what):
     d = canonical_dtype(dtype) if dtype is not None else default_float()
-    if d.kind != "f":
+    if kind_of(d) != "f":
         raise TypeError(f"jg.random.{what}: expected a float dtype, got {d.name}")
     return d
 

@@ -12,6 +12,7 @@ from .dtypes import canonical_dtype, default_complex, default_float, scalar_dtyp
 from .ir.types import TensorType
 from .runtime.device import CPU, META, Device, device as as_device
 from .runtime.deleted_storage import DeletedStorage
+from .ir.types import kind_of
 
 
 class Tensor(ArrayOps):
@@ -109,7 +110,7 @@ class Tensor(ArrayOps):
         return int(self.item())
 
     def __index__(self):
-        if self.dtype.kind not in "iu":
+        if kind_of(self.dtype) not in "iu":
             raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
         return int(self.item())
 
@@ -157,7 +158,7 @@ class Tensor(ArrayOps):
             else Tensor._meta(self._meta_type)
 
     def requires_grad_(self, mode=True):
-        if mode and self.dtype.kind not in "fc":
+        if mode and kind_of(self.dtype) not in "fc":
             raise RuntimeError(f"only float and complex tensors can require gradients, got {self.dtype}")
         self.requires_grad = bool(mode)
         return self
@@ -298,11 +299,11 @@ def _infer_dtype(data):
     if isinstance(data, np.ndarray):
         return canonical_dtype(data.dtype)
     arr = np.asarray(data)
-    if arr.dtype.kind == "f":
+    if kind_of(arr.dtype) == "f":
         return default_float()   # float32 (or float64 in the float64 mode), as in PyTorch and JAX
-    if arr.dtype.kind == "c":
+    if kind_of(arr.dtype) == "c":
         return default_complex()
-    if arr.dtype.kind in "OUS":
+    if kind_of(arr.dtype) in "OUS":
         raise TypeError(f"can't make a tensor from {type(data).__name__} data with mixed or "
                         "non-numeric elements")
     return canonical_dtype(arr.dtype)
@@ -317,7 +318,7 @@ def _converted(data, dt):
     except OverflowError:
         raise OverflowError(f"a value in {_short(data)} does not fit in {dt.name}; jitgrad "
                             "computes in float32, float64, int32, int64 and bool") from None
-    if src is not None and src.dtype.kind == "u" and dt.kind in "iu" and src.size \
+    if src is not None and kind_of(src.dtype) == "u" and kind_of(dt) in "iu" and src.size \
             and src.max() > np.iinfo(dt).max:
         raise OverflowError(f"{src.dtype.name} value {src.max()} does not fit in {dt.name}, "
                             f"jitgrad's {dt.itemsize * 8}-bit integer type (cast to float64 "
@@ -330,8 +331,20 @@ def _short(data) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def _holds_traced(data) -> bool:
+    """A traced value (an ArrayOps that is not a Tensor), also inside lists/tuples."""
+    if isinstance(data, (list, tuple)):
+        return any(_holds_traced(d) for d in data)
+    return isinstance(data, ArrayOps) and not isinstance(data, Tensor)
+
+
 def tensor(data, dtype=None, device="cpu", requires_grad=False) -> Tensor:
     """jg.tensor(data, dtype=None, device='cpu', requires_grad=False): always copies `data`."""
+    if _holds_traced(data):
+        raise TypeError("jg.tensor copies data into a new leaf tensor, but got traced values "
+                        "(inside jit/grad/vjp/jvp), whose derivatives it would drop: use "
+                        "jnp.array / jnp.asarray / jnp.stack, which keep them, or "
+                        "jg.stop_gradient to drop them on purpose")
     dev = as_device(device)
     if isinstance(data, ArrayOps):
         data = np.asarray(data)

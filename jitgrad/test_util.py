@@ -11,6 +11,7 @@ import numpy as np
 
 from . import tree_util
 from .transforms import jvp, vjp
+from .ir.types import kind_of
 
 EPS = 1e-4
 # default gradient tolerances by dtype (JAX's)
@@ -47,7 +48,7 @@ def _check_close(got, want, atol, rtol, what):
 def _rand(rng, x):
     """Standard normal entries in x's shape and dtype (both parts random for complex x)."""
     r = rng.standard_normal(x.shape)
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         r = r + 1j * rng.standard_normal(x.shape)
     return r.astype(x.dtype)
 

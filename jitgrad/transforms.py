@@ -14,6 +14,7 @@ from .core import Tracer, apply
 from .ir import Op
 from .tensor import Tensor
 from .tracing import call_graph, leaf_array, leaf_spec, trace_to_graph
+from .ir.types import kind_of
 
 
 def stop_gradient(x):
@@ -49,7 +50,7 @@ def _trace_wrt(fn, args, argnums, name):
     trainable = module_state.trainable_mask(dyn)
     for x, train in zip(leaves, trainable):
         t = leaf_spec(x)[0]
-        if train and t.dtype.kind not in "fc":
+        if train and kind_of(t.dtype) not in "fc":
             raise TypeError(f"{name}: can only differentiate with respect to float or complex inputs, got "
                             f"{t} (an integer or bool argument; cast it with .astype(jnp.float32) "
                             "or leave it out of argnums)")
@@ -64,11 +65,11 @@ def _trace_wrt(fn, args, argnums, name):
     traced = module_state.functionalize(f_dyn, name)
     graph, out_tree, captures, _ = trace_to_graph(traced, dyn, concrete=_is_concrete(
         leaves + [a for a in tree_util.tree_leaves(args)]), name=f_dyn.__name__)
-    state = _State(dyn, traced.written, trainable)
+    state = _TracedState(dyn, traced.written, trainable)
     return graph, out_tree.children[0], captures, leaves, in_tree, state
 
 
-class _State:
+class _TracedState:
     """What _trace_wrt found about state: the written buffer leaves (the graph's last outputs)
     and which leaves are differentiated."""
 
@@ -120,12 +121,12 @@ def value_and_grad(fn, argnums=0, has_aux=False, holomorphic=False):
             raise TypeError(f"grad requires a function returning a scalar, got a result of "
                             f"structure {main_tree}; use jg.vjp or jg.jacrev for non-scalar outputs")
         out_t = graph.outputs[0].type
-        if out_t.shape != () or out_t.dtype.kind != ("c" if holomorphic else "f"):
+        if out_t.shape != () or kind_of(out_t.dtype) != ("c" if holomorphic else "f"):
             raise TypeError(f"grad requires a scalar float output, got {out_t}; use jg.vjp or "
                             "jg.jacrev for non-scalar outputs (or sum the result)"
                             if not holomorphic else "grad with holomorphic=True requires a "
                             f"scalar complex output, got {out_t}")
-        if holomorphic and any(leaf_spec(x)[0].dtype.kind != "c"
+        if holomorphic and any(kind_of(leaf_spec(x)[0].dtype) != "c"
                                for x, t in zip(leaves, state.trainable) if t):
             raise TypeError("grad with holomorphic=True requires complex inputs, got "
                             + ", ".join(str(leaf_spec(x)[0]) for x in leaves))

@@ -11,7 +11,7 @@ import import_graph
 
 # layer -> (the package's layers it may import, third-party packages it may import)
 LAYERS = {
-    "jitgrad.ir": ({"jitgrad.ir"}, {"numpy"}),
+    "jitgrad.ir": ({"jitgrad.ir"}, {"numpy", "ml_dtypes"}),      # ml_dtypes: NumPy's bfloat16
     "jitgrad.runtime": ({"jitgrad.ir", "jitgrad.runtime"}, {"numpy", "numba", "llvmlite"}),
     "jitgrad.codegen": ({"jitgrad.ir", "jitgrad.runtime", "jitgrad.codegen"},
                         {"numpy", "numba", "llvmlite", "scipy"}),
@@ -70,9 +70,10 @@ def test_the_checker_reports_a_lazy_import_of_the_front_end(tmp_path, monkeypatc
     monkeypatch.setattr(import_graph, "REPO", tmp_path)
     found = violations({"jitgrad.ir.bad": tmp_path / "ir" / "bad.py"})
     assert found == [
-        "ir/bad.py:5 imports jitgrad.runtime (jitgrad.ir may import jitgrad.ir, numpy and the "
-        "stdlib)",
-        "ir/bad.py:6 imports scipy (jitgrad.ir may import jitgrad.ir, numpy and the stdlib)"]
+        "ir/bad.py:5 imports jitgrad.runtime (jitgrad.ir may import jitgrad.ir, ml_dtypes, numpy "
+        "and the stdlib)",
+        "ir/bad.py:6 imports scipy (jitgrad.ir may import jitgrad.ir, ml_dtypes, numpy and the "
+        "stdlib)"]
 
 
 def test_no_import_cycle_at_import_time():

@@ -111,11 +111,13 @@ def test_array_namespace_and_devices():
     assert info.capabilities()["boolean indexing"] is True
     assert info.default_dtypes()["real floating"] == jnp.float32
     assert info.default_dtypes()["indexing"] == jnp.int64
-    assert set(info.dtypes()) == {"bool", "int32", "int64", "float32", "float64", "complex64",
+    assert set(info.dtypes()) == {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                  "uint32", "uint64", "float32", "float64", "complex64",
                                   "complex128"}
     assert set(info.dtypes(kind="complex floating")) == {"complex64", "complex128"}
     assert info.default_dtypes()["complex floating"] == jnp.complex64
-    assert set(info.dtypes(kind="integral")) == {"int32", "int64"}
+    assert set(info.dtypes(kind="integral")) == {"int8", "int16", "int32", "int64", "uint8",
+                                                 "uint16", "uint32", "uint64"}
     assert set(info.dtypes(kind=("bool", "real floating"))) == {"bool", "float32", "float64"}
 
 
@@ -130,7 +132,7 @@ def test_dtype_functions():
     assert isinstance(f.eps, float) and f.bits == 32 and f.smallest_normal == float(np.finfo(np.float32).tiny)
     i = jnp.iinfo(jnp.asarray([1]))
     assert (i.bits, i.max) == (64, 2 ** 63 - 1) and isinstance(i.min, int)
-    assert jnp.asarray(np.zeros(2, jnp.uint8)).dtype == np.int32       # NumPy's names, widened
+    assert jnp.asarray(np.zeros(2, jnp.uint8)).dtype == np.uint8       # every name is itself
 
 
 def test_out_writes_eager_results():

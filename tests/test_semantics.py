@@ -210,8 +210,6 @@ def test_log_softmax_shifts_first():
     (lambda: jnp.zeros((2.5, 3)), TypeError, "each shape entry must be an integer, got float 2.5"),
     (lambda: jnp.sum(jnp.ones((2, 3)), axis="1"), TypeError, "axis must be an integer, got str '1'"),
     (lambda: jnp.sum(jnp.ones((2, 3)), axis=True), TypeError, "axis must be an integer, got bool True"),
-    (lambda: jg.tensor(np.array([2 ** 63], np.uint64)), OverflowError,
-     "uint64 value 9223372036854775808 does not fit in int64"),
     (lambda: jnp.ones(3) < 1j, TypeError, r"lt: expected real inputs \(complex numbers have no "
      r"ordering\), got c64\[3\] and c64\[\]"),
     (lambda: jg.tensor(2 ** 70), OverflowError,

@@ -18,6 +18,7 @@ from ..graph import Graph
 from ..types import TensorType
 from .emitter import Emitter
 from .transform import jvp_graph, prune, vjp_graph
+from ..types import kind_of
 
 
 def _emit(e, op, inputs, params):
@@ -119,7 +120,7 @@ def scan_vjp(e, node, cts):
     k = [bb.add_input(v.type) for v in body.inputs[nc + nx:]]
     res = be.inline(vb, c_i + x_i + k + ct_c + ct_y)[len(body.outputs):]
     g_c, g_x, g_k = res[:nc], res[nc:nc + nx], res[nc + nx:]
-    bb.graph.outputs = g_c + [be.add(a, g) if a.type.dtype.kind == "f" else a
+    bb.graph.outputs = g_c + [be.add(a, g) if kind_of(a.type.dtype) == "f" else a
                               for a, g in zip(acc, g_k)] + g_x
     zeros_k = [e.zeros(v.type) for v in consts]
     out = _emit(e, SCAN, ct_carry + zeros_k + stacked + xs + ct_ys + consts,

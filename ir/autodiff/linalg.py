@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ops import Op
+from ..types import kind_of
 
 
 # ----------------------------------------------------------------------------- vocabulary
@@ -240,7 +241,7 @@ def real_only(rule):
     """The rules above are the real ones (plain transposes); complex matrices need conjugate
     transposes throughout, which they do not have yet: a clear error, never a wrong number."""
     def checked(e, node, gs):
-        if node.inputs[0].type.dtype.kind == "c":
+        if kind_of(node.inputs[0].type.dtype) == "c":
             raise NotImplementedError(f"the derivative of {node.op} of complex matrices is not "
                                       f"implemented ({node.inputs[0].type}); real matrices only")
         return rule(e, node, gs)

@@ -15,10 +15,11 @@ from ..graph import Graph
 from ..ops import Op
 from ..primitives import REDUCE
 from .rewriter import Rewriter
+from ..types import kind_of
 
 
 def _is_float(v):
-    return v.type.dtype.kind == "f"
+    return kind_of(v.type.dtype) == "f"
 
 
 def _all(arr, pred):
@@ -31,9 +32,9 @@ def _one(arr):
 
 def _signbits(arr):
     """The sign bit of each float (of both parts, for complex numbers); None for integers."""
-    if arr.dtype.kind == "c":
+    if kind_of(arr.dtype) == "c":
         return np.signbit(arr.real), np.signbit(arr.imag)
-    return (np.signbit(arr),) if arr.dtype.kind == "f" else None
+    return (np.signbit(arr),) if kind_of(arr.dtype) == "f" else None
 
 
 def _neg_zero(arr):       # the additive identity: -0.0 (-0.0-0.0j) for floats, 0 for integers

@@ -16,6 +16,7 @@ from ..primitives import ELEMENTWISE
 from ..reference import evaluate
 from ..types import TensorType
 from .rewriter import Rewriter
+from ..types import kind_of
 
 FOLD_LIMIT = 1024
 NEVER_FOLD = frozenset({Op.constant, Op.random})
@@ -26,7 +27,7 @@ def _uniform(arr) -> bool:
     """Every element equal to the first, bit for bit (-0.0 is not 0.0; NaN is never uniform)."""
     first = arr.reshape(-1)[0]
     same = arr == first
-    if arr.dtype.kind == "f":
+    if kind_of(arr.dtype) == "f":
         same &= np.signbit(arr) == np.signbit(first)
     return bool(np.all(same))
 

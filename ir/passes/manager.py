@@ -32,6 +32,7 @@ from .inline_remat import inline_remat
 from .merge_scans import merge_scans
 from .plan_memory import plan_memory
 from .verify_schedule import verify_schedule
+from .widen_lowp import widen_lowp
 
 PIPELINE = (canonicalize, fold_constants, cse, merge_scans, fold_transposes, contract_batch, dce,
             inline_remat, fuse)
@@ -59,6 +60,7 @@ def run_pipeline(graph: Graph, donated=()):
     `donated`: indices of graph inputs whose storage the caller gives up (jit's donate_argnums,
     flattened to leaves); the memory plan may write outputs into them."""
     graph = inline_custom_calls(graph)     # a custom VJP rule matters only to autodiff
+    graph = widen_lowp(graph)      # float16/bfloat16/small ints computed wide (ir/lowp.py)
     disabled = flags.disabled_passes()
     unknown = disabled - set(PASS_NAMES)
     if unknown:

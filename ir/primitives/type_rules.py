@@ -9,6 +9,7 @@ from ..ops import Op
 from ..types import (TensorType, bool_, complex_dtype, int64, is_bool, is_complex, is_float,
                      is_inexact, is_int, real_dtype)
 from ..registry import record
+from ..types import kind_of
 
 
 def _fail(op, msg):
@@ -41,7 +42,7 @@ _ADMITS = {
     "ordered": lambda dt: not is_complex(dt),
     "float": is_float,
     "inexact": is_inexact,
-    "integer": lambda dt: dt.kind in "iu",
+    "integer": lambda dt: kind_of(dt) in "iu",
     "bool": is_bool,
     "complex": is_complex,
 }

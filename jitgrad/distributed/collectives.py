@@ -17,6 +17,7 @@ import numpy as np
 from .. import tree_util
 from .leaves import describe, host_leaves
 from .world import DistributedError, comm
+from ..ir.types import kind_of
 
 BUCKET_BYTES = 64 << 20   # as Horovod's tensor fusion threshold
 
@@ -48,7 +49,7 @@ def allreduce(tree, op: str = "mean", *, inplace: bool = True,
     arrays = [leaf.array for leaf in leaves]
     number_op, bool_op, divide = _OPS[op]
     for a, path in zip(arrays, paths):
-        if divide and a.dtype.kind not in "fc":
+        if divide and kind_of(a.dtype) not in "fc":
             raise TypeError(f"{where}: op='mean' needs floating-point leaves, but the leaf at "
                             f"{path} is {a.dtype}; cast it to a float dtype or use op='sum'")
     c = comm()

@@ -11,6 +11,7 @@ from ..nn.functional import sigmoid
 from ..numpy._convert import asarray
 from ..transforms import stop_gradient  # noqa: F401  (lax.stop_gradient)
 from .common import check_same
+from ..ir.types import kind_of
 
 
 def _binary(name, fn):
@@ -33,7 +34,7 @@ atan2 = _binary("atan2", jnp.arctan2)
 def div(x, y):
     """Float division, or integer division rounding toward zero (C's, not floor division)."""
     x, y = check_same("div", x, y)
-    if x.dtype.kind not in "iu":
+    if kind_of(x.dtype) not in "iu":
         return jnp.true_divide(x, y)
     q = jnp.floor_divide(jnp.abs(x), jnp.abs(y))
     return jnp.where(jnp.equal(jnp.less(x, 0), jnp.less(y, 0)), q, jnp.negative(q))
@@ -42,7 +43,7 @@ def div(x, y):
 def rem(x, y):
     """x - y * trunc(x / y): the result has the sign of x (C's fmod, not Python's %)."""
     x, y = check_same("rem", x, y)
-    return jnp.subtract(x, jnp.multiply(div(x, y), y)) if x.dtype.kind in "iu" else \
+    return jnp.subtract(x, jnp.multiply(div(x, y), y)) if kind_of(x.dtype) in "iu" else \
         jnp.subtract(x, jnp.multiply(jnp.trunc(jnp.true_divide(x, y)), y))
 
 
@@ -119,7 +120,7 @@ def clamp(min, x, max):  # noqa: A002
 def select(pred, on_true, on_false):
     """on_true where pred else on_false; pred is boolean of the operands' shape (or scalar)."""
     pred = asarray(pred)
-    if pred.dtype.kind != "b":
+    if kind_of(pred.dtype) != "b":
         raise TypeError(f"lax.select: pred must be boolean, got {pred.dtype}")
     on_true, on_false = check_same("select", on_true, on_false)
     if pred.ndim and tuple(pred.shape) != tuple(on_true.shape):
@@ -136,7 +137,7 @@ def select_n(which, *cases):
     cases = check_same("select_n", *cases)
     out = cases[0]
     for i, c in enumerate(cases[1:], 1):
-        hit = which if which.dtype.kind == "b" else jnp.equal(which, i)
+        hit = which if kind_of(which.dtype) == "b" else jnp.equal(which, i)
         out = jnp.where(hit, c, out)
     return out
 
@@ -215,7 +216,7 @@ def erf_inv(x):
     |x| < 0.99997, ~1e-8 beyond. Differentiable through the steps (the derivative is
     sqrt(pi)/2 exp(y^2) to the same accuracy), in both modes and to any order."""
     x = asarray(x)
-    if x.dtype.kind != "f":
+    if kind_of(x.dtype) != "f":
         x = jnp.astype(x, "float32")
     w = jnp.negative(jnp.log(jnp.multiply(jnp.subtract(1.0, x), jnp.add(1.0, x))))
     center = jnp.less(w, 5.0)

@@ -9,6 +9,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy._convert import asarray
 from .common import axes_tuple
+from ..ir.types import kind_of
 
 
 def _reducer(name, fn):
@@ -43,9 +44,9 @@ def argmin(operand, axis, index_dtype="int32"):
 
 def _lowest(dtype, for_max):
     dtype = np.dtype(str(dtype))
-    if dtype.kind == "f":
+    if kind_of(dtype) == "f":
         return -np.inf if for_max else np.inf
-    if dtype.kind == "b":
+    if kind_of(dtype) == "b":
         return not for_max
     info = np.iinfo(dtype)
     return info.min if for_max else info.max

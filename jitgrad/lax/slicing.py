@@ -9,6 +9,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy._convert import asarray
 from .common import axes_tuple
+from ..ir.types import kind_of
 
 
 def _starts(x, start_indices, sizes, name):
@@ -34,7 +35,7 @@ def _clamped(start, n, size, name):
         start = int(start) + n if start < 0 else int(start)
         return min(max(start, 0), n - size)
     s = asarray(start)
-    if s.ndim or s.dtype.kind not in "iu":
+    if s.ndim or kind_of(s.dtype) not in "iu":
         raise TypeError(f"lax.{name}: start indices must be integer scalars, got "
                         f"{s.dtype}{list(s.shape)}")
     s = jnp.where(jnp.less(s, 0), jnp.add(s, n), s)

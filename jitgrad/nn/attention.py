@@ -14,6 +14,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy._convert import asarray
 from ..transforms import stop_gradient
+from ..ir.types import kind_of
 
 
 def masked_softmax(scores, axis=-1):
@@ -26,7 +27,7 @@ def masked_softmax(scores, axis=-1):
 
 def _check_mask(mask, where, what):
     mask = asarray(mask)
-    if mask.dtype.kind not in "bf":
+    if kind_of(mask.dtype) not in "bf":
         raise TypeError(f"{where}: expected {what} of dtype bool or a float dtype, got "
                         f"{mask.dtype}")
     return mask
@@ -34,7 +35,7 @@ def _check_mask(mask, where, what):
 
 def _apply_sdpa_mask(scores, attn_mask):
     """Boolean masks keep the entries that are True; float masks are added to the scores."""
-    if attn_mask.dtype.kind == "b":
+    if kind_of(attn_mask.dtype) == "b":
         return jnp.where(attn_mask, scores, -np.inf)
     return jnp.add(scores, jnp.astype(attn_mask, scores.dtype))
 
@@ -120,7 +121,7 @@ def _split_heads(t, groups):
 def _float_mask(mask, dtype, where, what):
     """MultiheadAttention's masks: bool True = masked out (-inf); float masks are added."""
     mask = _check_mask(mask, where, what)
-    if mask.dtype.kind == "b":
+    if kind_of(mask.dtype) == "b":
         return jnp.where(mask, -np.inf, np.zeros((), dtype))
     return jnp.astype(mask, dtype)
 

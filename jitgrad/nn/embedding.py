@@ -10,13 +10,14 @@ from ..numpy._convert import asarray
 from ..numpy.indexing import checked
 from ..tensor import Tensor
 from ..transforms import stop_gradient
+from ..ir.types import kind_of
 
 
 def embedding(indices, weight, padding_idx=None):
     """Rows of weight (num_embeddings, dim) picked by integer indices of any shape.
     `padding_idx` (as in PyTorch) only marks a row: its gradient is zero."""
     indices, weight = asarray(indices), asarray(weight)
-    if indices.dtype.kind not in "iu":
+    if kind_of(indices.dtype) not in "iu":
         raise TypeError(f"embedding: expected integer indices, got {indices.dtype}")
     if weight.ndim != 2:
         raise ValueError(f"embedding: expected a 2-D weight (num_embeddings, dim), got shape "

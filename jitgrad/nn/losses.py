@@ -9,6 +9,7 @@ from ..numpy._convert import asarray
 from ..numpy.indexing import checked
 from ..tensor import Tensor
 from .activations import log_softmax, one_hot, softplus
+from ..ir.types import kind_of
 
 _REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda x: x}
 
@@ -52,7 +53,7 @@ def nll_loss(log_probs, target, reduction="mean", ignore_index=-100):
     """Negative log-likelihood of integer class labels `target` (N,) under log_probs (N, C).
     Labels outside [0, C) raise IndexError; those equal to ignore_index count as zero."""
     log_probs, target = asarray(log_probs), asarray(target)
-    if target.dtype.kind not in "iu":
+    if kind_of(target.dtype) not in "iu":
         raise TypeError(f"nll_loss: expected integer class labels, got {target.dtype}")
     if log_probs.shape[:-1] != target.shape:
         raise ValueError(f"nll_loss: log_probs of shape {tuple(log_probs.shape)} needs labels of "
@@ -70,7 +71,7 @@ def cross_entropy(logits, target, reduction="mean", label_smoothing=0.0, ignore_
     logits, target = asarray(logits), asarray(target)
     n_classes = logits.shape[-1]
     keep = None
-    if target.dtype.kind in "iu":
+    if kind_of(target.dtype) in "iu":
         if target.shape != logits.shape[:-1]:
             raise ValueError(f"cross_entropy: logits of shape {tuple(logits.shape)} need integer "
                              f"labels of shape {tuple(logits.shape[:-1])}, "

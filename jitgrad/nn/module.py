@@ -21,6 +21,7 @@ from .. import module_state, pytree_roles, tree_util
 from ..array_ops import ArrayOps
 from ..core import no_grad
 from ..tensor import Tensor
+from ..ir.types import kind_of
 
 
 class Parameter(Tensor):
@@ -31,7 +32,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data, requires_grad=True):
         arr = np.array(np.asarray(data), copy=True)
-        if arr.dtype.kind != "f":
+        if kind_of(arr.dtype) != "f":
             raise TypeError(f"Parameter: expected float data, got {arr.dtype}")
         p = cls._wrap(arr)
         p.requires_grad = bool(requires_grad)
@@ -450,14 +451,14 @@ def _is_dtype(a) -> bool:
     if isinstance(a, (np.dtype, type)):
         return True
     try:
-        return isinstance(a, str) and np.dtype(a).kind in "biufc" and len(a) > 1
+        return isinstance(a, str) and kind_of(np.dtype(a)) in "biufc" and len(a) > 1
     except TypeError:
         return False
 
 
 def _moved_tensor(t, device, dtype):
     """t on `device`, cast to `dtype` if t is floating (PyTorch's Module.to rule)."""
-    cast = dtype is not None and t.dtype.kind in "fc" and np.dtype(dtype).kind in "fc"
+    cast = dtype is not None and kind_of(t.dtype) in "fc" and kind_of(np.dtype(dtype)) in "fc"
     return t.to(device=device, dtype=dtype if cast else None)
 
 

@@ -20,6 +20,7 @@ from .module import Module
 from .rnn_cells import (CELL_KINDS, check_sizes, input_projection, recurrent_weights, rnn_mode,
                         split_state, uniform_parameter)
 from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401  (jg.nn's names come from here)
+from ..ir.types import kind_of
 
 _PARAM_ROLES = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
 
@@ -137,7 +138,7 @@ class RNNBase(Module):
             raise ValueError(f"{who}: expected input of shape {layout} or unbatched (seq, "
                              f"input_size) with input_size={self.input_size}, got "
                              f"{tuple(x.shape)}")
-        if x.dtype.kind != "f":
+        if kind_of(x.dtype) != "f":
             raise TypeError(f"{who}: expected a floating-point input, got {x.dtype}")
         seq_axis = 1 if self.batch_first and x.ndim == 3 else 0
         if x.shape[seq_axis] == 0:

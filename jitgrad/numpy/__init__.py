@@ -6,8 +6,8 @@ Deliberate deviations from NumPy (tests/test_numpy_ops.py asserts each):
   int/bool array meeting a Python float gives float32. (The float64 mode, jg.config.update(
   "enable_x64", True) or jg.set_default_dtype(jg.float64), makes all of these float64.)
 - reciprocal of an int array is a float reciprocal (NumPy truncates 1/2 to 0).
-- dtypes jitgrad doesn't compute in widen: int8/int16/uint8/uint16 -> int32, uint32/uint64 ->
-  int64, float16 -> float32 (so bool ** bool is int32 where NumPy gives int8).
+- float16, bfloat16 and the small ints are stored as themselves and computed wide (float32,
+  int32/int64; ir/lowp.py); they promote with JAX's lattice (int16 + float16 is float16).
 - x.sort() returns a sorted copy (NumPy sorts in place). Basic-index results (x[1:3]) are views
   as in NumPy; other results may or may not share storage, so write only through indexing.
 """
@@ -17,8 +17,9 @@ import numpy as _np
 
 # NumPy's scalar types, as in NumPy: jnp.float32(1.5) works, and `x.dtype == jnp.float32`
 from numpy import bool_, complex64, complex128, float32, float64, int32, int64
-# NumPy's other scalar types, so NumPy code naming them runs: arrays of them widen (see above)
+# the low-precision dtypes (bfloat16 from ml_dtypes, as in JAX)
 from numpy import float16, int8, int16, uint8, uint16, uint32, uint64
+from ml_dtypes import bfloat16
 from ..array_ops import ArrayOps as _ArrayOps
 from .creation import (arange, array, asarray, astype, copy, empty, empty_like, eye, from_dlpack,
                        full, full_like, geomspace, identity, linspace, logspace, ones, ones_like,
@@ -27,7 +28,7 @@ from .creation import (arange, array, asarray, astype, copy, empty, empty_like, 
 from .elementwise import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403  (generated from the primitives' records)
 from . import fft
-from .dtype_functions import can_cast, finfo, iinfo, isdtype, result_type
+from .dtype_functions import can_cast, finfo, iinfo, isdtype, promote_types, result_type
 from .index_tricks import c_, r_
 from .info import __array_namespace_info__
 from .searching import argpartition, partition, searchsorted, select

@@ -9,6 +9,7 @@ import numpy as np
 from ..core import Tracer, apply, current_trace, user_source_info
 from ..dtypes import canonical_dtype, default_float, result_type, scalar_dtype
 from ..ir import Op
+from ..ir.types import kind_of
 from ..runtime.device import CPU
 from ..tensor import Tensor, tensor
 
@@ -119,7 +120,7 @@ def operands(*xs, dtype=None, float_only=False):
     xs = [x if is_array(x) or is_scalar(x) else asarray(x, device=dev) for x in xs]
     dt = canonical_dtype(dtype) if dtype is not None else \
         result_type(*(dtype_entry(x, weak_np) for x in xs))
-    if float_only and dt.kind not in "fc":
+    if float_only and kind_of(dt) not in "fc":     # kind_of: bfloat16 is a float
         dt = default_float()
     return [astype(x, dt) if is_array(x) else scalar(x, dt, dev) for x in xs]
 

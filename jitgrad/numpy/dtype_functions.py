@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as _np
 
+from ..ir.types import bfloat16, kind_of
 from ..dtypes import (canonical_dtype, default_complex, default_float, result_type as _promote,
                       scalar_dtype)
 
@@ -39,7 +41,16 @@ def isdtype(dtype, kind):
         if isinstance(k, str) and k not in _KINDS:
             raise ValueError(f"isdtype: unknown kind {k!r}; kinds are {', '.join(_KINDS)}")
     d = _np.dtype(dtype)
+    if d == bfloat16:     # ml_dtypes' bfloat16 is a real floating dtype (NumPy calls it kind V)
+        return any(k in ("real floating", "numeric") or k == d for k in kinds)
     return any(_np.isdtype(d, k if isinstance(k, str) else _np.dtype(k)) for k in kinds)
+
+
+def promote_types(type1, type2, /):
+    """The dtype two dtypes promote to (jnp.promote_types): NumPy's table, JAX's lattice where
+    float16, bfloat16 or a small int takes part (jitgrad/promotion_lattice.py)."""
+    return _promote((_dtype_of(type1, "promote_types"), False),
+                    (_dtype_of(type2, "promote_types"), False))
 
 
 def result_type(*arrays_and_dtypes):
@@ -82,9 +93,9 @@ class iinfo_object:
 
 def finfo(type, /):  # noqa: A002
     d = _dtype_of(type, "finfo")
-    if d.kind not in "fc":
+    if kind_of(d) not in "fc":
         raise ValueError(f"finfo: expected a floating or complex dtype, got {d.name}")
-    f = _np.finfo(d)      # of a complex dtype: its parts' float dtype, as the standard says
+    f = ml_dtypes.finfo(d) if d == bfloat16 else _np.finfo(d)      # of a complex dtype: its parts' float dtype, as the standard says
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), float(f.resolution), float(f.tiny), f.dtype)
 

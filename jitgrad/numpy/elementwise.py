@@ -15,6 +15,7 @@ from .ufunc_rules import not_integer
 from .ufuncs import (add, ceil, equal, exp, floor, greater, greater_equal, less, log,
                      logical_and, logical_or, maximum, minimum, multiply, negative, not_equal,
                      power, sign, sin, sqrt, square, subtract)
+from ..ir.types import kind_of
 
 @accepts_out
 def true_divide(x1, x2, /):
@@ -35,18 +36,18 @@ def logical_not(x, /):
 def invert(x, /):
     """~x: bitwise NOT of integers, logical NOT of bools (NumPy's invert)."""
     x = asarray(x)
-    if x.dtype.kind in "fc":
+    if kind_of(x.dtype) in "fc":
         raise not_integer("invert (~)", x)
-    return apply(Op.logical_not if x.dtype.kind == "b" else Op.bitwise_not, [x])
+    return apply(Op.logical_not if kind_of(x.dtype) == "b" else Op.bitwise_not, [x])
 
 
 bitwise_not = bitwise_invert = invert
 
 def round(a, decimals=0):  # noqa: A001
     a = asarray(a)
-    if a.dtype.kind == "c":
+    if kind_of(a.dtype) == "c":
         return apply(Op.complex, [round(real(a), decimals), round(imag(a), decimals)])
-    if a.dtype.kind != "f":
+    if kind_of(a.dtype) != "f":
         return a
     if decimals == 0:
         return apply(Op.round, [a])
@@ -71,17 +72,17 @@ def reciprocal(x, /):
 
 def isnan(x, /):
     x = asarray(x)
-    return apply(Op.isnan, [x]) if x.dtype.kind in "fc" else _const_like(x, False)
+    return apply(Op.isnan, [x]) if kind_of(x.dtype) in "fc" else _const_like(x, False)
 
 
 def isinf(x, /):
     x = asarray(x)
-    return apply(Op.isinf, [x]) if x.dtype.kind in "fc" else _const_like(x, False)
+    return apply(Op.isinf, [x]) if kind_of(x.dtype) in "fc" else _const_like(x, False)
 
 
 def isfinite(x, /):
     x = asarray(x)
-    if x.dtype.kind not in "fc":
+    if kind_of(x.dtype) not in "fc":
         return _const_like(x, True)
     return logical_not(logical_or(isnan(x), isinf(x)))
 
@@ -178,7 +179,7 @@ def sinc(x, /):
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     x = asarray(x)
-    if x.dtype.kind != "f":
+    if kind_of(x.dtype) != "f":
         return x
     fi = np.finfo(x.dtype)
     x = where(isnan(x), nan, x)
@@ -194,7 +195,7 @@ def copysign(x1, x2, /):
 def signbit(x, /):
     """True where the sign bit is set: -0.0 and -nan included."""
     x = asarray(x)
-    if x.dtype.kind != "f":
+    if kind_of(x.dtype) != "f":
         return less(x, 0)
     return apply(Op.signbit, [x])
 
@@ -222,13 +223,13 @@ def fabs(x, /):
 def real(x, /):
     """The real part (float32 of complex64); a real array is its own real part."""
     x = asarray(x)
-    return apply(Op.real, [x]) if x.dtype.kind == "c" else x
+    return apply(Op.real, [x]) if kind_of(x.dtype) == "c" else x
 
 
 def imag(x, /):
     """The imaginary part (float32 of complex64); zeros of a real array's dtype and shape."""
     x = asarray(x)
-    if x.dtype.kind == "c":
+    if kind_of(x.dtype) == "c":
         return apply(Op.imag, [x])
     from .creation import zeros_like
     return zeros_like(x)
@@ -237,7 +238,7 @@ def imag(x, /):
 def conj(x, /):
     """The complex conjugate; a real array is its own conjugate."""
     x = asarray(x)
-    return apply(Op.conj, [x]) if x.dtype.kind == "c" else x
+    return apply(Op.conj, [x]) if kind_of(x.dtype) == "c" else x
 
 
 conjugate = conj
@@ -274,7 +275,7 @@ def real_if_close(a, tol=100):
     epsilons (tol > 1; an absolute bound when tol <= 1), else `a` unchanged. The result's dtype
     depends on the values, so under jit a complex input is a ConcretizationError."""
     x = asarray(a)
-    if x.dtype.kind != "c":
+    if kind_of(x.dtype) != "c":
         return x
     from ..core import ConcretizationError, Tracer
     from .reductions import any as any_

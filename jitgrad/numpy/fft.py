@@ -19,6 +19,7 @@ from ..dtypes import canonical_dtype, default_float
 from ..ir import Op
 from ..ir.types import complex_dtype
 from ._convert import _integer, asarray, normalize_axes, normalize_axis
+from ..ir.types import kind_of
 
 _NORMS = ("backward", "ortho", "forward")
 # the scale of a forward transform (fft, rfft) for each norm, given N; inverses use 1 / it
@@ -48,10 +49,10 @@ def _input(name, kind, a):
         _fail(ValueError, f"{name}: expected an array of at least one dimension, got a 0-d array")
     dt = a.dtype
     if kind == "rfft":
-        if dt.kind == "c":
+        if kind_of(dt) == "c":
             _fail(TypeError, f"{name}: expected a real input, got {dt.name} (take jnp.real first)")
-        return a.astype(dt if dt.kind == "f" else default_float())
-    want = complex_dtype(dt if dt.kind == "f" else default_float()) if dt.kind != "c" else dt
+        return a.astype(dt if kind_of(dt) == "f" else default_float())
+    want = complex_dtype(dt if kind_of(dt) == "f" else default_float()) if kind_of(dt) != "c" else dt
     return a.astype(want)
 
 

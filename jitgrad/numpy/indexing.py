@@ -12,6 +12,7 @@ from ..core import ConcretizationError, Tracer, apply, grad_enabled, user_source
 from ..ir import Op
 from ..tensor import Tensor
 from ._convert import asarray, astype, device_of, host_array, is_array, normalize_axis
+from ..ir.types import kind_of
 
 
 def _concrete(x):
@@ -76,10 +77,10 @@ def _expand_key(x, key):
             k = np.asarray(k)
         if not is_array(k):
             k = np.asarray(k)
-            if k.dtype.kind not in "biu":
+            if kind_of(k.dtype) not in "biu":
                 raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and integer "
                                  f"or boolean arrays are valid indices, got {k.dtype} array")
-        if k.dtype.kind == "b":
+        if kind_of(k.dtype) == "b":
             c = _concrete(k)
             if c is None:
                 raise ConcretizationError(
@@ -88,7 +89,7 @@ def _expand_key(x, key):
                     + "; use jnp.where(mask, x, other) instead")
             entries.extend(np.nonzero(c) if c.ndim else [np.zeros(int(c), np.int64)])
             continue
-        if k.dtype.kind not in "iu":
+        if kind_of(k.dtype) not in "iu":
             raise IndexError(f"arrays used as indices must be of integer or boolean type, got {k.dtype}")
         entries.append(k)
     n_used = sum(1 for e in entries if e is not None and e is not Ellipsis)
@@ -177,7 +178,7 @@ def _normalized_index(idx, n, axis, device, mode="raise", raw_ok=False):
     c = _concrete(idx)
     if c is not None:
         c = np.asarray(c)
-        if c.dtype.kind not in "iu":
+        if kind_of(c.dtype) not in "iu":
             raise IndexError(f"arrays used as indices must be of integer type, got {c.dtype}")
         c = c.astype(np.int64)
         bad = (c < -n) | (c >= n)
@@ -218,11 +219,11 @@ def _fill_value(dtype, fill_value):
     if fill_value is not None:
         return fill_value
     dtype = np.dtype(dtype)
-    if dtype.kind == "f":
+    if kind_of(dtype) == "f":
         return np.nan
-    if dtype.kind == "b":
+    if kind_of(dtype) == "b":
         return True
-    return np.iinfo(dtype).max if dtype.kind == "u" else np.iinfo(dtype).min
+    return np.iinfo(dtype).max if kind_of(dtype) == "u" else np.iinfo(dtype).min
 
 
 def _masked(out, valid, dtype, fill_value, shape):
@@ -377,7 +378,7 @@ def _scatter(x, key, values, mode="raise"):
     pos = _to_device_of(_positions(x, key, _check_mode(mode)), x)
     v = astype(values, x.dtype) if is_array(values) else host_array(values, device_of(x), x.dtype)
     v = broadcast_to(v, pos.shape)
-    ones = broadcast_to(host_array(np.ones((), x.dtype if x.dtype.kind != "b" else np.int64),
+    ones = broadcast_to(host_array(np.ones((), x.dtype if kind_of(x.dtype) != "b" else np.int64),
                                    device_of(x)), pos.shape)
     if mode not in (None, "raise", "clip"):       # dropped updates: position 0, adding zero
         keep = greater_equal(pos, 0)

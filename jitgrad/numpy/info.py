@@ -6,7 +6,10 @@ import numpy as _np
 from ..runtime.device import CPU, device as as_device
 from .dtype_functions import default_dtypes, isdtype
 
-_DTYPES = {"bool": _np.dtype("bool"), "int32": _np.dtype("int32"), "int64": _np.dtype("int64"),
+_DTYPES = {"bool": _np.dtype("bool"), "int8": _np.dtype("int8"), "int16": _np.dtype("int16"),
+           "int32": _np.dtype("int32"), "int64": _np.dtype("int64"), "uint8": _np.dtype("uint8"),
+           "uint16": _np.dtype("uint16"), "uint32": _np.dtype("uint32"),
+           "uint64": _np.dtype("uint64"),
            "float32": _np.dtype("float32"), "float64": _np.dtype("float64"),
            "complex64": _np.dtype("complex64"), "complex128": _np.dtype("complex128")}
 

@@ -16,6 +16,7 @@ from ..ir import Op
 from ._convert import asarray, device_of, host_array, normalize_axes, normalize_axis, operands
 from .products import cross as _cross, matmul, outer, tensordot, vecdot  # noqa: F401
 from .shape import matrix_transpose  # noqa: F401
+from ..ir.types import kind_of
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
@@ -182,9 +183,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     from .ufuncs import abs, not_equal, power, sqrt, square
     from .reductions import max, min, sum
     v = asarray(x)
-    if v.dtype.kind == "c":
+    if kind_of(v.dtype) == "c":
         v = abs(v)              # the norm of complex entries is that of their moduli
-    if v.dtype.kind != "f":
+    if kind_of(v.dtype) != "f":
         (v,) = operands(v, float_only=True)
     axes = normalize_axes(axis, v.ndim)
     if ord == 2:

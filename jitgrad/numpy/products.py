@@ -8,6 +8,7 @@ from ..core import apply
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axis, operands
 from ._out import accepts_out
+from ..ir.types import kind_of
 
 
 @accepts_out
@@ -16,7 +17,7 @@ def matmul(x1, x2, /):
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: input operand does not have enough dimensions (a scalar was "
                          f"given: shapes {a.shape} and {b.shape}); use * for scaling")
-    if a.dtype.kind == "b":       # NumPy: a logical OR of ANDs
+    if kind_of(a.dtype) == "b":       # NumPy: a logical OR of ANDs
         from .ufuncs import greater
         return greater(matmul(astype(a, "int32"), astype(b, "int32")), 0)
     from .shape import reshape

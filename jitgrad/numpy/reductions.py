@@ -3,10 +3,11 @@ from __future__ import annotations
 
 
 from ..core import apply
-from ..dtypes import default_float, int64
+from ..dtypes import default_float, int64, uint64
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axes, normalize_axis
 from ._out import accepts_out
+from ..ir.types import kind_of
 
 
 def _keep(x, out, axes, keepdims):
@@ -16,12 +17,17 @@ def _keep(x, out, axes, keepdims):
     return reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
 
 
+def _sum_dtype(dt):
+    """NumPy's accumulator of a bool or int sum: uint64 for unsigned ints, int64 otherwise."""
+    return uint64 if kind_of(dt) == "u" else int64
+
+
 def _reduce(op, a, axis, keepdims, dtype=None, sum_like=False):
     x = asarray(a)
     if dtype is not None:
         x = astype(x, dtype)
-    elif sum_like and x.dtype.kind in "biu":
-        x = astype(x, int64)   # NumPy sums bools and small ints in the platform int
+    elif sum_like and kind_of(x.dtype) in "biu":
+        x = astype(x, _sum_dtype(x.dtype))   # NumPy sums bools and small ints in 64 bits
     axes = normalize_axes(axis, x.ndim)
     out = apply(op, [x], {"axes": axes}) if axes else x
     return _keep(x, out, axes, keepdims)
@@ -79,7 +85,7 @@ def _count(x, axes):
 @accepts_out
 def mean(a, axis=None, dtype=None, keepdims=False):
     x = asarray(a)
-    if dtype is None and x.dtype.kind not in "fc":
+    if dtype is None and kind_of(x.dtype) not in "fc":
         dtype = default_float()
     x = astype(x, dtype) if dtype is not None else x
     axes = normalize_axes(axis, x.ndim)
@@ -92,12 +98,12 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
     from .ufuncs import square, subtract
     ddof = correction if correction is not None else ddof
     x = asarray(a)
-    if x.dtype.kind not in "fc":
+    if kind_of(x.dtype) not in "fc":
         x = astype(x, dtype or default_float())
     axes = normalize_axes(axis, x.ndim)
     m = mean(x, axis=axes, keepdims=True)
     d = subtract(x, m)
-    if d.dtype.kind == "c":         # NumPy: the mean squared modulus, a real result
+    if kind_of(d.dtype) == "c":         # NumPy: the mean squared modulus, a real result
         from .ufuncs import abs
         d = abs(d)
     ss = sum(square(d), axis=axes, keepdims=keepdims)
@@ -151,8 +157,8 @@ def _along(op, a, axis, dtype=None):
 
 def cumsum(a, axis=None, dtype=None):
     x = asarray(a)
-    if dtype is None and x.dtype.kind in "biu":
-        dtype = int64
+    if dtype is None and kind_of(x.dtype) in "biu":
+        dtype = _sum_dtype(x.dtype)
     return _along(Op.cumsum, x, axis, dtype)
 
 
@@ -249,8 +255,8 @@ def cumprod(a, axis=None, dtype=None):
     """Exact for any sign and zeros: a sequential product via log-free repeated multiply.
     Ints and bools accumulate in int64, as cumsum and NumPy."""
     x = asarray(a)
-    if dtype is not None or x.dtype.kind in "biu":
-        x = astype(x, dtype if dtype is not None else int64)
+    if dtype is not None or kind_of(x.dtype) in "biu":
+        x = astype(x, dtype if dtype is not None else _sum_dtype(x.dtype))
     if axis is None:
         from .shape import ravel
         x, axis = ravel(x), 0

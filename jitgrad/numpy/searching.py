@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._convert import asarray, normalize_axis, operands
+from ..ir.types import kind_of
 
 
 def _before(a, v, side):
@@ -67,7 +68,7 @@ def select(condlist, choicelist, default=0):
     out = default
     for c, v in reversed(list(zip(condlist, choicelist))):
         c = asarray(c)
-        if c.dtype.kind != "b":
+        if kind_of(c.dtype) != "b":
             raise TypeError(f"select: invalid entry in condlist: should be boolean ndarray, "
                             f"got {c.dtype}")
         out = where(c, v, out)

@@ -6,6 +6,7 @@ import numpy as np
 from ..core import apply
 from ..ir import Op
 from ._convert import asarray, is_array, normalize_axes, normalize_axis, operands
+from ..ir.types import kind_of
 
 
 def reshape(a, shape, order="C", *, copy=None):
@@ -307,7 +308,7 @@ def pad(array, pad_width, mode="constant", constant_values=0):
         if is_array(constant_values):
             return _pad_traced(x, lo, hi, constant_values)
         return apply(Op.pad, [x], {"lo": lo, "hi": hi, "value": float(constant_values)
-                                   if x.dtype.kind == "f" else int(constant_values)})
+                                   if kind_of(x.dtype) == "f" else int(constant_values)})
     if mode not in ("edge", "reflect", "symmetric", "wrap"):
         raise NotImplementedError(f"pad: mode {mode!r} is not supported (constant, edge, "
                                   "reflect, symmetric, wrap are)")
@@ -326,7 +327,7 @@ def _pad_traced(x, lo, hi, value):
     if value.size != 1:
         raise NotImplementedError(f"pad: a traced constant_values must be one value, got shape "
                                   f"{tuple(value.shape)}; pass per-axis constants as numbers")
-    padded = apply(Op.pad, [x], {"lo": lo, "hi": hi, "value": 0 if x.dtype.kind != "f" else 0.0})
+    padded = apply(Op.pad, [x], {"lo": lo, "hi": hi, "value": 0 if kind_of(x.dtype) != "f" else 0.0})
     border = np.pad(np.zeros(x.shape, bool), tuple(zip(lo, hi)), constant_values=True)
     return where(border, reshape(value, ()).astype(x.dtype), padded)
 
@@ -486,7 +487,7 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     """NumPy's gradient: second-order central differences inside, one-sided (first or second
     order) at the edges; spacings are scalars or coordinate arrays, one per axis."""
     x = asarray(f)
-    if x.dtype.kind != "f":
+    if kind_of(x.dtype) != "f":
         from ._convert import astype
         from ..dtypes import default_float
         x = astype(x, default_float())

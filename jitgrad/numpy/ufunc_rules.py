@@ -9,6 +9,7 @@ from ..core import Tracer, apply, apply_fast, user_source_info
 from ..ir import Op
 from ..tensor import Tensor
 from ._convert import FAST_FLOAT, asarray, astype, operands
+from ..ir.types import kind_of
 
 
 def float_unary(op, x):
@@ -22,7 +23,7 @@ def float_unary(op, x):
 
 
 # Bool arithmetic as in NumPy: add/multiply/maximum/minimum are logical; the rest compute in
-# NumPy's int8, which jitgrad widens to int32; negative, sign and subtract are errors.
+# NumPy's int8; negative, sign and subtract are errors.
 _BOOL_LOGICAL = {Op.add: Op.logical_or, Op.max: Op.logical_or, Op.mul: Op.logical_and,
                  Op.min: Op.logical_and, Op.bitwise_and: Op.logical_and,
                  Op.bitwise_or: Op.logical_or, Op.bitwise_xor: Op.logical_xor}
@@ -40,22 +41,22 @@ def _bool_error(op):
 def numeric_unary(op, x):
     """Keeps integer dtypes; bools as NumPy (abs is the identity, square is int, the rest raise)."""
     x = asarray(x)
-    if x.dtype.kind == "b":
+    if kind_of(x.dtype) == "b":
         if op in _BOOL_ERRORS:
             raise _bool_error(op)
         if op is Op.abs:
             return x
-        x = astype(x, "int32")
+        x = astype(x, "int8")
     return apply(op, [x])
 
 
 def rounding(op, x):
     """Integers are already integral (returned as they are); complex rint rounds both parts."""
     x = asarray(x)
-    if x.dtype.kind == "c" and op is Op.round:    # the real and imaginary parts, as NumPy
+    if kind_of(x.dtype) == "c" and op is Op.round:    # the real and imaginary parts, as NumPy
         parts = [apply(op, [apply(part, [x])]) for part in (Op.real, Op.imag)]
         return apply(Op.complex, parts)
-    return apply(op, [x]) if x.dtype.kind in "fc" else x      # complex floor: an error
+    return apply(op, [x]) if kind_of(x.dtype) in "fc" else x      # complex floor: an error
 
 
 def _fast_pair(op, x1, x2):
@@ -75,13 +76,13 @@ def binary(op, x1, x2):
     if out is not None:
         return out
     a, b = operands(x1, x2)
-    if a.dtype.kind == "b":
+    if kind_of(a.dtype) == "b":
         if op in _BOOL_ERRORS:
             raise _bool_error(op)
         if op in _BOOL_LOGICAL:
             return apply(_BOOL_LOGICAL[op], [a, b])
-        a, b = operands(a, b, dtype="int32")
-    if op is Op.pow and a.dtype.kind in "iu":
+        a, b = operands(a, b, dtype="int8")
+    if op is Op.pow and kind_of(a.dtype) in "iu":
         b = _nonnegative_exponent(b)
     return apply(op, [a, b])
 
@@ -120,12 +121,12 @@ def not_integer(name, *xs):
 
 def integer_binary(op, name, x1, x2):
     """Integers only (floats raise TypeError, as NumPy); bools are logical for and/or/xor and
-    int32 (NumPy's int8) for the shifts."""
+    int8 (as NumPy) for the shifts."""
     a, b = operands(x1, x2)
-    if a.dtype.kind in "fc":
+    if kind_of(a.dtype) in "fc":
         raise not_integer(name, a, b)
-    if a.dtype.kind == "b":
+    if kind_of(a.dtype) == "b":
         if op in _BOOL_LOGICAL:
             return apply(_BOOL_LOGICAL[op], [a, b])
-        a, b = operands(a, b, dtype="int32")
+        a, b = operands(a, b, dtype="int8")
     return apply(op, [a, b])

@@ -1,0 +1,55 @@
+"""JAX's type-promotion lattice (jax/_src/dtypes.py, "standard" mode, x64 semantics).
+
+The promoted dtype of several dtypes is their least upper bound in this graph. It differs from
+NumPy's table where the low-precision floats and the small ints meet: int16 + float16 is float16
+(NumPy: float32), bfloat16 + float16 is float32, uint64 + int64 is the default float (NumPy:
+float64), int8 + uint8 is int16 as in NumPy. jitgrad uses it whenever one of
+LOW_PRECISION takes part, NumPy's table otherwise (int32 + float32 stays float64 as before).
+
+"i_" and "f_" are JAX's weak int and weak float nodes; a result of "f_" is the default float.
+"""
+from __future__ import annotations
+
+import functools
+
+from .ir.types import (bfloat16, bool_, complex64, complex128, float16, float32, float64, int8,
+                       int16, int32, int64, uint8, uint16, uint32, uint64)
+
+LOW_PRECISION = frozenset({float16, bfloat16, int8, int16, uint8, uint16, uint32, uint64})
+
+# node -> the nodes directly above it
+_UP = {
+    bool_: ["i_"],
+    "i_": [uint8, int8],
+    uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: ["f_"],
+    int8: [int16], int16: [int32], int32: [int64], int64: ["f_"],
+    "f_": [bfloat16, float16, "c_"],
+    bfloat16: [float32], float16: [float32], float32: [float64, complex64],
+    float64: [complex128],
+    "c_": [complex64], complex64: [complex128], complex128: [],
+}
+
+
+@functools.lru_cache(maxsize=None)
+def _above(node) -> frozenset:
+    """`node` and every node above it."""
+    out = {node}
+    for n in _UP[node]:
+        out |= _above(n)
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _lub(a, b):
+    common = _above(a) & _above(b)
+    # the least element: the common node every other common node is above
+    least = [n for n in common if common <= _above(n)]
+    return least[0]
+
+
+def jax_promote(dtypes, default_float):
+    """The least upper bound of `dtypes` in JAX's lattice ("f_" resolved to `default_float`)."""
+    r = dtypes[0]
+    for d in dtypes[1:]:
+        r = _lub(r, d)
+    return default_float if r == "f_" else r
