@@ -68,6 +68,9 @@ DERIVATIVES = [
     ("scan_python_int_carry", lambda x: jg.scan(lambda c, v: (c + v, v), 0,
                                                 jnp.stack([x, x * x]))[0], 1 + 2 * X0),
     ("weak_numpy_scalar", lambda x: x * np.float64(0.5) + x * np.array(0.25), 0.75),
+    ("at_set_list_of_traced", lambda x: jnp.zeros(3).at[np.array([0, 1])].set([x, 2 * x]).sum(),
+     3.0),
+    ("at_add_nested_list", lambda x: jnp.zeros((2, 2)).at[0].add([x, x * x]).sum(), 1 + 2 * X0),
 ]
 
 
@@ -209,3 +212,23 @@ def test_numpy_scalar_promotion_table():
     assert (f32 * np.ones(2)).dtype == F64                  # a 1-d NumPy array stays strong
     assert jnp.add(np.float64(1), np.float64(2)).dtype == F64    # no jitgrad array: NumPy's
     assert jnp.result_type(f32, np.float64(1)) == F32
+
+
+def test_setitem_with_a_list_of_tensors_that_require_grad():
+    a = jg.tensor(2.0, requires_grad=True)
+    x = jnp.zeros(3)
+    x[0:2] = [a, a * a]
+    x.sum().backward()
+    assert x.tolist() == [2.0, 4.0, 0.0] and float(a.grad) == 5.0
+    y = jnp.zeros(3)
+    y[0:2] = [1.0, 2.0]                 # plain numbers: an in-place write, as before
+    assert y.tolist() == [1.0, 2.0, 0.0]
+
+
+def test_jg_tensor_refuses_traced_values():
+    """jg.tensor makes a new leaf (torch.tensor): of traced values it would drop derivatives."""
+    for transform in (jg.grad, jg.jit):
+        with pytest.raises(TypeError, match="jg.tensor copies data into a new leaf tensor, but "
+                                            "got traced values"):
+            transform(lambda x: jg.tensor([x, 1.0]).sum())(jnp.asarray(1.0))
+    assert jg.tensor([jg.tensor(1.0), 2.0]).tolist() == [1.0, 2.0]     # eager tensors: copied

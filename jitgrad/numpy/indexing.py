@@ -11,7 +11,8 @@ import numpy as np
 from ..core import ConcretizationError, Tracer, apply, grad_enabled, user_source_info
 from ..ir import Op
 from ..tensor import Tensor
-from ._convert import asarray, astype, device_of, host_array, is_array, normalize_axis
+from ._convert import (asarray, astype, device_of, holds_array, host_array, is_array,
+                       normalize_axis)
 from ..ir.types import kind_of
 
 
@@ -376,7 +377,9 @@ def _scatter(x, key, values, mode="raise"):
     from .ufuncs import greater, greater_equal
     from .shape import broadcast_to, ravel, reshape
     pos = _to_device_of(_positions(x, key, _check_mode(mode)), x)
-    v = astype(values, x.dtype) if is_array(values) else host_array(values, device_of(x), x.dtype)
+    # a list holding traced values or tensors that require grad is stacked (derivatives flow)
+    v = astype(values, x.dtype) if holds_array(values) else \
+        host_array(values, device_of(x), x.dtype)
     v = broadcast_to(v, pos.shape)
     ones = broadcast_to(host_array(np.ones((), x.dtype if kind_of(x.dtype) != "b" else np.int64),
                                    device_of(x)), pos.shape)
@@ -431,8 +434,11 @@ def setitem(x, key, value):
     if isinstance(x, Tracer):
         raise TypeError("traced arrays are immutable inside jit/grad: use `x = x.at[idx].set(v)` "
                         "instead of `x[idx] = v`" + (f" (at {user_source_info()})" if user_source_info() else ""))
-    recorded = grad_enabled() and (x.requires_grad or getattr(value, "requires_grad", False))
-    if recorded or isinstance(value, Tracer):
+    # a list holding tensors or traced values is stacked by the update (derivatives flow)
+    listed = isinstance(value, (list, tuple)) and holds_array(value)
+    recorded = grad_enabled() and (x.requires_grad or getattr(value, "requires_grad", False)
+                                   or listed)
+    if recorded or isinstance(value, Tracer) or listed:
         x._assign(_AtRef(x, key).set(value), "x[idx] = v")
         return
     x._check_mutable("x[idx] = v")
