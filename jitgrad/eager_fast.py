@@ -1,12 +1,14 @@
 """The eager fast path: an op on CPU tensors whose signature was seen before skips the type rule.
 
-`core.apply` asks `signature(op, inputs, params)` for a key made of the op, each input's shape
-and dtype and the params (their values and types); None means the call is not a plain CPU call
-(a traced value, a meta or cuda tensor, deleted storage, unhashable params) and takes the
-generic path. The generic path runs the type rule once and `remember`s the result types under
-the key; later calls with that key find them with one dict lookup (`lookup`) and run the NumPy
-reference directly (`run_reference`) when every dtype involved is one NumPy computes natively;
-low-precision dtypes go through ir.reference.evaluate, which widens and rounds.
+`core.apply` asks `signature(inputs, params)` for a key made of each input's shape and dtype and
+the params (their values and types); None means the call is not a plain CPU call (a traced
+value, a meta or cuda tensor, deleted storage, unhashable params) and takes the generic path.
+The generic path runs the type rule once and `remember`s the result types in the op's table
+(`table(op)`, one dict per op) under the key; later calls with that key find them with one dict
+lookup (`lookup`) and run the NumPy reference directly (`run_reference`) when every dtype
+involved is one NumPy computes natively; low-precision dtypes go through ir.reference.evaluate,
+which widens and rounds. `core.apply_fast` is the same lookup for the operators and the
+one-primitive jitgrad.numpy functions, with nothing in between.
 
 NumPy's floating-point warnings are silenced as the reference interpreter does (`np.errstate(
 all="ignore")`), but without entering a new errstate per op: the call runs inside a
