@@ -40,9 +40,15 @@ _RELABEL = (Op.reshape, Op.broadcast_to)
 FN = "jg_kernel"
 POOL_ENTRY = "jg_parallel_for"    # runtime/thread_pool.py, resolved by name when a unit loads
 GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chunk of a thread
-GEMM_MIN = 1 << 18                # multiply-adds: below, a GEMM stays on one thread
+GEMM_MIN = 1 << 20                # multiply-adds (~10 us on one core): below, a GEMM stays on one
+                                  # thread (a scan body's 16x128x128 step paid more to wake the pool)
 GEMM_GRAIN = 1 << 17              # multiply-adds per chunk at least
 GEMM_ROW_BLOCKS = 16              # a product's rows in this many blocks (fixed, as below)
+GEMM_BLOCKS = 64                  # or, in blocks for the small-matrix kernel, at most this many
+GEMM_BLOCK_MIN = 8                # rows (columns) per block at least
+GEMM_SMALL = 100 ** 3             # OpenBLAS's small-matrix kernel takes m*n*k up to this (no
+                                  # packing): GPT's [512,512]x[512,128] in 35 such row blocks
+                                  # 0.65 ms, in 16 blocks of 32 rows 1.1 ms, in 8 of 64 0.9 ms
 COLUMN_MIN = 16                   # columns per block of a parallel column reduction at least
 REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
                                   # result does not depend on the number of threads)
@@ -775,8 +781,9 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
     bsize = math.prod(batch)
     c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
 
-    def one(q, r0=None):
-        """The product of batch element q (its rows from r0 on, as many as args_fixed's n)."""
+    def one(q, r0=None, j0=None):
+        """The product of batch element q (its rows from r0 on, as many as args_fixed's n; or its
+        columns from j0 on, as many as args_fixed's m)."""
         space = _Space(fn, batch or (1,), [q] if len(batch) <= 1 else _unravel(fn, batch, q))
         oa = space.offset(_batch_shape(shapes[0], batch)) if batch else c64(0)
         ob = space.offset(_batch_shape(shapes[1], batch)) if batch else c64(0)
@@ -785,8 +792,12 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         if r0 is not None:          # rows r0.. of A (columns when A is stored transposed)
             a0 = b.add(a0, r0 if ta else b.mul(r0, c64(K)))
             c0 = b.add(c0, b.mul(r0, c64(N)))
+        b0 = b.mul(ob, c64(K * N))
+        if j0 is not None:          # columns j0.. of B (rows when B is stored transposed)
+            b0 = b.add(b0, b.mul(j0, c64(K)) if tb else j0)
+            c0 = b.add(c0, j0)
         pa = b.gep(fn.arrays[a], [a0])
-        pb = b.gep(fn.arrays[bv], [b.mul(ob, c64(K * N))])
+        pb = b.gep(fn.arrays[bv], [b0])
         pc = b.gep(prod, [c0])
         f = args_fixed
         b.call(gemm, [f["transa"], f["transb"], f["m"], f["n"], f["k"], f["alpha"], pb, f["lda"],
@@ -795,16 +806,39 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         with fn.loop(bsize) as q:
             one(q)
         return
-    # a range body: unit u is row block u % RB of batch element u // RB
-    rb = min(M, GEMM_ROW_BLOCKS)
+    # a range body: unit u is block u % RB of batch element u // RB (gemm_blocks). The split
+    # depends on the shapes alone: the same bits on any pool.
+    count, rb = gemm_blocks(M, N, K, bsize)
+    ext = M if count == "n" else N
     fn.range_n = bsize * rb
     begin, end = fn.range
     with fn.loop(end, begin) as u:
         q, r = b.udiv(u, c64(rb)), b.urem(u, c64(rb))
-        r0 = b.udiv(b.mul(r, c64(M)), c64(rb))
-        r1 = b.udiv(b.mul(b.add(r, c64(1)), c64(M)), c64(rb))
-        b.store(b.trunc(b.sub(r1, r0), INT) if bits < 64 else b.sub(r1, r0), args_fixed["n"])
-        one(q, r0)
+        r0 = b.udiv(b.mul(r, c64(ext)), c64(rb))
+        r1 = b.udiv(b.mul(b.add(r, c64(1)), c64(ext)), c64(rb))
+        b.store(b.trunc(b.sub(r1, r0), INT) if bits < 64 else b.sub(r1, r0), args_fixed[count])
+        if count == "n":
+            one(q, r0)
+        else:
+            one(q, None, r0)
+
+
+def gemm_blocks(M, N, K, bsize):
+    """How a product (of each of bsize batch elements) is split over the pool: ("n", blocks of
+    rows) or ("m", blocks of columns; BLAS's m and n, column-major). Blocks small enough for
+    OpenBLAS's small-matrix kernel (m*n*k <= GEMM_SMALL: no operand packed) when at most
+    GEMM_BLOCKS of them cover the batch, along the side that needs fewer; else GEMM_ROW_BLOCKS
+    row blocks: a block re-packs the other operand, so few of them."""
+    cap = -(-GEMM_BLOCKS // bsize)
+    want = -(-GEMM_ROW_BLOCKS // bsize)     # units to share among the threads
+    best = None
+    for count, ext, other in (("n", M, N), ("m", N, M)):
+        most = GEMM_SMALL // max(other * K, 1)  # rows (columns) per block in the small kernel
+        if most >= min(ext, GEMM_BLOCK_MIN):
+            blocks = max(-(-ext // most), min(ext // GEMM_BLOCK_MIN, want), 1)
+            if blocks <= cap and (best is None or blocks < best[1]):
+                best = (count, blocks)
+    return best or ("n", min(M, want))
 
 
 def _rows_merge(ops, shapes, batch):

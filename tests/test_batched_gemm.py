@@ -30,7 +30,8 @@ def _fd_grad(f, x, eps=1e-6):
 
 
 # (x shape, w shape): big ones run as row blocks on the thread pool, small ones serially
-SHAPES = [((8, 64, 128), (128, 96)), ((2, 3, 5, 4), (4, 6)), ((3, 1, 7), (7, 2))]
+SHAPES = [((8, 64, 128), (128, 96)), ((2, 16, 256), (256, 520)), ((2, 3, 5, 4), (4, 6)),
+          ((3, 1, 7), (7, 2))]
 
 
 @pytest.mark.parametrize("xs,ws", SHAPES)
@@ -88,3 +89,30 @@ def test_gradients_against_finite_differences():
                                atol=1e-8)
     np.testing.assert_allclose(np.asarray(gw), _fd_grad(lambda v: np_loss(x, v), w), rtol=1e-6,
                                atol=1e-8)
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-4), (np.float64, 1e-12)])
+def test_large_products_in_row_blocks(dtype, rtol):
+    """Products big enough for the thread pool, split in row blocks; every operand layout
+    (transposed or not) against NumPy."""
+    a, b = _rand(96, 300, dtype=dtype), _rand(300, 700, dtype=dtype)
+    at, bt = np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)
+    want = a.astype(np.float64) @ b
+    for f, args in ((lambda a, b: a @ b, (a, b)), (lambda at, b: at.T @ b, (at, b)),
+                    (lambda a, bt: a @ bt.T, (a, bt)), (lambda at, bt: at.T @ bt.T, (at, bt))):
+        np.testing.assert_allclose(np.asarray(jg.jit(f)(*args)), want, rtol=rtol, atol=rtol)
+        np.testing.assert_allclose(np.asarray(jg.jit(lambda x, y: f(x, y).T)(*args)), want.T,
+                                   rtol=rtol, atol=rtol)
+
+
+def test_pool_blocks_follow_the_shapes():
+    """gemm_blocks: thin blocks for OpenBLAS's unpacked small kernel along the side that needs
+    fewer (rows of a forward GEMM, columns of a weight gradient), a whole small product per
+    batch element (attention), few row blocks for products too wide for thin blocks. The test
+    above runs the column (96x300x700) and row (512-row) forms against NumPy."""
+    from jitgrad.codegen.llvm_kernels import gemm_blocks
+    assert gemm_blocks(512, 128, 512, 1) == ("n", 35)
+    assert gemm_blocks(128, 512, 512, 1) == ("m", 35)
+    assert gemm_blocks(96, 700, 300, 1)[0] == "m"
+    assert gemm_blocks(64, 64, 32, 32) == ("n", 1)
+    assert gemm_blocks(256, 512, 784, 1) == ("n", 16)
