@@ -23,6 +23,8 @@ CONV_CASES = [  # (N, C, H, W), (O, kh, kw), stride, padding (per side), dilatio
     ((2, 3, 5, 4), (2, 1, 1), (1, 1), (0, 0), (1, 1), 1),        # 1x1: one tap
     ((2, 3, 8, 7), (4, 3, 2), (1, 1), (2, 0), (2, 3), 1),        # stride 1 dilated: runs
     ((1, 2, 4, 6), (3, 2, 2), (1, 1), (0, 1), (1, 1), 1),        # OW == padded W - 1
+    ((2, 3, 9, 8), (4, 3, 2), (2, 3), (1, 2), (2, 1), 1),        # stride phases, dilated
+    ((1, 2, 5, 6), (2, 2, 3), (3, 2), (2, 0), (1, 2), 1),        # padding cropped at the end
 ]
 
 

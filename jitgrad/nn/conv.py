@@ -2,18 +2,19 @@
 
 A k x k window op never gathers: its windows are the k*k slices of the padded input, one slice
 per kernel tap. Convolution is ONE batched GEMM weight (O, C*K) @ columns (N, C*K, P) ->
-(N, O, P), already NCHW, with the bias add as the matmul's epilogue. With stride 1 (and one
-group) each tap is a single contiguous run of the image flattened per channel (the output
-computed on full-width rows, the few spare columns cropped after the GEMM), so the taps joined
-on axis 1 are the GEMM's operand as they are; otherwise the taps are 2-D strided slices joined
-and relabelled to (N, C*K, OH*OW) (groups: a GEMM per group). The gradients are the two
+(N, O, P), already NCHW, with the bias add as the matmul's epilogue. With one group each tap is
+a single contiguous run of the image flattened per channel (strided: of one of its stride
+phases; the output computed on full-width rows, the few spare columns cropped after the GEMM),
+so the taps joined on axis 1 are the GEMM's operand as they are; with groups the taps are 2-D
+strided slices joined and relabelled to (N, C*K, OH*OW), one GEMM per group. The gradients are the two
 transposed GEMMs and, for the input, the transposes of the slices: pads summed by one
 elementwise kernel (dense copies with affine indices, no scatter_add). Measured on the model
 benchmark's CNN and ResNet (README "Models"): the old gather (`take`) + `scatter_add` lowering
 took 74 ms per CNN step, this one 22-28 ms; a channel-major variant (x transposed to
 (C, N, H, W), one GEMM over N*OH*OW) measured the same as the batched GEMM and costs two
-transposes per layer; the contiguous stride-1 taps save the relabelling copies of the columns
-and their gradient (ResNet step 10-20% faster).
+transposes per layer; the contiguous runs save the relabelling copies of the columns and their
+gradient (ResNet step 10-20% faster) and make a strided tap's gradient one pad instead of an
+interleave (a stride-2 conv's value_and_grad: 87 -> 54 kernels, 28.6 -> 17.8 ms).
 Pooling with stride == kernel and no padding (the common 2x2/2) is a reshape to
 (N, C, OH, kh, OW, kw) and one reduction (its gradient one elementwise kernel); overlapping or
 padded pooling reduces its k*k taps stacked on a leading axis. Adaptive average pooling is two
@@ -86,26 +87,47 @@ def _pad(x, pads, fill):
                                                        constant_values=fill)
 
 
-def _conv_wide(x, weight, bias, pads, nchw, out_hw, dilation):
-    """Stride 1: over the padded image flattened per channel (one spare row at the bottom), tap
-    (i, j) is ONE contiguous run of OH*W values from i*dh*W + j*dw: the output computed on
-    full-width rows (W - OW spare columns, cropped at the end). The taps joined on axis 1 are
-    (N, K*C, OH*W), the GEMM's operand as it is (no relabelling copy), with the weight's
-    columns ordered tap-major."""
-    (n, c, h, w), (oh, ow), (dh, dw) = nchw, out_hw, dilation
+def _fit(x, axis, size):
+    """x padded with zeros or cropped along `axis` to `size`."""
+    have = x.shape[axis]
+    if have < size:
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (0, size - have)
+        return jnp.pad(x, pad)
+    return x if have == size else x[(slice(None),) * axis + (slice(0, size),)]
+
+
+def _conv_runs(x, weight, bias, pads, out_hw, stride, dilation):
+    """One group, any stride: the padded image split into its sh*sw stride phases
+    (N, sh, sw, C, HQ, WQ), each flattened per channel; tap (i, j) reads ONE contiguous run of
+    OH*WQ values of phase (i*dh % sh, j*dw % sw) from (i*dh // sh)*WQ + j*dw // sw (the output
+    computed on full phase rows, the spare columns cropped after the GEMM). The taps joined on
+    axis 1 are (N, K*C, OH*WQ), the GEMM's operand as it is, with the weight's columns ordered
+    tap-major; their gradients are single pads. Stride 1 has one phase and needs no transpose."""
+    (oh, ow), (sh, sw), (dh, dw) = out_hw, stride, dilation
+    n, c = x.shape[:2]
     out_c, _, kh, kw = weight.shape
-    x = jnp.pad(x, ((0, 0), (0, 0), (pads[0][0], pads[0][1] + 1), pads[1]))
-    flat = jnp.reshape(x, (n, c, (h + 1) * w))
-    length = oh * w
-    starts = [i * dh * w + j * dw for i in range(kh) for j in range(kw)]
-    taps = [flat[:, :, s:s + length] for s in starts]
-    cols = taps[0] if len(taps) == 1 else jnp.concatenate(taps, axis=1)     # (N, K*C, OH*W)
+    taps = [((i * dh) % sh * sw + (j * dw) % sw, (i * dh) // sh, (j * dw) // sw)
+            for i in range(kh) for j in range(kw)]
+    hq = max(t[1] for t in taps) + oh + 1          # a spare phase row: the last runs' overhang
+    wq = max(t[2] for t in taps) + ow
+    x = jnp.pad(x, ((0, 0), (0, 0), (pads[0][0], 0), (pads[1][0], 0)))
+    x = _fit(_fit(x, 2, sh * hq), 3, sw * wq)      # the user's bottom/right padding: zeros too
+    if (sh, sw) == (1, 1):
+        phases = jnp.reshape(x, (n, c, hq * wq))
+    else:
+        phases = jnp.transpose(jnp.reshape(x, (n, c, hq, sh, wq, sw)), (0, 3, 5, 1, 2, 4))
+        phases = jnp.reshape(phases, (n, sh * sw * c, hq * wq))
+    length = oh * wq
+    runs = [phases[:, p * c:(p + 1) * c, qi * wq + qj:qi * wq + qj + length]
+            for p, qi, qj in taps]
+    cols = runs[0] if len(runs) == 1 else jnp.concatenate(runs, axis=1)    # (N, K*C, OH*WQ)
     w2 = jnp.reshape(jnp.transpose(weight, (0, 2, 3, 1)), (out_c, kh * kw * c))
-    out = jnp.matmul(w2, cols)                                               # (N, O, OH*W)
+    out = jnp.matmul(w2, cols)                                               # (N, O, OH*WQ)
     if bias is not None:
         out = jnp.add(out, jnp.reshape(asarray(bias), (out_c, 1)))
-    out = jnp.reshape(out, (n, out_c, oh, w))
-    return out if ow == w else out[:, :, :, :ow]
+    out = jnp.reshape(out, (n, out_c, oh, wq))
+    return out if ow == wq else out[:, :, :, :ow]
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -130,8 +152,8 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     h, w = x.shape[2] + sum(pads[0]), x.shape[3] + sum(pads[1])
     oh, ow = _out_size((h, w), (kh, kw), stride, dilation, "conv2d")
     k = kh * kw
-    if stride == (1, 1) and groups == 1:
-        return _conv_wide(x, weight, bias, pads, (n, c, h, w), (oh, ow), dilation)
+    if groups == 1:
+        return _conv_runs(x, weight, bias, pads, (oh, ow), stride, dilation)
     x = _pad(x, pads, 0.0)
     # the taps of (N, C, H, W) joined on axis 2 are (N, C, K, OH, OW): per image, the im2col
     # matrix (C*K, OH*OW) with rows ordered as weight.reshape(O, C*K)'s columns
