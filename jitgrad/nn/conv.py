@@ -1,20 +1,20 @@
 """2-D convolution and pooling over NCHW tensors, as decompositions into primitives.
 
 A k x k window op never gathers: its windows are the k*k slices of the padded input, one slice
-per kernel tap. Convolution is ONE batched GEMM weight (O, C*K) @ columns (N, C*K, P) ->
-(N, O, P), already NCHW, with the bias add as the matmul's epilogue. With one group each tap is
-a single contiguous run of the image flattened per channel (strided: of one of its stride
-phases; the output computed on full-width rows, the few spare columns cropped after the GEMM),
-so the taps joined on axis 1 are the GEMM's operand as they are; with groups the taps are 2-D
-strided slices joined and relabelled to (N, C*K, OH*OW), one GEMM per group. The gradients are the two
+per kernel tap. Convolution is ONE batched GEMM weight (O, C*K) @ columns (N, C*K, P) -> (N, O,
+P), already NCHW, with the bias add as the matmul's epilogue. With one group each tap is a
+single contiguous run of the image flattened per channel (strided: of one of its stride phases;
+the output computed on full-width rows, the few spare columns cropped after the GEMM), so the
+taps joined on axis 1 are the GEMM's operand as they are; with groups the taps are 2-D strided
+slices joined and relabelled to (N, C*K, OH*OW), one GEMM per group. The gradients are the two
 transposed GEMMs and, for the input, the transposes of the slices: pads summed by one
 elementwise kernel (dense copies with affine indices, no scatter_add). Measured on the model
 benchmark's CNN and ResNet (README "Models"): the old gather (`take`) + `scatter_add` lowering
-took 74 ms per CNN step, this one 22-28 ms; a channel-major variant (x transposed to
-(C, N, H, W), one GEMM over N*OH*OW) measured the same as the batched GEMM and costs two
-transposes per layer; the contiguous runs save the relabelling copies of the columns and their
-gradient (ResNet step 10-20% faster) and make a strided tap's gradient one pad instead of an
-interleave (a stride-2 conv's value_and_grad: 87 -> 54 kernels, 28.6 -> 17.8 ms).
+took 74 ms per CNN step, this one 22-28 ms; a channel-major variant (x transposed to (C, N, H,
+W), one GEMM over N*OH*OW) measured the same as the batched GEMM and costs two transposes per
+layer; the contiguous runs save the relabelling copies of the columns and their gradient (ResNet
+step 10-20% faster) and make a strided tap's gradient one pad instead of an interleave (a
+stride-2 conv's value_and_grad: 87 -> 54 kernels, 28.6 -> 17.8 ms).
 Pooling with stride == kernel and no padding (the common 2x2/2) is a reshape to
 (N, C, OH, kh, OW, kw) and one reduction (its gradient one elementwise kernel); overlapping or
 padded pooling reduces its k*k taps stacked on a leading axis. Adaptive average pooling is two
