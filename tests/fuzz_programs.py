@@ -118,6 +118,9 @@ def _softmax(rng, a, sa, pick, new_input):
 def _matmul(rng, a, sa, pick, new_input):
     if len(sa) >= 2:
         r = rng.random()
+        if r < 0.15 and len(sa) >= 3:   # summed over the batch: one GEMM (contract_batch)
+            axes = tuple(range(len(sa) - 2))
+            return f"jnp.sum(jnp.swapaxes({a}, -1, -2) @ {a}, axis={axes})", (sa[-1], sa[-1])
         if r < 0.35:
             return f"{a} @ jnp.swapaxes({a}, -1, -2)", sa[:-1] + (sa[-2],)
         if r < 0.7:         # a weight: a new input, so both operands are differentiated
