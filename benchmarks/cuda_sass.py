@@ -120,6 +120,7 @@ class Sass:
     loop_instructions: int = 0   # instructions inside the hot loops (backward branches), once
     loop_mufu: int = 0           # of which MUFU (exp2, rcp, ...: 16 lanes per clock per SM)
     loop_bytes: int = 0          # global bytes loaded + stored per thread by those instructions
+    fma_loop: tuple = (0, 0)     # (FFMA, instructions) of the loop with the most FFMA
 
     def issue_cycles_per_byte(self) -> float | None:
         """Warp-instruction issue cycles of one SM sub-partition per global byte a thread moves
@@ -149,7 +150,10 @@ class Sass:
         return sum(self.count(op) for op in TENSOR_OPS)
 
     def ffma_share(self) -> float:
-        return self.count("FFMA") / max(1, self.total)
+        """FFMA / instructions in a GEMM's inner loop (its steady state); the whole kernel's
+        static share when no loop holds an FFMA."""
+        ffma, total = self.fma_loop
+        return ffma / total if total else self.count("FFMA") / max(1, self.total)
 
 
 def parse_sass(text: str) -> Sass:
@@ -167,7 +171,17 @@ def parse_sass(text: str) -> Sass:
         target = _BRANCH_TARGET.search(rest) if op.startswith("BRA") else None
         if target and int(target.group(1), 16) < addr:
             loops.append((int(target.group(1), 16), addr))
-    return Sass(Counter(ops), best, *_hot_loops(insts, loops))
+    return Sass(Counter(ops), best, *_hot_loops(insts, loops), _fma_loop(insts, loops))
+
+
+def _fma_loop(insts, loops) -> tuple[int, int]:
+    best = (0, 0)
+    for a, b in loops:
+        body = [op for addr, op in insts if a <= addr <= b and op != "NOP"]
+        ffma = sum(op.split(".")[0] == "FFMA" for op in body)
+        if ffma > best[0]:
+            best = (ffma, len(body))
+    return best
 
 
 def _hot_loops(insts, loops) -> tuple[int, int, int]:
@@ -264,21 +278,22 @@ def estimate(nbytes: int, flops: int, blocks: int, threads: int, res: Resources,
     in_flight = busy_sms * threads_per_sm * max(1, sass.loads_in_flight) * width
     efficiency = min(1.0, in_flight / (HBM_BYTES_PER_S * HBM_LATENCY_S))
     mem_s = nbytes / (HBM_BYTES_PER_S * efficiency)
+    mem_why = "HBM" if efficiency >= 1 else f"latency ({efficiency:.0%} of bytes in flight)"
     if not flops:
-        why = "HBM" if efficiency >= 1 else f"latency ({efficiency:.0%} of bytes in flight)"
+        why = mem_why
         cpb = sass.issue_cycles_per_byte()
         # every thread-byte of the kernel costs cpb cycles of one of 4 sub-partitions per SM,
         # shared by the 32 threads of a warp
         issue_s = nbytes * cpb / (32 * 4 * busy_sms * CLOCK_HZ) if cpb else 0.0
         if issue_s > mem_s:
-            return Estimate(bound, issue_s, f"issue ({cpb * 32:.1f} warp-cycles / 32 B)")
+            return Estimate(bound, issue_s, f"instruction issue: {4 * cpb:.0f} slots per 4 B moved")
         return Estimate(bound, mem_s, why)
     rate = (TF32_FLOPS if sass.tensor_ops else FP32_FLOPS * sass.ffma_share())
     flop_s = flops / (rate * busy_sms / SMS)
     why = (f"FMA issue ({sass.ffma_share():.0%} FFMA)" if not sass.tensor_ops else "tensor cores")
     if busy_sms < SMS:
         why += f", {busy_sms} of {SMS} SMs"
-    return Estimate(bound, max(mem_s, flop_s), why if flop_s >= mem_s else "HBM")
+    return Estimate(bound, max(mem_s, flop_s), why if flop_s >= mem_s else mem_why)
 
 
 def fmt_us(seconds: float) -> str:
