@@ -37,6 +37,9 @@ def _kind(dt) -> str:
 
 def const(dt, value):
     t = ltype(dt)
+    if np.dtype(dt).name in NARROW and _kind(dt) != "f":     # bfloat16's bits, unsigned ints
+        a = np.asarray(value).astype(dt)                      # as the signed int of their width
+        return ir.Constant(t, int(a.view(f"i{a.dtype.itemsize}")))
     if _kind(dt) == "f":
         return ir.Constant(t, float(value))
     return ir.Constant(t, int(bool(value)) if _kind(dt) == "b" else int(value))
@@ -144,7 +147,7 @@ def _math(name):
     return lambda b, a, dts, dt: FUNCTIONS[name, np.dtype(dt).name](b, *a)
 
 
-_NUMERIC = {Op.add, Op.sub, Op.mul, Op.neg, Op.abs, Op.sign, Op.square, Op.signbit}
+_NUMERIC = {Op.add, Op.sub, Op.mul, Op.neg, Op.abs, Op.sign, Op.square}
 _SAME_INPUTS = {Op.add, Op.sub, Op.mul, Op.div, Op.max, Op.min, Op.eq, Op.ne, Op.lt, Op.le, Op.gt,
                 Op.ge, Op.logical_and, Op.logical_or, Op.logical_xor}
 _FLOAT_ONLY = {Op.div, Op.sqrt, Op.rsqrt, Op.floor, Op.ceil, Op.round}
@@ -191,6 +194,8 @@ def supported(op, in_dtypes, out_dtype) -> bool:
         return (_MATH[op], names[-1]) in FUNCTIONS and len(set(names)) == 1
     if op in _FLOAT_ONLY:
         return all(_kind(d) == "f" for d in (*in_dtypes, out_dtype))
+    if op == Op.signbit:        # of a float, a bool
+        return all(_kind(d) == "f" for d in in_dtypes)
     if op in _NUMERIC and any(n == "bool" for n in names):
         return False
     if op in _SAME_INPUTS and len(set(names[:-1])) != 1:

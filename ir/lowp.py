@@ -37,3 +37,21 @@ def widened_params(params: dict) -> dict:
     if "dtype" in params and params["dtype"] in COMPUTE:
         return {**params, "dtype": COMPUTE[params["dtype"]]}
     return params
+
+
+# float16/bfloat16 values have no type in numba (the CPU fallback of ops whose record has an
+# "llvm" gap): fusion keeps them out of kernels holding such an op (ir/passes/fusion_rules.py),
+# so the converts run in LLVM units and the numba kernel sees float32
+HALF_FLOATS = frozenset({float16, bfloat16})
+
+
+def numba_bound(op) -> bool:
+    from .registry import RECORDS
+    r = RECORDS.get(op)
+    return r is not None and "llvm" in r.gaps
+
+
+def fusion_blocked(nodes) -> bool:
+    """Whether `nodes` mix a half-float value with an op the LLVM units leave to numba."""
+    return any(numba_bound(n.op) for n in nodes) and any(
+        v.type.dtype in HALF_FLOATS for n in nodes for v in (*n.inputs, *n.outputs))

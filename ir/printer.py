@@ -6,13 +6,15 @@ import re
 import numpy as np
 
 from .graph import Graph, Literal
-from .types import SHORT_NAME
+from .types import SHORT_NAME, bfloat16
 
 INLINE_LIMIT = 16          # constants with more elements print as @digest references
 COMMENT_COLUMN = 48
 
 
 def format_scalar(x) -> str:
+    if isinstance(x, np.generic) and x.dtype == bfloat16:     # not an np.floating: its float32
+        x = np.float32(x)                                     # value's text reads back exactly
     if isinstance(x, (bool, np.bool_)):
         return "True" if x else "False"
     if isinstance(x, (complex, np.complexfloating)):      # 1.5-2.0j, read back by the parser

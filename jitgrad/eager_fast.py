@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from .ir.reference import evaluate
+from .ir.types import kind_of
 from .ir.registry import KIND, REFERENCE
 from .runtime.device import CPU
 from .tensor import Tensor
@@ -106,7 +107,7 @@ def remember(op, key, inputs, types) -> None:
     native = all(x._data.dtype in NATIVE for x in inputs) and all(t.dtype in NATIVE for t in types)
     fn = REFERENCE.get(op) if native and KIND.get(op) in PURE_KINDS else None
     # native dtypes only: NumPy's kind is exact there ('f' / 'c': results that get gradients)
-    differentiable = fn is not None and all(t.dtype.kind in "fc" for t in types)
+    differentiable = fn is not None and all(kind_of(t.dtype) in "fc" for t in types)
     table(op)[key] = (tuple(types), fn, differentiable)
 
 

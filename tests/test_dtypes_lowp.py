@@ -274,6 +274,19 @@ def test_float_elementwise_bit_identical_to_jax(dt):
         assert ulps(np.asarray(g), np.asarray(w)) <= 1
 
 
+@pytest.mark.parametrize("dt", LOW_FLOATS, ids=str)
+def test_ops_left_to_numba_get_float32(run, dt):
+    # floor_divide and remainder compile with numba (their records' llvm gap), which has no
+    # half types: fusion keeps the converts out of those kernels (ir/lowp.fusion_blocked)
+    x, y = _floats(dt)[12:], _floats(dt, seed=1)[12:]
+    with np.errstate(all="ignore"):
+        want = [np.floor_divide(x, y), np.remainder(x, y), np.signbit(x), np.copysign(x, y)]
+    got = run(lambda a, b: [jnp.floor_divide(a, b), jnp.remainder(a, b) * 1.0, jnp.signbit(a),
+                            jnp.copysign(a, b)], x, y)
+    for name, g, w in zip(("floor_divide", "remainder", "signbit", "copysign"), got, want):
+        assert_identical(g, w, f"{run.path} {dt} {name}")
+
+
 def _ints(dt, n=200, seed=0):
     info = np.iinfo(dt)
     x = np.random.default_rng(seed).integers(info.min, info.max, n, endpoint=True, dtype=dt)
@@ -453,6 +466,44 @@ def test_module_to_and_tree_map_cast_parameters():
     assert all(v.dtype == F16 for v in cast.values())
     grads = jg.grad(lambda p: jnp.sum(jnp.asarray(x, dtype=jnp.float16) @ p["0.weight"].T))(cast)
     assert grads["0.weight"].dtype == F16
+
+
+def test_bfloat16_constants_inside_compiled_kernels(run):
+    # a bfloat16 literal in a kernel is its 16 bits (the grad of linspace folds one in)
+    def f(x0):
+        return jnp.sum(jnp.linspace(jnp.mean(x0), jnp.sum(x0) * 0.5 - 1.0, 5) * jnp.arange(5))
+    x = np.array(1.2, BF16)
+    (g,) = run(lambda t: [jg.grad(f)(t)], x)
+    assert g.dtype == BF16 and float(g) == 6.25
+    (h,) = run(lambda t: t.astype(jnp.bfloat16) * 3.0 + jnp.asarray(np.array(2.5, BF16)),
+               np.array([1, 2], np.float32))
+    assert h.tolist() == [5.5, 8.5]
+
+
+@pytest.mark.parametrize("dt", LOW_FLOATS, ids=str)
+def test_gradients_through_loops_accumulate_closed_over_values(run, dt):
+    def g(x0):
+        return jnp.sum(jg.fori_loop(0, 2, lambda i, v: -v * 0.5 + x0, x0))
+    (got,) = run(lambda t: [jg.grad(g)(t)], np.array([0.7], dt))
+    assert got.dtype == dt and got.tolist() == [0.75]
+
+
+def test_bfloat16_literals_print_and_parse_back():
+    from jitgrad.ir.parser import parse
+    graph = jg.make_graph(lambda t: t * 0.5 + 0.1)(jnp.ones(2, jnp.bfloat16))
+    text = str(graph)
+    assert "value=0.5 : bf16[]" in text and "value=0.100097656 : bf16[]" in text
+    assert str(parse(text)) == text
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fuzzed_low_precision_programs_agree_on_every_path(seed):
+    from tests import fuzz_programs as fp
+    prog = fp.lowp_program(seed)
+    for mode in ("forward", "grad"):
+        assert fp.check(prog, mode) is None, prog.source()
+    prog = fp.small_int_program(seed)
+    assert fp.check(prog, "forward") is None, prog.source()
 
 
 # --------------------------------------------------------------------------- other backends

@@ -19,6 +19,7 @@ from ..builder import Builder
 from ..control_flow import SCAN
 from ..graph import Graph
 from ..ops import Op
+from ..types import is_float
 from .emitter import Emitter
 from .transform import vjp_graph
 
@@ -111,7 +112,7 @@ def scan_vjp(e, node, cts):
     _copy(bb, const_nodes + bwd_nodes, env)
     grads = [env[v] for v in vb.outputs[n_out:]]
     g_c, g_x, g_k = grads[:nc], grads[nc:nc + nx], grads[nc + nx:]
-    bb.graph.outputs = g_c + [be.add(a, g) if a.type.dtype.kind == "f" else a
+    bb.graph.outputs = g_c + [be.add(a, g) if is_float(a.type.dtype) else a
                               for a, g in zip(acc, g_k)] + g_x
     zeros_k = [e.zeros(v.type) for v in consts]
     out = list(e.b.emit(SCAN, ct_carry + zeros_k + stacked + xs + ct_ys + consts

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 
 
+from .. import lowp
 from ..ops import Op
 from ..primitives import ELEMENTWISE, REDUCE
 from ..registry import COST, OP_COST     # per element, in bytes-equivalent (the records' cost)
@@ -287,6 +288,8 @@ def can_fuse(a, b, facts: GraphFacts) -> KernelInfo | None:
     or None (no valid kernel kind). Whether the merge keeps the schedule acyclic is the caller's
     check (fuse.py), which knows the other groups."""
     nodes = sorted(a | b, key=facts.position.__getitem__)
+    if lowp.fusion_blocked(nodes):      # a numba kernel cannot hold float16/bfloat16 values
+        return None
     return analyze(nodes, facts.outputs(nodes), facts.category)
 
 

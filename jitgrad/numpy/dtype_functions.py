@@ -102,7 +102,7 @@ def finfo(type, /):  # noqa: A002
 
 def iinfo(type, /):  # noqa: A002
     d = _dtype_of(type, "iinfo")
-    if d.kind not in "iu":
+    if kind_of(d) not in "iu":
         raise ValueError(f"iinfo: expected an integer dtype, got {d.name}")
     i = _np.iinfo(d)
     return iinfo_object(int(i.bits), int(i.max), int(i.min), d)

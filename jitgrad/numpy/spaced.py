@@ -15,6 +15,7 @@ from ..runtime.device import device as as_device
 from ..tensor import Tensor, tensor
 from ._convert import (asarray, astype, device_of, dtype_entry, holds_array, host_array,
                        is_array, result_type)
+from ..ir.types import kind_of
 
 
 def _inexact(*values, dtype=None):
@@ -22,7 +23,7 @@ def _inexact(*values, dtype=None):
     inexact (ints become the default float), as NumPy's and JAX's linspace."""
     weak_np = any(holds_array(v) for v in values)
     dt = result_type(*(dtype_entry(v, weak_np) for v in values))
-    compute = dt if dt.kind in "fc" else default_float()
+    compute = dt if kind_of(dt) in "fc" else default_float()
     if dtype is None:
         return compute, compute
     out = canonical_dtype(dtype)
@@ -58,7 +59,7 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
         floats = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
         dtype = default_float() if floats else np.int64
         given = [np.asarray(v).dtype for v in (start, stop, step) if isinstance(v, np.generic)]
-        if any(d.kind == "f" for d in given):      # a float64 bound keeps its precision
+        if any(kind_of(d) == "f" for d in given):      # a float64 bound keeps its precision
             dtype = np.result_type(dtype, *given)
     return tensor(np.arange(start, stop, step, dtype=canonical_dtype(dtype)),
                   device=device or "cpu")
@@ -90,12 +91,12 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if not _traced(start, stop):
         y, step = np.linspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint,
                               retstep=True, dtype=compute, axis=axis)
-        if out_dt.kind in "iub":
+        if kind_of(out_dt) in "iub":
             y = np.floor(y)
         out = tensor(y.astype(out_dt), device=device or "cpu")
         return (out, step) if retstep else out
     out, step = _ramp(start, stop, num, endpoint, compute, axis)
-    if out_dt.kind in "iub":
+    if kind_of(out_dt) in "iub":
         from .elementwise import floor
         out = floor(out)
     out = astype(out, out_dt)
