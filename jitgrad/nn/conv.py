@@ -111,8 +111,11 @@ def _conv_runs(x, weight, bias, pads, out_hw, stride, dilation):
             for i in range(kh) for j in range(kw)]
     hq = max(t[1] for t in taps) + oh + 1          # a spare phase row: the last runs' overhang
     wq = max(t[2] for t in taps) + ow
-    x = jnp.pad(x, ((0, 0), (0, 0), (pads[0][0], 0), (pads[1][0], 0)))
-    x = _fit(_fit(x, 2, sh * hq), 3, sw * wq)      # the user's bottom/right padding: zeros too
+    # to exactly (sh*HQ, sw*WQ) with ONE pad (the user's bottom/right padding is zeros too),
+    # cropping an axis only where the padded image is longer
+    h_hi, w_hi = sh * hq - x.shape[2] - pads[0][0], sw * wq - x.shape[3] - pads[1][0]
+    x = jnp.pad(x, ((0, 0), (0, 0), (pads[0][0], max(h_hi, 0)), (pads[1][0], max(w_hi, 0))))
+    x = _fit(_fit(x, 2, sh * hq), 3, sw * wq)
     if (sh, sw) == (1, 1):
         phases = jnp.reshape(x, (n, c, hq * wq))
     else:
