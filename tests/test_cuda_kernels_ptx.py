@@ -128,6 +128,7 @@ def _fused_kernels():
                  "softmax_long_rows": (lambda x: F.softmax(x, axis=-1), f32(4, 16384)),
                  "softmax_odd_rows": (lambda x: F.softmax(x, axis=-1), f32(4, 16383)),
                  "column_sum_short": (lambda x: jnp.sum(x * x, axis=0), f32(16, 256)),
+                 "column_sum_odd": (lambda x: jnp.sum(x * x, axis=0), f32(16, 255)),
                  "linear": (lambda x, w, b: F.relu(x @ w + b), f32(8, 32), f32(32, 16), f32(16)),
                  "linear_wide": (lambda x, w: F.relu(x @ w.T), f32(128, 32), f32(96, 32)),
                  "mlp_grad": (mlp_grad, f32(32, 16), f32(8, 32))}
@@ -151,7 +152,8 @@ def test_every_fused_kind_and_layout_is_generated(fused):
     assert {re.split("[:,]", layout)[0] for layout in fused} == {"elementwise", "matmul", "reduce",
                                                           "rowwise"}
     assert {"elementwise: 4-wide vectors", "reduce: a block per output", "reduce: columns",
-            "reduce: columns, split 2 ways along the reduced axis",
+            "reduce: columns, 4-wide vectors",
+            "reduce: columns, split 2 ways along the reduced axis, 4-wide vectors",
             "reduce: split over blocks, 4-wide vectors", "rowwise", "rowwise, 4-wide vectors",
             "rowwise: row cached in shared memory, 4-wide vectors",
             "matmul: 16x16 tiles, 1x1 outputs per thread",

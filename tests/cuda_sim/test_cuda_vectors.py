@@ -109,14 +109,32 @@ def test_split_reduction_tail(rng):
 
 
 def test_column_reduction_split_along_rows(rng):
-    """A sum over 200 rows of 40 columns: 2 column blocks x 6 row chunks, partials folded by the
-    last block of each column block; right on a second call too (the tickets are reset)."""
+    """A sum over 200 rows of 40 columns: one block of 128 columns (4 per lane, 128-bit loads) x
+    6 row chunks, partials folded by the last block; right on a second call too (the ticket is
+    reset). Then a max over 70 rows of (3, 36) columns, and bools (no vectors)."""
     x = rng.standard_normal((200, 40)).astype(np.float32)
     fn = jg.jit(lambda x: jnp.sum(x, axis=0) * 0.5)
     xd = jg.tensor(x, device="cuda")
-    assert "split 6 ways along the reduced axis" in fn.lower(xd).kernels
+    assert "split 6 ways along the reduced axis, 4-wide vectors" in fn.lower(xd).kernels
     for _ in range(2):
         np.testing.assert_allclose(fn(xd).numpy(), x.sum(0) * 0.5, rtol=1e-5, atol=1e-5)
+    y = rng.standard_normal((70, 3, 36)).astype(np.float32)   # columns (3, 36), rows 70
+    got = jg.jit(lambda y: jnp.max(y, axis=0) - 1.0)(jg.tensor(y, device="cuda"))
+    np.testing.assert_array_equal(got.numpy(), y.max(0) - np.float32(1.0))
     b = rng.standard_normal((70, 33)) > 0.8
     got = jg.jit(lambda b: jnp.any(b, axis=0))(jg.tensor(b, device="cuda"))
     np.testing.assert_array_equal(got.numpy(), b.any(0))
+
+
+@pytest.mark.parametrize("offset", [0, 1])
+def test_column_reduction_unaligned_takes_the_scalar_path(rng, offset):
+    rows, cols = 70, 32                       # 2 row chunks (a ticket), 128-bit groups of 4
+    fused, kernel = _fused(lambda x: jnp.sum(x, axis=0), ((rows, cols), "float32"))
+    assert "split 2 ways" in fused.source.text and "4-wide vectors" in fused.source.text
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    buf = cuda.to_device(np.zeros(rows * cols + 4, np.float32))
+    buf[offset:offset + rows * cols].copy_to_device(x.ravel())
+    out = cuda.to_device(np.zeros(cols, np.float32))
+    work = [cuda.to_device(np.zeros(n, dt)) for dt, n in fused.workspace]
+    kernel[fused.grid, fused.block](buf[offset:offset + rows * cols], out, *work)
+    np.testing.assert_allclose(out.copy_to_host(), x.sum(0), rtol=1e-5, atol=1e-5)
