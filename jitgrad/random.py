@@ -65,9 +65,13 @@ def normal(k, shape=(), dtype=None):
 
 
 def uniform(k, shape=(), dtype=None, minval=0.0, maxval=1.0):
-    from .numpy import add, multiply
-    u = apply(Op.random, [_check_key(k)], {"shape": _shape(shape),
-                                           "dtype": _float(dtype, "uniform"), "dist": "uniform"})
+    from .numpy import add, minimum, multiply
+    dt = _float(dtype, "uniform")
+    u = apply(Op.random, [_check_key(k)], {"shape": _shape(shape), "dtype": dt,
+                                           "dist": "uniform"})
+    if dt.itemsize == 2:     # float16/bfloat16: a float32 draw rounded to them can reach 1.0
+        below_one = np.array(1.0, dt).view(np.uint16) - np.uint16(1)
+        u = minimum(u, below_one.view(dt))
     return u if (minval, maxval) == (0.0, 1.0) else add(multiply(u, maxval - minval), minval)
 
 

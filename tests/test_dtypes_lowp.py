@@ -488,6 +488,15 @@ def test_gradients_through_loops_accumulate_closed_over_values(run, dt):
     assert got.dtype == dt and got.tolist() == [0.75]
 
 
+@pytest.mark.parametrize("dt", LOW_FLOATS, ids=str)
+def test_uniform_draws_stay_below_one(run, dt):
+    # a float32 draw in [1 - 2**-9, 1) rounds to 1.0 in bfloat16: clamped to the value below
+    (u,) = run(lambda k: [jg.random.uniform(k, (100000,), dtype=dt)], np.array([0, 1]))
+    below_one = (np.array(1.0, dt).view(np.uint16) - np.uint16(1)).view(dt)
+    assert u.dtype == dt and float(u.astype(np.float32).min()) >= 0
+    assert float(u.astype(np.float32).max()) == float(below_one) < 1
+
+
 def test_bfloat16_literals_print_and_parse_back():
     from jitgrad.ir.parser import parse
     graph = jg.make_graph(lambda t: t * 0.5 + 0.1)(jnp.ones(2, jnp.bfloat16))
