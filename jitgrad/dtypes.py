@@ -63,8 +63,8 @@ def scalar_dtype(x) -> np.dtype:
         if isinstance(x, np.integer):
             return canonical_dtype(x.dtype)
         if not -2**63 <= x < 2**63:
-            raise OverflowError(f"Python integer {x} does not fit in int64; jitgrad computes in "
-                                "float32, float64, int32, int64 and bool")
+            raise OverflowError(f"Python integer {x} does not fit in int64, the dtype of "
+                                "Python ints (np.uint64(x) holds up to 2**64 - 1)")
         return int64
     if isinstance(x, np.floating) or isinstance(x, np.generic) and x.dtype == bfloat16:
         return canonical_dtype(x.dtype)

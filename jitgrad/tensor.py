@@ -316,8 +316,8 @@ def _converted(data, dt):
     try:
         out = np.array(data, dtype=dt, copy=True)
     except OverflowError:
-        raise OverflowError(f"a value in {_short(data)} does not fit in {dt.name}; jitgrad "
-                            "computes in float32, float64, int32, int64 and bool") from None
+        raise OverflowError(f"a value in {_short(data)} does not fit in {dt.name}; pass a "
+                            "dtype that holds it") from None
     if src is not None and kind_of(src.dtype) == "u" and kind_of(dt) in "iu" and src.size \
             and src.max() > np.iinfo(dt).max:
         raise OverflowError(f"{src.dtype.name} value {src.max()} does not fit in {dt.name}, "
