@@ -107,6 +107,9 @@ def expected_dtype(rec: OpRecord, args, numpy_result) -> np.dtype:
     has_f64 = any(isinstance(a, np.ndarray) and a.dtype == F64 for a in _leaves(args))
     if (want == F64 or rec.float_result) and not has_f64 and "dtype" not in rec.kwargs:
         return F32
+    arrays = [a for a in _leaves(args) if isinstance(a, np.ndarray)]
+    if want == np.int8 and arrays and all(a.dtype == np.bool_ for a in arrays):
+        return np.dtype(np.int32)     # bool arithmetic is int32 on every path (NumPy: int8)
     return want
 
 

@@ -23,7 +23,8 @@ def float_unary(op, x):
 
 
 # Bool arithmetic as in NumPy: add/multiply/maximum/minimum are logical; the rest compute in
-# NumPy's int8; negative, sign and subtract are errors.
+# int32 (NumPy: int8, which the CUDA kernels do not compute, so every path gives int32);
+# negative, sign and subtract are errors.
 _BOOL_LOGICAL = {Op.add: Op.logical_or, Op.max: Op.logical_or, Op.mul: Op.logical_and,
                  Op.min: Op.logical_and, Op.bitwise_and: Op.logical_and,
                  Op.bitwise_or: Op.logical_or, Op.bitwise_xor: Op.logical_xor}
@@ -46,7 +47,7 @@ def numeric_unary(op, x):
             raise _bool_error(op)
         if op is Op.abs:
             return x
-        x = astype(x, "int8")
+        x = astype(x, "int32")
     return apply(op, [x])
 
 
@@ -81,7 +82,7 @@ def binary(op, x1, x2):
             raise _bool_error(op)
         if op in _BOOL_LOGICAL:
             return apply(_BOOL_LOGICAL[op], [a, b])
-        a, b = operands(a, b, dtype="int8")
+        a, b = operands(a, b, dtype="int32")
     if op is Op.pow and kind_of(a.dtype) in "iu":
         b = _nonnegative_exponent(b)
     return apply(op, [a, b])
@@ -121,12 +122,12 @@ def not_integer(name, *xs):
 
 def integer_binary(op, name, x1, x2):
     """Integers only (floats raise TypeError, as NumPy); bools are logical for and/or/xor and
-    int8 (as NumPy) for the shifts."""
+    int32 (NumPy: int8) for the shifts."""
     a, b = operands(x1, x2)
     if kind_of(a.dtype) in "fc":
         raise not_integer(name, a, b)
     if kind_of(a.dtype) == "b":
         if op in _BOOL_LOGICAL:
             return apply(_BOOL_LOGICAL[op], [a, b])
-        a, b = operands(a, b, dtype="int8")
+        a, b = operands(a, b, dtype="int32")
     return apply(op, [a, b])
