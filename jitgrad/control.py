@@ -143,7 +143,7 @@ def scan(f, init, xs=None, length=None, reverse=False):
     f(carry, x) -> (carry, y)."""
     c_leaves, c_tree = _leaves(init)
     init_leaves = tree_util.tree_leaves(init)
-    weak = [isinstance(x, (bool, int, float)) for x in init_leaves]
+    weak = [_python_scalar(x) for x in init_leaves]
     x_leaves, x_tree = _leaves(xs)
     lengths = {x.shape[0] for x in x_leaves if x.ndim}
     if length is None:
@@ -189,10 +189,16 @@ def scan(f, init, xs=None, length=None, reverse=False):
             tree_util.tree_unflatten(tb.children[1], outs[nc:]))
 
 
+def _python_scalar(x) -> bool:
+    """A weakly typed carry: a Python scalar. A NumPy scalar (np.float64 is a float) alone keeps
+    NumPy's dtype, as an array would."""
+    return isinstance(x, (bool, int, float)) and not isinstance(x, np.generic)
+
+
 def _carry_types(carry):
     """(structure, [(shape, dtype, weak)]) of a scan carry (weak: a Python scalar)."""
     leaves, tree = tree_util.tree_flatten(carry)
-    return tree, [((), scalar_dtype(x), True) if isinstance(x, (bool, int, float)) else
+    return tree, [((), scalar_dtype(x), True) if _python_scalar(x) else
                   (tuple(np.shape(x)), np.dtype(asarray(x).dtype), False) for x in leaves]
 
 
@@ -216,7 +222,7 @@ def _scan_python(f, init, xs, x_tree, x_leaves, length, reverse):
     # NumPy values in the carry become tensors (as the traced scan's inputs do); Python
     # scalars stay weak
     leaves, tree = tree_util.tree_flatten(init)
-    init = tree_util.tree_unflatten(tree, [x if isinstance(x, (bool, int, float)) else asarray(x)
+    init = tree_util.tree_unflatten(tree, [x if _python_scalar(x) else asarray(x)
                                            for x in leaves])
     carry, ys = init, []
     types = _carry_types(init)

@@ -74,6 +74,7 @@ def _binop(name, reflected=False):
     table = op_table(fast)
     matmul = fast is Op.matmul
 
+    @api_boundary      # the fallback's errors too leave with jitgrad's frames trimmed
     def operator(self, other):
         # a signature seen before runs without any layer in between (core.apply_fast): two
         # tensors of one float/complex dtype, or one and a Python float or int (weak: the
@@ -96,7 +97,7 @@ def _binop(name, reflected=False):
                         else apply_fast(fast, self, s, table)
                 if out is not None:
                     return out
-        return method(self, other)
+        return method.__wrapped__(self, other)
     operator.__name__ = name
     return operator
 
