@@ -17,6 +17,8 @@ import threading
 
 import numpy as np
 
+from . import sequencer
+
 active: list = []          # the open profilers (jitgrad.profiler.Profile), innermost last
 
 _TIMED_IR = r"""
@@ -33,78 +35,21 @@ define internal i64 @now(i32 (i32, %timespec*)* %clock) {
   %t = add i64 %sn, %n
   ret i64 %t
 }
-
-define internal i64* @field(i64* %hdr, i64 %i) alwaysinline {
-  %p = getelementptr i64, i64* %hdr, i64 %i
-  %v = load i64, i64* %p
-  %q = inttoptr i64 %v to i64*
-  ret i64* %q
-}
-
-; the sequencer's jg_run, with times[2 * (k - start)] = start of kernel k, [+1] = its end
-define i64 @jg_run_timed(i64* %hdr, i64 %start, i64 %end, i64* %times, i8* %clockp) {
-entry:
-  %clock = bitcast i8* %clockp to i32 (i32, %timespec*)*
-  %fns = call i64* @field(i64* %hdr, i64 0)
-  %argstart = call i64* @field(i64* %hdr, i64 1)
-  %argbase = call i64* @field(i64* %hdr, i64 2)
-  %argoff = call i64* @field(i64* %hdr, i64 3)
-  %bases = call i64* @field(i64* %hdr, i64 4)
-  %argv = call i64* @field(i64* %hdr, i64 5)
-  br label %kloop
-kloop:
-  %k = phi i64 [%start, %entry], [%knext, %kdone]
-  %more = icmp slt i64 %k, %end
-  br i1 %more, label %kbody, label %exit
-kbody:
-  %ps = getelementptr i64, i64* %argstart, i64 %k
-  %s = load i64, i64* %ps
-  %k1 = add i64 %k, 1
-  %pe = getelementptr i64, i64* %argstart, i64 %k1
-  %e = load i64, i64* %pe
-  br label %aloop
-aloop:
-  %j = phi i64 [%s, %kbody], [%jnext, %abody]
-  %amore = icmp slt i64 %j, %e
-  br i1 %amore, label %abody, label %call
-abody:
-  %pb = getelementptr i64, i64* %argbase, i64 %j
-  %b = load i64, i64* %pb
-  %pbase = getelementptr i64, i64* %bases, i64 %b
-  %base = load i64, i64* %pbase
-  %po = getelementptr i64, i64* %argoff, i64 %j
-  %o = load i64, i64* %po
-  %addr = add i64 %base, %o
-  %slot = sub i64 %j, %s
-  %pa = getelementptr i64, i64* %argv, i64 %slot
-  store i64 %addr, i64* %pa
-  %jnext = add i64 %j, 1
-  br label %aloop
-call:
-  %pf = getelementptr i64, i64* %fns, i64 %k
-  %f = load i64, i64* %pf
-  %fp = inttoptr i64 %f to i64 (i64*)*
-  %rel = sub i64 %k, %start
+""" + sequencer.FIELD_IR + sequencer.kernel_walk_ir(
+    # the sequencer's jg_run, with times[2 * (k - start)] = start of kernel k, [+1] = its end
+    "jg_run_timed", params=", i64* %times, i8* %clockp",
+    entry="  %clock = bitcast i8* %clockp to i32 (i32, %timespec*)*\n",
+    before="""  %rel = sub i64 %k, %start
   %i0 = mul i64 %rel, 2
   %i1 = add i64 %i0, 1
   %pt0 = getelementptr i64, i64* %times, i64 %i0
   %pt1 = getelementptr i64, i64* %times, i64 %i1
   %t0 = call i64 @now(i32 (i32, %timespec*)* %clock)
   store i64 %t0, i64* %pt0
-  %st = call i64 %fp(i64* %argv)
-  %t1 = call i64 @now(i32 (i32, %timespec*)* %clock)
+""",
+    after="""  %t1 = call i64 @now(i32 (i32, %timespec*)* %clock)
   store i64 %t1, i64* %pt1
-  %bad = icmp ne i64 %st, 0
-  br i1 %bad, label %fail, label %kdone
-kdone:
-  %knext = add i64 %k, 1
-  br label %kloop
-fail:
-  ret i64 %k1
-exit:
-  ret i64 0
-}
-"""
+""")
 
 _lock = threading.Lock()
 _TIMED = None            # (ctypes function, clock_gettime's address, the engine owning the code)

@@ -23,10 +23,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_RUNNER_IR = r"""
-define i64 @jg_run(i64* %hdr, i64 %start, i64 %end) {
+# The walk over a Program's table, kernel by kernel: a template, so that the profiler's timed
+# variant (runtime/profiling.py) is this same loop with hooks around each kernel call.
+_WALK_IR = r"""
+define i64 @@@NAME@@(i64* %hdr, i64 %start, i64 %end@@PARAMS@@) {
 entry:
-  %fns = call i64* @field(i64* %hdr, i64 0)
+@@ENTRY@@  %fns = call i64* @field(i64* %hdr, i64 0)
   %argstart = call i64* @field(i64* %hdr, i64 1)
   %argbase = call i64* @field(i64* %hdr, i64 2)
   %argoff = call i64* @field(i64* %hdr, i64 3)
@@ -65,8 +67,8 @@ call:
   %pf = getelementptr i64, i64* %fns, i64 %k
   %f = load i64, i64* %pf
   %fp = inttoptr i64 %f to i64 (i64*)*
-  %st = call i64 %fp(i64* %argv)
-  %bad = icmp ne i64 %st, 0
+@@BEFORE@@  %st = call i64 %fp(i64* %argv)
+@@AFTER@@  %bad = icmp ne i64 %st, 0
   br i1 %bad, label %fail, label %kdone
 kdone:
   %knext = add i64 %k, 1
@@ -76,7 +78,28 @@ fail:
 exit:
   ret i64 0
 }
+"""
 
+FIELD_IR = r"""
+define internal i64* @field(i64* %hdr, i64 %i) alwaysinline {
+  %p = getelementptr i64, i64* %hdr, i64 %i
+  %v = load i64, i64* %p
+  %q = inttoptr i64 %v to i64*
+  ret i64* %q
+}
+"""
+
+
+def kernel_walk_ir(name: str, params: str = "", entry: str = "", before: str = "",
+                   after: str = "") -> str:
+    """LLVM IR of `i64 name(i64* %hdr, i64 %start, i64 %end<params>)` running kernels
+    [start, end) of a Program (1 + the position of a failing kernel, else 0); `entry` runs first,
+    `before`/`after` around each kernel call (%k is the kernel's position, %fp its address)."""
+    return (_WALK_IR.replace("@@NAME@@", name).replace("@@PARAMS@@", params)
+            .replace("@@ENTRY@@", entry).replace("@@BEFORE@@", before).replace("@@AFTER@@", after))
+
+
+_RUNNER_IR = kernel_walk_ir("jg_run") + r"""
 ; arrays: a tuple of ndarrays. CPython's PyTupleObject keeps ob_size at byte 16 and its items
 ; from byte 24; NumPy's PyArrayObject keeps its data pointer at byte 16 (checked: _self_test)
 define void @jg_fill(i64* %bases, i64 %start, i8* %arrays) {
@@ -113,13 +136,7 @@ define i64 @jg_call(i64* %hdr, i8* %arrays, i64 %end) {
   ret i64 %st
 }
 
-define internal i64* @field(i64* %hdr, i64 %i) alwaysinline {
-  %p = getelementptr i64, i64* %hdr, i64 %i
-  %v = load i64, i64* %p
-  %q = inttoptr i64 %v to i64*
-  ret i64* %q
-}
-"""
+""" + FIELD_IR
 
 _lock = threading.Lock()
 _RUN = None          # (run, fill, call, the execution engine that owns their code)
