@@ -85,11 +85,11 @@ def breakdown() -> None:
     """The cost of each stage of `a + b` on 16 floats, timed alone (us per call)."""
     import jitgrad as jg
     import jitgrad.numpy as jnp
-    from jitgrad.core import apply, _eager_apply
+    from jitgrad.eager.dispatch import apply, eager_apply as _eager_apply
     from jitgrad.ir import Op
     from jitgrad.ir.reference import evaluate
     from jitgrad.ir.registry import infer_types
-    from jitgrad.tensor import Tensor
+    from jitgrad.eager.tensor import Tensor
     a16 = np.arange(16, dtype=np.float32)
     a, b = jg.tensor(a16), jg.tensor(a16 + 1)
     ag, bg = jg.tensor(a16, requires_grad=True), jg.tensor(a16 + 1, requires_grad=True)
@@ -98,7 +98,7 @@ def breakdown() -> None:
     rows = [
         ("a + b (operator, total)", lambda: a + b),
         ("jnp.add(a, b)", lambda: jnp.add(a, b)),
-        ("core.apply(add)", lambda: apply(Op.add, [a, b])),
+        ("dispatch.apply(add)", lambda: apply(Op.add, [a, b])),
         ("core._eager_apply(add)", lambda: _eager_apply(Op.add, [a, b], {})),
         ("  Tensor._type x2", lambda: (a._type, b._type)),
         ("  infer_types(add)", lambda: infer_types(Op.add, types, {})),
@@ -106,7 +106,7 @@ def breakdown() -> None:
         ("  np.add", lambda: np.add(a16, a16)),
         ("  Tensor._wrap", lambda: Tensor._wrap(a16)),
         ("ag + bg (operator, total)", lambda: ag + bg),
-        ("core.apply(add) grad", lambda: apply(Op.add, [ag, bg])),
+        ("dispatch.apply(add) grad", lambda: apply(Op.add, [ag, bg])),
     ]
     for name, fn in rows:
         print(f"{name:<30}{per_call_us(fn, calls=5000, loops=3):>9.2f} us")

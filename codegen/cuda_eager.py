@@ -1,6 +1,6 @@
 """Eager ops on cuda tensors: one generated kernel per op/dtype/rank, compiled once and cached.
 
-`run(op, arrays, params, out_types)` is registered with jitgrad.core as the "cuda" backend. Its
+`run(op, arrays, params, out_types)` is registered with jitgrad.eager.dispatch as the "cuda" backend. Its
 arrays are C-contiguous device arrays from the caching allocator (every cuda tensor's storage
 is), and its results are too. Operands are passed to kernels flat with explicit strides, and
 adjacent axes that are contiguous in every operand are merged first, so most calls land on the
@@ -365,7 +365,7 @@ def _on_host(op, arrays, params, out_types, index):
 
 
 def run(op, arrays, params, out_types):
-    """The eager cuda backend: jitgrad.core calls it with device arrays; returns device arrays."""
+    """The eager cuda backend: jitgrad.eager.dispatch calls it with device arrays; returns device arrays."""
     index = device_index(arrays)
     if op in ELEMENTWISE:
         return _elementwise(op, arrays, params, out_types, index)

@@ -7,32 +7,34 @@ eagerly with PyTorch-style `requires_grad` / `.backward()`.
 __version__ = "0.1.0"
 
 from . import ir, runtime  # noqa: E402,F401  (jitgrad.ir, jitgrad.runtime)
-from .core import ConcretizationError, DeviceMismatchError, enable_grad, no_grad, set_grad_enabled  # noqa: E402
-from .core import grad_enabled as is_grad_enabled  # noqa: E402
+from .errors import ConcretizationError, DeviceMismatchError  # noqa: E402
+from .eager.grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: E402
+from .eager.grad_mode import grad_enabled as is_grad_enabled  # noqa: E402
 from .dtypes import bool_, complex64, complex128, float32, float64, int32, int64  # noqa: E402
 from .dtypes import (bfloat16, float16, int8, int16, uint8, uint16, uint32,  # noqa: E402,F401
                      uint64)
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402,F401
 from . import config  # noqa: E402,F401
-from .jit import jit  # noqa: E402
-from .block import block_until_ready  # noqa: E402,F401
+from .transforms.jit import jit  # noqa: E402
+from .transforms.block import block_until_ready  # noqa: E402,F401
 from .runtime.device import Device, device  # noqa: E402
-from .tensor import Tensor, as_tensor, tensor  # noqa: E402
-from .tracing import ShapeDtype, make_graph  # noqa: E402
-from .transforms import grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: E402
-from .vmap import vmap  # noqa: E402
-from .jacobians import hessian, jacfwd, jacrev  # noqa: E402
-from .custom import custom_vjp  # noqa: E402
-from .checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
+from .eager.tensor import Tensor, as_tensor, tensor  # noqa: E402
+from .eager import backward as _backward  # noqa: E402,F401  (installs Tensor.backward)
+from .trace.tracing import ShapeDtype, make_graph  # noqa: E402
+from .transforms.autodiff import grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: E402
+from .transforms.vmap import vmap  # noqa: E402
+from .transforms.jacobians import hessian, jacfwd, jacrev  # noqa: E402
+from .transforms.custom_vjp import custom_vjp  # noqa: E402
+from .transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
 from . import test_util  # noqa: E402,F401
 from . import numpy, tree_util  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import lax  # noqa: E402,F401
 from . import distributed, optim  # noqa: E402,F401
-from .creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
+from .eager.creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
 from . import random  # noqa: E402,F401
-from .runtime_bridge import from_dlpack  # noqa: E402,F401
-from .control import cond, fori_loop, scan, switch, while_loop  # noqa: E402
+from .eager.from_dlpack import from_dlpack  # noqa: E402,F401
+from .transforms.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: E402
 from . import profiler  # noqa: E402,F401
 profiler.profile_from_env()     # JITGRAD_PROFILE=path.json: the whole program, written at exit
 
@@ -41,7 +43,7 @@ bool = bool_  # noqa: A001
 # Loaded on first use, so `import jitgrad` stays light: jg.cuda (device queries), jg.data
 # (datasets and loaders), jg.load (AOT artifacts). The CLI (jitgrad.cli) is its own entry point.
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
-         "load": ("jitgrad.aot", "load")}
+         "load": ("jitgrad.aot.save_load", "load")}
 
 
 def __getattr__(name):

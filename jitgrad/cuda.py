@@ -1,6 +1,6 @@
 """jg.cuda: availability, memory statistics and synchronization for cuda devices.
 
-`import jitgrad` does not import it: jg.cuda loads on first access, and jitgrad.core calls
+`import jitgrad` does not import it: jg.cuda loads on first access, and jitgrad.eager.dispatch calls
 run_eager for the first op on a cuda tensor; nothing touches numba.cuda or a driver until a cuda
 device is first used.
 """
@@ -13,7 +13,7 @@ from .ir.types import kind_of
 
 
 def run_eager(op, arrays, params, out_types):
-    """The eager cuda backend (jitgrad.core._BACKENDS["cuda"])."""
+    """The eager cuda backend (jitgrad.eager.dispatch.EAGER_BACKENDS["cuda"])."""
     if any(kind_of(t.dtype) == "c" for t in out_types) or any(kind_of(a.dtype) == "c" for a in arrays):
         raise NotImplementedError(f"{op} on cuda: complex numbers and the fft run on the CPU "
                                   "only (move the arrays with .to('cpu'))")

@@ -8,6 +8,15 @@ import types
 
 from .runtime import config
 
+
+class ConcretizationError(TypeError):
+    """A traced (abstract) value was used where Python needs a concrete one."""
+
+
+class DeviceMismatchError(RuntimeError):
+    """An op got tensors on two different devices."""
+
+
 _ROOTS = None
 
 

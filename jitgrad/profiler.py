@@ -30,7 +30,7 @@ import time
 import weakref
 from dataclasses import asdict, dataclass
 
-from .core import EAGER_BACKENDS
+from .eager.dispatch import EAGER_BACKENDS
 from .ir.registry import KIND
 from .runtime import profiling
 
@@ -316,7 +316,7 @@ _PLAIN = {}             # device type -> the eager backend function while wrappe
 
 
 def _wrap_eager():
-    from .core import user_source_info
+    from .trace.source_info import user_source_info
     for dev, fn in list(EAGER_BACKENDS.items()):
         _PLAIN[dev] = fn
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import apply
+from .eager.dispatch import apply
 from .dtypes import canonical_dtype, default_float
 from .ir import Op
 from .numpy._convert import asarray
@@ -16,7 +16,7 @@ _MASK = (1 << 63) - 1
 
 def key(seed: int):
     """A PRNG key from an integer seed."""
-    from .tensor import Tensor
+    from .eager.tensor import Tensor
     s = int(seed)
     return Tensor._wrap(np.array([s & _MASK, (s >> 63) & _MASK], dtype=np.int64))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import tree_util
-from .transforms import jvp, vjp
+from .transforms.autodiff import jvp, vjp
 from .ir.types import kind_of
 
 EPS = 1e-4

@@ -15,8 +15,9 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad import artifact, cli
-from jitgrad.artifact import ArtifactError
+from jitgrad.aot import artifact
+from jitgrad.cli import main as cli
+from jitgrad.aot.artifact import ArtifactError
 
 USER_MODULE = '''
 import jitgrad as jg
@@ -138,10 +139,10 @@ def test_other_versions_recompile_from_ir_and_say_so_once(saved, tmp_path):
     script = textwrap.dedent('''
         import sys
         import numpy as np
-        import jitgrad.aot
-        real = jitgrad.aot._versions
-        jitgrad.aot._versions = lambda: {**real(), "cpu": "another-cpu"}
-        f = jitgrad.aot.load(sys.argv[1])
+        import jitgrad.aot.save_load
+        real = jitgrad.aot.save_load._versions
+        jitgrad.aot.save_load._versions = lambda: {**real(), "cpu": "another-cpu"}
+        f = jitgrad.aot.save_load.load(sys.argv[1])
         x = np.load(sys.argv[2])
         np.save(sys.argv[3], np.asarray(f(x)))
         f(x)

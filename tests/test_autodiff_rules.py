@@ -9,7 +9,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 import jitgrad.nn.functional as F
-from jitgrad.core import apply
+from jitgrad.eager.dispatch import apply
 from jitgrad.ir import Op
 from jitgrad.ir.registry import NON_DIFFERENTIABLE, RECORDS
 from jitgrad.ir.autodiff import JVP_RULES, VJP_RULES

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from jitgrad.cli import main
+from jitgrad.cli.main import main
 
 MODEL = textwrap.dedent("""
     import jitgrad.numpy as jnp

@@ -269,7 +269,8 @@ def test_model_gradients_fusion_on_equals_off(name, loss, params, x, y, monkeypa
 def test_demo_mlp_train_step_fusion_on_equals_off(monkeypatch):
     """The demo's jitted training step (nn.Sequential, value_and_grad, Adam), float32: fused and
     unfused compiled steps agree with the eager step."""
-    from jitgrad import demo, nn
+    from jitgrad.cli import demo
+    from jitgrad import nn
     rng = np.random.default_rng(5)
     x = rng.standard_normal((16, 64)).astype(np.float32)
     y = rng.integers(0, 10, 16)

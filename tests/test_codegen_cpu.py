@@ -15,7 +15,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import ir, tree_util
 from jitgrad.codegen.cpu import compile_cpu
-from jitgrad.compiler import compile_graph
+from jitgrad.transforms.compile_graph import compile_graph
 from jitgrad.ir import Op
 from jitgrad.ir.kernel import make_kernel
 from tests.op_records import RECORDS, case_id, iter_cases, reference, tolerance

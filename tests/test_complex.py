@@ -97,7 +97,7 @@ def test_tensor_parts_and_python_conversions():
 
 
 def test_complex_from_infinite_parts_keeps_them():
-    from jitgrad.core import apply
+    from jitgrad.eager.dispatch import apply
     from jitgrad.ir import Op
     out = apply(Op.complex, [jnp.asarray(np.array([1.0, np.inf])),
                              jnp.asarray(np.array([np.inf, 0.0]))])
@@ -193,9 +193,9 @@ def test_ops_complex_numbers_lack_are_errors_naming_the_line(fn, msg):
 
 def test_complex_on_cuda_is_a_clear_error():
     from jitgrad import cuda
-    from jitgrad.compiler import compile_graph
+    from jitgrad.transforms.compile_graph import compile_graph
     from jitgrad.ir import Op, TensorType
-    from jitgrad.tracing import trace_to_graph
+    from jitgrad.trace.tracing import trace_to_graph
     with pytest.raises(NotImplementedError, match="exp on cuda: complex numbers and the fft run "
                                                   r"on the CPU only \(move the arrays with"):
         cuda.run_eager(Op.exp, [z()], {}, [TensorType((2, 3), C128)])

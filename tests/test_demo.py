@@ -30,7 +30,7 @@ def test_demo_loads_mnist_idx_files(tmp_path):
 
     import numpy as np
 
-    from jitgrad import demo
+    from jitgrad.cli import demo
 
     rng = np.random.default_rng(0)
     for prefix, n in (("train", 12), ("t10k", 5)):
@@ -50,7 +50,7 @@ def test_plot_writes_png_and_missing_matplotlib_is_reported(tmp_path, monkeypatc
 
     import pytest
 
-    from jitgrad import demo
+    from jitgrad.cli import demo
 
     pytest.importorskip("matplotlib")
     runs = [demo.Run("a", [1.0, 0.5], [0.8, 0.9]), demo.Run("b", [0.9, 0.3], [0.85, 0.97])]

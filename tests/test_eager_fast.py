@@ -1,4 +1,4 @@
-"""The eager fast path (jitgrad/eager_fast.py, core.apply_fast, the operator fast path) and the
+"""The eager fast path (jitgrad/eager/fast_path.py, dispatch.apply_fast, the operator fast path) and the
 eager backward's structure cache: same values, dtypes, errors, warnings and gradients as the
 generic path, and repeated calls that skip the type rule and the graph building."""
 import threading
@@ -9,7 +9,8 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad import autograd_backward, core, eager_fast
+from jitgrad.eager import backward as autograd_backward, fast_path as eager_fast
+from jitgrad.eager import dispatch
 from jitgrad.ir import Op
 from jitgrad.ir.errors import ShapeError
 
@@ -25,14 +26,14 @@ def _arr(shape, dtype="float32"):
 
 @pytest.fixture
 def type_rule_calls(monkeypatch):
-    """Counts the type-rule runs of the eager path (core.infer_types)."""
+    """Counts the type-rule runs of the eager path (dispatch.infer_types)."""
     calls = []
-    real = core.infer_types
+    real = dispatch.infer_types
 
     def counting(op, in_types, params):
         calls.append(op)
         return real(op, in_types, params)
-    monkeypatch.setattr(core, "infer_types", counting)
+    monkeypatch.setattr(dispatch, "infer_types", counting)
     return calls
 
 
@@ -109,7 +110,7 @@ def test_errors_are_the_same_on_repeated_calls():
             a + b
     m = jg.tensor(np.ones((2, 3), np.float32), device="meta")
     for _ in range(2):
-        with pytest.raises(core.DeviceMismatchError, match="cpu and meta"):
+        with pytest.raises(jg.DeviceMismatchError, match="cpu and meta"):
             a + m
         assert (m + m).shape == (2, 3)
 
@@ -207,11 +208,11 @@ def test_threads_run_fast_path_ops_concurrently():
 def test_apply_fast_declines_what_it_does_not_know():
     a = jg.tensor(_arr((2, 2)))
     eager_fast.cache_clear()
-    assert core.apply_fast(Op.tanh, a) is None                 # not seen yet
+    assert dispatch.apply_fast(Op.tanh, a) is None                 # not seen yet
     jnp.tanh(a)
-    assert core.apply_fast(Op.tanh, a) is not None
+    assert dispatch.apply_fast(Op.tanh, a) is not None
     m = jg.tensor(np.ones(2, np.float32), device="meta")
-    assert core.apply_fast(Op.tanh, m) is None                 # no data
+    assert dispatch.apply_fast(Op.tanh, m) is None                 # no data
 
 
 def test_deleted_tensors_still_raise_after_their_signature_was_cached():

@@ -8,7 +8,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.core import apply
+from jitgrad.eager.dispatch import apply
 from jitgrad.ir import Op
 
 
@@ -182,4 +182,4 @@ def test_tracebacks_show_the_user_call_not_jitgrad_internals(monkeypatch):
         x @ y
     except Exception as e:  # noqa: BLE001
         files = [f.filename for f in traceback.extract_tb(e.__traceback__)]
-    assert any(f.endswith("core.py") for f in files)
+    assert any(f.endswith("dispatch.py") for f in files)

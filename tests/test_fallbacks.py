@@ -12,7 +12,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.codegen import cpu_kernels, cpu_units, cuda_eager, cuda_fused, native_entry
-from jitgrad.compiler import optimize
+from jitgrad.transforms.compile_graph import optimize
 from jitgrad.ir.errors import UnsupportedOpError
 from jitgrad.ir.kernel import kernel_nodes
 from jitgrad.ir.ops import Op

@@ -19,10 +19,11 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad import artifact, cli
+from jitgrad.aot import artifact
+from jitgrad.cli import main as cli
 from jitgrad.codegen import cpu_units, disk_cache
 from jitgrad.codegen.disk_cache import CacheWarning
-from jitgrad.compiler import compile_graph
+from jitgrad.transforms.compile_graph import compile_graph
 from jitgrad.runtime import cache
 
 
@@ -60,7 +61,7 @@ import glob, os, sys
 import numpy as np
 import jitgrad as jg, jitgrad.numpy as jnp
 from jitgrad.codegen import cpu_units
-from jitgrad.compiler import compile_graph
+from jitgrad.transforms.compile_graph import compile_graph
 
 def fn(x):
     return jnp.sum(jnp.tanh(x) * 2.0 + 1.0, axis=1)
@@ -299,7 +300,7 @@ for path in sys.argv[1:]:
     try:
         out = np.asarray(jg.load(path)(x))
         print(path, "ran", float(np.abs(out - (np.tanh(x) * 2 + 1) @ np.ones((4, 8), np.float32)).max()))
-    except jg.artifact.ArtifactError as e:
+    except jg.aot.artifact.ArtifactError as e:
         print(path, "refused", str(e).splitlines()[0])
 """
 
@@ -392,7 +393,7 @@ def test_hostile_ir_text_cannot_run_code(tmp_path, monkeypatch, edit):
 def test_cli_failures_are_one_line_before_any_work(tmp_path, monkeypatch, capsys, argv, code, message):
     (tmp_path / "m.py").write_text("def f(x):\n    return x\n\n\ndef int(x):\n    return x\n")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr("jitgrad.demo.main", lambda args: pytest.fail("the demo started"))
+    monkeypatch.setattr("jitgrad.cli.demo.main", lambda args: pytest.fail("the demo started"))
     with pytest.raises(SystemExit) as e:
         cli.main(argv)
     captured = capsys.readouterr()

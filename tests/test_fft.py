@@ -112,7 +112,7 @@ def test_errors_name_what_came_and_the_line(call, exc, msg):
 
 
 def test_fft_primitive_type_errors():
-    from jitgrad.core import apply
+    from jitgrad.eager.dispatch import apply
     from jitgrad.ir import Op
     from jitgrad.ir.errors import ShapeError
     with pytest.raises(ShapeError, match=r"fft: rfft expects a float input, got c128\[3,8\]"):

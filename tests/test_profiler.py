@@ -9,7 +9,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.core import EAGER_BACKENDS
+from jitgrad.eager.dispatch import EAGER_BACKENDS
 from jitgrad.runtime import profiling
 from jitgrad.runtime.sequencer import Program
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import tree_util
-from ..core import Tracer
-from ..tensor import Tensor
+from ..trace.tracer import Tracer
+from ..eager.tensor import Tensor
 
 
 @dataclass

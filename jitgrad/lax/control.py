@@ -2,8 +2,8 @@
 ...) take the same arguments; lax.map is a scan that carries nothing."""
 from __future__ import annotations
 
-from ..control import cond, fori_loop, switch, while_loop  # noqa: F401
-from ..control import scan as _scan
+from ..transforms.control_flow import cond, fori_loop, switch, while_loop  # noqa: F401
+from ..transforms.control_flow import scan as _scan
 from ..tree_util import tree_flatten, tree_map
 
 
@@ -19,7 +19,7 @@ def map(f, xs, *, batch_size=None):  # noqa: A001
     if batch_size is None:
         return _scan(lambda carry, x: (carry, f(x)), None, xs)[1]
     from .. import numpy as jnp
-    from ..vmap import vmap
+    from ..transforms.vmap import vmap
     leaves, _ = tree_flatten(xs)
     n = leaves[0].shape[0]
     full = (n // batch_size) * batch_size

@@ -9,7 +9,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..nn.functional import sigmoid
 from ..numpy._convert import asarray
-from ..transforms import stop_gradient  # noqa: F401  (lax.stop_gradient)
+from ..transforms.autodiff import stop_gradient  # noqa: F401  (lax.stop_gradient)
 from .common import check_same
 from ..ir.types import kind_of
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..numpy._convert import asarray
-from ..transforms import stop_gradient
+from ..transforms.autodiff import stop_gradient
 from ..ir.types import kind_of
 
 

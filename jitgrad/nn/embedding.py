@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..core import user_source_info
+from ..trace.source_info import user_source_info
 from ..ir.errors import bad_embedding_index
 from ..numpy._convert import asarray
 from ..numpy.indexing import checked
-from ..tensor import Tensor
-from ..transforms import stop_gradient
+from ..eager.tensor import Tensor
+from ..transforms.autodiff import stop_gradient
 from ..ir.types import kind_of
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from .. import numpy as jnp
 from .. import random as jrandom
-from ..array_ops import register_methods
-from ..core import Tracer
+from ..eager.array_base import register_methods
+from ..trace.tracer import Tracer
 from ..errors import wrap_public_functions as _wrap
 from ..numpy._convert import asarray
 from .activations import *  # noqa: F401,F403
@@ -45,7 +45,7 @@ def dropout(x, p=0.5, training=True, key=None):
                          "model(x, key=k) with k = jg.random.key(seed) (split it per step with "
                          "jg.random.split), or call model.eval() to disable dropout")
     else:
-        from ..creation import _GEN
+        from ..eager.creation import _GEN
         keep = _GEN["rng"].random(x.shape) >= p
     return jnp.where(keep, jnp.multiply(x, 1.0 / (1.0 - p)), jnp.zeros((), x.dtype))
 
@@ -83,6 +83,6 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
 _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames
 
 # the Tensor methods PyTorch has for these (x.relu(), x.softmax(-1), ...): installed on eager
-# Tensors and traced values alike (array_ops.register_methods)
+# Tensors and traced values alike (array_base.register_methods)
 METHODS = ("relu", "sigmoid", "softmax", "log_softmax", "logsumexp")
 register_methods({name: globals()[name] for name in METHODS})

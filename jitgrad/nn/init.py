@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ..core import no_grad
+from ..eager.grad_mode import no_grad
 
 _GAINS = {"linear": 1.0, "identity": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
           "sigmoid": 1.0, "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
@@ -42,7 +42,7 @@ def _fill(tensor, values):
 
 
 def _rng():
-    from ..creation import _GEN
+    from ..eager.creation import _GEN
     return _GEN["rng"]
 
 

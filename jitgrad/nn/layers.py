@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from .. import random as jrandom
-from ..core import no_grad
+from ..eager.grad_mode import no_grad
 from ..dtypes import default_float
 from ..numpy._convert import asarray
 from . import functional as F

@@ -3,11 +3,11 @@ logsumexp-based; the logistic loss uses softplus). Public through jitgrad.nn.fun
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..core import user_source_info
+from ..trace.source_info import user_source_info
 from ..ir.errors import bad_label
 from ..numpy._convert import asarray
 from ..numpy.indexing import checked
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 from .activations import log_softmax, one_hot, softplus
 from ..ir.types import kind_of
 

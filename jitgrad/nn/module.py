@@ -17,10 +17,11 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .. import module_state, pytree_roles, tree_util
-from ..array_ops import ArrayOps
-from ..core import no_grad
-from ..tensor import Tensor
+from ..transforms import module_state, pytree_roles
+from .. import tree_util
+from ..eager.array_base import ArrayOps
+from ..eager.grad_mode import no_grad
+from ..eager.tensor import Tensor
 from ..ir.types import kind_of
 
 

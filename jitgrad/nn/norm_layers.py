@@ -15,7 +15,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..dtypes import default_float
 from ..numpy._convert import asarray
-from ..tensor import tensor
+from ..eager.tensor import tensor
 from . import normalization as N
 from .module import Module, Parameter
 

@@ -10,9 +10,10 @@ eager tensors only; under jit use the modules.
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..core import Tracer, no_grad
+from ..trace.tracer import Tracer
+from ..eager.grad_mode import no_grad
 from ..numpy._convert import asarray
-from ..transforms import stop_gradient
+from ..transforms.autodiff import stop_gradient
 
 
 def _check(x, where):

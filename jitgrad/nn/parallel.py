@@ -20,8 +20,8 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import distributed
-from ..core import no_grad
-from ..tensor import Tensor
+from ..eager.grad_mode import no_grad
+from ..eager.tensor import Tensor
 from .module import Module
 
 

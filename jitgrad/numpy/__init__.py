@@ -20,7 +20,7 @@ from numpy import bool_, complex64, complex128, float32, float64, int32, int64
 # the low-precision dtypes (bfloat16 from ml_dtypes, as in JAX)
 from numpy import float16, int8, int16, uint8, uint16, uint32, uint64
 from ml_dtypes import bfloat16
-from ..array_ops import ArrayOps as _ArrayOps
+from ..eager.array_base import ArrayOps as _ArrayOps
 from .creation import (arange, array, asarray, astype, copy, empty, empty_like, eye, from_dlpack,
                        full, full_like, geomspace, identity, linspace, logspace, ones, ones_like,
                        tri,
@@ -89,4 +89,4 @@ _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frame
 
 from . import methods as _methods  # noqa: E402
 
-_methods.install()     # operators and methods of Tensors and traced values (array_ops.py)
+_methods.install()     # operators and methods of Tensors and traced values (eager/array_base.py)

@@ -6,12 +6,15 @@ import numbers
 
 import numpy as np
 
-from ..core import Tracer, apply, current_trace, user_source_info
+from ..trace.tracer import Tracer
+from ..eager.dispatch import apply
+from ..trace.trace_stack import current_trace
+from ..trace.source_info import user_source_info
 from ..dtypes import canonical_dtype, default_float, result_type, scalar_dtype
 from ..ir import Op
 from ..ir.types import kind_of
 from ..runtime.device import CPU
-from ..tensor import Tensor, tensor
+from ..eager.tensor import Tensor, tensor
 
 Array = (Tensor, Tracer)
 
@@ -161,7 +164,7 @@ def full_like_shape(shape, value, dtype, device=CPU):
     if current_trace() is not None:
         trace = current_trace()
         s = scalar(value, dtype)
-        from ..core import Tracer as _T
+        from ..trace.tracer import Tracer as _T
         v = trace.lift(s)
         t = _T(trace, v, np.asarray(value, dtype) if trace.concrete else None)
         return apply(Op.broadcast_to, [t], {"shape": shape}) if shape else t

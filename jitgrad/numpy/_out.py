@@ -7,8 +7,9 @@ import functools
 
 import numpy as np
 
-from ..core import Tracer, user_source_info
-from ..tensor import Tensor
+from ..trace.tracer import Tracer
+from ..trace.source_info import user_source_info
+from ..eager.tensor import Tensor
 
 
 def write_out(result, out, name):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..dtypes import canonical_dtype, default_float
 from ..runtime.device import device as as_device
-from ..tensor import Tensor, tensor
+from ..eager.tensor import Tensor, tensor
 from ._convert import asarray as _asarray, full_like_shape, is_array
 from .spaced import arange, geomspace, linspace, logspace  # noqa: F401  (jnp.* names)
 
@@ -78,14 +78,14 @@ def array(object, dtype=None, copy=True, device=None):  # noqa: A002
 
 
 def _is_traced(x):
-    from ..core import Tracer
+    from ..trace.tracer import Tracer
     return isinstance(x, Tracer)
 
 
 def asarray(a, dtype=None, device=None, copy=None):
     """The standard's asarray: copy=True always copies, copy=False never does (ValueError when
     a copy is needed), copy=None copies only when needed."""
-    from ..tensor import as_tensor
+    from ..eager.tensor import as_tensor
     if _is_traced(a) or isinstance(a, (list, tuple)):
         out = _asarray(a, dtype=dtype, device=device)
     elif isinstance(a, Tensor):
@@ -113,7 +113,7 @@ def _shares(out, a):
 def from_dlpack(x, /, *, device=None, copy=None):
     """The standard's from_dlpack: a tensor sharing x's memory (copy=True: its own copy;
     device: moved there, which copy=False forbids)."""
-    from ..runtime_bridge import from_dlpack as _from_dlpack
+    from ..eager.from_dlpack import from_dlpack as _from_dlpack
     out = _from_dlpack(x)
     if device is not None and as_device(device) != out.device:
         if copy is False:
@@ -139,7 +139,7 @@ def copy(a):
     if isinstance(x, Tensor) and x.device.type == "cpu" and not x.requires_grad:
         return Tensor._wrap(x._data.copy(), x.device)
     if isinstance(x, Tensor) and x.device.type == "cuda":   # device arrays have no .copy()
-        from ..core import apply
+        from ..eager.dispatch import apply
         from ..ir import Op
         return apply(Op.convert, [x], {"dtype": x.dtype})
     return positive(x)

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..core import apply
+from ..eager.dispatch import apply
 from ..ir import Op
 from ._convert import asarray, astype, device_of, is_array, is_scalar, operands, scalar
 from ._out import accepts_out
@@ -277,7 +277,8 @@ def real_if_close(a, tol=100):
     x = asarray(a)
     if kind_of(x.dtype) != "c":
         return x
-    from ..core import ConcretizationError, Tracer
+    from ..errors import ConcretizationError
+    from ..trace.tracer import Tracer
     from .reductions import any as any_
     from .ufuncs import abs as absolute
     part = imag(x)

@@ -8,9 +8,13 @@ import numbers
 
 import numpy as np
 
-from ..core import ConcretizationError, Tracer, apply, grad_enabled, user_source_info
+from ..errors import ConcretizationError
+from ..trace.tracer import Tracer
+from ..eager.dispatch import apply
+from ..eager.grad_mode import grad_enabled
+from ..trace.source_info import user_source_info
 from ..ir import Op
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 from ._convert import (asarray, astype, device_of, holds_array, host_array, is_array,
                        normalize_axis)
 from ..ir.types import kind_of

@@ -11,7 +11,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..core import apply
+from ..eager.dispatch import apply
 from ..ir import Op
 from ._convert import asarray, device_of, host_array, normalize_axes, normalize_axis, operands
 from .products import cross as _cross, matmul, outer, tensordot, vecdot  # noqa: F401

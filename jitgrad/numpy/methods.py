@@ -1,5 +1,5 @@
 """The operators and methods jitgrad.numpy installs on eager Tensors and traced values
-(`array_ops.register_methods`; jitgrad/numpy/__init__.py calls `install()` once).
+(`array_base.register_methods`; jitgrad/numpy/__init__.py calls `install()` once).
 
 Method names that are one primitive come from the primitives' records (`method`); the rest are
 the NumPy / PyTorch methods listed here, each delegating to the jitgrad.numpy function of its
@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import sys
 
-from ..array_ops import register_methods
+from ..eager.array_base import register_methods
 from ..errors import api_boundary
 import numpy as np
 
-from ..core import apply, apply_fast
-from ..eager_fast import table as op_table
+from ..eager.dispatch import apply, apply_fast
+from ..eager.fast_path import table as op_table
 from ..ir import Op
 from ..ir.registry import RECORDS
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 from . import indexing
 from ._convert import FAST_FLOAT, same_dtype_tensors
 
@@ -45,7 +45,7 @@ def _jnp():
 
 # operators that are one primitive on two eager tensors of one float or complex dtype (no
 # promotion, no bool rules; matmul of matrices, not vectors): the fast path skips the
-# jitgrad.numpy layers in between and calls core.apply directly
+# jitgrad.numpy layers in between and calls dispatch.apply directly
 _ndarray = np.ndarray
 _wrap = Tensor._wrap
 _INT64 = 2 ** 63
@@ -76,7 +76,7 @@ def _binop(name, reflected=False):
 
     @api_boundary      # the fallback's errors too leave with jitgrad's frames trimmed
     def operator(self, other):
-        # a signature seen before runs without any layer in between (core.apply_fast): two
+        # a signature seen before runs without any layer in between (dispatch.apply_fast): two
         # tensors of one float/complex dtype, or one and a Python float or int (weak: the
         # tensor's dtype, as the general path's promotion gives); anything else (first call,
         # promotion, traced values, errors) goes the general way

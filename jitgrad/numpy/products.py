@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import apply
+from ..eager.dispatch import apply
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axis, operands
 from ._out import accepts_out

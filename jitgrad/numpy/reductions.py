@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from ..core import apply
+from ..eager.dispatch import apply
 from ..dtypes import default_float, int64, uint64
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axes, normalize_axis

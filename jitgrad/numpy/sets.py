@@ -7,8 +7,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..core import ConcretizationError, Tracer
-from ..tensor import Tensor
+from ..errors import ConcretizationError
+from ..trace.tracer import Tracer
+from ..eager.tensor import Tensor
 from ._convert import asarray
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import apply
+from ..eager.dispatch import apply
 from ..ir import Op
 from ._convert import asarray, is_array, normalize_axes, normalize_axis, operands
 from ..ir.types import kind_of
@@ -14,7 +14,7 @@ def reshape(a, shape, order="C", *, copy=None):
     out = _reshape(a, shape, order)
     if copy is None:
         return out
-    from ..tensor import Tensor
+    from ..eager.tensor import Tensor
     x = asarray(a)
     shares = out is x or isinstance(out, Tensor) and isinstance(x, Tensor) and \
         out._data is not None and np.may_share_memory(out._data, x._data)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import ConcretizationError, Tracer
+from ..errors import ConcretizationError
+from ..trace.tracer import Tracer
 from ..dtypes import canonical_dtype, default_float
 from ..runtime.device import device as as_device
-from ..tensor import Tensor, tensor
+from ..eager.tensor import Tensor, tensor
 from ._convert import (asarray, astype, device_of, dtype_entry, holds_array, host_array,
                        is_array, result_type)
 from ..ir.types import kind_of

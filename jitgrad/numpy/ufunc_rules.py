@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core import Tracer, apply, apply_fast, user_source_info
+from ..trace.tracer import Tracer
+from ..eager.dispatch import apply, apply_fast
+from ..trace.source_info import user_source_info
 from ..ir import Op
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 from ._convert import FAST_FLOAT, asarray, astype, operands
 from ..ir.types import kind_of
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from .. import numpy as jnp
-from .. import module_state, tree_util
-from ..core import no_grad
+from ..transforms import module_state
+from .. import tree_util
+from ..eager.grad_mode import no_grad
 from .rules import RULES
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..tensor import Tensor
+from ..eager.tensor import Tensor
 
 
 def param_list(params, who) -> list:

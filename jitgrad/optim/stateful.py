@@ -6,7 +6,7 @@
 Parameters are updated in place with the same rules as the functional optimizers."""
 from __future__ import annotations
 
-from ..core import enable_grad, no_grad
+from ..eager.grad_mode import enable_grad, no_grad
 from .. import numpy as jnp
 from .param_checks import group_params, param_list
 from .rules import RULES

@@ -1,0 +1,6 @@
+"""`python -m jitgrad.cli ...`"""
+import sys
+
+from .main import main
+
+sys.exit(main())

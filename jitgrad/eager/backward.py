@@ -1,0 +1,212 @@
+"""Eager `.backward()`: the ops recorded since the leaves become an ir.Graph, ir.autodiff turns it
+into its VJP graph, and that runs through the compiler like any other graph. There is one AD;
+this is only the bridge from recorded tensors to a graph and back to `.grad`."""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+
+from ..errors import api_boundary
+from .array_base import register_methods
+from .autograd_record import producer
+from ..transforms.compile_graph import compile_graph
+from ..ir import Builder, Graph, TensorType
+from ..ir.autodiff import vjp_values
+from ..ir.interpreter import interpret
+from ..runtime.device import META
+from .tensor import Tensor
+
+_CACHE_SIZE, _HOT = 64, 3
+_RUNNERS: OrderedDict = OrderedDict()      # (device, structure or graph text) -> [seen, run]
+_BY_STRUCTURE: OrderedDict = OrderedDict()  # recorded structure -> (VJP graph, wrt types)
+_FREED = ("Trying to backward through the graph a second time (or after its saved values were "
+          "freed): .backward() frees the recorded graph; pass retain_graph=True to the first "
+          ".backward() to backward through it again")
+
+
+def run_backward(root, gradient=None, retain_graph=False) -> None:
+    if not root.requires_grad:
+        raise RuntimeError("backward: this tensor does not require grad and has no grad_fn (no "
+                           "input of the ops that made it had requires_grad=True)")
+    seed = _seed(root, gradient)
+    records = _records(root)
+    key, arrays, wrt = _structure(root, records)
+    entry = _BY_STRUCTURE.pop(key, None) if key is not None else None
+    if entry is None:       # a new structure: build the graph and differentiate it
+        graph, arrays, wrt_values = _graph(root, records)
+        vg = vjp_values(graph, [v for _, v in wrt_values], out_idx=[0])
+        wrt = [t for t, _ in wrt_values]
+        entry = (vg, [v.type for _, v in wrt_values])
+    if key is not None:     # the same recorded structure again (a training loop): reused
+        _BY_STRUCTURE[key] = entry
+        while len(_BY_STRUCTURE) > _CACHE_SIZE:
+            _BY_STRUCTURE.popitem(last=False)
+    vg, wrt_types = entry
+    if root.device == META:
+        grads = [Tensor._meta(t) for t in wrt_types]
+    else:
+        outs = _runner(vg, root.device, key)(arrays + [seed])
+        grads = [Tensor._wrap(np.asarray(g), root.device) for g in outs[1:]]
+    wrt = list(zip(wrt, wrt_types))
+    for (t, _), g in zip(wrt, grads):
+        t.grad = g if t.grad is None or root.device == META else \
+            Tensor._wrap(t.grad._data + g._data, root.device)
+    if not retain_graph:
+        for rec in records:
+            rec.freed, rec.datas = True, None
+
+
+def cache_info() -> dict:
+    """{'structures': recorded structures whose VJP graph is kept, 'runners': gradient graphs
+    with a run count (and, once hot, a compiled executable)}."""
+    return {"structures": len(_BY_STRUCTURE), "runners": len(_RUNNERS)}
+
+
+def _runner(graph, device, structure=None):
+    """How to run a gradient graph, tiered like a JIT: the reference interpreter for the first
+    runs (compiling costs far more than one small backward), then, once the same graph comes
+    back HOT times (a training loop), the compiled executable. Keyed by the recorded structure
+    (`_structure`) or else by the IR text (it names every shape, dtype and constant); a small
+    LRU."""
+    key = (str(device), structure if structure is not None else str(graph))
+    entry = _RUNNERS.pop(key, None) or [0, None]
+    entry[0] += 1
+    if entry[1] is None and (entry[0] >= _HOT or device.type != "cpu"):  # interpreter: host only
+        entry[1] = compile_graph(graph, device).run
+    _RUNNERS[key] = entry
+    while len(_RUNNERS) > _CACHE_SIZE:
+        _RUNNERS.popitem(last=False)
+    return entry[1] or (lambda arrays: interpret(graph, arrays))
+
+
+def _seed(root, gradient):
+    if gradient is None:
+        if root.size != 1:
+            raise RuntimeError(f"backward: a gradient can be created implicitly only for a scalar "
+                               f"output, got shape {tuple(root.shape)}; call y.backward(gradient) "
+                               "with a gradient of that shape, or reduce first "
+                               "(y.sum().backward())")
+        return np.ones(root.shape, root.dtype)
+    g = np.asarray(gradient._data if isinstance(gradient, Tensor) else gradient, dtype=root.dtype)
+    if g.shape != tuple(root.shape):
+        raise RuntimeError(f"backward: gradient has shape {g.shape} but the output has shape "
+                           f"{tuple(root.shape)}")
+    return g
+
+
+def _check(rec):
+    if rec.freed:
+        raise RuntimeError(_FREED)
+    for x, counter, v in zip(rec.inputs, rec.counters, rec.versions):
+        if counter[0] != v:
+            raise RuntimeError(
+                f"one of the tensors needed for gradient computation has been modified by an "
+                f"in-place operation: the input of type {x._type} to '{rec.name}' was at version "
+                f"{v} when recorded and is now at version {counter[0]}; compute on a copy, or "
+                "modify it only after calling .backward()")
+
+
+def _records(root) -> list:
+    """The records root depends on, producers first (iterative DFS: graphs can be deep)."""
+    order, seen = [], set()
+    stack = [(root._ctx, False)] if root._ctx is not None else []
+    while stack:
+        rec, done = stack.pop()
+        if done:
+            order.append(rec)
+            continue
+        if rec in seen:
+            continue
+        seen.add(rec)
+        _check(rec)
+        stack.append((rec, True))
+        stack.extend((p[0], False) for p in rec.parents if p is not None and p[0] not in seen)
+    return order
+
+
+def _param_key(v):
+    if type(v) is float:            # 0.0 and -0.0 are equal but not the same constant
+        return v, math.copysign(1.0, v)
+    return v
+
+
+def _structure(root, records):
+    """(key, input arrays, tensors to get grads of) of the graph `_graph` would build, without
+    building it: the key names each recorded op, its params, where its inputs come from (an
+    earlier op's result, a leaf, a constant) and every input's shape and dtype, so two
+    backward calls with equal keys have equal graphs. The key is None when a param cannot be
+    hashed (the graph's text is the key then)."""
+    index, leaves, consts, arrays, wrt, parts = {}, {}, {}, [], [], []
+    for n, rec in enumerate(records):
+        ins = []
+        for x, d, p, is_leaf in zip(rec.inputs, rec.datas, rec.parents, rec.grad_leaves):
+            if p is not None:
+                ins.append(index[p])
+            elif d is None:           # a meta tensor: no data to key on
+                return None, None, None
+            elif is_leaf:
+                if id(x) not in leaves:
+                    leaves[id(x)] = len(arrays)
+                    arrays.append(x._data)
+                    wrt.append(x)
+                ins.append((leaves[id(x)], x._data.shape, x._data.dtype))
+            else:
+                if id(d) not in consts:
+                    consts[id(d)] = -1 - len(arrays)
+                    arrays.append(d)
+                ins.append((consts[id(d)], d.shape, d.dtype))
+        for i in range(len(rec.outputs)):
+            index[(rec, i)] = (n, i)
+        params = tuple([(k, type(v), _param_key(v)) for k, v in rec.params.items()])
+        parts.append((rec.op, params, tuple(ins)))
+    if root._ctx is None:
+        return None, None, None
+    retained = [(t, (rec, i)) for rec in records for i, r in enumerate(rec.outputs)
+                if (t := r()) is not None and t._retain and producer(t) == (rec, i)]
+    key = (tuple(parts), index[producer(root)], tuple(index[ri] for _, ri in retained))
+    try:
+        hash(key)
+    except TypeError:
+        return None, None, None
+    return key, arrays, wrt + [t for t, _ in retained]
+
+
+def _graph(root, records):
+    """(graph computing root from its leaves, input arrays, [(tensor, Value)] to get grads of):
+    leaves that require grad, and recorded results that asked to .retain_grad()."""
+    b = Builder(Graph(name="backward"))
+    values, leaves, arrays, consts = {}, {}, [], {}
+
+    def leaf(x):
+        if id(x) not in leaves:
+            leaves[id(x)] = (x, b.add_input(x._type))
+            arrays.append(x._data)
+        return leaves[id(x)][1]
+
+    def const(data):
+        if id(data) not in consts:
+            consts[id(data)] = (b.add_input(TensorType(data.shape, data.dtype)), data)
+            arrays.append(data)
+        return consts[id(data)][0]
+
+    for rec in records:
+        ins = [values[p] if p is not None else leaf(x) if is_leaf else const(d)
+               for x, d, p, is_leaf in zip(rec.inputs, rec.datas, rec.parents, rec.grad_leaves)]
+        outs = b.emit(rec.op, ins, rec.params)
+        values.update(((rec, i), v) for i, v in enumerate(outs))
+    b.graph.outputs = [values[producer(root)] if root._ctx is not None else leaf(root)]
+    retained = [(t, values[(rec, i)]) for rec in records for i, r in enumerate(rec.outputs)
+                if (t := r()) is not None and t._retain and producer(t) == (rec, i)]
+    return b.graph, arrays, list(leaves.values()) + retained
+
+
+@api_boundary
+def backward(self, gradient=None, retain_graph=False):
+    """Tensor.backward(gradient=None, retain_graph=False), as in PyTorch: accumulate d self /
+    d leaf into every leaf's `.grad`."""
+    run_backward(self, gradient, retain_graph)
+
+
+register_methods({"backward": backward}, Tensor)     # installed here: Tensor does not import this

@@ -1,0 +1,69 @@
+"""PyTorch-style creation in jg: jg.zeros(2, 3), jg.ones(()), jg.randn(4, 5, dtype=..., device=...)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import canonical_dtype, default_float
+from ..numpy import creation as _c
+from ..numpy._convert import shape_tuple
+from ..ir.types import TensorType
+from ..runtime.device import device as as_device
+from .tensor import Tensor, tensor
+
+_GEN = {"rng": np.random.default_rng(0)}
+
+
+def manual_seed(seed: int):
+    """Seed the global generator behind jg.randn / jg.rand / jg.randint (as torch.manual_seed)."""
+    _GEN["rng"] = np.random.default_rng(int(seed))
+
+
+def _size(size):
+    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+        return shape_tuple(size[0], "size")
+    return shape_tuple(size, "size")
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False):
+    return _grad(_c.zeros(_size(size), dtype, device), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False):
+    return _grad(_c.ones(_size(size), dtype, device), requires_grad)
+
+
+empty = zeros
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    return _grad(_c.full(size, fill_value, dtype, device), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    return _grad(_c.arange(start, end, step, dtype, device), requires_grad)
+
+
+def _drawn(draw, size, dtype, device):
+    """A tensor of draws; on 'meta' nothing is drawn (the shape may be far too large)."""
+    dt, dev = canonical_dtype(dtype or default_float()), as_device(device)
+    if dev.type == "meta":
+        return Tensor._meta(TensorType(size, dt))
+    return tensor(draw(size).astype(dt), device=dev)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False):
+    return _grad(_drawn(_GEN["rng"].standard_normal, _size(size), dtype, device), requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False):
+    return _grad(_drawn(_GEN["rng"].random, _size(size), dtype, device), requires_grad)
+
+
+def randint(low, high=None, size=(), dtype=None, device=None):
+    if high is None:
+        low, high = 0, low
+    return tensor(_GEN["rng"].integers(low, high, size), dtype=dtype or "int64", device=device or "cpu")
+
+
+def _grad(t, requires_grad):
+    return t.requires_grad_(True) if requires_grad else t

@@ -1,0 +1,168 @@
+"""The one dispatch point for primitives: `apply(op, inputs, params)`.
+
+Inputs are eager `Tensor`s or `Tracer`s. When a trace is involved, the op is appended to the
+innermost trace's graph (values from outer traces and eager tensors are lifted into it: outer
+tracers become captured inputs, eager tensors become constants). A *concrete* trace also
+evaluates every node as it is recorded; that is how `grad` of an eager call supports Python
+control flow on values, as JAX's and PyTorch's eager autograd do. With no trace, the op runs
+eagerly on its device and, when an input requires grad, is recorded for `.backward()`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DeviceMismatchError
+from ..ir.errors import ShapeError
+from ..ir.reference import evaluate
+from ..ir.registry import infer_types
+from ..runtime.device import CPU, META
+from ..trace.source_info import user_source_info, with_location
+from ..trace.trace_stack import top_trace
+from ..trace.tracer import Tracer
+from . import autograd_record
+from .fast_path import (CONTEXT_ERRSTATE, cast_results, lookup, quiet_context, remember,
+                        run_reference, signature, table as op_table)
+from .grad_mode import STATE, grad_enabled
+from .tensor import Tensor
+
+_wrap = Tensor._wrap
+_ndarray = np.ndarray
+
+
+def apply(op, inputs, params=None, source_info=None):
+    """Run or record primitive `op`. Returns one result, or a tuple for multi-output ops."""
+    params = params or {}
+    key = signature(inputs, params)        # eager CPU tensors only (jitgrad/eager/fast_path.py)
+    if key is not None:
+        outs = _eager_cpu(op, inputs, params, key)
+        return outs[0] if len(outs) == 1 else outs
+    trace = top_trace(inputs)
+    if trace is None:
+        outs = eager_apply(op, inputs, params)
+    else:
+        src = source_info or user_source_info()
+        vals = [trace.lift(x) for x in inputs]
+        out_vals = trace.builder.emit(op, vals, params, src)
+        concrete = None
+        if trace.concrete and all(isinstance(x, Tracer) and x._concrete is not None
+                                  or not isinstance(x, Tracer) for x in inputs):
+            arrays = [x._concrete if isinstance(x, Tracer) else x._data for x in inputs]
+            concrete = evaluate_any(op, arrays, params, trace.graph.nodes[-1])
+        outs = tuple(Tracer(trace, v, None if concrete is None else c)
+                     for v, c in zip(out_vals, concrete or [None] * len(out_vals)))
+    return outs[0] if len(outs) == 1 else outs
+
+
+def common_device(op, inputs):
+    dev = None
+    for x in inputs:
+        d = x.device
+        if dev is None:
+            dev = d
+        elif d != dev:
+            raise DeviceMismatchError(
+                f"{op}: expected all tensors on one device, got {dev} and {d} "
+                f"(move one with .to('{dev}'))" + (f" (at {user_source_info()})" if user_source_info() else ""))
+    return dev or CPU
+
+
+def _eager_cpu(op, inputs, params, key):
+    """An eager op on CPU tensors of one device: the result types of its signature come from
+    the cache (the type rule runs on the first call only), the NumPy reference runs directly."""
+    hit = lookup(op, key)
+    if hit is None or _BACKENDS["cpu"] is not evaluate:    # first call, or jg.profiler timing
+        return eager_apply(op, inputs, params, key)
+    types, fn, differentiable = hit
+    arrays = [x._data for x in inputs]
+    try:
+        arrays = run_reference(fn, op, arrays, params, types) if fn is not None \
+            else evaluate(op, arrays, params, types)
+    except (IndexError, ValueError) as e:
+        raise with_location(e, user_source_info()) from None
+    dev = inputs[0]._device
+    outs = (_wrap(arrays[0], dev),) if len(arrays) == 1 else tuple([_wrap(a, dev) for a in arrays])
+    if STATE.grad_enabled:
+        for x in inputs:
+            if x.requires_grad:
+                (autograd_record.record_differentiable if differentiable else autograd_record.record)(
+                    op, params, inputs, outs)
+                break
+    return outs
+
+
+def apply_fast(op, a, b=None, table=None):
+    """`apply(op, [a])` / `apply(op, [a, b])` for eager CPU tensors whose signature the cache
+    knows with a plain NumPy reference (no params, one output); None when that is not the case
+    (the caller then takes its generic path, which fills the cache). The operators and the
+    one-primitive jitgrad.numpy functions call this first: it is their whole eager cost.
+    `table`: op's signature table (fast_path.table(op)), when the caller keeps it."""
+    da = a._data
+    if type(da) is not _ndarray:
+        return None
+    dev = a._device
+    if dev is not CPU and dev.type != "cpu":
+        return None
+    if table is None:
+        table = op_table(op)
+    if b is None:
+        hit = table.get((da.shape, da.dtype))
+    else:
+        db = b._data
+        if type(db) is not _ndarray or b._device is not dev and b._device != dev:
+            return None
+        hit = table.get((da.shape, da.dtype, db.shape, db.dtype))
+    if hit is None or hit[1] is None or len(hit[0]) != 1 or _BACKENDS["cpu"] is not evaluate \
+            or not CONTEXT_ERRSTATE:
+        return None
+    (t,) = types = hit[0]
+    try:
+        res = (quiet_context().run(hit[1], da) if b is None
+               else quiet_context().run(hit[1], da, db))
+    except (IndexError, ValueError) as e:
+        raise with_location(e, user_source_info()) from None
+    if type(res) is not _ndarray or res.dtype is not t.dtype and res.dtype != t.dtype:
+        (res,) = cast_results(res, types)
+    out = _wrap(res, dev)
+    if (a.requires_grad or b is not None and b.requires_grad) and STATE.grad_enabled:
+        (autograd_record.record_differentiable if hit[2] else autograd_record.record)(
+            op, {}, (a,) if b is None else (a, b), (out,))
+    return out
+
+
+def eager_apply(op, inputs, params, key=None):
+    dev = common_device(op, inputs)
+    try:
+        types = infer_types(op, [x._type for x in inputs], params)
+    except ShapeError as e:
+        raise with_location(e, user_source_info()) from None
+    if key is not None:
+        remember(op, key, inputs, types)
+    if dev == META:
+        outs = tuple(Tensor._meta(t) for t in types)
+    else:
+        backend = _BACKENDS.get(dev.type)
+        if backend is None:
+            raise RuntimeError(f"no eager backend for device {dev}")
+        try:
+            arrays = backend(op, [x._data for x in inputs], params, types)
+        except (IndexError, ValueError) as e:
+            raise with_location(e, user_source_info()) from None
+        outs = tuple(Tensor._wrap(a, dev) for a in arrays)
+    if grad_enabled() and any(x.requires_grad for x in inputs):
+        autograd_record.record(op, params, inputs, outs)
+    return outs
+
+
+def evaluate_any(op, arrays, params, node):
+    """NumPy evaluation of any op (kernel, cond, scan, ... included) with `node`'s result types."""
+    return evaluate(op, arrays, params, [v.type for v in node.outputs])
+
+
+def _cuda(op, arrays, params, out_types):
+    from ..cuda import run_eager     # lazy on purpose: jg.cuda and numba.cuda load on first use
+    return run_eager(op, arrays, params, out_types)
+
+
+# device type -> fn(op, arrays, params, out_types) -> arrays
+_BACKENDS = {"cpu": evaluate, "cuda": _cuda}
+EAGER_BACKENDS = _BACKENDS      # jg.profiler wraps its entries while it records (timed eager ops)

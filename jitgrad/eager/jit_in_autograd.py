@@ -1,0 +1,66 @@
+"""A compiled call inside eager autograd: `jg.jit(f)(m, x)` on tensors that require grad
+records ONE op whose backward is f's VJP graph, so mixed eager/jitted code gets the gradients of
+the same code written eagerly (as torch.compile and jax.jit compose with their autodiff).
+
+The op is a `custom_vjp_call` (ir/autodiff/custom.py) with body = the traced graph, fwd = the
+graph returning its inputs as residuals, and bwd = ir.autodiff's VJP of the graph. `.backward()`
+differentiates it like any recorded op: the VJP inlines bwd into the gradient graph, which runs
+through the compiler (tiered, backward._runner) like every other backward.
+"""
+from __future__ import annotations
+
+import weakref
+
+from .autograd_record import record
+from .grad_mode import grad_enabled
+from ..ir import Builder, Graph
+from ..ir.autodiff import CUSTOM_VJP, vjp_values
+from ..ir.autodiff.emitter import Emitter
+from ..ir.types import kind_of
+
+# traced graph -> params of its custom_vjp_call (built once per compiled signature)
+_PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+# traced graphs whose function took gradients itself (jg.grad / value_and_grad / vjp inside):
+# a JAX-style training step. Recording it would chain every step's updated parameters to the
+# previous ones through the tape, so it is not recorded (as if run under jg.no_grad()).
+TAKES_GRADIENTS: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def needs_record(leaves, graph) -> bool:
+    """Whether a call of `graph` on these leaves must be recorded for `.backward()`."""
+    return grad_enabled() and graph not in TAKES_GRADIENTS and \
+        any(getattr(x, "requires_grad", False) for x in leaves)
+
+
+def record_call(graph: Graph, leaves, outs) -> None:
+    """Record `outs = graph(*leaves)` (already computed) as one differentiable op."""
+    from ..numpy._convert import asarray
+    params = _PARAMS.get(graph)
+    if params is None:
+        params = _PARAMS[graph] = {"body": graph, "fwd": _fwd(graph), "bwd": _bwd(graph)}
+    record(CUSTOM_VJP, params, [asarray(x) for x in leaves], outs)
+
+
+def _fwd(graph):
+    """inputs -> outputs + the inputs (the residuals bwd recomputes from)."""
+    b = Builder(Graph(name=f"{graph.name}_fwd"))
+    ins = [b.add_input(v.type) for v in graph.inputs]
+    b.graph.outputs = Emitter(b).inline(graph, ins) + ins
+    return b.graph
+
+
+def _bwd(graph):
+    """(inputs, one cotangent per output) -> one cotangent per input (zeros for integers)."""
+    float_out = [i for i, v in enumerate(graph.outputs) if kind_of(v.type.dtype) == "f"]
+    vg = vjp_values(graph, graph.inputs, float_out)
+    b = Builder(Graph(name=f"{graph.name}_bwd"))
+    e = Emitter(b)
+    ins = [b.add_input(v.type) for v in graph.inputs]
+    cts = [b.add_input(v.type) for v in graph.outputs]
+    outs = e.inline(vg, ins + [cts[i] for i in float_out])
+    grads = outs[len(graph.outputs):]
+    b.graph.outputs = [g if kind_of(v.type.dtype) == "f" else e.zeros(v.type)
+                       for g, v in zip(grads, graph.inputs)]
+    return b.graph

@@ -1,0 +1,90 @@
+"""The stack of graphs being recorded (one per nested transformation, per thread): `new_trace`
+opens one, `current_trace` is the innermost, and `Trace.lift` brings values from outside into
+a trace (outer tracers become captured inputs, eager tensors constants)."""
+from __future__ import annotations
+
+import contextlib
+import threading
+
+from ..ir import Builder
+from ..ir.types import TensorType
+from ..runtime.device import META
+from .source_info import user_source_info
+from .tracer import Tracer
+
+
+class _State(threading.local):
+    traces = None
+
+
+_state = _State()
+
+
+def _stack() -> list:
+    s = _state.traces
+    if s is None:
+        s = _state.traces = []
+    return s
+
+class Trace:
+    """A graph being recorded. `concrete` traces also compute values while recording."""
+
+    def __init__(self, concrete: bool = False, name: str = "main"):
+        self.builder = Builder()
+        self.builder.graph.name = name
+        self.concrete = concrete
+        self.captures = []        # [(graph input Value, outer Tracer)] closed-over outer values
+        self._lifted = {}         # id(obj) -> (obj, Value): each outer object lifted once
+        self.level = 0
+
+    @property
+    def graph(self):
+        return self.builder.graph
+
+    def new_input(self, type: TensorType, concrete=None, weak=False) -> "Tracer":
+        return Tracer(self, self.builder.add_input(type), concrete, weak)
+
+    def lift(self, x):
+        if isinstance(x, Tracer) and x._trace is self:
+            return x._value
+        hit = self._lifted.get(id(x))
+        if hit is not None:
+            return hit[1]
+        if isinstance(x, Tracer):
+            if x._trace.level > self.level:
+                raise RuntimeError("a value from an inner transformation escaped into an outer one "
+                                   "(did a traced value leak out through a global or closure?)")
+            v = self.builder.add_input(x._value.type)
+            self.captures.append((v, x))
+        else:
+            if x.device == META:
+                raise ValueError("a meta tensor has no data and cannot be captured as a constant")
+            v = self.builder.constant(x._data, user_source_info())
+        self._lifted[id(x)] = (x, v)
+        return v
+
+
+@contextlib.contextmanager
+def new_trace(concrete=False, name="main"):
+    t = Trace(concrete, name)
+    stack = _stack()
+    t.level = len(stack) + 1
+    stack.append(t)
+    try:
+        yield t
+    finally:
+        stack.pop()
+
+
+def current_trace() -> Trace | None:
+    s = _stack()
+    return s[-1] if s else None
+
+
+def top_trace(inputs):
+    """The innermost trace any of `inputs` belongs to (None: all are eager)."""
+    top = None
+    for x in inputs:
+        if isinstance(x, Tracer) and (top is None or x._trace.level > top.level):
+            top = x._trace
+    return top

@@ -1,0 +1,423 @@
+"""jg.jit: trace once per signature, compile, and call compiled code afterwards."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import donation, module_state, pytree_roles
+from .. import tree_util
+from ..eager.jit_in_autograd import TAKES_GRADIENTS, needs_record, record_call
+from ..trace.closure_check import warn_baked
+from .compile_graph import compile_graph
+from ..ir.autodiff.transform import REVERSE_CALLS
+from ..errors import api_boundary
+from ..trace.tracer import Tracer
+from ..dtypes import default_float
+from ..runtime import config
+from ..eager.tensor import Tensor
+from .static_args import StaticArgs
+from ..trace.tracing import _leaf_names, call_graph, leaf_array, leaf_spec, trace_to_graph
+
+
+class Signature:
+    """What a compiled function is specialized on: pytree structure, leaf types and devices,
+    and the values of static arguments."""
+    __slots__ = ("tree", "leaves", "static", "_hash")
+
+    def __init__(self, tree, leaves, static):
+        self.tree, self.leaves, self.static = tree, leaves, static
+        self._hash = hash((tree, leaves, static))
+
+    def __eq__(self, other):
+        return self._hash == other._hash and (self.tree, self.leaves, self.static) == (
+            other.tree, other.leaves, other.static)
+
+    def __hash__(self):
+        return self._hash
+
+
+def _fmt_spec(spec):
+    t, dev, weak = spec
+    return f"{t}{'' if dev == 'cpu' else '@' + str(dev)}{' (weak)' if weak else ''}"
+
+
+class Jitted:
+    def __init__(self, fn, static_argnums=(), donate_argnums=(), static_argnames=()):
+        self.fn = fn
+        self._statics = StaticArgs(fn, getattr(fn, "__name__", "jit"), static_argnums,
+                                   static_argnames)
+        self.static_argnums = self._statics.nums
+        self.static_argnames = tuple(sorted(self._statics.names))
+        self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+        self._donate_pos = {}     # number of positional arguments -> donated positions
+        self._cache = {}          # Signature -> _Entry
+        self._fast = {}           # _fast_key(args) -> _Entry.fast_call (no pytree, no Signature)
+        self._mode, self._other_modes = default_float(), {}
+        self._last = None
+        self.trace_count = 0
+        # updated=(): never copy a wrapped Jitted's __dict__ (fn, _cache) over this one's
+        functools.update_wrapper(self, fn, updated=())
+        if not hasattr(self, "__name__"):     # functools.partial and other callables have none
+            self.__name__ = getattr(getattr(fn, "func", None), "__name__", type(fn).__name__)
+
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else functools.partial(self, obj)
+
+    # signature ------------------------------------------------------------------------------
+    def _static(self, n_args) -> frozenset:
+        """static_argnums as non-negative positions (negative ones count from the end); one
+        beyond the arguments is an error, not ignored (nothing would be static)."""
+        for name, nums in (("static_argnums", self.static_argnums),
+                           ("donate_argnums", self.donate_argnums)):
+            bad = [i for i in nums if not -n_args <= i < n_args
+                   and not (nums is self.static_argnums and self._statics.has_name(i))]
+            if bad:
+                raise ValueError(f"{self.__name__}: {name}={nums} names argument {bad[0]}, but "
+                                 f"it was called with {n_args} positional argument(s)")
+        return self._statics.positions(n_args)
+
+    def _split(self, args, kwargs, static_kw=()):
+        """static_kw: the static keyword arguments (kept in the signature, not traced)."""
+        static, dyn = [], []
+        static_pos = self._static(len(args))
+        for i, a in enumerate(args):
+            if i in static_pos:
+                try:
+                    hash(a)
+                except TypeError:
+                    raise TypeError(f"{self.__name__}: static argument {i} of type "
+                                    f"{type(a).__name__} is not hashable; static arguments must "
+                                    "be hashable (use a tuple, not a list or array)") from None
+                static.append((i, a))
+            else:
+                dyn.append(a)
+        leaves, tree = tree_util.tree_flatten((tuple(dyn), kwargs))
+        specs = tuple(leaf_spec(x) for x in leaves)
+        return Signature(tree, specs, tuple(static) + static_kw), leaves, dyn
+
+    def _explain(self, sig):
+        if not config.explain_recompiles() or self._last is None:
+            return
+        old = self._last
+        if old.tree != sig.tree:
+            why = f"the argument structure changed: {old.tree} -> {sig.tree}"
+        elif old.static != sig.static:
+            ch = [f"static argument {i}: {a!r} -> {b!r}" for (i, a), (_, b) in zip(old.static, sig.static) if a != b]
+            why = "; ".join(ch) or "static arguments changed"
+        else:
+            last = self._last_args or ()
+            names = _leaf_names(self.fn, last, self._static(len(last))) or []
+            ch = []
+            for k, (a, b) in enumerate(zip(old.leaves, sig.leaves)):
+                if a != b:
+                    name = names[k] if k < len(names) else f"leaf {k}"
+                    ch.append(f"argument '{name}': {_fmt_spec(a)} -> {_fmt_spec(b)}")
+            why = "; ".join(ch)
+        import sys
+        print(f"[jitgrad] retracing {self.__name__}: {why}", file=sys.stderr, flush=True)
+
+    # tracing --------------------------------------------------------------------------------
+    def _trace(self, sig, args, kwargs, dyn):
+        self._explain(sig)
+        if self.trace_count == 0 and config.debug_level() >= 1:
+            warn_baked(self.fn, self.__name__)
+        self.trace_count += 1
+        config.log(1, f"trace {self.__name__} for ({', '.join(_fmt_spec(s) for s in sig.leaves)})")
+        static = dict(sig.static)
+        static_kw = {k: v for k, v in static.items() if isinstance(k, str)}
+
+        def inner(*d, **k):
+            it = iter(d)
+            full = [static[i] if i in static else next(it) for i in range(len(args))]
+            return self.fn(*full, **k, **static_kw)
+        inner.__name__ = getattr(self.fn, "__name__", "fn")
+        # buffer writes (BatchNorm's running statistics) become extra outputs, written back
+        traced = module_state.functionalize(inner, self.__name__, closed_over="refuse")
+        # trace with abstract leaves (tracers' and tensors' values are not used)
+        before = REVERSE_CALLS[0]
+        graph, out_tree, captures, _ = trace_to_graph(
+            traced, tuple(dyn), kwargs, name=inner.__name__,
+            leaf_names=_leaf_names(self.fn, args, self._static(len(args))))
+        if REVERSE_CALLS[0] != before:
+            TAKES_GRADIENTS.add(graph)
+        self._last, self._last_args = sig, args
+        return graph, out_tree.children[0], captures, tuple(traced.written)
+
+    def _use_float_mode(self):
+        """Python floats trace to the default float dtype (jg.config enable_x64,
+        jg.set_default_dtype): one pair of caches per default float dtype."""
+        mode = default_float()
+        if mode is not self._mode:
+            self._other_modes[self._mode] = (self._cache, self._fast)
+            self._cache, self._fast = self._other_modes.pop(mode, ({}, {}))
+            self._mode = mode
+
+    @api_boundary
+    def __call__(self, *args, **kwargs):
+        self._use_float_mode()
+        if self.donate_argnums and donation.applies(args):
+            args, consumed = donation.prepare_args(args, self._donate_positions(len(args)),
+                                                   self.__name__)
+            try:
+                return self._call(args, kwargs)
+            finally:
+                donation.consume(consumed, self.__name__)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
+        if not kwargs:      # fast path: arguments are CPU tensors / arrays seen before
+            fast = self._fast.get(_fast_key(args))
+            if fast is not None:
+                return fast(args)
+        all_kwargs = kwargs
+        kwargs, static_kw = self._statics.split_kwargs(kwargs, self.__name__)
+        sig, leaves, dyn = self._split(args, kwargs, static_kw)
+        entry = self._cache.get(sig)
+        if entry is None:
+            graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
+            entry = _Entry(graph, out_tree, sig, self._donated(args), writes)
+            if captures:   # closes over values of an enclosing transformation: use once
+                return self._inline(entry, leaves, captures, (tuple(dyn), kwargs))
+            self._cache[sig] = entry
+        elif config.debug_level() >= 1:
+            config.log(1, f"cache hit {self.__name__}")
+        if any(isinstance(x, Tracer) for x in leaves) or entry.on_meta():
+            return self._inline(entry, leaves, [], (tuple(dyn), kwargs))
+        if needs_record(leaves, entry.graph):   # in eager autograd: one op, backward the VJP
+            outs = entry.call_flat(leaves, donate=False)    # backward reads the inputs
+            record_call(entry.graph, leaves, outs)
+            return entry.finish(outs, (tuple(dyn), kwargs))
+        out = entry.call(leaves, (tuple(dyn), kwargs))
+        if not all_kwargs and not sig.static and _device_of(sig) == "cpu":
+            key = _fast_key(args)
+            if key is not None:
+                self._fast[key] = entry.fast_call
+        return out
+
+    def _inline(self, entry, leaves, captures, args):
+        from ..numpy._convert import asarray
+        ins = [x if isinstance(x, (Tensor, Tracer)) else asarray(leaf_array(x, s[0]))
+               for x, s in zip(leaves, entry.sig.leaves)]
+        outs = call_graph(entry.graph, ins + list(captures))
+        return entry.finish(outs, args)
+
+    @api_boundary
+    def lower(self, *args, **kwargs):
+        self._use_float_mode()
+        kwargs, static_kw = self._statics.split_kwargs(kwargs, self.__name__)
+        sig, leaves, dyn = self._split(args, kwargs, static_kw)
+        graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
+        if captures:
+            raise ValueError("lower: the function closes over values traced by an enclosing "
+                             "transformation")
+        return Lowered(graph, out_tree, sig, self.__name__, self._donated(args), writes)
+
+    def _donate_positions(self, n_args) -> frozenset:
+        """donate_argnums as non-negative positions (see jitgrad/donation.py)."""
+        pos = self._donate_pos.get(n_args)
+        if pos is None:
+            pos = self._donate_pos[n_args] = frozenset(
+                i % n_args for i in self.donate_argnums) - self._static(n_args)
+        return pos
+
+    def _donated(self, args):
+        """Graph-input indices of the leaves of the donate_argnums arguments."""
+        out, offset = [], 0
+        static_pos = self._static(len(args))
+        donated = self._donate_positions(len(args))
+        for i, a in enumerate(args):
+            if i in static_pos:
+                continue
+            n = len(tree_util.tree_leaves(a))
+            if i in donated:
+                out.extend(range(offset, offset + n))
+            offset += n
+        return tuple(out)
+
+    def clear_cache(self):
+        self._cache.clear()
+        self._fast.clear()
+        self._other_modes.clear()
+
+
+def _fast_key(args):
+    """(shape, dtype) of every argument when all are CPU Tensors or NumPy arrays, else None:
+    such calls skip pytree flattening and Signature building (per-call overhead)."""
+    key = []
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            d = a._data
+            if type(d) is not np.ndarray or a._device.type != "cpu" or a.requires_grad:
+                return None
+            key.append((d.shape, d.dtype))
+        elif t is np.ndarray:
+            key.append((t, a.shape, a.dtype))
+        else:
+            return None
+    return tuple(key)
+
+
+class _Entry:
+    def __init__(self, graph, out_tree, sig, donated=(), writes=()):
+        self.graph, self.out_tree, self.sig, self.donated = graph, out_tree, sig, donated
+        self.writes = writes      # argument leaves (buffers) the function assigned: extra outputs
+        self.exe = None
+        self._exe_keeping_inputs = None     # donated entries recorded for eager autograd
+        self.restores = pytree_roles.has_jit_result_hooks(out_tree)   # Modules' Parameters
+        self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_call's conversions
+
+    def on_meta(self):
+        return any(dev.type == "meta" for _, dev, _ in self.sig.leaves)
+
+    def fast_call(self, args):
+        """call() for flat CPU Tensor/ndarray arguments (see _fast_key)."""
+        dtypes = self._dtypes
+        outs = self.exe.run([a._data if type(a) is Tensor else
+                             a if a.dtype is dt else np.asarray(a, dt)
+                             for a, dt in zip(args, dtypes)])
+        if self.out_tree is tree_util._LEAF:
+            return Tensor._wrap(outs[0])
+        out = tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
+        return pytree_roles.as_jit_result(out) if self.restores else out
+
+    def call(self, leaves, args):
+        return self.finish(self.call_flat(leaves), args)
+
+    def finish(self, outs, args):
+        """The function's result from the graph's outputs; the trailing ones (buffer writes) are
+        assigned to the caller's modules in `args`, as the eager call would have."""
+        n = len(outs) - len(self.writes)
+        module_state.write_back(args, self.writes, outs[n:])
+        out = tree_util.tree_unflatten(self.out_tree, outs[:n])
+        return pytree_roles.as_jit_result(out) if self.restores else out
+
+    def call_flat(self, leaves, donate=True):
+        """The output tensors, flat; donate=False leaves donated inputs' memory as it was."""
+        if self.exe is None:
+            self.exe = compile_graph(self.graph, _device_of(self.sig), self.donated)
+        exe = self.exe
+        if not donate and self.donated:
+            if self._exe_keeping_inputs is None:
+                self._exe_keeping_inputs = compile_graph(self.graph, _device_of(self.sig))
+            exe = self._exe_keeping_inputs
+        arrays = [leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)]
+        outs = exe.run(arrays)
+        dev = _device_of(self.sig)
+        if dev != "cpu" and dev.type == "cuda":     # results stay in device memory
+            return [Tensor._wrap(o, dev) for o in outs]
+        return [Tensor._wrap(np.asarray(o)) for o in outs]
+
+
+def _device_of(sig):
+    for t, dev, weak in sig.leaves:
+        if dev.type != "cpu":
+            return dev
+    return "cpu"
+
+
+class Lowered:
+    """f.lower(*args): the traced graph and, on demand, the optimized schedule and kernels."""
+
+    def __init__(self, graph, out_tree, sig, name, donated=(), writes=()):
+        self.graph, self.out_tree, self.sig, self.name = graph, out_tree, sig, name
+        self.donated = donated          # graph input indices (donate_argnums, as leaves)
+        self.writes = writes            # argument leaves written back after a call (buffers)
+        self._exe = None
+
+    @property
+    def ir(self) -> str:
+        return str(self.graph)
+
+    def _executable(self):
+        if self._exe is None:
+            self._exe = compile_graph(self.graph, _device_of(self.sig), self.donated)
+        return self._exe
+
+    @property
+    def optimized_ir(self) -> str:
+        return str(self._executable().optimized)
+
+    @property
+    def schedule(self):
+        return self._executable().schedule
+
+    @property
+    def memory_plan(self):
+        return self._executable().memory_plan
+
+    @property
+    def kernels(self) -> str:
+        return self._executable().kernels
+
+    def compile(self):
+        return Compiled(self._executable(), self.out_tree, self.sig, self.name, self.writes,
+                        self.donated)
+
+
+class Compiled:
+    """lowered.compile(): callable on exactly the lowered signature."""
+
+    def __init__(self, exe, out_tree, sig, name, writes=(), donated=()):
+        self.exe, self.out_tree, self.sig, self.name = exe, out_tree, sig, name
+        self.writes = writes
+        self.donated = donated      # leaf indices (donate_argnums): see jitgrad/donation.py
+
+    def __call__(self, *args, **kwargs):
+        leaves, tree = tree_util.tree_flatten((args, kwargs))
+        specs = [leaf_spec(x) for x in leaves]
+        if tree != self.sig.tree or [s[0] for s in specs] != [s[0] for s in self.sig.leaves]:
+            raise TypeError(self._mismatch(specs, tree))
+        if any(s[1].type == "meta" for s in specs):      # shapes only, as jit does on meta
+            return tree_util.tree_unflatten(self.out_tree, [Tensor._meta(v.type)
+                                                            for v in self.exe.graph.outputs])
+        if not self.donated:
+            return self._run(args, kwargs, leaves)
+        seen = set()
+        run_leaves, consumed = donation.prepare_leaves(leaves, self.donated, self.name, seen)
+        donation.check_not_reused([x for k, x in enumerate(leaves) if k not in self.donated],
+                                  seen, self.name)
+        try:
+            return self._run(args, kwargs, run_leaves)
+        finally:
+            donation.consume(consumed, self.name)
+
+    def _run(self, args, kwargs, leaves):
+        arrays = [leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)]
+        if self.donated and needs_record(leaves, self.exe.graph):   # backward reads the inputs
+            for k in self.donated:
+                arrays[k] = np.array(arrays[k], copy=True)
+        outs = self.exe.run(arrays)
+        outs = [Tensor._wrap(np.asarray(o)) for o in outs]
+        if needs_record(leaves, self.exe.graph):
+            record_call(self.exe.graph, leaves, outs)
+        n = len(outs) - len(self.writes)
+        module_state.write_back((args, kwargs), self.writes, outs[n:])
+        return pytree_roles.as_jit_result(tree_util.tree_unflatten(self.out_tree, outs[:n]))
+
+    def save(self, path, key=None) -> None:
+        """Write an artifact that jg.load runs in another process without retracing, signed
+        with `key` (or $JITGRAD_ARTIFACT_KEY) so that a loader holding it may use its code."""
+        from ..aot.save_load import save
+        save(self, path, key)
+
+    def _mismatch(self, specs, tree):
+        lines = [f"{self.name} was compiled for other argument types:"]
+        if tree != self.sig.tree:
+            lines.append(f"  structure: expected {self.sig.tree}, got {tree}")
+        for i in range(max(len(specs), len(self.sig.leaves))):
+            exp = str(self.sig.leaves[i][0]) if i < len(self.sig.leaves) else "(none)"
+            got = str(specs[i][0]) if i < len(specs) else "(missing)"
+            mark = "" if exp == got else "   <-- differs"
+            lines.append(f"  argument {i}: expected {exp}, got {got}{mark}")
+        return "\n".join(lines)
+
+
+def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
+    """jg.jit(fn, static_argnums=(), static_argnames=(), donate_argnums=()), also usable as
+    @jg.jit or @jg.jit(...). Static arguments (by position or name, as in JAX) are hashed into
+    the cache key and passed to fn as Python values."""
+    if fn is None:
+        return lambda f: Jitted(f, static_argnums, donate_argnums, static_argnames)
+    return Jitted(fn, static_argnums, donate_argnums, static_argnames)
