@@ -67,7 +67,7 @@ def _div(b, x, y):
 # ----------------------------------------------------------------------------- float32
 
 # per float type: (integer type of its bits, the rounding constant, exponent bias, mantissa bits)
-_FLOAT = {F32: (I32, C._ROUNDER32, 127, 23), F64: (I64, C._ROUNDER64, 1023, 52)}
+_FLOAT = {F32: (I32, C.ROUNDER32, 127, 23), F64: (I64, C.ROUNDER64, 1023, 52)}
 
 
 def round_int(b, v):
@@ -90,13 +90,13 @@ def ldexp(b, p, n):
 
 
 def expm1_reduced_f32(b, x):
-    kf, n = round_int(b, b.fmul(x, fconst(F32, C._LOG2E32)))
-    r = b.fsub(b.fsub(x, b.fmul(kf, fconst(F32, C._LN2_HI32))), b.fmul(kf, fconst(F32, C._LN2_LO32)))
-    return b.fadd(b.fmul(b.fmul(r, r), poly(b, r, C._EXP_P32)), r), n
+    kf, n = round_int(b, b.fmul(x, fconst(F32, C.LOG2E32)))
+    r = b.fsub(b.fsub(x, b.fmul(kf, fconst(F32, C.LN2_HI32))), b.fmul(kf, fconst(F32, C.LN2_LO32)))
+    return b.fadd(b.fmul(b.fmul(r, r), poly(b, r, C.EXP_P32)), r), n
 
 
 def exp_f32(b, x):
-    x = clamp(b, x, fconst(F32, C._EXP_MIN32), fconst(F32, C._EXP_MAX32))
+    x = clamp(b, x, fconst(F32, C.EXP_MIN32), fconst(F32, C.EXP_MAX32))
     q, n = expm1_reduced_f32(b, x)
     return ldexp(b, b.fadd(q, fconst(F32, 1)), n)
 
@@ -104,7 +104,7 @@ def exp_f32(b, x):
 def tanh_f32(b, x):
     a = fabs(b, x)
     z = b.fmul(a, a)
-    small = b.fadd(a, b.fmul(b.fmul(a, z), poly(b, z, C._TANH_P32)))
+    small = b.fadd(a, b.fmul(b.fmul(a, z), poly(b, z, C.TANH_P32)))
     one = fconst(F32, 1)
     large = b.fsub(one, _div(b, fconst(F32, 2), b.fadd(exp_f32(b, b.fadd(a, a)), one)))
     return copysign(b, sel(b, b.fcmp_ordered("<", a, fconst(F32, 0.625)), small, large), x)
@@ -123,22 +123,22 @@ def _sigmoid(b, x, exp):
 
 def _log_reduced_f32(b, x):
     """(f, e, y): x = 2**e (1 + f), sqrt(1/2) <= 1 + f < sqrt(2), log(1 + f) = f + y."""
-    sub = b.fcmp_ordered("<", x, fconst(F32, C._MIN_NORMAL32))
+    sub = b.fcmp_ordered("<", x, fconst(F32, C.MIN_NORMAL32))
     bits = b.bitcast(sel(b, sub, b.fmul(x, fconst(F32, 2.0 ** 23)), x), I32)
     e = b.sub(b.and_(b.ashr(bits, ir.Constant(I32, 23)), ir.Constant(I32, 0xFF)),
               sel(b, sub, ir.Constant(I32, 149), ir.Constant(I32, 126)))
     m = b.bitcast(b.or_(b.and_(bits, ir.Constant(I32, 0x7FFFFF)), ir.Constant(I32, 0x3F000000)), F32)
-    low = b.fcmp_ordered("<", m, fconst(F32, C._SQRT_HALF32))
+    low = b.fcmp_ordered("<", m, fconst(F32, C.SQRT_HALF32))
     f = b.fsub(sel(b, low, b.fadd(m, m), m), fconst(F32, 1))
     z = b.fmul(f, f)
-    y = b.fsub(b.fmul(b.fmul(f, z), poly(b, f, C._LOG_P32)), b.fmul(fconst(F32, 0.5), z))
+    y = b.fsub(b.fmul(b.fmul(f, z), poly(b, f, C.LOG_P32)), b.fmul(fconst(F32, 0.5), z))
     return f, b.sitofp(sel(b, low, b.sub(e, ir.Constant(I32, 1)), e), F32), y
 
 
 def log_f32(b, x):
     f, e, y = _log_reduced_f32(b, x)
-    res = b.fadd(b.fadd(f, b.fadd(y, b.fmul(e, fconst(F32, C._LN2_LO32)))),
-                 b.fmul(e, fconst(F32, C._LN2_HI32)))
+    res = b.fadd(b.fadd(f, b.fadd(y, b.fmul(e, fconst(F32, C.LN2_LO32)))),
+                 b.fmul(e, fconst(F32, C.LN2_HI32)))
     return _log_edges(b, x, res, fconst(F32, float("inf")))
 
 
@@ -147,14 +147,14 @@ def log1p_f32(b, x):
     u = b.fadd(x, one)
     f, e, y = _log_reduced_f32(b, u)
     c = _div(b, b.fsub(x, b.fsub(u, one)), u)      # log(1 + x) - log(u), to first order
-    res = b.fadd(b.fadd(f, b.fadd(y, b.fadd(b.fmul(e, fconst(F32, C._LN2_LO32)), c))),
-                 b.fmul(e, fconst(F32, C._LN2_HI32)))
+    res = b.fadd(b.fadd(f, b.fadd(y, b.fadd(b.fmul(e, fconst(F32, C.LN2_LO32)), c))),
+                 b.fmul(e, fconst(F32, C.LN2_HI32)))
     res = _log_edges(b, u, res, fconst(F32, float("inf")))
     return sel(b, b.fcmp_ordered("==", x, fconst(F32, 0)), x, res)   # keeps the sign of -0.0
 
 
 def expm1_f32(b, x):
-    q, n = expm1_reduced_f32(b, clamp(b, x, fconst(F32, -25.0), fconst(F32, C._EXP_MAX32)))
+    q, n = expm1_reduced_f32(b, clamp(b, x, fconst(F32, -25.0), fconst(F32, C.EXP_MAX32)))
     n25 = sel(b, b.icmp_signed("<", n, ir.Constant(I32, 25)), n, ir.Constant(I32, 25))
     pow2 = b.bitcast(b.shl(b.sub(ir.Constant(I32, 127), n25), ir.Constant(I32, 23)), F32)
     res = ldexp(b, b.fadd(q, b.fsub(fconst(F32, 1), pow2)), n)
@@ -188,20 +188,20 @@ def pow_f64(b, x, y):
 # ----------------------------------------------------------------------------- float64
 
 def expm1_reduced_f64(b, x):
-    kf, n = round_int(b, b.fmul(x, fconst(F64, C._LOG2E64)))
-    r = b.fsub(b.fsub(x, b.fmul(kf, fconst(F64, C._LN2_HI64))), b.fmul(kf, fconst(F64, C._LN2_LO64)))
+    kf, n = round_int(b, b.fmul(x, fconst(F64, C.LOG2E64)))
+    r = b.fsub(b.fsub(x, b.fmul(kf, fconst(F64, C.LN2_HI64))), b.fmul(kf, fconst(F64, C.LN2_LO64)))
     rr = b.fmul(r, r)
     return b.fadd(r, b.fadd(b.fmul(fconst(F64, 0.5), rr),
-                            b.fmul(b.fmul(rr, r), poly(b, r, C._EXPM1_P64)))), n
+                            b.fmul(b.fmul(rr, r), poly(b, r, C.EXPM1_P64)))), n
 
 
 def exp_f64(b, x):
-    q, n = expm1_reduced_f64(b, clamp(b, x, fconst(F64, C._EXP_MIN64), fconst(F64, C._EXP_MAX64)))
+    q, n = expm1_reduced_f64(b, clamp(b, x, fconst(F64, C.EXP_MIN64), fconst(F64, C.EXP_MAX64)))
     return ldexp(b, b.fadd(q, fconst(F64, 1)), n)
 
 
 def expm1_f64(b, x):
-    q, n = expm1_reduced_f64(b, clamp(b, x, fconst(F64, -40.0), fconst(F64, C._EXP_MAX64)))
+    q, n = expm1_reduced_f64(b, clamp(b, x, fconst(F64, -40.0), fconst(F64, C.EXP_MAX64)))
     n54 = sel(b, b.icmp_signed("<", n, ir.Constant(I64, 54)), n, ir.Constant(I64, 54))
     pow2 = b.bitcast(b.shl(b.sub(ir.Constant(I64, 1023), n54), ir.Constant(I64, 52)), F64)
     res = ldexp(b, b.fadd(q, b.fsub(fconst(F64, 1), pow2)), n)
@@ -231,14 +231,14 @@ def _log_reduced_f64(b, x):
     s = _div(b, f, b.fadd(fconst(F64, 2), f))
     z = b.fmul(s, s)
     w = b.fmul(z, z)
-    r = b.fadd(b.fmul(w, poly(b, w, C._LOG_R_EVEN64)), b.fmul(z, poly(b, w, C._LOG_R_ODD64)))
+    r = b.fadd(b.fmul(w, poly(b, w, C.LOG_R_EVEN64)), b.fmul(z, poly(b, w, C.LOG_R_ODD64)))
     return f, b.sitofp(k, F64), hfsq, b.fmul(s, b.fadd(hfsq, r))
 
 
 def log_f64(b, x):
     f, kf, hfsq, t = _log_reduced_f64(b, x)
-    res = b.fadd(b.fadd(b.fsub(b.fadd(t, b.fmul(kf, fconst(F64, C._LN2_LO_LOG64))), hfsq), f),
-                 b.fmul(kf, fconst(F64, C._LN2_HI_LOG64)))
+    res = b.fadd(b.fadd(b.fsub(b.fadd(t, b.fmul(kf, fconst(F64, C.LN2_LO_LOG64))), hfsq), f),
+                 b.fmul(kf, fconst(F64, C.LN2_HI_LOG64)))
     return _log_edges(b, x, res, fconst(F64, float("inf")))
 
 
@@ -247,8 +247,8 @@ def log1p_f64(b, x):
     u = b.fadd(x, one)
     f, kf, hfsq, t = _log_reduced_f64(b, u)
     c = _div(b, b.fsub(x, b.fsub(u, one)), u)
-    res = b.fadd(b.fadd(b.fsub(b.fadd(t, b.fadd(b.fmul(kf, fconst(F64, C._LN2_LO_LOG64)), c)),
-                               hfsq), f), b.fmul(kf, fconst(F64, C._LN2_HI_LOG64)))
+    res = b.fadd(b.fadd(b.fsub(b.fadd(t, b.fadd(b.fmul(kf, fconst(F64, C.LN2_LO_LOG64)), c)),
+                               hfsq), f), b.fmul(kf, fconst(F64, C.LN2_HI_LOG64)))
     res = _log_edges(b, u, res, fconst(F64, float("inf")))
     return sel(b, b.fcmp_ordered("==", x, fconst(F64, 0)), x, res)
 

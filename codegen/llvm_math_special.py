@@ -71,7 +71,7 @@ def erf_f64(b, x):
 
 # ----------------------------------------------------------------------------- sinh, cosh
 
-_EXP_LIMITS = {F32: (C._EXP_MIN32, C._EXP_MAX32), F64: (C._EXP_MIN64, 712.0)}
+_EXP_LIMITS = {F32: (C.EXP_MIN32, C.EXP_MAX32), F64: (C.EXP_MIN64, 712.0)}
 
 
 def _half_exp(b, x):

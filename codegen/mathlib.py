@@ -32,10 +32,10 @@ import numpy as np
 from numba import njit
 
 from jitgrad.codegen.math_constants import (
-    _f32, _ROUNDER32, _ROUNDER64, _ONE32, _HALF32, _TWO32, _ZERO32, _INF32, _SIGN32, _LOG2E32,
-    _LN2_HI32, _LN2_LO32, _EXP_P32, _EXP_MIN32, _EXP_MAX32, _TANH_P32, _LOG_P32, _SQRT_HALF32,
-    _MIN_NORMAL32, _INF64, _LOG2E64, _LN2_HI64, _LN2_LO64, _EXPM1_P64, _EXP_MIN64, _EXP_MAX64,
-    _LOG_R_EVEN64, _LOG_R_ODD64, _LN2_HI_LOG64, _LN2_LO_LOG64)
+    as_f32, ROUNDER32, ROUNDER64, ONE32, HALF32, TWO32, ZERO32, INF32, SIGN32, LOG2E32,
+    LN2_HI32, LN2_LO32, EXP_P32, EXP_MIN32, EXP_MAX32, TANH_P32, LOG_P32, SQRT_HALF32,
+    MIN_NORMAL32, INF64, LOG2E64, LN2_HI64, LN2_LO64, EXPM1_P64, EXP_MIN64, EXP_MAX64,
+    LOG_R_EVEN64, LOG_R_ODD64, LN2_HI_LOG64, LN2_LO_LOG64)
 from jitgrad.ir.primitives import RECORDS
 from jitgrad.codegen.bitcast import bits_to_f32, bits_to_f64, f32_to_bits, f64_to_bits, fmuladd
 
@@ -80,7 +80,7 @@ def _log_edges(x, res, inf):
     return x if not (x < inf) else res  # +inf and NaN pass through
 
 
-# _ROUNDER32/_ROUNDER64 (math_constants): adding 1.5 * 2**23 to |v| < 2**22 rounds v to an integer (ties to
+# ROUNDER32/ROUNDER64 (math_constants): adding 1.5 * 2**23 to |v| < 2**22 rounds v to an integer (ties to
 # even), which then sits in the low mantissa bits. Reading it from the bits rather than as
 # (v + c) - c also survives a caller's fastmath reassociation, which folds the latter to v.
 
@@ -88,14 +88,14 @@ def _log_edges(x, res, inf):
 @_inline
 def _round_f32(v):
     """(round(v) as float32, as int) for |v| < 2**22."""
-    n = np.int32(f32_to_bits(v + _ROUNDER32) - f32_to_bits(_ROUNDER32))  # int32 converts faster
+    n = np.int32(f32_to_bits(v + ROUNDER32) - f32_to_bits(ROUNDER32))  # int32 converts faster
     return F32(n), n
 
 
 @_inline
 def _round_f64(v):
     """(round(v) as float64, as int) for |v| < 2**51."""
-    n = f64_to_bits(v + _ROUNDER64) - f64_to_bits(_ROUNDER64)
+    n = f64_to_bits(v + ROUNDER64) - f64_to_bits(ROUNDER64)
     return np.float64(n), n
 
 
@@ -121,17 +121,17 @@ def _ldexp_f64(p, n):
 @_inline
 def _expm1_reduced_f32(x):
     """(expm1(r), n) with x = n ln2 + r, |r| <= ln2/2, for |x| < 2**21."""
-    kf, n = _round_f32(x * _LOG2E32)
-    r = (x - kf * _LN2_HI32) - kf * _LN2_LO32
-    return (r * r) * _poly(r, _EXP_P32) + r, n
+    kf, n = _round_f32(x * LOG2E32)
+    r = (x - kf * LN2_HI32) - kf * LN2_LO32
+    return (r * r) * _poly(r, EXP_P32) + r, n
 
 
 @_inline
 def _exp_times_pow2_f32(x, k):
     """exp(x) * 2**k for k in {-1, 0}, rounded once: cosh and sinh need
     exp(x) / 2 where exp(x) itself would overflow."""
-    q, n = _expm1_reduced_f32(_clamp(x, _EXP_MIN32, _EXP_MAX32))
-    return _ldexp_f32(q + _ONE32, n + k)
+    q, n = _expm1_reduced_f32(_clamp(x, EXP_MIN32, EXP_MAX32))
+    return _ldexp_f32(q + ONE32, n + k)
 
 
 @_inline
@@ -144,8 +144,8 @@ def expm1_f32(x):
     # expm1(x) = 2**n (expm1(r) + 1 - 2**-n); 1 - 2**-n is exact for n <= 24
     # and rounds to 1 above, so only n <= 25 is needed for it. Below -25,
     # expm1 is -1 in float32.
-    q, n = _expm1_reduced_f32(_clamp(x, F32(-25.0), _EXP_MAX32))
-    tail = _ONE32 - bits_to_f32((127 - min(n, 25)) << 23)
+    q, n = _expm1_reduced_f32(_clamp(x, F32(-25.0), EXP_MAX32))
+    tail = ONE32 - bits_to_f32((127 - min(n, 25)) << 23)
     res = _ldexp_f32(q + tail, n)
     return x if x == 0 else res  # keeps the sign of -0.0
 
@@ -153,7 +153,7 @@ def expm1_f32(x):
 @_inline
 def sigmoid_f32(x):
     e = exp_f32(-abs(x))  # in (0, 1]: never overflows
-    return np.divide(_ONE32 if x >= 0 else e, _ONE32 + e)
+    return np.divide(ONE32 if x >= 0 else e, ONE32 + e)
 
 
 # Cephes tanhf: tanh(x) = x + x**3 P(x**2) for |x| < 0.625.
@@ -163,8 +163,8 @@ def sigmoid_f32(x):
 def tanh_f32(x):
     a = abs(x)
     z = a * a
-    small = a + a * z * _poly(z, _TANH_P32)
-    large = _ONE32 - np.divide(_TWO32, exp_f32(a + a) + _ONE32)
+    small = a + a * z * _poly(z, TANH_P32)
+    large = ONE32 - np.divide(TWO32, exp_f32(a + a) + ONE32)
     return math.copysign(small if a < F32(0.625) else large, x)
 
 
@@ -172,10 +172,10 @@ def tanh_f32(x):
 def sinh_f32(x):
     a = abs(x)
     em = expm1_f32(a)
-    small = _HALF32 * (em + np.divide(em, em + _ONE32))  # no cancellation below 1
+    small = HALF32 * (em + np.divide(em, em + ONE32))  # no cancellation below 1
     h = _exp_times_pow2_f32(a, -1)
     large = h - np.divide(F32(0.25), h)
-    return math.copysign(small if a < _ONE32 else large, x)
+    return math.copysign(small if a < ONE32 else large, x)
 
 
 @_inline
@@ -186,12 +186,12 @@ def cosh_f32(x):
 
 # Cephes erff: erf(x) = x T(x**2) for |x| < 1; above, erf = 1 - erfc with
 # erfc(x) = exp(-x**2) / x * P(1/x**2) on [1, 2) and R(1/x**2) beyond.
-_ERF_T32 = _f32(7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3,
+_ERF_T32 = as_f32(7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3,
                 -2.685381193529856e-2, 1.128358514861418e-1, -3.761262582423300e-1, 1.128379165726710e0)
-_ERFC_P32 = _f32(2.326819970068386e-2, -1.387039388740657e-1, 3.687424674597105e-1,
+_ERFC_P32 = as_f32(2.326819970068386e-2, -1.387039388740657e-1, 3.687424674597105e-1,
                  -5.824733027278666e-1, 6.210004621745983e-1, -4.944515323274145e-1,
                  3.404879937665872e-1, -2.741127028184656e-1, 5.638259427386472e-1)
-_ERFC_R32 = _f32(-1.047766399936249e1, 1.297719955372516e1, -7.495518717768503e0, 2.921019019210786e0,
+_ERFC_R32 = as_f32(-1.047766399936249e1, 1.297719955372516e1, -7.495518717768503e0, 2.921019019210786e0,
                  -1.015265279202700e0, 4.218463358204948e-1, -2.820767439740514e-1,
                  5.641895067754075e-1)
 
@@ -200,12 +200,12 @@ _ERFC_R32 = _f32(-1.047766399936249e1, 1.297719955372516e1, -7.495518717768503e0
 def erf_f32(x):
     a = abs(x)
     small = a * _poly(a * a, _ERF_T32)
-    b = _ONE32 if a < _ONE32 else a
-    q = np.divide(_ONE32, b)
+    b = ONE32 if a < ONE32 else a
+    q = np.divide(ONE32, b)
     y = q * q
-    p = _poly(y, _ERFC_P32) if b < _TWO32 else _poly(y, _ERFC_R32)
-    large = _ONE32 - exp_f32(-b * b) * q * p
-    return math.copysign(small if a < _ONE32 else large, x)
+    p = _poly(y, _ERFC_P32) if b < TWO32 else _poly(y, _ERFC_R32)
+    large = ONE32 - exp_f32(-b * b) * q * p
+    return math.copysign(small if a < ONE32 else large, x)
 
 
 # ------------------------------------------------------ float32: log family
@@ -216,29 +216,29 @@ def erf_f32(x):
 def _log_reduced_f32(x):
     """(f, e, y) with x = 2**e (1 + f), sqrt(1/2) <= 1 + f < sqrt(2) and
     log(1 + f) = f + y, for positive finite x."""
-    sub = x < _MIN_NORMAL32  # subnormals are scaled into the normal range
+    sub = x < MIN_NORMAL32  # subnormals are scaled into the normal range
     bits = f32_to_bits(x * F32(2.0**23) if sub else x)
     e = ((bits >> 23) & 0xFF) - (149 if sub else 126)
     m = bits_to_f32((bits & 0x7FFFFF) | 0x3F000000)  # in [1/2, 1)
-    low = m < _SQRT_HALF32
-    f = (m + m if low else m) - _ONE32
+    low = m < SQRT_HALF32
+    f = (m + m if low else m) - ONE32
     z = f * f
-    y = f * z * _poly(f, _LOG_P32) - _HALF32 * z
+    y = f * z * _poly(f, LOG_P32) - HALF32 * z
     return f, F32(e - 1 if low else e), y
 
 
 @_inline
 def log_f32(x):
     f, e, y = _log_reduced_f32(x)
-    return _log_edges(x, (f + (y + e * _LN2_LO32)) + e * _LN2_HI32, _INF32)
+    return _log_edges(x, (f + (y + e * LN2_LO32)) + e * LN2_HI32, INF32)
 
 
 @_inline
 def log1p_f32(x):
-    u = x + _ONE32
+    u = x + ONE32
     f, e, y = _log_reduced_f32(u)
-    c = np.divide(x - (u - _ONE32), u)  # log(1 + x) - log(u), to first order
-    res = _log_edges(u, (f + (y + (e * _LN2_LO32 + c))) + e * _LN2_HI32, _INF32)
+    c = np.divide(x - (u - ONE32), u)  # log(1 + x) - log(u), to first order
+    res = _log_edges(u, (f + (y + (e * LN2_LO32 + c))) + e * LN2_HI32, INF32)
     return x if x == 0 else res  # keeps the sign of -0.0
 
 
@@ -312,17 +312,17 @@ def _reduce_pio2_f32(a):
 
 # Cephes sinf/cosf on [-pi/4, pi/4]: sin r = r + r**3 S(r**2),
 # cos r = 1 - r**2/2 + r**4 C(r**2).
-_SIN_P32 = _f32(-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
-_COS_P32 = _f32(2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
+_SIN_P32 = as_f32(-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
+_COS_P32 = as_f32(2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)
 # Cephes tanf: tan r = r + r**3 T(r**2).
-_TAN_P32 = _f32(9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2,
+_TAN_P32 = as_f32(9.38540185543e-3, 3.11992232697e-3, 2.44301354525e-2, 5.34112807005e-2,
                 1.33387994085e-1, 3.33331568548e-1)
 
 
 @_inline
 def _sin_cos_reduced_f32(r):
     z = r * r
-    return r + r * z * _poly(z, _SIN_P32), (z * z * _poly(z, _COS_P32) - _HALF32 * z) + _ONE32
+    return r + r * z * _poly(z, _SIN_P32), (z * z * _poly(z, _COS_P32) - HALF32 * z) + ONE32
 
 
 @_inline
@@ -331,8 +331,8 @@ def sin_f32(x):
     q, r = _reduce_pio2_f32(a)
     s, c = _sin_cos_reduced_f32(r)
     # sin(r + pi) = -sin(r) and sin(-x) = -sin(x): both flip the sign bit
-    res = _flip_sign_f32(c if q & 1 else s, ((q & 2) << 30) ^ (f32_to_bits(x) & _SIGN32))
-    return res if a < _INF32 else x - x
+    res = _flip_sign_f32(c if q & 1 else s, ((q & 2) << 30) ^ (f32_to_bits(x) & SIGN32))
+    return res if a < INF32 else x - x
 
 
 @_inline
@@ -341,7 +341,7 @@ def cos_f32(x):
     q, r = _reduce_pio2_f32(a)
     s, c = _sin_cos_reduced_f32(r)
     res = _flip_sign_f32(s if q & 1 else c, ((q + 1) & 2) << 30)
-    return res if a < _INF32 else x - x
+    return res if a < INF32 else x - x
 
 
 @_inline
@@ -350,16 +350,16 @@ def tan_f32(x):
     q, r = _reduce_pio2_f32(a)
     z = r * r
     t = r + r * z * _poly(z, _TAN_P32)
-    t = np.divide(-_ONE32, t) if q & 1 else t  # tan(r + pi/2) = -1/tan(r)
-    res = _flip_sign_f32(t, f32_to_bits(x) & _SIGN32)
-    return res if a < _INF32 else x - x
+    t = np.divide(-ONE32, t) if q & 1 else t  # tan(r + pi/2) = -1/tan(r)
+    res = _flip_sign_f32(t, f32_to_bits(x) & SIGN32)
+    return res if a < INF32 else x - x
 
 
-_TAN_PIO8_32, _TAN_3PIO8_32 = _f32(0.4142135623730950, 2.414213562373095)
+_TAN_PIO8_32, _TAN_3PIO8_32 = as_f32(0.4142135623730950, 2.414213562373095)
 # Cephes atanf: atan t = t + t**3 A(t**2) for |t| <= tan(pi/8).
-_ATAN_P32 = _f32(8.05374449538e-2, -1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1)
+_ATAN_P32 = as_f32(8.05374449538e-2, -1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1)
 # Cephes asinf: asin s = s + s**3 P(s**2) for |s| <= 1/2.
-_ASIN_P32 = _f32(4.2163199048e-2, 2.4181311049e-2, 4.5470025998e-2, 7.4953002686e-2, 1.6666752422e-1)
+_ASIN_P32 = as_f32(4.2163199048e-2, 2.4181311049e-2, 4.5470025998e-2, 7.4953002686e-2, 1.6666752422e-1)
 
 
 @_inline
@@ -368,8 +368,8 @@ def _atan_nonneg_f32(a):
     above tan(3pi/8) and pi/4 + atan((a-1)/(a+1)) above tan(pi/8)."""
     big = a > _TAN_3PIO8_32
     mid = a > _TAN_PIO8_32
-    numerator = -_ONE32 if big else (a - _ONE32 if mid else a)
-    t = np.divide(numerator, a if big else (a + _ONE32 if mid else _ONE32))
+    numerator = -ONE32 if big else (a - ONE32 if mid else a)
+    t = np.divide(numerator, a if big else (a + ONE32 if mid else ONE32))
     z = t * t
     res = t + t * z * _poly(z, _ATAN_P32)
     return _PIO2_HI32 + (_PIO2_LO32 + res) if big else (_PIO4_HI32 + (_PIO4_LO32 + res) if mid else res)
@@ -385,8 +385,8 @@ def atan2_f32(y, x):
     ax, ay = abs(x), abs(y)
     swap = ay > ax  # reduce to a ratio in [0, 1]
     t = np.divide(ax if swap else ay, ay if swap else ax)
-    t = _ZERO32 if (ax == 0 and ay == 0) else t  # atan2(+-0, +-0)
-    t = _ONE32 if (ax == _INF32 and ay == _INF32) else t  # atan2(+-inf, +-inf)
+    t = ZERO32 if (ax == 0 and ay == 0) else t  # atan2(+-0, +-0)
+    t = ONE32 if (ax == INF32 and ay == INF32) else t  # atan2(+-inf, +-inf)
     a = _atan_nonneg_f32(t)
     neg = f32_to_bits(x) < 0  # x < 0 or x = -0.0
     # |result| = a, pi/2 - a, pi - a or pi/2 + a: add the constant's low part first
@@ -399,8 +399,8 @@ def atan2_f32(y, x):
 def _asin_parts_f32(a):
     """(p, big) with asin(a) = p for a <= 1/2 and pi/2 - 2p above, for
     a = |x|: above 1/2, asin(a) = pi/2 - 2 asin(sqrt((1 - a)/2))."""
-    big = a > _HALF32
-    z = _HALF32 * (_ONE32 - a) if big else a * a
+    big = a > HALF32
+    z = HALF32 * (ONE32 - a) if big else a * a
     s = math.sqrt(z) if big else a  # NaN for a > 1
     return s + s * z * _poly(z, _ASIN_P32), big
 
@@ -425,22 +425,22 @@ def acos_f32(x):
 @_inline
 def _expm1_reduced_f64(x):
     """(expm1(r), n) with x = n ln2 + r, |r| <= ln2/2, for |x| < 2**50."""
-    kf, n = _round_f64(x * _LOG2E64)
-    r = (x - kf * _LN2_HI64) - kf * _LN2_LO64
+    kf, n = _round_f64(x * LOG2E64)
+    r = (x - kf * LN2_HI64) - kf * LN2_LO64
     rr = r * r
-    return r + (0.5 * rr + rr * r * _poly(r, _EXPM1_P64)), n
+    return r + (0.5 * rr + rr * r * _poly(r, EXPM1_P64)), n
 
 
 @_inline
 def exp_f64(x):
-    q, n = _expm1_reduced_f64(_clamp(x, _EXP_MIN64, _EXP_MAX64))
+    q, n = _expm1_reduced_f64(_clamp(x, EXP_MIN64, EXP_MAX64))
     return _ldexp_f64(q + 1.0, n)
 
 
 @_inline
 def expm1_f64(x):
     # as expm1_f32: 1 - 2**-n is exact for n <= 53; below -40 expm1 is -1
-    q, n = _expm1_reduced_f64(_clamp(x, -40.0, _EXP_MAX64))
+    q, n = _expm1_reduced_f64(_clamp(x, -40.0, EXP_MAX64))
     tail = 1.0 - bits_to_f64((1023 - min(n, 54)) << 52)
     res = _ldexp_f64(q + tail, n)
     return x if x == 0 else res
@@ -499,15 +499,15 @@ def _log_reduced_f64(x):
     s = np.divide(f, 2.0 + f)
     z = s * s
     w = z * z
-    r = w * _poly(w, _LOG_R_EVEN64) + z * _poly(w, _LOG_R_ODD64)
+    r = w * _poly(w, LOG_R_EVEN64) + z * _poly(w, LOG_R_ODD64)
     return f, np.float64(k), hfsq, s * (hfsq + r)
 
 
 @_inline
 def log_f64(x):
     f, k, hfsq, t = _log_reduced_f64(x)
-    res = (((t + k * _LN2_LO_LOG64) - hfsq) + f) + k * _LN2_HI_LOG64
-    return _log_edges(x, res, _INF64)
+    res = (((t + k * LN2_LO_LOG64) - hfsq) + f) + k * LN2_HI_LOG64
+    return _log_edges(x, res, INF64)
 
 
 @_inline
@@ -515,8 +515,8 @@ def log1p_f64(x):
     u = x + 1.0
     f, k, hfsq, t = _log_reduced_f64(u)
     c = np.divide(x - (u - 1.0), u)  # log(1 + x) - log(u), to first order
-    res = (((t + (k * _LN2_LO_LOG64 + c)) - hfsq) + f) + k * _LN2_HI_LOG64
-    res = _log_edges(u, res, _INF64)
+    res = (((t + (k * LN2_LO_LOG64 + c)) - hfsq) + f) + k * LN2_HI_LOG64
+    res = _log_edges(u, res, INF64)
     return x if x == 0 else res
 
 
@@ -532,12 +532,12 @@ def pow_f32(x, y):
     double-float tricks; float64 vectorizes too (at half the width)."""
     res = F32(exp_f64(np.float64(y) * log_f64(np.float64(abs(x)))))
     y_int = np.floor(y) == y  # also true for +-inf
-    half = y * _HALF32
+    half = y * HALF32
     y_odd = y_int and np.floor(half) != half  # false for |y| >= 2**25
     res = -res if (y_odd and f32_to_bits(x) < 0) else res  # (-a)**odd = -(a**odd), -0.0 included
-    res = (_INF32 - _INF32) if (x < 0 and x > -_INF32 and not y_int) else res  # negative**fraction
-    res = _ONE32 if (abs(x) == _ONE32 and abs(y) == _INF32) else res  # (-1)**+-inf
-    return _ONE32 if (y == 0 or x == _ONE32) else res  # even for NaN
+    res = (INF32 - INF32) if (x < 0 and x > -INF32 and not y_int) else res  # negative**fraction
+    res = ONE32 if (abs(x) == ONE32 and abs(y) == INF32) else res  # (-1)**+-inf
+    return ONE32 if (y == 0 or x == ONE32) else res  # even for NaN
 
 
 # ------------------------------------------- float64 fallbacks (libm calls)
