@@ -22,7 +22,7 @@ DEFAULT_COMPARE = "numpy,numba,torch,jax"
 
 
 def parse(argv: list[str], prog: str) -> argparse.Namespace:
-    from jitgrad.cli.main import Parser, output_file  # one-line errors, exit status 2
+    from jitgrad.cli.common import Parser, output_file  # one-line errors, exit status 2
     p = Parser(prog=prog, description="Time jitgrad against NumPy, numba, PyTorch and "
                                 "JAX on the same workloads, interleaved in one process.")
     p.add_argument("workloads", nargs="*", metavar="WORKLOAD",

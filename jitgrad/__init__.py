@@ -49,7 +49,7 @@ _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
 def __getattr__(name):
     if name not in _LAZY:
         raise AttributeError(f"module 'jitgrad' has no attribute {name!r}")
-    import importlib
+    import importlib        # lazy: only for the lazy attributes themselves
     module, attr = _LAZY[name]
     value = importlib.import_module(module)
     value = value if attr is None else getattr(value, attr)

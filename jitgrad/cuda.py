@@ -17,9 +17,9 @@ def run_eager(op, arrays, params, out_types):
     if any(kind_of(t.dtype) == "c" for t in out_types) or any(kind_of(a.dtype) == "c" for a in arrays):
         raise NotImplementedError(f"{op} on cuda: complex numbers and the fft run on the CPU "
                                   "only (move the arrays with .to('cpu'))")
-    from .codegen.cuda_lowp import refuse_lowp_op
+    from .codegen.cuda_lowp import refuse_lowp_op     # lazy: codegen and numba.cuda
     refuse_lowp_op(op, [a.dtype for a in arrays] + [t.dtype for t in out_types])
-    from .codegen.cuda_eager import run
+    from .codegen.cuda_eager import run      # lazy: numba.cuda
     return run(op, arrays, params, out_types)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import types
 
 from .runtime import config
@@ -23,14 +24,14 @@ _ROOTS = None
 def _internal_roots():
     global _ROOTS
     if _ROOTS is None:
-        import jitgrad
-        here = os.path.dirname(os.path.abspath(jitgrad.__file__))
-        roots = {here}
-        for name in ("ir", "runtime", "codegen"):
-            mod = getattr(jitgrad, name, None)
+        roots = {os.path.dirname(os.path.abspath(__file__))}        # jitgrad/
+        for name in ("jitgrad.ir", "jitgrad.runtime", "jitgrad.codegen"):   # installed beside it
+            mod = sys.modules.get(name)
             if mod is not None:
                 roots.add(os.path.dirname(os.path.abspath(mod.__file__)))
-        _ROOTS = tuple(r + os.sep for r in roots)
+        if "jitgrad.codegen" in sys.modules:    # codegen loads later: computed again then
+            _ROOTS = tuple(r + os.sep for r in roots)
+        return tuple(r + os.sep for r in roots)
     return _ROOTS
 
 

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from .eager.dispatch import EAGER_BACKENDS
 from .ir.registry import KIND
 from .runtime import profiling
+from .trace.source_info import user_source_info
 
 __all__ = ["profile", "Profile", "KernelAverage", "KernelAverages", "ProfiledKernel"]
 
@@ -316,7 +317,6 @@ _PLAIN = {}             # device type -> the eager backend function while wrappe
 
 
 def _wrap_eager():
-    from .trace.source_info import user_source_info
     for dev, fn in list(EAGER_BACKENDS.items()):
         _PLAIN[dev] = fn
 

@@ -12,6 +12,7 @@ import numpy as np
 from . import tree_util
 from .transforms.autodiff import jvp, vjp
 from .ir.types import kind_of
+from .numpy import asarray
 
 EPS = 1e-4
 # default gradient tolerances by dtype (JAX's)
@@ -24,7 +25,6 @@ def _np(x):
 
 
 def _tensors(tree):
-    from .numpy import asarray
     return tree_util.tree_map(lambda a: asarray(np.asarray(a)), tree)
 
 

@@ -33,10 +33,10 @@ class PyTreeDef:
         return 1 if self.kind is None else sum(c.num_leaves for c in self.children)
 
 
-_LEAF = PyTreeDef(None, None, ())
+LEAF = PyTreeDef(None, None, ())     # the structure of a single leaf
 
 
-def _node_children(x):
+def node_children(x):
     t = type(x)
     if t is tuple or t is list:
         return t, None, list(x)
@@ -67,11 +67,11 @@ def tree_flatten(tree, is_leaf=None):
     def rec(x):
         if is_leaf is not None and is_leaf(x):
             leaves.append(x)
-            return _LEAF
-        node = _node_children(x)
+            return LEAF
+        node = node_children(x)
         if node is None:
             leaves.append(x)
-            return _LEAF
+            return LEAF
         kind, aux, children = node
         return PyTreeDef(kind, aux, tuple(rec(c) for c in children))
 

@@ -116,6 +116,57 @@ def cycles(g: dict) -> list:
     return found
 
 
+def function_level_imports(name: str, path: Path) -> list:
+    """(line, source text of the line) of every import inside a def of the module."""
+    tree = ast.parse(path.read_text(), str(path))
+    lines = path.read_text().split("\n")
+    found = {}
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for node in ast.walk(fn):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    found[node.lineno] = "\n".join(lines[node.lineno - 1:node.end_lineno])
+    return sorted(found.items())
+
+
+def private_imports(name: str, path: Path, known=None) -> list:
+    """(line, 'module.name') for every private name (`_x`, not dunder) the module takes from
+    another module of the package: `from m import _x`, or `m._x` read through an imported
+    module `m`."""
+    known = modules() if known is None else known
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(), str(path))
+    aliases, found = {}, []
+
+    def private(attr):
+        return attr.startswith("_") and not attr.startswith("__")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{anchor}.{base}" if base else anchor
+            if not base.startswith("jitgrad"):
+                continue
+            for a in node.names:
+                full = f"{base}.{a.name}"
+                if full in known:
+                    aliases[a.asname or a.name] = full
+                elif private(a.name) and base != name:
+                    found.append((node.lineno, full))
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in known and a.asname:
+                    aliases[a.asname] = a.name
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in aliases and private(node.attr)
+                and aliases[node.value.id] != name):
+            found.append((node.lineno, f"{aliases[node.value.id]}.{node.attr}"))
+    return sorted(set(found))
+
+
 def main(argv) -> None:
     for label, module_level in (("at import time (module-level imports)", True),
                                 ("counting function-level imports too", False)):
@@ -125,6 +176,13 @@ def main(argv) -> None:
         if "-v" in argv:
             for component in found:
                 print("   ", " ".join(component))
+    mods = modules()
+    lazy = sum(len(function_level_imports(n, p)) for n, p in mods.items())
+    private = [(n, line, what) for n, p in mods.items() for line, what in private_imports(n, p, mods)]
+    print(f"function-level imports: {lazy}; cross-module private imports: {len(private)}")
+    if "-v" in argv:
+        for n, line, what in private:
+            print(f"    {n}:{line} takes {what}")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 inside functions alike): ir/ imports only numpy, runtime/ only ir, codegen/ only ir and runtime;
 the front end has no import cycle at import time; `import jitgrad` leaves the lazy parts
 (cuda, data, aot, the CLI, codegen) unloaded."""
+import os
 import subprocess
 import sys
 
@@ -138,3 +139,79 @@ def test_methods_are_installed_on_tensors_and_traced_values():
     assert "numpy.exp" in jg.Tensor.exp.__doc__
     x = jnp.arange(6.0).reshape(2, 3)
     assert float(jg.jit(lambda a: (a.T @ a).relu().sum())(x)) == float(((x.T @ x).relu()).sum())
+
+
+# ----------------------------------------------------------------------------- issue 29's rules
+
+def test_no_import_cycle_counting_function_level_imports():
+    """The modules form a DAG even when imports inside functions are counted: no module needs a
+    function-level import to break a circle."""
+    found = import_graph.cycles(import_graph.graph(module_level=False))
+    assert not found, "modules importing each other (function-level imports counted):\n" + \
+        "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_no_private_name_crosses_a_module_boundary():
+    """What another module needs is public in its owner: no `from m import _x`, no `m._x`."""
+    modules = import_graph.modules()
+    found = [f"{name}:{line} takes {what}" for name, path in modules.items()
+             for line, what in import_graph.private_imports(name, path, modules)]
+    assert not found, "\n".join(found)
+
+
+def _says_why(lines, line):
+    """A function-level import is allowed when it loads something lazily on purpose and says so:
+    `# lazy: <reason>` on its line or on the first line of the run of imports it belongs to."""
+    i = line - 1
+    while True:
+        if "lazy:" in lines[i]:
+            return True
+        prev = lines[i - 1].strip() if i > 0 else ""
+        if not prev.startswith(("import ", "from ")):
+            return False
+        i -= 1
+
+
+def test_every_function_level_import_says_why_it_is_lazy():
+    found = []
+    for name, path in import_graph.modules().items():
+        lines = path.read_text().split("\n")
+        found += [f"{path.relative_to(import_graph.REPO)}:{line}: {text.strip()}"
+                  for line, text in import_graph.function_level_imports(name, path)
+                  if not _says_why(lines, line)]
+    assert not found, "imports inside functions without a `# lazy: <reason>`:\n" + "\n".join(found)
+
+
+def test_the_private_import_finder_finds_both_spellings(tmp_path, monkeypatch):
+    (tmp_path / "jitgrad").mkdir()
+    (tmp_path / "jitgrad" / "a.py").write_text("_x = 1\n")
+    (tmp_path / "jitgrad" / "b.py").write_text(
+        "from .a import _x\nfrom . import a\nfrom . import a as aa\n\n\ndef f():\n"
+        "    return a._x + aa._x + a.__name__\n")
+    monkeypatch.setattr(import_graph, "REPO", tmp_path)
+    known = {"jitgrad.a": tmp_path / "jitgrad" / "a.py", "jitgrad.b": tmp_path / "jitgrad" / "b.py"}
+    assert import_graph.private_imports("jitgrad.b", known["jitgrad.b"], known) == [
+        (1, "jitgrad.a._x"), (7, "jitgrad.a._x")]
+
+
+def test_every_module_imports_alone():
+    """Each module imported first, in a fresh interpreter (forked from one that has loaded only
+    the third-party packages), imports without error."""
+    names = sorted(n for n in import_graph.modules() if not n.startswith("jitgrad.benchmarks"))
+    code = ("import os, sys, importlib, numpy, scipy, numba, llvmlite\n"
+            "bad = []\n"
+            "for name in sys.argv[1:]:\n"
+            "    pid = os.fork()\n"
+            "    if pid == 0:\n"
+            "        try:\n"
+            "            importlib.import_module(name)\n"
+            "        except BaseException as e:\n"
+            "            print(name, type(e).__name__, e, flush=True)\n"
+            "            os._exit(1)\n"
+            "        os._exit(0)\n"
+            "    if os.waitpid(pid, 0)[1] != 0:\n"
+            "        bad.append(name)\n"
+            "print('FAILED', *bad)\n")
+    out = subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True,
+                         env={**os.environ, "NUMBA_ENABLE_CUDASIM": "1"})
+    assert out.stdout.strip().endswith("FAILED"), out.stdout + out.stderr

@@ -34,7 +34,7 @@ SINGLE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_T
 
 
 def parse(argv, prog):
-    from jitgrad.cli.main import Parser, output_file
+    from jitgrad.cli.common import Parser, output_file
     p = Parser(prog=prog, description="Whole training steps of real models in jitgrad, "
                "jax.jit, torch eager and torch.compile, each framework in a fresh process.")
     p.add_argument("--models", default=",".join(model_spec.MODELS),

@@ -26,6 +26,7 @@ import zipfile
 from collections import OrderedDict
 
 import numpy as np
+from ..tree_util import PyTreeDef
 
 FORMAT_VERSION = 1
 SIGNATURE = "signature.hmac"
@@ -61,7 +62,6 @@ def treedef_to_json(td):
 
 
 def treedef_from_json(obj):
-    from ..tree_util import PyTreeDef
     if obj == "*":
         return PyTreeDef(None, None, ())
     kinds = {"tuple": tuple, "list": list, "dict": dict, "OrderedDict": OrderedDict,

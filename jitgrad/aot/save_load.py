@@ -31,15 +31,22 @@ from ..ir import parse
 from ..ir.errors import VerifyError
 from ..ir.verifier import verify
 from ..runtime import cache, config
+from ..transforms.compile_graph import Executable, backend_for
+from ..ir.interpreter import interpret
+from ..ir.types import parse_type
+from ..ir.passes.plan_memory import plan_memory
+from .. import __version__
+from ..eager.tensor import Tensor
+from ..trace.tracing import leaf_array, leaf_spec
+from ..eager.jit_in_autograd import needs_record, record_call
 
 
 def _versions() -> dict:
-    import llvmlite
+    import llvmlite     # lazy: numba and LLVM load with the first compile, not with jg.load
     import llvmlite.binding as llvm
     import numba
 
-    import jitgrad
-    return {"jitgrad": jitgrad.__version__, "numba": numba.__version__,
+    return {"jitgrad": __version__, "numba": numba.__version__,
             "llvmlite": llvmlite.__version__, "cpu": llvm.get_host_cpu_name(),
             "machine": platform.machine()}
 
@@ -97,9 +104,6 @@ def load(path, key=None):
 
 class LoadedFunction:
     def __init__(self, manifest, members, path, distrust=None):
-        from ..transforms.compile_graph import Executable, backend_for
-        from ..ir.interpreter import interpret
-        from ..ir.types import parse_type
         self.manifest, self.path, self.name = manifest, path, manifest.get("name", "fn")
         try:
             consts = {n[len("constants/"):-len(".npy")]: artifact.load_array(d)
@@ -137,7 +141,6 @@ class LoadedFunction:
         self.donated = donated      # leaf indices its code may overwrite (jitgrad/donation.py)
         self.exe = None
         if backend is not None:
-            from ..ir.passes.plan_memory import plan_memory
             self.exe = backend(graph, optimized, list(optimized.nodes),
                                plan_memory(optimized, donated=donated))
         if self.exe is None:
@@ -146,14 +149,12 @@ class LoadedFunction:
 
     def _install_code(self, code, mtimes):
         try:
-            from ..codegen import disk_cache  # numba and codegen load on first compile
+            from ..codegen import disk_cache  # lazy: numba and codegen load on first compile
             disk_cache.install(code, mtimes if isinstance(mtimes, dict) else {})
         except ValueError as e:
             raise ArtifactError(f"{self.path}: {e}") from None
 
     def __call__(self, *args):
-        from ..eager.tensor import Tensor
-        from ..trace.tracing import leaf_array, leaf_spec
         leaves = _leaves_like((args, {}), self.in_tree)
         if leaves is None:
             raise TypeError(f"{self.name} (loaded from {self.path}) takes arguments structured as "
@@ -169,7 +170,6 @@ class LoadedFunction:
                 label = f"argument {i}" + (f" ({names[i]})" if i < len(names) else "")
                 lines.append(f"  {label}: expected {e}, got {g}" + ("" if e == g else "   <-- differs"))
             raise TypeError("\n".join(lines))
-        from ..eager.jit_in_autograd import needs_record, record_call
         run_leaves, consumed = leaves, []
         if self.donated:       # as jg.jit's donate_argnums: NumPy copied, tensors consumed
             seen = set()

@@ -12,6 +12,11 @@ import re
 import sys
 import tempfile
 
+import jitgrad as jg
+
+from ..aot.save_load import workspace_bytes
+from .common import arg_spec, one_line, resolve
+
 
 # C11/C23 keywords and the header's own type names: a function named one would not compile
 C_RESERVED = frozenset("""auto break case char const continue default do double else enum extern
@@ -40,7 +45,6 @@ def _c_name(text: str) -> str:
 
 
 def add_parser(sub) -> None:
-    from .main import _arg_spec
     a = sub.add_parser(
         "aot", help="compile a function ahead of time: a Python artifact or a C library",
         description="Trace MODULE:FUNCTION on the given argument types, compile it and write "
@@ -48,7 +52,7 @@ def add_parser(sub) -> None:
         "DIR/libNAME.so and DIR/NAME.h (int32_t NAME(inputs..., outputs..., void* workspace)).")
     a.add_argument("target", metavar="MODULE:FUNCTION",
                    help="an importable module (or a .py file) and a function in it")
-    a.add_argument("--arg", type=_arg_spec, action="append", default=[], metavar="TYPE",
+    a.add_argument("--arg", type=arg_spec, action="append", default=[], metavar="TYPE",
                    help="one per positional argument, e.g. f32[1,64] or i32[8]")
     a.add_argument("-o", "--out", required=True, metavar="DIR", help="directory to write into")
     a.add_argument("--native", action="store_true",
@@ -59,14 +63,13 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from .main import _resolve, one_line
     try:
         os.makedirs(args.out, exist_ok=True)
         with tempfile.TemporaryFile(dir=args.out):
             pass
     except OSError as e:             # checked before tracing and compiling
         args.subparser.error(f"cannot write into -o {args.out}: {e.strerror or e}")
-    fn = _resolve(args.target, args.subparser)
+    fn = resolve(args.target, args.subparser)
     name = args.name or getattr(fn, "__name__", "")
     why = c_name_problem(name)
     if why:
@@ -81,8 +84,6 @@ def run(args) -> int:
 
 
 def _artifact(fn, args, name) -> list[str]:
-    import jitgrad as jg
-    from ..aot.save_load import workspace_bytes
     lowered = jg.jit(fn).lower(*args.arg)
     compiled = lowered.compile()
     path = os.path.join(args.out, f"{name}.jgz")
@@ -96,8 +97,7 @@ def _artifact(fn, args, name) -> list[str]:
 
 
 def _native(fn, args, name) -> list[str]:
-    import jitgrad as jg
-    from ..codegen.native_entry import export
+    from ..codegen.native_entry import export     # lazy: codegen, LLVM
     lib = export(jg.jit(fn).lower(*args.arg).graph, args.out, name)
     decl = next(line for line in lib.header_path.read_text().splitlines()
                 if line.startswith(f"int32_t {name}("))

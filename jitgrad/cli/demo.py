@@ -60,10 +60,10 @@ def accuracy(logits, y) -> float:
     return float(np.mean(np.asarray(jnp.argmax(logits, axis=-1)) == y))
 
 
-def _bar(steps, epoch, epochs, label, disable=False):
+def progress_bar(steps, epoch, epochs, label, disable=False):
     """A progress bar for one epoch; the caller updates it per step and closes it after
     writing the epoch's loss and test accuracy into it. `disable` hides it (ranks > 0)."""
-    from tqdm import tqdm
+    from tqdm import tqdm       # lazy: optional dependency
     return tqdm(total=steps, desc=f"  {label} epoch {epoch + 1:>2}/{epochs}", leave=True,
                 bar_format="{desc} {bar:24} {n_fmt}/{total_fmt} [{elapsed}] {postfix}",
                 file=sys.stderr, disable=disable)
@@ -83,7 +83,7 @@ def softmax_regression(train, test, s: Settings, seed: int) -> Run:
     loader = DataLoader(x_train, y_train, batch_size=s.batch_size, shuffle=True, seed=seed,
                         drop_last=True)
     for epoch in range(s.softmax_epochs):
-        bar = _bar(len(loader), epoch, s.softmax_epochs, "softmax")
+        bar = progress_bar(len(loader), epoch, s.softmax_epochs, "softmax")
         t0 = time.perf_counter()
         for x, y in loader:
             W_grad = jg.grad(loss)(W, x, y)
@@ -126,7 +126,7 @@ def mlp(train, test, s: Settings, seed: int) -> tuple[Run, dict]:
     timing = {"compile_s": time.perf_counter() - t0, "backend": step.exe.backend}
 
     for epoch in range(s.mlp_epochs):
-        bar, losses = _bar(len(loader), epoch, s.mlp_epochs, "MLP    "), []
+        bar, losses = progress_bar(len(loader), epoch, s.mlp_epochs, "MLP    "), []
         t0 = time.perf_counter()
         for x, y in loader:
             model, state, loss = step(model, state, x, y)
@@ -173,7 +173,7 @@ def load(data_dir):
 
 
 def plot(runs, path):
-    import matplotlib
+    import matplotlib       # lazy: optional dependency (--plot)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
@@ -193,7 +193,7 @@ def plot(runs, path):
     plt.close(fig)
 
 
-def _settings(name, args) -> Settings:
+def settings_for(name, args) -> Settings:
     s = Settings(**vars(DEFAULTS[name]))
     epochs = 1 if getattr(args, "quick", False) else getattr(args, "epochs", None)
     if epochs is not None:
@@ -203,19 +203,16 @@ def _settings(name, args) -> Settings:
     return s
 
 
-def _epochs(n) -> str:
+def epochs_text(n) -> str:
     return f"{n} epoch" + ("" if n == 1 else "s")
 
 
 def main(args=None) -> int:
-    if getattr(args, "distributed", False):
-        from .demo_distributed import main as distributed_main
-        return distributed_main(args)
     start = time.perf_counter()
     plot_path = getattr(args, "plot", None)
     if plot_path:
         try:
-            import matplotlib  # noqa: F401
+            import matplotlib  # noqa: F401  (lazy: optional dependency, checked before training)
         except ImportError:
             print("jitgrad demo: --plot needs matplotlib, which is not installed "
                   "(pip install 'jitgrad[plot]')", file=sys.stderr)
@@ -225,17 +222,17 @@ def main(args=None) -> int:
     except DataError as e:
         print(f"jitgrad demo: {e}", file=sys.stderr)
         return 1
-    s = _settings(name, args)
+    s = settings_for(name, args)
     seed = getattr(args, "seed", 0)
     print(f"jitgrad demo: {about}, {len(train[0])} train / {len(test[0])} test images\n")
 
-    print(f"(a) softmax regression, eager, {_epochs(s.softmax_epochs)} of batch {s.batch_size}:\n"
+    print(f"(a) softmax regression, eager, {epochs_text(s.softmax_epochs)} of batch {s.batch_size}:\n"
           "        W_grad = jg.grad(loss)(W, x, y); W = W - lr * W_grad", flush=True)
     a = softmax_regression(train, test, s, seed)
     print(f"    test accuracy {a.accuracy:.1%}   {a.samples_per_s:,.0f} samples/s   "
           f"{a.train_s:.1f} s\n")
 
-    print(f"(b) MLP {train[0].shape[1]}-{s.hidden}-10, {_epochs(s.mlp_epochs)} of batch "
+    print(f"(b) MLP {train[0].shape[1]}-{s.hidden}-10, {epochs_text(s.mlp_epochs)} of batch "
           f"{s.batch_size}, one jitted training step (value_and_grad + Adam)", flush=True)
     b, t = mlp(train, test, s, seed)
     print(f"    test accuracy {b.accuracy:.1%}   {b.samples_per_s:,.0f} samples/s   "

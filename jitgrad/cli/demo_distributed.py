@@ -21,7 +21,8 @@ from jitgrad import distributed as dist
 from jitgrad import nn
 from jitgrad.data import DataError, DataLoader
 
-from .demo import Run, _bar, _epochs, _settings, accuracy, load, loss, mlp_loss, plot, save_params
+from .demo import (Run, accuracy, epochs_text, load, loss, mlp_loss, plot, progress_bar, save_params,
+                   settings_for)
 
 
 class Ranks:
@@ -53,7 +54,7 @@ def softmax_regression(ranks, train, test, s, rank_batch, seed) -> tuple[Run, ob
     run, W = Run("softmax regression"), jnp.zeros((x_train.shape[1], 10))
     loader = ranks.loader(x_train, y_train, rank_batch, seed)
     for epoch in range(s.softmax_epochs):
-        bar, losses = _bar(len(loader), epoch, s.softmax_epochs, "softmax", ranks.rank > 0), []
+        bar, losses = progress_bar(len(loader), epoch, s.softmax_epochs, "softmax", ranks.rank > 0), []
         t0 = time.perf_counter()
         for x, y in loader:
             W_grad = dist.allreduce(jg.grad(loss)(W, x, y))
@@ -83,7 +84,7 @@ def mlp(ranks, train, test, s, rank_batch, seed) -> tuple[Run, object, dict]:
     timing = {"compile_s": time.perf_counter() - t0, "allreduce_s": 0.0, "steps": 0}
     run = Run(f"MLP {x_train.shape[1]}-{s.hidden}-10")
     for epoch in range(s.mlp_epochs):
-        bar, losses = _bar(len(loader), epoch, s.mlp_epochs, "MLP    ", ranks.rank > 0), []
+        bar, losses = progress_bar(len(loader), epoch, s.mlp_epochs, "MLP    ", ranks.rank > 0), []
         t0 = time.perf_counter()
         for x, y in loader:
             value, grads = grad_step(model, x, y)
@@ -117,7 +118,7 @@ def main(args) -> int:
     except DataError as e:
         ranks.print(f"jitgrad demo: {e}", file=sys.stderr)
         return 1
-    s = _settings(name, args)
+    s = settings_for(name, args)
     seed = getattr(args, "seed", 0)
     if s.batch_size % ranks.world:
         ranks.print(f"jitgrad demo: --batch-size {s.batch_size} does not split evenly over "
@@ -129,14 +130,14 @@ def main(args) -> int:
                 f"{len(test[0])} test images; global batch {s.batch_size} = {ranks.world} x "
                 f"{rank_batch}, gradients averaged with jg.distributed.allreduce every step\n")
 
-    ranks.print(f"(a) softmax regression, eager, {_epochs(s.softmax_epochs)}:\n"
+    ranks.print(f"(a) softmax regression, eager, {epochs_text(s.softmax_epochs)}:\n"
                 "        W_grad = allreduce(jg.grad(loss)(W, x, y)); W = W - lr * W_grad",
                 flush=True)
     a, W = softmax_regression(ranks, train, test, s, rank_batch, seed)
     ranks.print(f"    test accuracy {a.accuracy:.1%}   {a.samples_per_s:,.0f} samples/s   "
                 f"{a.train_s:.1f} s\n")
 
-    ranks.print(f"(b) MLP {train[0].shape[1]}-{s.hidden}-10, {_epochs(s.mlp_epochs)}: jitted "
+    ranks.print(f"(b) MLP {train[0].shape[1]}-{s.hidden}-10, {epochs_text(s.mlp_epochs)}: jitted "
                 "value_and_grad -> allreduce(grads) -> jitted Adam update", flush=True)
     b, model, t = mlp(ranks, train, test, s, rank_batch, seed)
     ranks.print(f"    test accuracy {b.accuracy:.1%}   {b.samples_per_s:,.0f} samples/s   "

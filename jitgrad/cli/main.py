@@ -1,4 +1,4 @@
-"""The `jitgrad` command: demo, bench, ir, info, cache. One entry point, `--help` everywhere;
+"""The `jitgrad` command: demo, bench, ir, aot, info, cache. One entry point, `--help` everywhere;
 bad arguments exit with status 2 and a one-line error."""
 from __future__ import annotations
 
@@ -6,29 +6,29 @@ import argparse
 import os
 import sys
 
+import numpy
 
-class Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (no usage block) and exit status 2."""
+import jitgrad as jg
+from jitgrad.runtime import config
+from jitgrad.runtime.cache import CacheError, cache_clear, cache_info
 
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+from . import demo, demo_distributed
+from .aot_command import add_parser as add_aot_parser
+from .common import Parser, arg_spec, one_line, output_file, resolve
 
 
 # ---------------------------------------------------------------------------------- info, cache
 
 def _info(args) -> int:
-    import llvmlite
+    import llvmlite     # lazy: versions for `jitgrad info` only (numba is heavy)
     import numba
-    import numpy
 
-    import jitgrad
-    from jitgrad.runtime.cache import cache_info
     from jitgrad.runtime.cuda_device import _probe
     count, why = _probe()
-    from jitgrad.codegen import BACKENDS
+    from jitgrad.codegen import BACKENDS     # lazy: loads numba and LLVM
     backends = ", ".join(sorted(BACKENDS))
     info = cache_info()
-    print(f"jitgrad   {jitgrad.__version__}")
+    print(f"jitgrad   {jg.__version__}")
     print(f"numpy     {numpy.__version__}")
     print(f"numba     {numba.__version__}")
     print(f"llvmlite  {llvmlite.__version__}")
@@ -39,7 +39,6 @@ def _info(args) -> int:
 
 
 def _cache(args) -> int:
-    from jitgrad.runtime.cache import CacheError, cache_clear, cache_info
     if args.action == "info":
         info = cache_info()
         print(f"cache directory  {info['dir']}")
@@ -60,85 +59,21 @@ def _files(n: int) -> str:
     return f"{n} file" + ("" if n == 1 else "s")
 
 
-def output_file(text: str) -> str:
-    """An argparse type for a file to write later: its directory must exist and take a new
-    file now, so a bad path fails before any long work (training, compiling)."""
-    import tempfile
-    parent = os.path.dirname(os.path.abspath(text))
-    if os.path.isdir(text):
-        raise argparse.ArgumentTypeError(f"{text} is a directory; expected a file path")
-    try:
-        with tempfile.TemporaryFile(dir=parent):
-            pass
-    except OSError as e:
-        raise argparse.ArgumentTypeError(f"cannot write {text}: {e.strerror or e} ({parent})")
-    return text
-
-
 # ---------------------------------------------------------------------------------- demo, bench
 
 def _demo(args) -> int:
-    from jitgrad.cli.demo import main
-    return main(args)
+    return (demo_distributed if getattr(args, "distributed", False) else demo).main(args)
 
 
 def _bench(argv) -> int:
-    from jitgrad.benchmarks import main
+    from jitgrad.benchmarks import main      # lazy: the benchmark harness
     return main(argv, prog="jitgrad bench")
 
 
 # ---------------------------------------------------------------------------------- ir
 
-def _arg_spec(text: str):
-    """'f32[256,784]' -> jg.ShapeDtype((256, 784), float32)."""
-    import re
-
-    import jitgrad as jg
-    from jitgrad.ir.types import FROM_SHORT
-    m = re.fullmatch(r"(\w+)\[([\d,\s]*)\]", text.strip())
-    if m is None or m.group(1) not in FROM_SHORT:
-        raise argparse.ArgumentTypeError(
-            f"bad --arg {text!r}: expected DTYPE[D0,D1,...] with DTYPE one of "
-            f"{', '.join(FROM_SHORT)}, e.g. f32[256,784] or f32[] for a scalar")
-    dims = tuple(int(d) for d in m.group(2).replace(" ", "").split(",") if d)
-    return jg.ShapeDtype(dims, FROM_SHORT[m.group(1)])
-
-
-def _resolve(target: str, parser):
-    """MODULE:FUNCTION (a dotted module or a .py path; FUNCTION may be dotted) -> the callable."""
-    import importlib
-    import importlib.util
-    module_name, sep, attr = target.partition(":")
-    if not sep or not module_name or not attr:
-        parser.error(f"expected MODULE:FUNCTION (e.g. mypkg.model:loss or model.py:loss), "
-                     f"got {target!r}")
-    try:
-        if module_name.endswith(".py"):
-            spec = importlib.util.spec_from_file_location(
-                os.path.splitext(os.path.basename(module_name))[0], module_name)
-            if spec is None or not os.path.isfile(module_name):
-                raise ImportError(f"no such file {module_name}")
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-        else:
-            if os.getcwd() not in sys.path:    # as `python -m` would: modules in the cwd
-                sys.path.insert(0, os.getcwd())
-            module = importlib.import_module(module_name)
-    except Exception as e:   # the user's module may fail in any way while importing
-        parser.error(f"cannot import {module_name!r}: {type(e).__name__}: {e}")
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            parser.error(f"{module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    if not callable(obj):
-        parser.error(f"{target} is a {type(obj).__name__}, not a function")
-    return obj
-
-
 def _ir(args) -> int:
-    import jitgrad as jg
-    fn = _resolve(args.target, args.subparser)
+    fn = resolve(args.target, args.subparser)
     if args.print_after:
         os.environ["JITGRAD_PRINT_AFTER"] = args.print_after
     if args.grad:
@@ -172,10 +107,9 @@ def _argnums(text: str):
 # ---------------------------------------------------------------------------------- parser
 
 def build_parser() -> Parser:
-    import jitgrad
     p = Parser(prog="jitgrad", description="jitgrad: traced SSA IR, autodiff as an IR "
                "transformation, fused numba kernels")
-    p.add_argument("--version", action="version", version=f"jitgrad {jitgrad.__version__}")
+    p.add_argument("--version", action="version", version=f"jitgrad {jg.__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     d = sub.add_parser("demo", help="the main job: train on handwritten digits",
@@ -202,7 +136,7 @@ def build_parser() -> Parser:
                        description="Trace MODULE:FUNCTION on abstract arguments and print its IR.")
     i.add_argument("target", metavar="MODULE:FUNCTION",
                    help="an importable module (or a .py file) and a function in it")
-    i.add_argument("--arg", type=_arg_spec, action="append", default=[], metavar="TYPE",
+    i.add_argument("--arg", type=arg_spec, action="append", default=[], metavar="TYPE",
                    help="one per positional argument, e.g. f32[256,784] or i32[256]")
     i.add_argument("--grad", action="store_true", help="the gradient graph (jg.grad of FUNCTION)")
     i.add_argument("--argnums", type=_argnums, default=0, help="with --grad: which arguments "
@@ -221,7 +155,6 @@ def build_parser() -> Parser:
     c.add_argument("action", choices=("info", "clear"),
                    help="info: location and size; clear: delete it")
     c.set_defaults(run=_cache)
-    from .aot_command import add_parser as add_aot_parser  # `jitgrad aot` (jitgrad/aot_cli.py)
     add_aot_parser(sub)
     return p
 
@@ -250,17 +183,11 @@ def main(argv=None) -> int:
         print(f"jitgrad {args.command}: interrupted", file=sys.stderr)
         return 130
     except Exception as e:   # noqa: BLE001 - a failure is one line; the traceback on request
-        from jitgrad.runtime import config
         if config.full_traceback():
             raise
         print(f"jitgrad {args.command}: {type(e).__name__}: {one_line(e)} "
               "(JITGRAD_TRACEBACK=full shows the traceback)", file=sys.stderr)
         return 1
-
-
-def one_line(e: BaseException) -> str:
-    """An exception's message on one line (jitgrad's messages may list one item a line)."""
-    return "; ".join(line.strip() for line in str(e).splitlines() if line.strip())
 
 
 if __name__ == "__main__":

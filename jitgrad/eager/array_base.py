@@ -7,6 +7,7 @@ are imported (jitgrad's __init__ imports both), as JAX installs its array method
 jax.numpy. So this module, and everything below the front end, imports neither of them.
 """
 from __future__ import annotations
+from ..runtime.device import device as as_device
 
 
 def register_methods(methods: dict, cls=None) -> None:
@@ -49,7 +50,6 @@ class ArrayOps:
         """The Array API's x.to_device(device): this array on `device` (itself if already there)."""
         if stream is not None:
             raise ValueError("to_device: jitgrad has no streams to choose from; pass stream=None")
-        from ..runtime.device import device as as_device
         dev = as_device(device)
         if dev == self.device:
             return self

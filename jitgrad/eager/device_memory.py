@@ -11,7 +11,7 @@ import numpy as np
 from ..runtime import cuda_device, dlpack
 from ..runtime.device import CPU, META, Device
 
-def to_host(t: Tensor) -> np.ndarray:
+def to_host(t) -> np.ndarray:
     """A NumPy copy of a cuda tensor's data (waits for the work that produces it)."""
     s = cuda_device.stream(t.device.index or 0)
     host = t._data.copy_to_host(stream=s)
@@ -21,11 +21,11 @@ def to_host(t: Tensor) -> np.ndarray:
 
 def to_device(host: np.ndarray, device: Device):
     """A device array holding a copy of `host`."""
-    from ..codegen.cuda_eager import upload      # lazy on purpose: numba.cuda
+    from ..codegen.cuda_eager import upload      # lazy: numba.cuda
     return upload(host, device.index or 0)
 
 
-def copy_into(dst: Tensor, src: Tensor) -> None:
+def copy_into(dst, src) -> None:
     """dst's storage <- src's values (same shape and dtype, same cuda device)."""
     from ..codegen.cuda_eager import strided_copy as kernel_copy     # lazy: numba.cuda
     from ..codegen.space import c_strides
@@ -35,7 +35,7 @@ def copy_into(dst: Tensor, src: Tensor) -> None:
 
 # ----------------------------------------------------------------------------- interop
 
-def cuda_array_interface(t: Tensor) -> dict:
+def cuda_array_interface(t) -> dict:
     if t.device.type != "cuda" or cuda_device.simulator_enabled():
         raise AttributeError(f"__cuda_array_interface__ is only defined for tensors in GPU "
                              f"memory; this one is on {t.device}"
@@ -44,13 +44,13 @@ def cuda_array_interface(t: Tensor) -> dict:
     return t._data.__cuda_array_interface__
 
 
-def dlpack_device(t: Tensor) -> tuple:
+def dlpack_device(t) -> tuple:
     if t.device.type != "cuda" or cuda_device.simulator_enabled():
         return dlpack.KDL_CPU, 0      # the simulator's "device" memory is host memory
     return dlpack.KDL_CUDA, t.device.index or 0
 
 
-def dlpack_capsule(t: Tensor, stream=None):
+def dlpack_capsule(t, stream=None):
     if t.device == META:
         raise BufferError("a meta tensor has no data to export through DLPack")
     if t.device == CPU:

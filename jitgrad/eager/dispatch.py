@@ -159,7 +159,7 @@ def evaluate_any(op, arrays, params, node):
 
 
 def _cuda(op, arrays, params, out_types):
-    from ..cuda import run_eager     # lazy on purpose: jg.cuda and numba.cuda load on first use
+    from ..cuda import run_eager     # lazy: jg.cuda and numba.cuda load on first use
     return run_eager(op, arrays, params, out_types)
 
 

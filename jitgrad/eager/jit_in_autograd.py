@@ -17,6 +17,7 @@ from ..ir import Builder, Graph
 from ..ir.autodiff import CUSTOM_VJP, vjp_values
 from ..ir.autodiff.emitter import Emitter
 from ..ir.types import kind_of
+from ..numpy._convert import asarray
 
 # traced graph -> params of its custom_vjp_call (built once per compiled signature)
 _PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -36,7 +37,6 @@ def needs_record(leaves, graph) -> bool:
 
 def record_call(graph: Graph, leaves, outs) -> None:
     """Record `outs = graph(*leaves)` (already computed) as one differentiable op."""
-    from ..numpy._convert import asarray
     params = _PARAMS.get(graph)
     if params is None:
         params = _PARAMS[graph] = {"body": graph, "fwd": _fwd(graph), "bwd": _bwd(graph)}

@@ -7,7 +7,6 @@ import weakref
 import numpy as np
 
 from .array_base import ArrayOps
-from ..errors import api_boundary
 from ..dtypes import canonical_dtype, default_complex, default_float, scalar_dtype
 from ..ir.types import TensorType
 from ..runtime.device import CPU, META, Device, device as as_device
@@ -221,7 +220,6 @@ class Tensor(ArrayOps):
         self._data = result._data
         self._ctx, self.requires_grad = result._ctx, result.requires_grad
         if self._ctx is not None:
-            import weakref
             self._ctx.outputs = [weakref.ref(self) if r() is result else r
                                  for r in self._ctx.outputs]
 

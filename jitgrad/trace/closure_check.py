@@ -8,14 +8,15 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from ..nn.module import Module
+from ..eager.tensor import Tensor
+from .source_info import user_frame
 
 BAKED_WARN_SIZE = 8
 
 
 def _size(value) -> int:
     """Elements of an array, or of a Module's parameters; 0 for anything else."""
-    from ..nn.module import Module
-    from ..eager.tensor import Tensor
     if isinstance(value, (Tensor, np.ndarray)):
         return int(np.prod(value.shape, dtype=np.int64))
     if isinstance(value, Module):
@@ -41,7 +42,6 @@ def closed_over(fn) -> list:
 
 def warn_baked(fn, name: str) -> None:
     """The JITGRAD_DEBUG warning for `fn` (once: jit calls it on the first trace only)."""
-    from .source_info import user_frame
     frame = user_frame()
     where = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("jitgrad", 0)
     for var, size in closed_over(fn):

@@ -15,6 +15,7 @@ from ..ir import TensorType
 from ..ir.interpreter import interpret
 from ..runtime.device import CPU, META
 from ..eager.tensor import Tensor
+from ..runtime.device import device as as_device
 
 
 class ShapeDtype:
@@ -22,7 +23,6 @@ class ShapeDtype:
     __slots__ = ("shape", "dtype", "device")
 
     def __init__(self, shape, dtype="float32", device="cpu"):
-        from ..runtime.device import device as as_device
         self.shape = tuple(int(d) for d in shape)
         self.dtype = canonical_dtype(dtype)
         self.device = as_device(device)
@@ -155,7 +155,7 @@ def make_graph(fn, static_argnums=()):
             it = iter(d)
             full = [args[i] if i in static else next(it) for i in range(len(args))]
             return fn(*full, **k)
-        names = _leaf_names(fn, args, static)
+        names = leaf_names(fn, args, static)
         g, _, caps, _ = trace_to_graph(inner, tuple(dyn), kwargs, name=getattr(fn, "__name__", "fn"),
                                        leaf_names=names)
         if caps:
@@ -165,7 +165,7 @@ def make_graph(fn, static_argnums=()):
     return wrapper
 
 
-def _leaf_names(fn, args, static):
+def leaf_names(fn, args, static):
     """Printing names for the dynamic leaves: the parameter name, suffixed for pytree leaves."""
     params = arg_names(fn, len(args))
     names = []

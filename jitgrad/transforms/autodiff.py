@@ -17,16 +17,19 @@ from ..ir import Op
 from ..eager.tensor import Tensor
 from ..trace.tracing import call_graph, leaf_array, leaf_spec, trace_to_graph
 from ..ir.types import kind_of
+from ..numpy._convert import asarray
+from ..ir.autodiff import vjp_graph
+from ..numpy.creation import ones
+from ..ir.autodiff import jvp_graph
+from ..numpy.creation import zeros_like
 
 
 def stop_gradient(x):
     """The identity whose derivative is zero (applied to every leaf of a pytree)."""
-    from ..numpy._convert import asarray
     return tree_util.tree_map(lambda v: apply(Op.stop_gradient, [asarray(v)]), x)
 
 
-def _as_inputs(leaves):
-    from ..numpy._convert import asarray
+def as_inputs(leaves):
     return [x if isinstance(x, (Tensor, Tracer)) else asarray(leaf_array(x, leaf_spec(x)[0]))
             for x in leaves]
 
@@ -35,13 +38,13 @@ def _is_concrete(leaves) -> bool:
     return not any(isinstance(x, Tracer) and x._concrete is None for x in leaves)
 
 
-def _argnums_tuple(argnums):
+def argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
 def _trace_wrt(fn, args, argnums, name):
     """Trace fn with the leaves of args[argnums] as graph inputs (other args closed over)."""
-    argnums_t = _argnums_tuple(argnums)
+    argnums_t = argnums_tuple(argnums)
     for i in argnums_t:
         if i >= len(args):
             raise TypeError(f"{name}: argnums={argnums} but the function was called with "
@@ -92,7 +95,6 @@ class _TracedState:
         """Gradients for every leaf: zeros for the state leaves that were not differentiated."""
         if len(self.wrt) == len(leaves):
             return grads
-        from ..numpy.creation import zeros_like
         it = iter(grads)
         return [next(it) if t else zeros_like(x) for t, x in zip(self.trainable, leaves)]
 
@@ -105,7 +107,6 @@ def _unflatten_grads(in_tree, grads, argnums):
 def value_and_grad(fn, argnums=0, has_aux=False, holomorphic=False):
     """jg.value_and_grad(fn, argnums=0, has_aux=False)(*args) -> (value, grads)
     ((value, aux), grads with has_aux)."""
-    from ..ir.autodiff import vjp_graph
 
     @functools.wraps(fn)
     @api_boundary
@@ -133,8 +134,8 @@ def value_and_grad(fn, argnums=0, has_aux=False, holomorphic=False):
             raise TypeError("grad with holomorphic=True requires complex inputs, got "
                             + ", ".join(str(leaf_spec(x)[0]) for x in leaves))
         vg = vjp_graph(graph, wrt=state.wrt, out_idx=[0])
-        ones = _ones_like_value(graph.outputs[0], _as_inputs(leaves) + captures)
-        res = call_graph(vg, _as_inputs(leaves) + captures + [ones])
+        ones = _ones_like_value(graph.outputs[0], as_inputs(leaves) + captures)
+        res = call_graph(vg, as_inputs(leaves) + captures + [ones])
         outs, grads = res[:n_out], res[n_out:]
         state.write_back(outs)
         value = tree_util.tree_unflatten(out_tree, outs[:state.n_user(graph)])
@@ -158,7 +159,6 @@ def grad(fn, argnums=0, has_aux=False, holomorphic=False):
 
 
 def _ones_like_value(v, inputs):
-    from ..numpy.creation import ones
     dev = next((x.device for x in inputs if hasattr(x, "device")), None)
     return ones(v.type.shape, dtype=v.type.dtype, device=dev)
 
@@ -166,11 +166,10 @@ def _ones_like_value(v, inputs):
 @api_boundary
 def vjp(fn, *primals, has_aux=False):
     """jg.vjp(fn, *primals) -> (out, vjp_fn); vjp_fn(cotangent) returns one cotangent per primal."""
-    from ..ir.autodiff import vjp_graph
     argnums = tuple(range(len(primals)))
     graph, out_tree, captures, leaves, in_tree, state = _trace_wrt(fn, primals, argnums, "vjp")
     n_out = len(graph.outputs)
-    inputs = _as_inputs(leaves) + captures
+    inputs = as_inputs(leaves) + captures
     main_tree = out_tree.children[0] if has_aux else out_tree
     n_main = main_tree.num_leaves
     vg = vjp_graph(graph, wrt=state.wrt, out_idx=range(n_main))
@@ -179,7 +178,6 @@ def vjp(fn, *primals, has_aux=False):
     out = tree_util.tree_unflatten(out_tree, outs[:state.n_user(graph)])
 
     def vjp_fn(cotangent):
-        from ..numpy._convert import asarray
         cts, ct_tree = tree_util.tree_flatten(cotangent)
         if ct_tree != main_tree:
             raise TypeError(f"vjp_fn: expected a cotangent of structure {main_tree}, got {ct_tree}")
@@ -198,8 +196,6 @@ def vjp(fn, *primals, has_aux=False):
 @api_boundary
 def jvp(fn, primals, tangents, has_aux=False):
     """jg.jvp(fn, primals, tangents) -> (out, tangent_out), forward mode."""
-    from ..ir.autodiff import jvp_graph
-    from ..numpy._convert import asarray
     primals, tangents = tuple(primals), tuple(tangents)
     p_leaves, p_tree = tree_util.tree_flatten(primals)
     t_leaves, t_tree = tree_util.tree_flatten(tangents)
@@ -217,7 +213,7 @@ def jvp(fn, primals, tangents, has_aux=False):
         if train:                       # buffers are constants of the derivative
             tans.append(t.astype(spec.dtype))
     jg_ = jvp_graph(graph, tangent_inputs=state.wrt)
-    res = call_graph(jg_, _as_inputs(leaves) + captures + tans)
+    res = call_graph(jg_, as_inputs(leaves) + captures + tans)
     n = len(graph.outputs)
     state.write_back(res[:n])
     n_user = state.n_user(graph)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .. import tree_util
 from ..eager.array_base import register_methods
 from ..eager.tensor import Tensor
+from ..runtime.cuda_device import synchronize
 
 
 def block_until_ready(tree):
@@ -19,7 +20,6 @@ def block_until_ready(tree):
             if x.device.type == "cuda":
                 devices.add(x.device.index or 0)
     if devices:
-        from ..runtime.cuda_device import synchronize
         for i in sorted(devices):
             synchronize(i)
     return tree

@@ -23,6 +23,7 @@ from ..trace.tracer import Tracer
 from ..eager.dispatch import apply
 from ..ir.remat import REMAT
 from ..trace.tracing import trace_to_graph
+from ..numpy import asarray
 
 
 class checkpoint_policies:
@@ -77,7 +78,6 @@ def checkpoint(fun=None, *, prevent_cse=True, policy=None, static_argnums=()):
         name = getattr(fun, "__name__", "fn").replace("<", "").replace(">", "")
         traced = module_state.functionalize(flat, "checkpoint")   # buffer writes: extra outputs
         body, out_tree, caps, _ = trace_to_graph(traced, tuple(dyn), name=f"{name}_remat")
-        from ..numpy import asarray
         inputs = [asarray(x) for x in leaves] + list(caps)
         outs = apply(REMAT, inputs, {"body": body})
         outs = list(outs) if isinstance(outs, tuple) else [outs]

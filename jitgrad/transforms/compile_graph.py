@@ -10,12 +10,12 @@ from ..ir.interpreter import interpret
 from ..runtime import config, profiling
 from ..runtime.executable import Executable  # noqa: F401 - the record backends return
 from ..ir.types import kind_of
+from ..ir.passes.manager import run_pipeline
 
 
 def optimize(graph: Graph, donated=()):
     """Run the default pass pipeline; returns (optimized graph, schedule, memory plan).
     `donated`: graph input indices whose storage the caller gives up (jit donate_argnums)."""
-    from ..ir.passes.manager import run_pipeline
     return run_pipeline(graph, donated=donated)
 
 
@@ -59,7 +59,7 @@ def _compile_graph(graph: Graph, device, donated) -> Executable:
 
 def _backend(device):
     """codegen backends register in codegen.BACKENDS: device type -> fn(graph, optimized, schedule, plan)."""
-    from ..codegen import BACKENDS
+    from ..codegen import BACKENDS      # lazy: codegen (numba, LLVM) loads on the first compile
     return BACKENDS.get(str(device).split(":")[0])
 
 

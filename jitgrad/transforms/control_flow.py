@@ -19,6 +19,8 @@ from ..trace.tracing import trace_to_graph
 from . import scan_carry
 from ..dtypes import scalar_dtype
 from ..ir.types import kind_of
+from ..numpy._convert import astype
+from .. import numpy as jnp
 
 
 def _abstract(x) -> bool:
@@ -66,7 +68,6 @@ def cond(pred, true_fun, false_fun, *operands):
     if tt != tf:
         raise TypeError(f"cond: true_fun and false_fun return different structures: {tt} and {tf}")
     caps = _unify_captures([(gt, ct, len(leaves)), (gf, cf, len(leaves))])
-    from ..numpy._convert import astype
     outs = apply(COND, [astype(p, "bool")] + leaves + caps, {"true": gt, "false": gf})
     return tree_util.tree_unflatten(tt, list(outs) if isinstance(outs, tuple) else [outs])
 
@@ -90,7 +91,6 @@ def switch(index, branches, *operands):
             raise TypeError(f"switch: branches return different structures: branch 0 gives "
                             f"{traced[0][1]}, branch {k} gives {tree}")
     caps = _unify_captures([(g, c, len(leaves)) for g, _, c in traced])
-    from ..numpy._convert import astype
     outs = apply(SWITCH, [astype(i, "int32")] + leaves + caps,
                  {"branches": tuple(g for g, _, _ in traced)})
     return tree_util.tree_unflatten(traced[0][1], list(outs) if isinstance(outs, tuple) else [outs])
@@ -117,7 +117,6 @@ def while_loop(cond_fun, body_fun, init_val):
 def fori_loop(lower, upper, body_fun, init_val):
     """jg.fori_loop(lower, upper, body_fun, init_val): body_fun(i, val) for i in [lower, upper).
     With Python-int bounds it is a scan (reverse-differentiable), otherwise a while_loop."""
-    from .. import numpy as jnp
     for name, b in (("lower", lower), ("upper", upper)):
         dt = b.dtype if hasattr(b, "dtype") else np.asarray(b).dtype
         if isinstance(b, bool) or kind_of(dt) not in "iu":
@@ -162,7 +161,6 @@ def scan(f, init, xs=None, length=None, reverse=False):
     # a Python-scalar carry is traced weakly (as a jit argument is): `0 + x_f32` is float32
     carry = tree_util.tree_unflatten(c_tree, [p if w else x for w, p, x in
                                               zip(weak, init_leaves, c_leaves)])
-    from .. import numpy as jnp  # a length-0 scan has no x[0]: a slice of the same type
     x_slice = tree_util.tree_unflatten(x_tree, [x[0] if length else jnp.zeros(x.shape[1:], x.dtype)
                                                 for x in x_leaves])
 
@@ -220,7 +218,6 @@ def _check_carry(before, out):
 
 
 def _scan_python(f, init, xs, x_tree, x_leaves, length, reverse):
-    from .. import numpy as jnp
     # NumPy values in the carry become tensors (as the traced scan's inputs do); Python
     # scalars stay weak
     leaves, tree = tree_util.tree_flatten(init)

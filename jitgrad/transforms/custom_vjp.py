@@ -18,7 +18,8 @@ from .. import tree_util
 from ..eager.dispatch import apply
 from ..ir.autodiff import CUSTOM_VJP
 from ..trace.tracing import ShapeDtype, leaf_spec, trace_to_graph
-from .autodiff import _as_inputs
+from .autodiff import as_inputs
+from ..numpy import asarray, zeros
 
 
 class custom_vjp:
@@ -63,7 +64,7 @@ class custom_vjp:
         bwd, _, bwd_caps, _ = trace_to_graph(bwd_flat, (res_specs, ct_specs), name=f"{name}_bwd")
         if bwd_caps:
             raise TypeError(f"custom_vjp bwd rule of {name} closes over a traced value")
-        outs = apply(CUSTOM_VJP, _as_inputs(leaves),
+        outs = apply(CUSTOM_VJP, as_inputs(leaves),
                      {"body": body, "fwd": fwd, "bwd": bwd})
         outs = outs if isinstance(outs, tuple) else (outs,)
         return tree_util.tree_unflatten(out_tree, list(outs))
@@ -71,7 +72,6 @@ class custom_vjp:
 
 def _flat_cotangents(name, out, args):
     """bwd's result as one cotangent per argument leaf (None entries become zeros)."""
-    from ..numpy import asarray, zeros
     if not isinstance(out, (tuple, list)) or len(out) != len(args):
         raise TypeError(f"custom_vjp bwd rule of {name} must return a tuple of {len(args)} "
                         f"cotangent(s), one per argument, got {type(out).__name__}"

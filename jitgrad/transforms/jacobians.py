@@ -13,11 +13,12 @@ import numpy as np
 from . import module_state
 from .. import tree_util
 from ..trace.tracing import leaf_spec
-from .autodiff import _argnums_tuple, jvp, vjp
+from .autodiff import argnums_tuple, jvp, vjp
+from .. import numpy as jnp
 
 
 def _split(fn, args, argnums):
-    argnums_t = _argnums_tuple(argnums)
+    argnums_t = argnums_tuple(argnums)
 
     def f_dyn(*dyn):
         full = list(args)
@@ -35,7 +36,6 @@ def _one_hot(t, j):
 
 def _stack(parts, shape, t):
     """Stack per-direction results along axis 0 and shape them; zeros when there are none."""
-    from .. import numpy as jnp
     if not parts:
         return jnp.zeros(shape, t.dtype)
     return jnp.reshape(jnp.stack(parts), shape)
@@ -82,7 +82,6 @@ def jacfwd(fn, argnums=0, has_aux=False):
             return columns(*args)
 
     def columns(*args):
-        from .. import numpy as jnp
         f_dyn, dyn = _split(fn, args, argnums)
         in_leaves, in_tree = tree_util.tree_flatten(dyn)
         in_types = [leaf_spec(x)[0] for x in in_leaves]

@@ -10,6 +10,7 @@ from .. import tree_util
 from ..eager.jit_in_autograd import TAKES_GRADIENTS, needs_record, record_call
 from ..trace.closure_check import warn_baked
 from .compile_graph import compile_graph
+from .compiled_units import CompiledUnits, units_of
 from ..ir.autodiff.transform import REVERSE_CALLS
 from ..errors import api_boundary
 from ..trace.tracer import Tracer
@@ -17,7 +18,9 @@ from ..dtypes import default_float
 from ..runtime import config
 from ..eager.tensor import Tensor
 from .static_args import StaticArgs
-from ..trace.tracing import _leaf_names, call_graph, leaf_array, leaf_spec, trace_to_graph
+from ..trace.tracing import leaf_names, call_graph, leaf_array, leaf_spec, trace_to_graph
+import sys
+from ..numpy._convert import asarray
 
 
 class Signature:
@@ -107,14 +110,13 @@ class Jitted:
             why = "; ".join(ch) or "static arguments changed"
         else:
             last = self._last_args or ()
-            names = _leaf_names(self.fn, last, self._static(len(last))) or []
+            names = leaf_names(self.fn, last, self._static(len(last))) or []
             ch = []
             for k, (a, b) in enumerate(zip(old.leaves, sig.leaves)):
                 if a != b:
                     name = names[k] if k < len(names) else f"leaf {k}"
                     ch.append(f"argument '{name}': {_fmt_spec(a)} -> {_fmt_spec(b)}")
             why = "; ".join(ch)
-        import sys
         print(f"[jitgrad] retracing {self.__name__}: {why}", file=sys.stderr, flush=True)
 
     # tracing --------------------------------------------------------------------------------
@@ -138,7 +140,7 @@ class Jitted:
         before = REVERSE_CALLS[0]
         graph, out_tree, captures, _ = trace_to_graph(
             traced, tuple(dyn), kwargs, name=inner.__name__,
-            leaf_names=_leaf_names(self.fn, args, self._static(len(args))))
+            leaf_names=leaf_names(self.fn, args, self._static(len(args))))
         if REVERSE_CALLS[0] != before:
             TAKES_GRADIENTS.add(graph)
         self._last, self._last_args = sig, args
@@ -196,7 +198,6 @@ class Jitted:
         return out
 
     def _inline(self, entry, leaves, captures, args):
-        from ..numpy._convert import asarray
         ins = [x if isinstance(x, (Tensor, Tracer)) else asarray(leaf_array(x, s[0]))
                for x, s in zip(leaves, entry.sig.leaves)]
         outs = call_graph(entry.graph, ins + list(captures))
@@ -204,9 +205,16 @@ class Jitted:
 
     @api_boundary
     def lower(self, *args, **kwargs):
+        """The traced graph for these arguments (see Lowered). After a call with the same
+        signature, it is that call's: no retrace, and `.compile()` is the executable the calls
+        run (its `.units`: what was compiled), as in JAX, where the caches are shared."""
         self._use_float_mode()
         kwargs, static_kw = self._statics.split_kwargs(kwargs, self.__name__)
         sig, leaves, dyn = self._split(args, kwargs, static_kw)
+        entry = self._cache.get(sig)
+        if entry is not None and entry.exe is not None:
+            return Lowered(entry.graph, entry.out_tree, sig, self.__name__, entry.donated,
+                           entry.writes, entry.exe)
         graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
         if captures:
             raise ValueError("lower: the function closes over values traced by an enclosing "
@@ -277,7 +285,7 @@ class _Entry:
         outs = self.exe.run([a._data if type(a) is Tensor else
                              a if a.dtype is dt else np.asarray(a, dt)
                              for a, dt in zip(args, dtypes)])
-        if self.out_tree is tree_util._LEAF:
+        if self.out_tree is tree_util.LEAF:
             return Tensor._wrap(outs[0])
         out = tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
         return pytree_roles.as_jit_result(out) if self.restores else out
@@ -320,11 +328,11 @@ def _device_of(sig):
 class Lowered:
     """f.lower(*args): the traced graph and, on demand, the optimized schedule and kernels."""
 
-    def __init__(self, graph, out_tree, sig, name, donated=(), writes=()):
+    def __init__(self, graph, out_tree, sig, name, donated=(), writes=(), exe=None):
         self.graph, self.out_tree, self.sig, self.name = graph, out_tree, sig, name
         self.donated = donated          # graph input indices (donate_argnums, as leaves)
         self.writes = writes            # argument leaves written back after a call (buffers)
-        self._exe = None
+        self._exe = exe                 # the jitted function's own, when it ran this signature
 
     @property
     def ir(self) -> str:
@@ -357,12 +365,30 @@ class Lowered:
 
 
 class Compiled:
-    """lowered.compile(): callable on exactly the lowered signature."""
+    """lowered.compile(): callable on exactly the lowered signature; `.units` says what was
+    compiled."""
 
     def __init__(self, exe, out_tree, sig, name, writes=(), donated=()):
         self.exe, self.out_tree, self.sig, self.name = exe, out_tree, sig, name
         self.writes = writes
         self.donated = donated      # leaf indices (donate_argnums): see jitgrad/donation.py
+
+    @property
+    def units(self) -> CompiledUnits:
+        """What was compiled, one read-only record per step of the schedule in call order:
+        name (the code's hash), kind, target (cpu-llvm, cpu-numba, cuda, host...), ops, shapes,
+        source... (jitgrad/transforms/compiled_units.py). Prints as a table."""
+        return units_of(self.exe)
+
+    def occupied(self):
+        """A context manager holding the executable as a call in progress holds it: a call
+        made meanwhile runs on private tables and arena (tests of re-entrant calls). Not for
+        a program with loops (`exclusive`): such calls wait, and one on this thread would hang."""
+        run = self.exe.run
+        if getattr(run, "exclusive", True) or not hasattr(run, "occupied"):
+            raise RuntimeError(f"{self.name}: its calls wait for each other (or it has no "
+                               "shared state); there is nothing to occupy")
+        return run.occupied()
 
     def __call__(self, *args, **kwargs):
         leaves, tree = tree_util.tree_flatten((args, kwargs))
@@ -399,7 +425,7 @@ class Compiled:
     def save(self, path, key=None) -> None:
         """Write an artifact that jg.load runs in another process without retracing, signed
         with `key` (or $JITGRAD_ARTIFACT_KEY) so that a loader holding it may use its code."""
-        from ..aot.save_load import save
+        from ..aot.save_load import save     # lazy: the AOT layer loads when first used
         save(self, path, key)
 
     def _mismatch(self, specs, tree):

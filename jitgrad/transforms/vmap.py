@@ -23,7 +23,9 @@ from ..errors import api_boundary
 from ..ir.batching import batch_graph
 from ..eager.tensor import Tensor
 from ..trace.tracing import ShapeDtype, call_graph, leaf_spec, trace_to_graph
-from ..tree_util import _node_children
+from ..tree_util import node_children
+from ..numpy._convert import asarray
+from .. import numpy as jnp
 
 
 def _is_axis(a) -> bool:
@@ -50,7 +52,7 @@ def _axes_per_leaf(spec, tdef, what, where):
     """Broadcast `spec` (int, None, or a tree prefix of `tdef`) to one axis per leaf."""
     if _is_axis(spec):
         return [spec] * tdef.num_leaves
-    node = _node_children(spec)
+    node = node_children(spec)
     if node is None or node[0] != tdef.kind or len(node[2]) != len(tdef.children) \
             or (tdef.kind in (dict, OrderedDict) and node[1] != tdef.aux):
         raise ValueError(f"vmap: {what} for {where} must be an int, None, or a tree prefix of it; "
@@ -68,7 +70,6 @@ def _arg_names(fn, n):
 
 
 def _as_array(x):
-    from ..numpy._convert import asarray
     return x if isinstance(x, (Tensor, Tracer)) else asarray(x)
 
 
@@ -160,7 +161,6 @@ def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
         bg, out_b = batch_graph(graph, [True] * len(mapped)
                                 + [False] * (len(shared) + len(captures)), size)
         out_axes_l = _check_out_axes(graph, out_tree, out_axes_l, out_b)
-        from .. import numpy as jnp
         ins = [m.leaves[i] if m.axes[i] == 0 else jnp.moveaxis(m.leaves[i], m.axes[i], 0)
                for i in mapped] + [_as_array(m.leaves[i]) for i in shared] + list(captures)
         outs = call_graph(bg, ins)
