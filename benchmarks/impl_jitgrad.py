@@ -1,4 +1,4 @@
-"""jitgrad, written only against the public API (DESIGN.md §7) as a user would write it.
+"""jitgrad, written only against the public API (README: API) as a user would write it.
 
 Names are looked up when called, not at import, so a part of the API that is still missing
 fails only the workloads that use it."""

@@ -1,4 +1,4 @@
-"""The per-op scalar expression table for generated CPU code (DESIGN.md §3).
+"""The per-op scalar expression table for generated CPU code (README: Layout).
 
 `EXPR[op](ctx, args, in_dtypes, out_dtype, params) -> str` gives the numba expression computing
 one element of `op`'s output from its operands' expressions. `ctx` names typed constants

@@ -1,5 +1,5 @@
 """The CUDA scalar expression table: built from the records like the CPU table
-(codegen/cpu_exprs.py), with the rules that differ on the GPU overridden (DESIGN.md §3).
+(codegen/cpu_exprs.py), with the rules that differ on the GPU overridden (README: Layout).
 
 What differs: NumPy scalar functions (`np.floor`, `np.rint`, `np.sign`) do not compile in
 numba.cuda kernels (measured: KeyError <ufunc 'floor'>), and every math function is libdevice's

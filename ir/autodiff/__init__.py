@@ -1,4 +1,4 @@
-"""Automatic differentiation as a graph transformation (DESIGN.md §3).
+"""Automatic differentiation as a graph transformation (README: Layout).
 
 vjp_graph / vjp_values (reverse mode) and jvp_graph (forward mode) take an ir.Graph and return
 a new ir.Graph; per-op rules are the primitives' records (ir/primitives/: elementwise
