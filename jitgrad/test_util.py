@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import tree_util
-from .transforms.autodiff import jvp, vjp
 from .ir.types import kind_of
 from .numpy import asarray
+from .transforms.autodiff import jvp, vjp
 
 EPS = 1e-4
 # default gradient tolerances by dtype (JAX's)

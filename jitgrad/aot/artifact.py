@@ -26,6 +26,7 @@ import zipfile
 from collections import OrderedDict
 
 import numpy as np
+
 from ..tree_util import PyTreeDef
 
 FORMAT_VERSION = 1

@@ -23,26 +23,25 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import artifact
-from ..transforms import donation
-from .. import tree_util
-from .artifact import ArtifactError
+from .. import __version__, tree_util
+from ..eager.jit_in_autograd import needs_record, record_call
+from ..eager.tensor import Tensor
 from ..ir import parse
 from ..ir.errors import VerifyError
+from ..ir.interpreter import interpret
+from ..ir.passes.plan_memory import plan_memory
+from ..ir.types import parse_type
 from ..ir.verifier import verify
 from ..runtime import cache, config
-from ..transforms.compile_graph import Executable, backend_for
-from ..ir.interpreter import interpret
-from ..ir.types import parse_type
-from ..ir.passes.plan_memory import plan_memory
-from .. import __version__
-from ..eager.tensor import Tensor
 from ..trace.tracing import leaf_array, leaf_spec
-from ..eager.jit_in_autograd import needs_record, record_call
+from ..transforms import donation
+from ..transforms.compile_graph import Executable, backend_for
+from . import artifact
+from .artifact import ArtifactError
 
 
 def _versions() -> dict:
-    import llvmlite     # lazy: numba and LLVM load with the first compile, not with jg.load
+    import llvmlite  # lazy: numba and LLVM load with the first compile, not with jg.load
     import llvmlite.binding as llvm
     import numba
 

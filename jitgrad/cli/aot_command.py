@@ -17,7 +17,6 @@ import jitgrad as jg
 from ..aot.save_load import workspace_bytes
 from .common import arg_spec, one_line, resolve
 
-
 # C11/C23 keywords and the header's own type names: a function named one would not compile
 C_RESERVED = frozenset("""auto break case char const continue default do double else enum extern
 float for goto if inline int long register restrict return short signed sizeof static struct
@@ -97,7 +96,7 @@ def _artifact(fn, args, name) -> list[str]:
 
 
 def _native(fn, args, name) -> list[str]:
-    from ..codegen.native_entry import export     # lazy: codegen, LLVM
+    from ..codegen.native_entry import export  # lazy: codegen, LLVM
     lib = export(jg.jit(fn).lower(*args.arg).graph, args.out, name)
     decl = next(line for line in lib.header_path.read_text().splitlines()
                 if line.startswith(f"int32_t {name}("))

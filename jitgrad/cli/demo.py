@@ -20,7 +20,7 @@ import numpy as np
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import nn
-from jitgrad.data import DataLoader, DataError, digits_split, load_mnist
+from jitgrad.data import DataError, DataLoader, digits_split, load_mnist
 from jitgrad.nn import functional as F
 
 
@@ -63,7 +63,7 @@ def accuracy(logits, y) -> float:
 def progress_bar(steps, epoch, epochs, label, disable=False):
     """A progress bar for one epoch; the caller updates it per step and closes it after
     writing the epoch's loss and test accuracy into it. `disable` hides it (ranks > 0)."""
-    from tqdm import tqdm       # lazy: optional dependency
+    from tqdm import tqdm  # lazy: optional dependency
     return tqdm(total=steps, desc=f"  {label} epoch {epoch + 1:>2}/{epochs}", leave=True,
                 bar_format="{desc} {bar:24} {n_fmt}/{total_fmt} [{elapsed}] {postfix}",
                 file=sys.stderr, disable=disable)
@@ -173,7 +173,7 @@ def load(data_dir):
 
 
 def plot(runs, path):
-    import matplotlib       # lazy: optional dependency (--plot)
+    import matplotlib  # lazy: optional dependency (--plot)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator

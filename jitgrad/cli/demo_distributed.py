@@ -21,8 +21,9 @@ from jitgrad import distributed as dist
 from jitgrad import nn
 from jitgrad.data import DataError, DataLoader
 
-from .demo import (Run, accuracy, epochs_text, load, loss, mlp_loss, plot, progress_bar, save_params,
-                   settings_for)
+from .demo import (
+    Run, accuracy, epochs_text, load, loss, mlp_loss, plot, progress_bar, save_params, settings_for
+)
 
 
 class Ranks:

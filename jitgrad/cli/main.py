@@ -16,16 +16,15 @@ from . import demo, demo_distributed
 from .aot_command import add_parser as add_aot_parser
 from .common import Parser, arg_spec, one_line, output_file, resolve
 
-
 # ---------------------------------------------------------------------------------- info, cache
 
 def _info(args) -> int:
-    import llvmlite     # lazy: versions for `jitgrad info` only (numba is heavy)
+    import llvmlite  # lazy: versions for `jitgrad info` only (numba is heavy)
     import numba
 
-    from jitgrad.runtime.cuda_device import _probe
-    count, why = _probe()
-    from jitgrad.codegen import BACKENDS     # lazy: loads numba and LLVM
+    from jitgrad.runtime.cuda_device import probe
+    count, why = probe()
+    from jitgrad.codegen import BACKENDS  # lazy: loads numba and LLVM
     backends = ", ".join(sorted(BACKENDS))
     info = cache_info()
     print(f"jitgrad   {jg.__version__}")
@@ -66,7 +65,7 @@ def _demo(args) -> int:
 
 
 def _bench(argv) -> int:
-    from jitgrad.benchmarks import main      # lazy: the benchmark harness
+    from jitgrad.benchmarks import main  # lazy: the benchmark harness
     return main(argv, prog="jitgrad bench")
 
 

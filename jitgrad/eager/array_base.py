@@ -7,6 +7,7 @@ are imported (jitgrad's __init__ imports both), as JAX installs its array method
 jax.numpy. So this module, and everything below the front end, imports neither of them.
 """
 from __future__ import annotations
+
 from ..runtime.device import device as as_device
 
 

@@ -3,6 +3,7 @@ their outputs; `.backward()` (eager/backward.py) turns the records into an ir.Gr
 from __future__ import annotations
 
 import weakref
+
 from ..ir.types import kind_of
 
 

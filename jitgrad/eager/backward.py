@@ -9,13 +9,13 @@ from collections import OrderedDict
 import numpy as np
 
 from ..errors import api_boundary
-from .array_base import register_methods
-from .autograd_record import producer
-from ..transforms.compile_graph import compile_graph
 from ..ir import Builder, Graph, TensorType
 from ..ir.autodiff import vjp_values
 from ..ir.interpreter import interpret
 from ..runtime.device import META
+from ..transforms.compile_graph import compile_graph
+from .array_base import register_methods
+from .autograd_record import producer
 from .tensor import Tensor
 
 _CACHE_SIZE, _HOT = 64, 3

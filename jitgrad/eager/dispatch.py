@@ -20,8 +20,10 @@ from ..trace.source_info import user_source_info, with_location
 from ..trace.trace_stack import top_trace
 from ..trace.tracer import Tracer
 from . import autograd_record
-from .fast_path import (CONTEXT_ERRSTATE, cast_results, lookup, quiet_context, remember,
-                        run_reference, signature, table as op_table)
+from .fast_path import (
+    CONTEXT_ERRSTATE, cast_results, lookup, quiet_context, remember, run_reference, signature
+)
+from .fast_path import table as op_table
 from .grad_mode import STATE, grad_enabled
 from .tensor import Tensor
 
@@ -159,7 +161,7 @@ def evaluate_any(op, arrays, params, node):
 
 
 def _cuda(op, arrays, params, out_types):
-    from ..cuda import run_eager     # lazy: jg.cuda and numba.cuda load on first use
+    from ..cuda import run_eager  # lazy: jg.cuda and numba.cuda load on first use
     return run_eager(op, arrays, params, out_types)
 
 

@@ -23,8 +23,8 @@ import threading
 import numpy as np
 
 from ..ir.reference import evaluate
-from ..ir.types import kind_of
 from ..ir.registry import KIND, REFERENCE
+from ..ir.types import kind_of
 from ..runtime.device import CPU
 from .tensor import Tensor
 

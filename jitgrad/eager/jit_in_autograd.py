@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import weakref
 
-from .autograd_record import record
-from .grad_mode import grad_enabled
 from ..ir import Builder, Graph
 from ..ir.autodiff import CUSTOM_VJP, vjp_values
 from ..ir.autodiff.emitter import Emitter
 from ..ir.types import kind_of
 from ..numpy._convert import asarray
+from .autograd_record import record
+from .grad_mode import grad_enabled
 
 # traced graph -> params of its custom_vjp_call (built once per compiled signature)
 _PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -6,15 +6,16 @@ import weakref
 
 import numpy as np
 
-from .array_base import ArrayOps
 from ..dtypes import canonical_dtype, default_complex, default_float, scalar_dtype
-from ..ir.types import TensorType
-from ..runtime.device import CPU, META, Device, device as as_device
+from ..ir.types import TensorType, kind_of
 from ..runtime.deleted_storage import DeletedStorage
-from .device_memory import (copy_into, cuda_array_interface, dlpack_capsule, dlpack_device,
-                            to_device, to_host)
+from ..runtime.device import CPU, META, Device
+from ..runtime.device import device as as_device
+from .array_base import ArrayOps
+from .device_memory import (
+    copy_into, cuda_array_interface, dlpack_capsule, dlpack_device, to_device, to_host
+)
 from .grad_mode import grad_enabled
-from ..ir.types import kind_of
 
 
 class Tensor(ArrayOps):

@@ -8,8 +8,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from ..nn.module import Module
+
 from ..eager.tensor import Tensor
+from ..nn.module import Module
 from .source_info import user_frame
 
 BAKED_WARN_SIZE = 8

@@ -7,15 +7,15 @@ import inspect
 import numpy as np
 
 from .. import tree_util
-from .tracer import Tracer
-from ..eager.dispatch import apply
-from .trace_stack import new_trace
 from ..dtypes import canonical_dtype, scalar_dtype
+from ..eager.dispatch import apply
+from ..eager.tensor import Tensor
 from ..ir import TensorType
 from ..ir.interpreter import interpret
 from ..runtime.device import CPU, META
-from ..eager.tensor import Tensor
 from ..runtime.device import device as as_device
+from .trace_stack import new_trace
+from .tracer import Tracer
 
 
 class ShapeDtype:
