@@ -41,7 +41,7 @@ def _complex(node) -> bool:
     return any(v.type.dtype.kind == "c" for n in body.nodes for v in (*n.inputs, *n.outputs))
 
 
-def _on_host(node) -> bool:
+def runs_on_host(node) -> bool:
     """Random, kernels with complex values (neither the LLVM nor the numba kernels implement
     complex arithmetic) and ops no CPU kernel implements (structured control flow: cond,
     while_loop, scan hold sub-graphs; fft) run on the host with the NumPy reference between
@@ -55,7 +55,7 @@ def _on_host(node) -> bool:
     return op not in OPAQUE
 
 
-def _product_hint(plan, i, node):
+def matmul_product_hint(plan, i, node):
     """Where the memory plan puts matmul kernel i's product: ("output", body value) or
     ("scratch", arena offset)."""
     if node.params["kind"] != "matmul" or plan is None:
@@ -67,13 +67,13 @@ def _product_hint(plan, i, node):
     return None
 
 
-class _Layout:
+class Layout:
     """Every value's Buffer, from the memory plan; array constants and the status pair as fixed
     buffers."""
 
     def __init__(self, graph, nodes, plan, on_host=None):
         self.graph, self.plan = graph, plan
-        on_host = on_host or _on_host
+        on_host = on_host or runs_on_host
         hosts = [v for n in nodes if on_host(n) for v in n.outputs]
         self.buffer = {v: Buffer(INPUT, i) for i, v in enumerate(graph.inputs)}
         self.host_types = []
@@ -133,7 +133,7 @@ class _Layout:
         return out
 
 
-def _results(graph, layout):
+def output_results(graph, layout):
     """Per graph output: the index of its output array (first occurrence), or (Buffer, type) of
     a copy (an input, a constant, a repeated output, ...)."""
     seen, results = set(), []
@@ -188,8 +188,8 @@ def compile_cpu(graph, optimized, schedule, plan):
     compiled = {id(nodes[i]) for i in loops}
 
     def on_host(n):
-        return id(n) not in compiled and _on_host(n)
-    layout = _Layout(optimized, nodes, plan, on_host)
+        return id(n) not in compiled and runs_on_host(n)
+    layout = Layout(optimized, nodes, plan, on_host)
     kernels, checks, steps, units, start = [], [], [], [], 0
     placed = []                 # the kernel node at each sequencer position (the profiler's names)
     for i, n in enumerate(nodes):
@@ -213,7 +213,7 @@ def compile_cpu(graph, optimized, schedule, plan):
             steps.append(("host", HostStep(n, [(layout.buffer[v], v.type) for v in n.inputs],
                                            [layout.buffer[v].index for v in n.outputs])))
             continue
-        unit = kernel_unit(n, _product_hint(plan, i, n))
+        unit = kernel_unit(n, matmul_product_hint(plan, i, n))
         units.append(unit)
         placed.append(n)
         kernels.append((unit.address, layout.slots(unit, n, i)))
@@ -222,7 +222,7 @@ def compile_cpu(graph, optimized, schedule, plan):
         steps.append(("kernels", start, len(kernels)))
     program = Program(kernels, layout.bases.n_dynamic, layout.bases.fixed)
     run = SequencedRun(program, layout.bases, steps, [v.type for v in layout.outputs],
-                       layout.host_types, _results(optimized, layout), checks,
+                       layout.host_types, output_results(optimized, layout), checks,
                        layout.arena_bytes, layout.status)
     run.units, run.bases = units, layout.bases
     run.exclusive = bool(loops)   # loops' descriptors and sub-programs: one call at a time

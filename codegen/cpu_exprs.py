@@ -21,7 +21,7 @@ from ..ir.types import is_bool, is_float
 
 # Ops whose scalar expression is computed with numba's int64 promotion and must be wrapped
 # back to int32 so that overflow wraps as NumPy's int32 arithmetic does.
-_INT_ARITH = frozenset({Op.add, Op.sub, Op.mul, Op.floor_div, Op.mod, Op.pow, Op.neg, Op.abs,
+INT_ARITH = frozenset({Op.add, Op.sub, Op.mul, Op.floor_div, Op.mod, Op.pow, Op.neg, Op.abs,
                         Op.square, Op.sign, Op.max, Op.min, Op.shift_left, Op.shift_right,
                         Op.bitwise_not, Op.bitwise_and, Op.bitwise_or, Op.bitwise_xor})
 
@@ -180,7 +180,7 @@ def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:
     if fn is None:
         raise unsupported(op, "numba")
     expr = fn(ctx, args, in_dtypes, out_dtype, params)
-    if out_dtype == np.int32 and op in _INT_ARITH:
+    if out_dtype == np.int32 and op in INT_ARITH:
         expr = f"np.int32({expr})"
     return expr
 

@@ -133,7 +133,7 @@ class _Kernel:
                             inline, tuple(flags))
 
 
-def _cost(nodes) -> int:
+def element_cost(nodes) -> int:
     return 1 + 8 * sum(n.op in _EXPENSIVE for n in nodes)
 
 
@@ -166,7 +166,7 @@ def elementwise_loop(k, nodes, given=None, skip=()):
     size = math.prod(D)
     if size == 0:
         return
-    parallel = size * _cost(nodes) >= PARALLEL_MIN
+    parallel = size * element_cost(nodes) >= PARALLEL_MIN
     k.parallel |= parallel
     values = [v for v in k.info.maps if v in k.arrays or v in k.out_names]   # loads and stores
     cshape, cshapes = collapse(D, [k.shape_in(v) for v in values])
@@ -274,7 +274,7 @@ def _reduce_point(k, red, ev, xspace, pre, idx, blocked=()):
 def _reduce_inner(k, red, xshape, axes, kept, rshape, pre, post):
     """Reduced dims innermost (contiguous): scalar accumulators per output element."""
     size = math.prod(xshape)
-    parallel = size * _cost(k.body.nodes) >= PARALLEL_MIN
+    parallel = size * element_cost(k.body.nodes) >= PARALLEL_MIN
     outer = [xshape[d] for d in kept]
     if parallel and (not kept or math.prod(outer) < 2):
         return _reduce_full_parallel(k, red, xshape, axes, rshape, pre, post)
@@ -448,7 +448,7 @@ def gen_rowwise(ctx, name, node) -> KernelSource:
     lanes = {n: f"lane{i}" for i, n in enumerate(reds)
              if is_float(n.inputs[0].type.dtype) and red.kind(n) in (("max", False), ("min", False))}
     k.fastmath = True
-    parallel = rows * L * _cost(k.body.nodes) >= PARALLEL_MIN and rows >= 2
+    parallel = rows * L * element_cost(k.body.nodes) >= PARALLEL_MIN and rows >= 2
     k.parallel = parallel
     blocks = min(rows, 64) if parallel else 1
     per = -(-rows // blocks)

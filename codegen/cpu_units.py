@@ -51,7 +51,7 @@ _LOADED: dict = {}          # module name -> (module, address): one compile per 
 _lock = threading.Lock()
 
 
-def _work(node) -> int:
+def largest_array(node) -> int:
     """The largest array a kernel reads or writes, in elements."""
     body = node.params["body"]
     return max([v.type.size for n in body.nodes for v in (*n.inputs, *n.outputs)] + [0])
@@ -101,7 +101,7 @@ def unit_source(node, product_hint=None):
     from .entry import ModuleBuilder
     mb = ModuleBuilder()
     mb.product_hint = product_hint
-    mb.long_loop = _work(node) >= LONG_LOOP
+    mb.long_loop = largest_array(node) >= LONG_LOOP
     kind = node.params["kind"]
     ks = generate(mb, "kernel", node)
     product_type = None

@@ -91,6 +91,6 @@ def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:
     if fn is None:
         raise cpu_exprs.unsupported(op, "cuda")
     expr = fn(ctx, args, in_dtypes, out_dtype, params)
-    if out_dtype == np.int32 and op in cpu_exprs._INT_ARITH:
+    if out_dtype == np.int32 and op in cpu_exprs.INT_ARITH:
         expr = f"np.int32({expr})"
     return expr

@@ -15,7 +15,7 @@ from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.printer import ident
 from . import cpu_kernels
-from .cpu_units import LONG_LOOP, _work
+from .cpu_units import LONG_LOOP, largest_array
 from .entry import (ModuleBuilder, arena_layout, arena_view, entry_source, flat_view,
                     inline_kernel)
 
@@ -93,7 +93,7 @@ class EntryProgram:
         name = f"k{self._count}_{kind}"
         self._count += 1
         self.mb.product_hint = self._product_hint(n)
-        self.mb.long_loop = _work(n) >= LONG_LOOP
+        self.mb.long_loop = largest_array(n) >= LONG_LOOP
         ks = cpu_kernels.generate(self.mb, name, n)
         self.mb.kernels.append(ks)
         for lit in ks.consts:

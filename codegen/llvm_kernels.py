@@ -29,7 +29,7 @@ from ..ir.primitives import REDUCE
 from ..ir.passes.fusion_rules import analyze_kernel, matmul_operand, row_pass_levels
 from . import llvm_opaque
 from .cpu_exprs import REDUCER_KIND
-from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, _cost     # the same thresholds as numba's
+from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
 from .evaluator import array_constants
 from .llvm_exprs import EXPR, I8, I64, LTYPE, const, ltype, supported
 from .llvm_math import intrinsic
@@ -184,7 +184,7 @@ class _Fn:
         self.range = None
         if not self.range_n:
             return
-        work = work or math.prod(self.info.domain) * _cost(self.body.nodes)
+        work = work or math.prod(self.info.domain) * element_cost(self.body.nodes)
         grain = max(1, -(-self.range_n * grain_work // max(work, 1)))
         pf = _extern(self, POOL_ENTRY, ir.FunctionType(ir.VoidType(), [body.type, ARGV, I64, I64]))
         self.b.call(pf, [body, ctx, ir.Constant(I64, self.range_n), ir.Constant(I64, grain)])
@@ -728,7 +728,7 @@ def gen_matmul(fn):
         with fn.loop(n) as i:
             b.store(b.load(b.gep(prod, [i])), b.gep(extra, [i]))
     rest = [v for v in dict.fromkeys(body.outputs) if v is not pv]
-    if rest and fn.parallel and n * _cost(body.nodes) >= PARALLEL_MIN:
+    if rest and fn.parallel and n * element_cost(body.nodes) >= PARALLEL_MIN:
         state, _ = fn.range_body()
         _product(fn, pv)
         _elementwise(fn, rest)
@@ -903,7 +903,7 @@ def parallel_form(node):
         return None
     info = analyze_kernel(node)
     D = info.domain
-    if math.prod(D) * _cost(node.params["body"].nodes) < PARALLEL_MIN:
+    if math.prod(D) * element_cost(node.params["body"].nodes) < PARALLEL_MIN:
         return None
     if kind == "elementwise":
         return "range"

@@ -15,11 +15,15 @@ do not cover, or one that would allocate); export then goes through the numba en
 """
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from ..ir.kernel import kernel_nodes
+from ..ir.passes.manager import run_pipeline
 from ..runtime.executable import ARENA, FIXED, INPUT, OUTPUT
 from . import cpu_loops, llvm_kernels
+from .cpu import Layout, matmul_product_hint, output_results, runs_on_host
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType(I8)
@@ -33,14 +37,11 @@ def _blas32(fn):
 
 def _optimized(graph):
     """A control-flow sub-graph through the pass pipeline: (optimized, kernel nodes, plan)."""
-    from ..ir.kernel import kernel_nodes
-    from ..ir.passes.manager import run_pipeline
     optimized, schedule, plan = run_pipeline(graph)
     return optimized, kernel_nodes(optimized, schedule), plan
 
 
 def why_not(nodes, plan):
-    from .cpu import _on_host, _product_hint
     for i, n in enumerate(nodes):
         op = cpu_loops.control_op(n)
         if op is not None:      # a loop or branch: its sub-graphs must build too
@@ -50,9 +51,9 @@ def why_not(nodes, plan):
                 if why is not None:
                     return f"{op}'s {g.name}: {why}"
             continue
-        if _on_host(n):
+        if runs_on_host(n):
             return f"{n.params['body'].nodes[0].op} runs on the host"
-        why = llvm_kernels.why_not(n, _product_hint(plan, i, n))
+        why = llvm_kernels.why_not(n, matmul_product_hint(plan, i, n))
         if why is not None:
             return f"its {n.params['kind']} kernel needs numba ({why})"
         if llvm_kernels.needs_heap(n):
@@ -62,11 +63,8 @@ def why_not(nodes, plan):
 
 def build(optimized, nodes, plan, name, workspace_align):
     """(llvmlite module with the external function `name`, workspace bytes, uses BLAS)."""
-    import llvmlite.binding as llvm
-
-    from .cpu import _Layout, _on_host, _product_hint, _results
-    layout = _Layout(optimized, nodes, plan,
-                     lambda n: cpu_loops.control_op(n) is None and _on_host(n))
+    layout = Layout(optimized, nodes, plan,
+                    lambda n: cpu_loops.control_op(n) is None and runs_on_host(n))
     units, texts, blas, subs = [], {}, set(), []
     top = _round(layout.arena_bytes if _uses_arena(layout, plan) else 0, workspace_align)
     for i, n in enumerate(nodes):
@@ -77,12 +75,12 @@ def build(optimized, nodes, plan, name, workspace_align):
             top = loop.end
             units.append(loop)
             continue
-        text, roles, consts, _, _ = llvm_kernels.build(n, _product_hint(plan, i, n), blas=_blas32)
+        text, roles, consts, _, _ = llvm_kernels.build(n, matmul_product_hint(plan, i, n), blas=_blas32)
         fn = texts.setdefault(text, f"jg_unit{len(texts)}")
         units.append((fn, roles, consts))
         blas.update(b for b in _BLAS if f"@\"jg_{b}32\"" in text or f"@jg_{b}32" in text)
     main = ir.Module(name=name)
-    results = _results(optimized, layout)
+    results = output_results(optimized, layout)
     entry = _entry(main, name, optimized, layout, nodes, units, results, plan, workspace_align,
                    bool(subs))
     for fn in blas:

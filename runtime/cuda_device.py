@@ -29,7 +29,7 @@ def simulator_enabled() -> bool:
 
 
 @functools.lru_cache(maxsize=1)
-def _probe() -> tuple:
+def probe() -> tuple:
     """(device count, reason when zero)."""
     if importlib.util.find_spec("numba_cuda") is None:
         return 0, f"numba-cuda is not installed ({INSTALL_HINT})"
@@ -46,20 +46,20 @@ def _probe() -> tuple:
 
 
 def is_available() -> bool:
-    return _probe()[0] > 0
+    return probe()[0] > 0
 
 
 def unavailable_reason() -> str:
     """Why no cuda device can be used here ("" when one can)."""
-    return _probe()[1]
+    return probe()[1]
 
 
 def device_count() -> int:
-    return _probe()[0]
+    return probe()[0]
 
 
 def check_available(index: int) -> None:
-    count, why = _probe()
+    count, why = probe()
     if count == 0:
         raise CudaUnavailableError(f"cuda:{index} was requested but CUDA is not available: {why}")
     if index >= count:

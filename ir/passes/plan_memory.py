@@ -108,7 +108,7 @@ class MemoryPlan:
         return "\n".join(lines)
 
 
-def _names(graph: Graph) -> dict:
+def value_names(graph: Graph) -> dict:
     """Value -> its name in the printed graph (the printer's numbering)."""
     names = dict(zip(graph.inputs, ["%" + n for n in (graph.arg_names or [
         f"a{i}" for i in range(len(graph.inputs))])]))
@@ -134,7 +134,7 @@ def _matmul_parts(kernel):
     return operands, raw, mm.output.type
 
 
-def _inplace_candidates(kernel):
+def inplace_candidates(kernel):
     """(inputs whose storage an output may take, outputs that may take one) for this kernel."""
     kind = kernel.params["kind"]
     if kind == "elementwise":
@@ -211,7 +211,7 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
     """The memory plan of a graph of kernel nodes (its nodes are the schedule). `donated`:
     indices of graph inputs whose storage may be reused; reuse=False gives every buffer its own
     slot (the plan with plan_memory disabled)."""
-    names = _names(schedule)
+    names = value_names(schedule)
     kernels = schedule.nodes
     last = {}
     for i, k in enumerate(kernels):
@@ -224,7 +224,7 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
     slot_of, slots, buffers = {}, [], []
     plan = MemoryPlan(0, 0, buffers)
     for i, k in enumerate(kernels):
-        takers_in, takers_out = _inplace_candidates(k) if reuse else ([], [])
+        takers_in, takers_out = inplace_candidates(k) if reuse else ([], [])
         free = [v for v in takers_in if last.get(v) == i and v not in out_index
                 and (v in slot_of or v in donor)]
         for v in k.outputs:

@@ -6,7 +6,7 @@ tests and with JITGRAD_VERIFY=1).
   one domain, one index map per value);
 - the memory plan: every buffer holds its value's bytes, no two arena buffers live at the same time
   overlap, and an output written in place of an input takes an input of that kernel of the same
-  type that dies there and that the kernel kind allows (plan_memory._inplace_candidates).
+  type that dies there and that the kernel kind allows (plan_memory.inplace_candidates).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from ..errors import VerifyError
 from ..kernel import KERNEL
 from ..verifier import verify
 from .fusion_rules import analyze
-from .plan_memory import _inplace_candidates, _names
+from .plan_memory import inplace_candidates, value_names
 
 
 def verify_schedule(schedule, plan=None):
@@ -40,7 +40,7 @@ def _verify_plan(schedule, plan):
         plan.check()
     except AssertionError as e:
         raise VerifyError(str(e)) from None
-    names = _names(schedule)
+    names = value_names(schedule)
     value_of = {names[v]: v for v in names}
     last = {}
     for i, k in enumerate(schedule.nodes):
@@ -54,7 +54,7 @@ def _verify_plan(schedule, plan):
             continue
         k = schedule.nodes[b.start]
         src = value_of.get(b.inplace_of)
-        ins, outs = _inplace_candidates(k)
+        ins, outs = inplace_candidates(k)
         if (src not in ins or b.value not in outs or src.type != b.value.type
                 or last.get(src) != b.start):
             raise VerifyError(f"memory plan: {b.name} is written in place of {b.inplace_of} in "
