@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import ShapeError
+from .interpreter import interpret
 from .ops import Op
 from .types import TensorType, bool_, is_int
 
@@ -106,7 +107,6 @@ def scan_rule(op, in_types, params):
 
 
 def _run(g, arrays):
-    from .interpreter import interpret
     return interpret(g, arrays)
 
 

@@ -8,6 +8,8 @@ import numpy as np
 
 from .types import TensorType, canonical_dtype
 
+INLINE_LIMIT = 16          # constants with more elements print as @digest references
+
 
 class Value:
     """An SSA value. Identity only: two Values are the same value iff they are the same object."""
@@ -82,7 +84,6 @@ class Graph:
     @property
     def constants(self) -> dict:
         """digest -> array for every constant too large to print inline."""
-        from .printer import INLINE_LIMIT
         out = {}
         for n in self.walk_nodes():
             lit = n.params.get("value") if n.op == "constant" else None
@@ -99,8 +100,5 @@ class Graph:
                     if isinstance(g, Graph):
                         yield from g.walk_nodes()
 
-    def __str__(self):
-        from .printer import print_graph
-        return print_graph(self)
-
-    __repr__ = __str__
+    # str(graph) and repr(graph) are the IR's text form: printer.py (which imports this module,
+    # and which ir/__init__.py always loads) installs them

@@ -36,6 +36,7 @@ from __future__ import annotations
 from .builder import Builder
 from .errors import ShapeError
 from .graph import Graph, Node, Value
+from .interpreter import interpret
 from .ops import Op
 from .registry import KIND
 
@@ -55,7 +56,6 @@ def type_rule(op, in_types, params):
 
 
 def reference(*arrays, kind, body):
-    from .interpreter import interpret
     return tuple(interpret(body, arrays))
 
 

@@ -13,6 +13,7 @@ read it, so every path rounds at the same places.
 from __future__ import annotations
 
 from .ops import Op
+from .registry import RECORDS
 from .types import (bfloat16, float16, float32, int8, int16, int32, int64, uint8, uint16,
                     uint32)
 
@@ -46,7 +47,6 @@ HALF_FLOATS = frozenset({float16, bfloat16})
 
 
 def numba_bound(op) -> bool:
-    from .registry import RECORDS
     r = RECORDS.get(op)
     return r is not None and "llvm" in r.gaps
 

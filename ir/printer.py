@@ -5,10 +5,9 @@ import re
 
 import numpy as np
 
-from .graph import Graph, Literal
+from .graph import INLINE_LIMIT, Graph, Literal
 from .types import SHORT_NAME, bfloat16
 
-INLINE_LIMIT = 16          # constants with more elements print as @digest references
 COMMENT_COLUMN = 48
 
 
@@ -98,3 +97,7 @@ def print_graph(g: Graph, indent: str = "") -> str:
     lines.append(f"{inner}return " + ", ".join(name(v) for v in g.outputs))
     lines.append(f"{indent}}}")
     return "\n".join(lines)
+
+
+# str(graph) / repr(graph) print the graph (graph.py cannot import this module: it imports graph.py)
+Graph.__str__ = Graph.__repr__ = print_graph

@@ -17,7 +17,7 @@ from .types import kind_of
 
 def erf(x):
     try:
-        from scipy.special import erf
+        from scipy.special import erf     # lazy: scipy loads on the first erf, never at import
     except ImportError:  # scipy is a dependency; this keeps ir/ importable with NumPy alone
         erf = np.vectorize(math.erf, otypes=[x.dtype])
     return erf(x)

@@ -11,11 +11,13 @@ bodies after CSE, right before fusion.
 """
 from __future__ import annotations
 
+from .autodiff.emitter import Emitter
 from .autodiff.transform import jvp_graph, prune, vjp_graph
 from .batching.transform import batch_graph
 from .builder import Builder
 from .errors import ShapeError
 from .graph import Graph
+from .interpreter import interpret
 from .ops import Op
 
 REMAT = Op.remat
@@ -31,7 +33,6 @@ def type_rule(op, in_types, params):
 
 
 def reference(*arrays, body):
-    from .interpreter import interpret
     return tuple(interpret(body, arrays))
 
 
@@ -68,7 +69,6 @@ def inline_bodies(graph: Graph) -> Graph:
     """The graph with every remat node replaced by its body (recursively)."""
     if not any(n.op == REMAT for n in graph.nodes):
         return graph
-    from .autodiff.emitter import Emitter
     b = Builder(Graph(name=graph.name, arg_names=graph.arg_names))
     e = Emitter(b)
     env = {v: b.add_input(v.type) for v in graph.inputs}

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from .errors import ShapeError, VerifyError
 from .graph import Graph
+from .printer import print_graph
 from .registry import infer_types
 
 
 def _context(g: Graph, index: int) -> str:
     """The printed IR around node `index`, the bad line marked."""
-    from .printer import print_graph
     lines = print_graph(g).split("\n")
     # line 0 is the header; node i prints on line i+1 (nested graphs excepted)
     lo, hi = max(1, index - 2), min(len(lines), index + 4)

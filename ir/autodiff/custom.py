@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..builder import Builder
 from ..errors import ShapeError
 from ..graph import Graph
+from ..interpreter import interpret
 from ..ops import Op
 from .emitter import Emitter
 
@@ -28,7 +29,6 @@ def type_rule(op, in_types, params):
 
 
 def reference(*arrays, body, fwd, bwd):
-    from ..interpreter import interpret
     return tuple(interpret(body, arrays))
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..builder import Builder
+from ..control_flow import SCAN
 from ..graph import Graph
 from ..ops import Op
 from ..types import TensorType
@@ -149,8 +151,6 @@ def matmul(e, node, args, batched):
 def random(e, node, args, batched):
     """A batched key gives independent streams: one draw per key, as a scan over the keys
     (each lane's result equals the unbatched draw with its own key)."""
-    from ..builder import Builder
-    from ..control_flow import SCAN
     body = Builder(Graph(name="random_lane"))
     key = body.add_input(TensorType(args[0].type.shape[1:], args[0].type.dtype))
     body.graph.outputs = [body.emit1(Op.random, [key], node.params, node.source_info)]

@@ -16,11 +16,10 @@ from __future__ import annotations
 import heapq
 
 from ..builder import Builder
-from ..graph import Graph, Node, Value
+from ..graph import INLINE_LIMIT, Graph, Node, Value
 from ..kernel import make_kernel
 from ..ops import Op
 from ..primitives import REDUCE
-from ..printer import INLINE_LIMIT
 from .cse import node_key
 from .fusion_rules import (GraphFacts, KernelInfo, analyze, can_fuse, is_elementwise_like,
                            is_unit_reshape, score)

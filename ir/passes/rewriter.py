@@ -8,7 +8,7 @@ its outputs with other values (possibly `emit`ting new nodes first). Sub-graphs 
 from __future__ import annotations
 
 from ..builder import Builder
-from ..graph import Graph, Node
+from ..graph import Graph, Literal, Node
 from ..ops import Op
 
 
@@ -45,8 +45,7 @@ class Rewriter:
         return node.output if len(node.outputs) == 1 else node.outputs
 
     def constant(self, array, source_info=None):
-        from ..graph import Literal
-        return self.emit(Op.constant, (), {"value": Literal(array)}, source_info)
+            return self.emit(Op.constant, (), {"value": Literal(array)}, source_info)
 
     def replace(self, node, values):
         for old, new in zip(node.outputs, values):
