@@ -46,12 +46,21 @@ class Unit:
             self.text = self.text()
         return self.text
 
+    def assembly(self) -> str | None:
+        """Its machine code as assembly text: llvmlite's for an LLVM unit, numba's own for a
+        numba unit (None once `forget()` dropped the loaded module)."""
+        if self.name.startswith("jg_llvm_"):
+            from . import llvm_jit        # loads llvmlite's compiler: only when asked
+            return llvm_jit.assembly(self.source)
+        hit = _LOADED.get(self.name)
+        return None if hit is None else hit[0].kernel._library.get_asm_str()   # no public API
+
 
 _LOADED: dict = {}          # module name -> (module, address): one compile per process
 _lock = threading.Lock()
 
 
-def largest_array(node) -> int:
+def _work(node) -> int:
     """The largest array a kernel reads or writes, in elements."""
     body = node.params["body"]
     return max([v.type.size for n in body.nodes for v in (*n.inputs, *n.outputs)] + [0])
@@ -101,7 +110,7 @@ def unit_source(node, product_hint=None):
     from .entry import ModuleBuilder
     mb = ModuleBuilder()
     mb.product_hint = product_hint
-    mb.long_loop = largest_array(node) >= LONG_LOOP
+    mb.long_loop = _work(node) >= LONG_LOOP
     kind = node.params["kind"]
     ks = generate(mb, "kernel", node)
     product_type = None

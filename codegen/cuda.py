@@ -37,6 +37,7 @@ class _Launch:
 
     def __init__(self, node, fused, index):
         self.node, self.fused, self.index = node, fused, index
+        self.name = fused.source.name          # k_<hash>: its canonical name
         self.source = fused.source.text
         self.kernel = cuda_eager.jit_source(fused.source)
         self.consts = [cuda_eager.upload(np.asarray(c.array), index) for c in fused.constants]
@@ -57,6 +58,7 @@ class _OpByOp:
 
     def __init__(self, node, name, index):
         self.node, self.source = node, f"# {name} ({node.params['kind']}): per-op eager kernels\n"
+        self.name = name
         self.index = index
         for n in node.params["body"].nodes:
             why = cuda_eager.why_not(n.op)

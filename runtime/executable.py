@@ -135,6 +135,12 @@ class SequencedRun:
         finally:
             self._lock.release()
 
+    def occupied(self):
+        """The lock a call holds while it uses the shared arena and tables, as a context manager:
+        while it is held, a call takes private ones (as a second thread's call does), or waits
+        for it when `exclusive`. For tests of re-entrant and concurrent calls."""
+        return self._lock
+
     def _concurrent(self, xs, outs, recorders=None):
         """A call while another runs: private tables, arena and status pair."""
         status = np.zeros(2, np.int64)

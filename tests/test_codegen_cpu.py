@@ -16,6 +16,7 @@ import jitgrad.numpy as jnp
 from jitgrad import ir, tree_util
 from jitgrad.codegen.cpu import compile_cpu
 from jitgrad.transforms.compile_graph import compile_graph
+from jitgrad.transforms.compiled_units import units_of
 from jitgrad.ir import Op
 from jitgrad.ir.kernel import make_kernel
 from tests.op_records import RECORDS, case_id, iter_cases, reference, tolerance
@@ -128,7 +129,7 @@ def _kernel_graph(kind, in_types, build):
 def _run_kernel(kind, in_types, build, args):
     g, body = _kernel_graph(kind, in_types, build)
     exe = compile_cpu(g, g, g.nodes, None)
-    assert len(exe.run.units) == 1
+    assert len(units_of(exe)) == 1
     assert exe.kernels.count("def kernel(argv)") + exe.kernels.count("\ndefine i64 @") == 1
     got = exe.run(args)
     want = ir.interpret(body, args)
@@ -175,7 +176,7 @@ def test_long_sums_are_blocked_and_large_ones_parallel(kernels):
     if kernels == "numba":
         assert "for i0b in range(0, 300001" in exe.kernels
     else:       # blocks of SUM_BLOCK: 74 blocks, an inner loop bounded by min(hi, n)
-        assert exe.run.units[0].name.startswith("jg_llvm_")
+        assert units_of(exe)[0].target == "cpu-llvm"
         assert ", 74\n" in exe.kernels and "mul i64" in exe.kernels and ", 4096\n" in exe.kernels
     x = np.random.default_rng(2).standard_normal(1_200_001).astype(F32)
     exe = _run_kernel("reduce", [T(x.shape, F32)],
@@ -184,7 +185,7 @@ def test_long_sums_are_blocked_and_large_ones_parallel(kernels):
     if kernels == "numba":
         assert "prange" in exe.kernels
     else:       # on the runtime's thread pool (runtime/thread_pool.py)
-        assert exe.run.units[0].name.startswith("jg_llvm_") and "jg_parallel_for" in exe.kernels
+        assert units_of(exe)[0].target == "cpu-llvm" and "jg_parallel_for" in exe.kernels
 
 
 def test_rowwise_layernorm_with_affine_row_input():
@@ -268,16 +269,17 @@ def test_scatter_add_is_the_gradient_of_take():
     np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12)
 
 
-def test_same_signature_does_not_trace_or_compile_again():
+def test_same_signature_does_not_trace_or_compile_again(kernels):
     f = jg.jit(lambda x: x * 2 + 1)
     x = np.ones((3, 4), F32)
     f(x)
-    entry = next(iter(f._cache.values()))
-    exe = entry.exe
-    for _ in range(3):
-        f(x + 1)
-    assert f.trace_count == 1 and entry.exe is exe
-    assert exe.backend == "cpu"
+    with jg.profiler.profile() as prof:
+        for _ in range(3):
+            f(x + 1)
+        units = f.lower(x).compile().units      # the calls' executable: no trace, no compile
+    assert f.trace_count == 1 and not [e for e in prof.events if e.cat == "compile"]
+    assert [e.cat for e in prof.events].count("call") == 3
+    assert [u.target for u in units] == ["cpu-" + kernels]
 
 
 def test_debug_4_prints_kernel_source(monkeypatch, capsys, kernels):
@@ -298,9 +300,9 @@ def test_random_runs_as_a_host_op_and_reentry_gets_a_fresh_arena():
     want = [np.asarray(o) for o in f(jg.tensor(key), jg.tensor(x))]      # eager: the reference
     jf = jg.jit(f)
     got = [np.asarray(o) for o in jf(key, x)]
-    exe = next(iter(jf._cache.values())).exe
-    assert exe.run.program.n_kernels >= 1 and not exe.run.simple
-    with exe.run._lock:                      # as if a call were in progress on another thread
+    compiled = jf.lower(key, x).compile()       # the executable the calls ran
+    assert [u.target for u in compiled.units].count("host") == 1 and len(compiled.units) >= 2
+    with compiled.occupied():                # as if a call were in progress on another thread
         again = [np.asarray(o) for o in jf(key, x)]
     for g, a, w in zip(got, again, want):
         np.testing.assert_allclose(g, w, rtol=1e-6)

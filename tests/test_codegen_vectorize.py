@@ -9,7 +9,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 import jitgrad.nn.functional as F
-from jitgrad.codegen import cpu_units, llvm_jit
+from jitgrad.codegen import cpu_units
 
 PACKED = re.compile(r"\bv(?:add|sub|mul|div|max|min|fmadd\w*|fnmadd\w*)ps\s+.*%[yz]mm")
 
@@ -28,10 +28,9 @@ def test_main_kernels_use_packed_simd(name):
     args = [np.ones(shape, np.float32)] + ([np.ones(shape[-1], np.float32)] if name == "bias_relu" else [])
     f = jg.jit(fn)
     f(*args)
-    units = next(iter(f._cache.values())).exe.run.units
-    for u in units:
-        assert u.name.startswith("jg_llvm_"), f"{name}: {u.name} is not an LLVM unit"
-        asm = llvm_jit.assembly(u.source)
+    for u in f.lower(*args).compile().units:
+        assert u.target == "cpu-llvm", f"{name}: {u.name} is not an LLVM unit"
+        asm = u.assembly()
         assert len(PACKED.findall(asm)) >= 4, f"{name}: {u.name} has no packed float arithmetic"
 
 
@@ -44,9 +43,9 @@ def test_numba_kernels_use_packed_simd(name, monkeypatch):
     args = [np.ones(shape, np.float32)] + ([np.ones(shape[-1], np.float32)] if name == "bias_relu" else [])
     f = jg.jit(fn)
     f(*args)
-    units = next(iter(f._cache.values())).exe.run.units
-    cfuncs = [cpu_units._LOADED[u.name][0].kernel for u in units]
+    units = f.lower(*args).compile().units
+    assert all(u.target == "cpu-numba" for u in units), units
+    asms = [u.assembly() for u in units]          # numba's own machine code of each unit
     cpu_units.forget()
-    for u, k in zip(units, cfuncs):
-        asm = k._library.get_asm_str()        # numba's CFunc has inspect_llvm but no inspect_asm
+    for u, asm in zip(units, asms):
         assert len(PACKED.findall(asm)) >= 4, f"{name}: {u.name} has no packed float arithmetic"

@@ -19,15 +19,25 @@ def _f64(*shape, seed=0):
 
 
 def _compiled(f, *args):
-    """The compiled callable and its SequencedRun (the CPU backend's)."""
+    """The compiled callable and what it compiled to (its units, in call order)."""
     c = jg.jit(f).lower(*args).compile()
-    return c, c.exe.run
+    return c, c.units
+
+
+def _targets(units):
+    return [u.target for u in units]
+
+
+def _scan(units):
+    """The scan kernel among the units."""
+    (loop,) = [u for u in units if u.ops == ("scan",)]
+    return loop
 
 
 def _both(f, args, monkeypatch):
     """(compiled result, interpreter result) of jit(f)(*args), as lists of arrays."""
-    c, run = _compiled(f, *args)
-    assert not [s for s in run.steps if s[0] == "host"], "a loop ran as a host step"
+    c, units = _compiled(f, *args)
+    assert "host" not in _targets(units), "a loop ran as a host step"
     got = jg.tree_util.tree_leaves(c(*args))
     with monkeypatch.context() as m:
         m.setenv("JITGRAD_BACKEND", "interpreter")
@@ -201,8 +211,8 @@ def test_scan_grad_jvp_against_finite_differences():
         return jnp.sum(h) + jnp.sum(ys)
     check_grads(jg.jit(f), (w, xs), order=1, modes=("fwd", "rev"))
     g = jg.jit(jg.grad(f))
-    _, run = _compiled(jg.grad(f), w, xs)
-    assert not [s for s in run.steps if s[0] == "host"]      # the reverse scan compiles too
+    _, units = _compiled(jg.grad(f), w, xs)
+    assert "host" not in _targets(units)                     # the reverse scan compiles too
     np.testing.assert_allclose(np.asarray(g(w, xs)), np.asarray(jg.grad(f)(w, xs)), rtol=1e-9)
 
 
@@ -270,10 +280,10 @@ def test_compiled_scan_runs_no_reference_per_iteration(monkeypatch):
 
     def f(w, xs):
         return jg.scan(lambda h, x: (jnp.tanh(h @ w + x), h), jnp.zeros(4, dtype=jnp.float64), xs)
-    c, run = _compiled(f, w, xs)
-    assert [s[0] for s in run.steps] == ["kernels"]       # no host step in the schedule
-    loops = [u for u in run.units if getattr(u, "op", None) is control_flow.SCAN]
-    assert len(loops) == 1 and loops[0].subs[0].run.program.n_kernels >= 1
+    c, units = _compiled(f, w, xs)
+    assert "host" not in _targets(units)                  # no host step in the schedule
+    loop = _scan(units)
+    assert loop.kind == "loop" and loop.target == "cpu-llvm" and len(loop.units) >= 1
     out = c(w, xs)
     assert calls == []                                    # the reference never ran
     with monkeypatch.context() as m:                      # while the host path runs it per step
@@ -288,10 +298,9 @@ def test_the_body_compiles_once_whatever_the_length():
         return jg.scan(lambda h, x: (jnp.tanh(h * x + 0.5), h), h, xs)
     sizes = []
     for n in (10, 10_000):
-        _, run = _compiled(f, np.ones(16, np.float32), np.full((n, 16), 0.5, np.float32))
-        loop = [u for u in run.units if getattr(u, "op", None) is control_flow.SCAN][0]
-        sizes.append((loop.subs[0].run.program.n_kernels, len(loop.subs[0].run.units)))
-    assert sizes[0] == sizes[1]
+        _, units = _compiled(f, np.ones(16, np.float32), np.full((n, 16), 0.5, np.float32))
+        sizes.append([u.name for u in _scan(units).units])   # the body's units
+    assert sizes[0] == sizes[1] and sizes[0]
 
 
 def test_a_host_op_in_the_body_keeps_the_host_step(monkeypatch, capsys):
@@ -304,8 +313,8 @@ def test_a_host_op_in_the_body_keeps_the_host_step(monkeypatch, capsys):
             return (k, x + jg.random.normal(sub, (3,))), None
         return jg.scan(body, (key, x), None, length=2)[0][1]
     key, x = jg.random.PRNGKey(0), np.zeros(3, np.float32)
-    _, run = _compiled(f, key, x)
-    assert [s[0] for s in run.steps].count("host") == 1
+    _, units = _compiled(f, key, x)
+    assert _targets(units).count("host") == 1 and _scan(units).target == "host"
     assert "scan runs on the host (NumPy reference): its" in capsys.readouterr().err
 
 
@@ -354,10 +363,9 @@ def test_an_artifact_carries_the_loop_bodies_units(tmp_path):
     def f(w, xs):
         return jg.scan(lambda h, x: (jnp.tanh(h * w + x), h), jnp.zeros(3, dtype=jnp.float64), xs)
     w, xs = _f64(3, seed=24), _f64(4, 3, seed=25)
-    c, run = _compiled(f, w, xs)
-    loop = [u for u in run.units if getattr(u, "op", None) is control_flow.SCAN][0]
-    body_files = loop.subs[0].exe.cache_files()
-    assert body_files and set(body_files) <= set(c.exe.cache_files())
+    c, units = _compiled(f, w, xs)
+    body_files = [f for u in _scan(units).units for f in u.files]
+    assert body_files and set(body_files) <= {f for u in units for f in u.files}
     c.save(tmp_path / "scan.jgz")
     loaded = jg.load(tmp_path / "scan.jgz")
     _close([np.asarray(v) for v in loaded(w, xs)], [np.asarray(v) for v in c(w, xs)])
@@ -387,8 +395,11 @@ def test_the_body_kernels_run_n_times_from_one_native_call():
 
     def f(w, xs):
         return jg.scan(lambda h, x: (jnp.tanh(h @ w + x), h), jnp.zeros(4, dtype=jnp.float64), xs)
-    c, run = _compiled(f, w, xs)
+    c, units = _compiled(f, w, xs)
     want = [np.asarray(v) for v in c(w, xs)]
+    assert "host" not in _targets(units)    # one native call runs the whole schedule
+    # internal on purpose: the body's native function table (codegen/cpu_loops.py LoopPlan)
+    run = c.exe.run
     loop = [u for u in run.units if getattr(u, "op", None) is control_flow.SCAN][0]
     table = loop.subs[0].run.program.fns
     kernel_t = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p)
@@ -404,7 +415,6 @@ def test_the_body_kernels_run_n_times_from_one_native_call():
         got = [np.asarray(v) for v in c(w, xs)]
     finally:
         table[0] = saved
-    assert [s[0] for s in run.steps] == ["kernels"]     # one native call runs the whole schedule
     assert len(calls) == 37
     _close(got, want, rtol=0, atol=0)
 

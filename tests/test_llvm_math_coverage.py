@@ -92,8 +92,8 @@ def _compute(names, dt, kernels, monkeypatch):
         return tuple(_fn(n)(x, y) if n in BINARY else _fn(n)(x) for n in names)
     jf = jg.jit(f)
     outs = [np.asarray(o) for o in jf(x, y)]
-    prefixes = {u.name[:8] for u in next(iter(jf._cache.values())).exe.run.units}
-    assert prefixes == {"jg_llvm_" if kernels == "llvm" else "jg_kerne"}, prefixes
+    targets = {u.target for u in jf.lower(x, y).compile().units}
+    assert targets == {"cpu-llvm" if kernels == "llvm" else "cpu-numba"}, targets
     return dict(zip(names, outs)), x, y
 
 

@@ -31,7 +31,7 @@ class CompiledUnit:
     kind     elementwise | rowwise | reduce | matmul | opaque | ... (the fusion kind), or
              loop (scan, while_loop) | branch (cond, switch)
     target   cpu-llvm | cpu-numba | cuda | cuda-eager (op by op) | host (NumPy reference)
-    ops      the ops of its body, in order, each once
+    ops      the ops of its body, in order, each once (constants left out)
     shapes   its input shapes, as the profiler prints them ("[8,16]x[16]")
     where    the user's source line(s) it comes from
     units    a control-flow kernel's sub-graphs' units (body, then condition / each branch)
@@ -96,7 +96,8 @@ class CompiledUnits(tuple):
 def _described(node, name, target, units=(), files=(), source=None, assembly=None, kind=None):
     info = kernel_info(node)
     body = node.params.get("body")
-    ops = tuple(dict.fromkeys(n.op.value for n in body.nodes)) if body is not None else ()
+    nodes = body.nodes if body is not None else ()
+    ops = tuple(dict.fromkeys(n.op.value for n in nodes if n.op.value != "constant"))
     control = _LOOP_OPS.get(ops[0]) if len(ops) == 1 else None
     return CompiledUnit(name, info.name, kind or control or info.kind, target, ops, info.shapes,
                         info.source, units, files, source, assembly)
