@@ -50,7 +50,7 @@ class Unit:
         """Its machine code as assembly text: llvmlite's for an LLVM unit, numba's own for a
         numba unit (None once `forget()` dropped the loaded module)."""
         if self.name.startswith("jg_llvm_"):
-            from . import llvm_jit        # loads llvmlite's compiler: only when asked
+            from . import llvm_jit        # lazy: llvmlite's compiler loads when first asked
             return llvm_jit.assembly(self.source)
         hit = _LOADED.get(self.name)
         return None if hit is None else hit[0].kernel._library.get_asm_str()   # no public API
@@ -60,7 +60,7 @@ _LOADED: dict = {}          # module name -> (module, address): one compile per 
 _lock = threading.Lock()
 
 
-def _work(node) -> int:
+def largest_array(node) -> int:
     """The largest array a kernel reads or writes, in elements."""
     body = node.params["body"]
     return max([v.type.size for n in body.nodes for v in (*n.inputs, *n.outputs)] + [0])
@@ -110,7 +110,7 @@ def unit_source(node, product_hint=None):
     from .entry import ModuleBuilder
     mb = ModuleBuilder()
     mb.product_hint = product_hint
-    mb.long_loop = _work(node) >= LONG_LOOP
+    mb.long_loop = largest_array(node) >= LONG_LOOP
     kind = node.params["kind"]
     ks = generate(mb, "kernel", node)
     product_type = None
