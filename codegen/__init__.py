@@ -3,12 +3,12 @@ Each backend's modules load on its first compile (the CUDA ones never on a CPU-o
 
 
 def _cpu(*args):
-    from .cpu import compile_cpu
+    from .cpu import compile_cpu       # lazy: the CPU backend loads llvmlite on the first compile
     return compile_cpu(*args)
 
 
 def _cuda(*args):
-    from .cuda import compile_cuda
+    from .cuda import compile_cuda     # lazy: the CUDA backend loads numba.cuda, never on a CPU run
     from .cuda_lowp import refuse_lowp
     refuse_lowp(args[0])
     return compile_cuda(*args)

@@ -20,11 +20,13 @@ import numpy as np
 
 from ..ir.kernel import kernel_nodes
 from ..ir.ops import Op
+from ..ir.passes.manager import run_pipeline
 from ..runtime import config, threads
 from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
 from . import cpu_loops
+from .cpu_kernels import OPAQUE
 from .cpu_units import kernel_unit
 from .entry import arena_layout
 
@@ -51,7 +53,6 @@ def runs_on_host(node) -> bool:
         return True
     if node.params["kind"] != "opaque":
         return False
-    from .cpu_kernels import OPAQUE     # an opaque kernel is a numba unit: numba loads now
     return op not in OPAQUE
 
 
@@ -150,7 +151,6 @@ def output_results(graph, layout):
 def compile_subgraph(graph):
     """A control-flow sub-graph (body, condition, branch) through the pass pipeline and this
     backend: its Executable, or why it cannot run inside a native loop (a host step in it)."""
-    from ..ir.passes.manager import run_pipeline
     optimized, schedule, plan = run_pipeline(graph)
     exe = compile_cpu(graph, optimized, schedule, plan)
     host = [s[1].node for s in exe.run.steps if s[0] == "host"]

@@ -21,8 +21,10 @@ import time
 from dataclasses import dataclass, field
 
 from ..ir.ops import Op
-from ..runtime import config
-from . import canonical, disk_cache, llvm_kernels
+from ..runtime import config, thread_pool
+from . import canonical, disk_cache, llvm_jit, llvm_kernels
+from .cpu_kernels import generate
+from .entry import ModuleBuilder, np_dtype
 
 LONG_LOOP = 1024     # elements: below, a kernel's loops gain little from SIMD
 SIG = "types.int64(types.CPointer(types.voidptr))"
@@ -50,7 +52,6 @@ class Unit:
         """Its machine code as assembly text: llvmlite's for an LLVM unit, numba's own for a
         numba unit (None once `forget()` dropped the loaded module)."""
         if self.name.startswith("jg_llvm_"):
-            from . import llvm_jit        # lazy: llvmlite's compiler loads when first asked
             return llvm_jit.assembly(self.source)
         hit = _LOADED.get(self.name)
         return None if hit is None else hit[0].kernel._library.get_asm_str()   # no public API
@@ -68,7 +69,6 @@ def largest_array(node) -> int:
 
 def _bindings(ks, node, product_type):
     """`name = carray(argv[j], (size,), dtype)` per array parameter, and the slot roles."""
-    from .entry import np_dtype
     body = node.params["body"]
     lines, roles = [], []
     for p in ks.params:
@@ -106,8 +106,6 @@ def _comment(node) -> list[str]:
 
 def unit_source(node, product_hint=None):
     """(module source, KernelSource, argv roles) of kernel `node`."""
-    from .cpu_kernels import generate        # numba loads only when a kernel needs it
-    from .entry import ModuleBuilder
     mb = ModuleBuilder()
     mb.product_hint = product_hint
     mb.long_loop = largest_array(node) >= LONG_LOOP
@@ -151,9 +149,7 @@ def forget() -> None:
     with _lock:
         _UNITS.clear()
         _LOADED.clear()
-    if "jitgrad.codegen.llvm_jit" in sys.modules:
-        from . import llvm_jit
-        llvm_jit.forget()
+    llvm_jit.forget()
 
 
 def kernel_unit(node, product_hint=None) -> Unit:
@@ -175,8 +171,6 @@ def _llvm_unit(node, product_hint) -> Unit:
     """The kernel as LLVM IR compiled by llvmlite (codegen/llvm_kernels.py): milliseconds. Its
     name hashes the kernel's canonical text and the generator's code, so a unit on disk is found
     without building its IR."""
-    from ..runtime import thread_pool
-    from . import llvm_jit
     llvm_jit.add_symbol(llvm_kernels.POOL_ENTRY, thread_pool.entry_address())
     roles, consts, product_type, check = llvm_kernels.signature(node, product_hint)
     blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] if node.params["kind"] == "matmul" else []

@@ -24,7 +24,9 @@ import numpy as np
 
 from ..ir.errors import UnsupportedOpError, with_source
 from ..ir.kernel import kernel_nodes
+from ..ir.passes.manager import run_pipeline
 from ..runtime import config, cuda_device
+from ..runtime.executable import Executable
 from . import canonical, cuda_eager
 from .cpu_loops import control_op
 from .cuda_fused import GENERATORS, why_not
@@ -118,13 +120,11 @@ class _Runner:
 
 def _compile_sub(graph, index):
     """A control-flow sub-graph through the pass pipeline and this backend."""
-    from ..ir.passes.manager import run_pipeline
     optimized, schedule, plan = run_pipeline(graph)
     return compile_cuda(graph, optimized, schedule, plan, index)
 
 
 def compile_cuda(graph, optimized, schedule, plan, index=0):
-    from ..runtime.executable import Executable
     nodes = kernel_nodes(optimized, schedule)
     steps = []
     for i, node in enumerate(nodes):

@@ -16,12 +16,13 @@ import functools
 
 import numpy as np
 
-from ..ir.errors import UnsupportedOpError
+from ..ir.errors import UnsupportedOpError, check_error
 from ..ir.ops import Op
 from ..ir.primitives import ELEMENTWISE, LINALG, REDUCE
 from ..ir.reference import evaluate
+from ..ir.types import TensorType
 from ..runtime import cuda_device
-from ..runtime.cuda_memory import allocator
+from ..runtime.cuda_memory import allocator, index_of
 from . import cuda_kernels as K
 from .space import c_strides
 
@@ -223,7 +224,6 @@ def rows_last(x, axes, index=0):
     perm = kept + list(axes)
     if perm != list(range(x.ndim)):
         own = c_strides(x.shape)
-        from ..ir.types import TensorType
         t = TensorType(tuple(x.shape[p] for p in perm), np.dtype(x.dtype))
         x = strided_view_copy(x, t, 0, tuple(own[p] for p in perm), index)
     return x, rows, m
@@ -280,7 +280,6 @@ def _split(shape, axis):
 def _checked(kernel, op, check, size, grid, *args, index):
     """Launch a gather/scatter kernel with a status array; IndexError (ir.errors.check_error)
     when it saw an index out of range. Reading the status waits for the kernel."""
-    from ..ir.errors import check_error
     st = fill(empty((2,), np.int64, index), 0, index)
     launch(kernel, *grid, *args, st, index=index)
     s = cuda_device.stream(index)
@@ -319,7 +318,6 @@ def _scatter_add(arrays, params, out_types, index):
 
 def _batched(x, batch, tail, index):
     """x broadcast to batch + tail, contiguous."""
-    from ..ir.types import TensorType
     shape = tuple(batch) + tuple(tail)
     if tuple(x.shape) == shape:
         return x
@@ -398,7 +396,6 @@ HANDLERS = {
 
 
 def device_index(arrays) -> int:
-    from ..runtime.cuda_memory import index_of
     for a in arrays:
         i = index_of(a)
         if i is not None:

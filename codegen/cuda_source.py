@@ -19,6 +19,7 @@ import numpy as np
 
 from ..ir.types import SHORT_NAME
 from ..runtime import cache, config
+from . import disk_cache
 
 HEADER = ("import math", "", "import numpy as np", "from numba import cuda",
           "from numba import boolean, float32, float64, int32, int64  # noqa: F401", "")
@@ -55,7 +56,6 @@ class CudaKernelSource:
         imported from its cached file (written when missing or when what is there is not exactly
         this source, e.g. a truncated write), or run from memory when the cache directory cannot
         be used (one warning: codegen/disk_cache.usable_root)."""
-        from . import disk_cache
         modname = f"jitgrad_cuda_kernels.{self.name}_{self.digest}"
         module = sys.modules.get(modname)
         path = self.path()

@@ -60,7 +60,7 @@ def cuda_toolchain_available() -> bool:
     if cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
         return False
     try:
-        from numba.cuda.cudadrv import nvvm
+        from numba.cuda.cudadrv import nvvm     # lazy: the NVIDIA toolchain (numba-cuda)
 
         nvvm.NVVM().get_version()
     except Exception:  # missing wheel or unloadable library: both mean "not available"

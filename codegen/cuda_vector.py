@@ -43,7 +43,7 @@ def _sim_store(lanes):
 
 
 def _intrinsics():
-    from llvmlite import ir
+    from llvmlite import ir     # lazy: numba.cuda, loaded by the first CUDA kernel
     from numba import types
     from numba.cuda.extending import intrinsic
 

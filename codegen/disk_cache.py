@@ -27,6 +27,8 @@ import tempfile
 import types
 import warnings
 
+import llvmlite
+
 from ..runtime import cache, config
 
 _VERSIONS = None
@@ -42,11 +44,9 @@ def versions() -> str:
     """jitgrad, numba and llvmlite versions and the host CPU: part of every entry's name."""
     global _VERSIONS
     if _VERSIONS is None:
-        from importlib.metadata import version
-
-        import llvmlite
+        import numba     # lazy: numba (0.3 s) loads for numba units only, never on an LLVM-only run
         import llvmlite.binding as llvm
-        import numba
+        from importlib.metadata import version
         _VERSIONS = (f"jitgrad={version('jitgrad')} numba={numba.__version__} "
                      f"llvmlite={llvmlite.__version__} cpu={llvm.get_host_cpu_name()}")
     return _VERSIONS

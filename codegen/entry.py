@@ -55,7 +55,7 @@ class ModuleBuilder:
     def math(self, name, dtype, required=True):
         suffix = {"float32": "f32", "float64": "f64"}.get(np.dtype(dtype).name)
         fn = f"{name}_{suffix}" if suffix else None
-        from . import mathlib        # numba: imported when a numba kernel is generated
+        from . import mathlib        # lazy: numba, loaded when a numba kernel is generated
         if fn and hasattr(mathlib, fn):
             # the called variant compiles once per process (mathlib.NEEDS_NUMBA_INLINE); a C
             # library keeps the inlined one: a call's error-status path would reach Python

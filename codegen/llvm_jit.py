@@ -17,10 +17,14 @@ objects stay valid across processes (no absolute addresses are baked into the co
 from __future__ import annotations
 
 import ctypes
+import glob
 import hashlib
 import os
 import threading
 import time
+
+import llvmlite
+import numpy as np
 
 from ..runtime import cache, config
 from . import disk_cache
@@ -37,7 +41,7 @@ def _binding():
     """llvmlite's binding, the host target machine and the engine (call under _lock)."""
     llvm = _state.get("llvm")
     if llvm is None:
-        import llvmlite.binding as llvm
+        import llvmlite.binding as llvm     # lazy: LLVM itself (25 ms) loads on the first unit
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
         target = llvm.Target.from_default_triple()
@@ -68,7 +72,6 @@ def versions() -> str:
     """What a compiled object depends on besides its IR: part of every unit's name."""
     v = _state.get("versions")
     if v is None:
-        import llvmlite
         with _lock:
             llvm = _binding()
         v = _state["versions"] = (f"llvmlite={llvmlite.__version__} "
@@ -214,9 +217,6 @@ BUNDLED_BLAS = (("scipy.libs", "libscipy_openblas-*.so", "scipy_{fn}_", 32,
 
 
 def _bundled_blas(fn):
-    import glob
-
-    import numpy as np
     site = os.path.dirname(os.path.dirname(np.__file__))
     for libs, pattern, symbol, bits, threads in BUNDLED_BLAS:
         for path in sorted(glob.glob(os.path.join(site, libs, pattern))):
@@ -236,6 +236,6 @@ def _bundled_blas(fn):
 
 
 def _scipy_blas(fn):
-    from scipy.linalg import cython_blas
+    from scipy.linalg import cython_blas     # lazy: scipy, only when NumPy bundles no BLAS
     add_symbol(f"jg_{fn}32", capsule_address(cython_blas.__pyx_capi__[fn]))
     return f"jg_{fn}32", 32

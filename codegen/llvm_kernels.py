@@ -19,7 +19,9 @@ the module text and the argv roles.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import math
+import os
 
 import numpy as np
 from llvmlite import ir
@@ -31,6 +33,7 @@ from . import llvm_opaque
 from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
 from .evaluator import array_constants
+from .llvm_jit import blas_symbol
 from .llvm_exprs import EXPR, I8, I64, LTYPE, const, ltype, supported
 from .llvm_math import intrinsic
 from .space import c_strides, collapse
@@ -738,9 +741,8 @@ def gen_matmul(fn):
 
 
 def _gemm(fn, ops, shapes, pshape, prod, dt):
-    from .llvm_jit import blas_symbol
     b = fn.b
-    blas_symbol = fn.blas or blas_symbol
+    symbol = fn.blas or blas_symbol
     M, N = pshape[-2], pshape[-1]
     K = shapes[0][-1]
     batch = pshape[:-2]
@@ -753,7 +755,7 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         with fn.loop(math.prod(pshape)) as i:
             b.store(const(dt, 0), b.gep(prod, [i]))
         return
-    name, bits = blas_symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
+    name, bits = symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
     INT = ir.IntType(bits)
     pty = ir.PointerType(ty)
     ipt, cpt = ir.PointerType(INT), ir.PointerType(I8)
@@ -971,8 +973,6 @@ def generator_version() -> str:
     """A hash of the generator's own source (these modules and the math constants): a unit
     cached on disk by its kernel's canonical text is valid only for the code that built it."""
     if not _VERSION:
-        import hashlib
-        import os
         h = hashlib.sha256()
         here = os.path.dirname(__file__)
         for name in ("llvm_kernels", "llvm_exprs", "llvm_math", "llvm_math_trig",

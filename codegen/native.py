@@ -19,6 +19,7 @@ Rules for code that is to be exported (anything else leaves unresolved symbols):
 from __future__ import annotations
 
 import ctypes.util
+import inspect
 import os
 import re
 import shutil
@@ -227,7 +228,6 @@ def c_prototype(cfunc, export_name: str, arg_names=None) -> str:
     sig = cfunc._sig
     if arg_names is None:
         try:
-            import inspect
             arg_names = list(inspect.signature(cfunc._pyfunc).parameters)
         except (TypeError, ValueError, AttributeError):
             arg_names = [f"arg{i}" for i in range(len(sig.args))]

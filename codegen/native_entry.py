@@ -30,9 +30,12 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload
 from numba.np.numpy_support import as_dtype
 
+from ..ir.kernel import kernel_nodes
+from ..ir.passes.manager import run_pipeline
 from ..ir.types import is_bool
 from ..runtime import config
 from . import disk_cache, native, native_units
+from .entry_program import EntryProgram, unsupported
 
 WORKSPACE_ALIGN = 16        # what malloc gives; the arena's own offsets are 64-byte aligned
 STACK_LIMIT = 1 << 18       # bytes per stack temporary: keep far below an 8 MiB thread stack
@@ -238,9 +241,6 @@ class NativeLibrary:
 
 def export(graph, out_dir, name: str) -> NativeLibrary:
     """Build lib{name}.so and {name}.h in out_dir from a traced graph (jg.jit(f).lower(...).graph)."""
-    from ..ir.passes.manager import run_pipeline
-    from ..ir.kernel import kernel_nodes
-    from .entry_program import EntryProgram, unsupported
     if not re.fullmatch(r"[A-Za-z_]\w*", name):
         raise NativeExportError(f"library name {name!r} is not a C identifier")
     optimized, schedule, plan = run_pipeline(graph)

@@ -13,6 +13,8 @@ import functools
 import importlib.util
 import os
 
+from . import cuda_sim
+
 INSTALL_HINT = "pip install 'jitgrad[cuda]' (numba-cuda[cu13] and cuda-python)"
 
 
@@ -34,7 +36,7 @@ def probe() -> tuple:
     if importlib.util.find_spec("numba_cuda") is None:
         return 0, f"numba-cuda is not installed ({INSTALL_HINT})"
     try:
-        from numba import cuda
+        from numba import cuda     # lazy: numba.cuda and the driver, probed on first use
     except Exception as e:  # a broken install
         return 0, f"numba-cuda could not be imported ({type(e).__name__}: {e})"
     try:
@@ -69,9 +71,8 @@ def check_available(index: int) -> None:
 
 def numba_cuda():
     """The numba.cuda module (real or simulator); callers have checked availability."""
-    from numba import cuda
+    from numba import cuda     # lazy: numba.cuda, imported when a cuda device is used
     if simulator_enabled():
-        from . import cuda_sim
         cuda_sim.install()
     return cuda
 

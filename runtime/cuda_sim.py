@@ -48,6 +48,6 @@ def shfl_down_sync(fake_cuda, mask, value, delta):
 
 def install() -> None:
     """Give the simulator's kernel-side `cuda` module a shfl_down_sync (idempotent)."""
-    from numba.cuda.simulator.kernelapi import FakeCUDAModule
+    from numba.cuda.simulator.kernelapi import FakeCUDAModule     # lazy: numba's CUDA simulator
     if not hasattr(FakeCUDAModule, "shfl_down_sync"):
         FakeCUDAModule.shfl_down_sync = shfl_down_sync

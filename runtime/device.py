@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 
+from . import cuda_device
+
 _DEVICE_RE = re.compile(r"^(cpu|meta|cuda)(?::(\d+))?$")
 
 
@@ -38,7 +40,6 @@ def device(spec) -> Device:
         raise ValueError(f"expected a device 'cpu', 'meta', 'cuda' or 'cuda:N', got {spec!r}")
     index = int(m.group(2)) if m.group(2) is not None else None
     if m.group(1) == "cuda":
-        from . import cuda_device
         cuda_device.check_available(index or 0)
         return Device("cuda", index or 0)
     return Device(m.group(1), index)

@@ -344,7 +344,7 @@ def entry_points():
     global _ENGINE
     with _lock:
         if _ENGINE is None:
-            import llvmlite.binding as llvm
+            import llvmlite.binding as llvm     # lazy: LLVM (25 ms); import jitgrad does not load it
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
             mod = llvm.parse_assembly(_IR)

@@ -59,7 +59,7 @@ def _timed_runner():
     global _TIMED
     with _lock:
         if _TIMED is None:
-            import llvmlite.binding as llvm
+            import llvmlite.binding as llvm     # lazy: LLVM (25 ms); import jitgrad does not load it
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
             mod = llvm.parse_assembly(_TIMED_IR)

@@ -146,7 +146,7 @@ def _runner():
     global _RUN
     with _lock:
         if _RUN is None:
-            import llvmlite.binding as llvm
+            import llvmlite.binding as llvm     # lazy: LLVM (25 ms); import jitgrad does not load it
             llvm.initialize_native_target()
             llvm.initialize_native_asmprinter()
             mod = llvm.parse_assembly(_RUNNER_IR)
@@ -176,7 +176,7 @@ def _self_test(fill) -> bool:
 
 def _numba_fill(bases, start, arrays):
     """Where the layout check fails: runtime/fill.py writes the addresses (numba)."""
-    from .fill import CHUNK, fill
+    from .fill import CHUNK, fill     # lazy: numba (fill's kernels are numba functions)
     for i in range(0, len(arrays), CHUNK):
         fill(bases, start + i, *arrays[i:i + CHUNK])
 

@@ -336,7 +336,7 @@ def dispatched() -> int:
 
 
 def _build():
-    import llvmlite.binding as llvm
+    import llvmlite.binding as llvm     # lazy: LLVM (25 ms), when the pool first starts
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     mod = llvm.parse_assembly(_POOL_IR)
