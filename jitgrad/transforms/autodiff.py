@@ -7,21 +7,18 @@ from __future__ import annotations
 
 import functools
 
-
-from . import module_state, pytree_roles
 from .. import tree_util
-from ..errors import api_boundary
-from ..trace.tracer import Tracer
 from ..eager.dispatch import apply
-from ..ir import Op
 from ..eager.tensor import Tensor
-from ..trace.tracing import call_graph, leaf_array, leaf_spec, trace_to_graph
+from ..errors import api_boundary
+from ..ir import Op
+from ..ir.autodiff import jvp_graph, vjp_graph
 from ..ir.types import kind_of
 from ..numpy._convert import asarray
-from ..ir.autodiff import vjp_graph
-from ..numpy.creation import ones
-from ..ir.autodiff import jvp_graph
-from ..numpy.creation import zeros_like
+from ..numpy.creation import ones, zeros_like
+from ..trace.tracer import Tracer
+from ..trace.tracing import call_graph, leaf_array, leaf_spec, trace_to_graph
+from . import module_state, pytree_roles
 
 
 def stop_gradient(x):

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import functools
 
-from . import module_state
 from .. import tree_util
-from ..trace.tracer import Tracer
 from ..eager.dispatch import apply
 from ..ir.remat import REMAT
-from ..trace.tracing import trace_to_graph
 from ..numpy import asarray
+from ..trace.tracer import Tracer
+from ..trace.tracing import trace_to_graph
+from . import module_state
 
 
 class checkpoint_policies:

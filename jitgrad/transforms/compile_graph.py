@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from ..ir import Graph
 from ..ir.interpreter import interpret
+from ..ir.passes.manager import run_pipeline
+from ..ir.types import kind_of
 from ..runtime import config, profiling
 from ..runtime.executable import Executable  # noqa: F401 - the record backends return
-from ..ir.types import kind_of
-from ..ir.passes.manager import run_pipeline
 
 
 def optimize(graph: Graph, donated=()):
@@ -59,7 +59,7 @@ def _compile_graph(graph: Graph, device, donated) -> Executable:
 
 def _backend(device):
     """codegen backends register in codegen.BACKENDS: device type -> fn(graph, optimized, schedule, plan)."""
-    from ..codegen import BACKENDS      # lazy: codegen (numba, LLVM) loads on the first compile
+    from ..codegen import BACKENDS  # lazy: codegen (numba, LLVM) loads on the first compile
     return BACKENDS.get(str(device).split(":")[0])
 
 

@@ -8,19 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import module_state
+from .. import numpy as jnp
 from .. import tree_util
-from ..trace.tracer import Tracer
+from ..dtypes import scalar_dtype
 from ..eager.dispatch import apply
 from ..ir import Value
 from ..ir.control_flow import COND, SCAN, SWITCH, WHILE
-from ..numpy._convert import asarray
-from ..trace.tracing import trace_to_graph
-from . import scan_carry
-from ..dtypes import scalar_dtype
 from ..ir.types import kind_of
-from ..numpy._convert import astype
-from .. import numpy as jnp
+from ..numpy._convert import asarray, astype
+from ..trace.tracer import Tracer
+from ..trace.tracing import trace_to_graph
+from . import module_state, scan_carry
 
 
 def _abstract(x) -> bool:

@@ -17,9 +17,9 @@ import functools
 from .. import tree_util
 from ..eager.dispatch import apply
 from ..ir.autodiff import CUSTOM_VJP
+from ..numpy import asarray, zeros
 from ..trace.tracing import ShapeDtype, leaf_spec, trace_to_graph
 from .autodiff import as_inputs
-from ..numpy import asarray, zeros
 
 
 class custom_vjp:

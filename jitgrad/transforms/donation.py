@@ -19,8 +19,9 @@ import sys
 import numpy as np
 
 from .. import tree_util
-from ..trace.tracer import Tracer
 from ..eager.tensor import Tensor
+from ..trace.tracer import Tracer
+
 
 def _refs(t) -> int:
     """References to t's array, counted the same way every time (slot, local, argument)."""

@@ -10,11 +10,11 @@ import functools
 
 import numpy as np
 
-from . import module_state
+from .. import numpy as jnp
 from .. import tree_util
 from ..trace.tracing import leaf_spec
+from . import module_state
 from .autodiff import argnums_tuple, jvp, vjp
-from .. import numpy as jnp
 
 
 def _split(fn, args, argnums):

@@ -15,17 +15,17 @@ from collections import OrderedDict
 
 import numpy as np
 
-from . import module_state
+from .. import numpy as jnp
 from .. import tree_util
 from ..eager.jit_in_autograd import needs_record, record_call
-from ..trace.tracer import Tracer
+from ..eager.tensor import Tensor
 from ..errors import api_boundary
 from ..ir.batching import batch_graph
-from ..eager.tensor import Tensor
+from ..numpy._convert import asarray
+from ..trace.tracer import Tracer
 from ..trace.tracing import ShapeDtype, call_graph, leaf_spec, trace_to_graph
 from ..tree_util import node_children
-from ..numpy._convert import asarray
-from .. import numpy as jnp
+from . import module_state
 
 
 def _is_axis(a) -> bool:
