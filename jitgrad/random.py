@@ -8,6 +8,8 @@ import numpy as np
 from .eager.dispatch import apply
 from .dtypes import canonical_dtype, default_float
 from .ir import Op
+from .eager.tensor import Tensor
+from . import numpy as jnp
 from .numpy._convert import asarray
 from .ir.types import kind_of
 
@@ -16,7 +18,6 @@ _MASK = (1 << 63) - 1
 
 def key(seed: int):
     """A PRNG key from an integer seed."""
-    from .eager.tensor import Tensor
     s = int(seed)
     return Tensor._wrap(np.array([s & _MASK, (s >> 63) & _MASK], dtype=np.int64))
 
@@ -55,8 +56,7 @@ def split(k, num=2):
 
 def fold_in(k, data: int):
     """A new key from k and an integer; fold_in(k, d) never equals a key split(k) returns."""
-    from .numpy import add
-    return split(add(_check_key(k), np.array([0, int(data) + 1], dtype=np.int64)), 1)[0]
+    return split(jnp.add(_check_key(k), np.array([0, int(data) + 1], dtype=np.int64)), 1)[0]
 
 
 def normal(k, shape=(), dtype=None):
@@ -65,27 +65,26 @@ def normal(k, shape=(), dtype=None):
 
 
 def uniform(k, shape=(), dtype=None, minval=0.0, maxval=1.0):
-    from .numpy import add, minimum, multiply
     dt = _float(dtype, "uniform")
     u = apply(Op.random, [_check_key(k)], {"shape": _shape(shape), "dtype": dt,
                                            "dist": "uniform"})
     if dt.itemsize == 2:     # float16/bfloat16: a float32 draw rounded to them can reach 1.0
         below_one = np.array(1.0, dt).view(np.uint16) - np.uint16(1)
-        u = minimum(u, below_one.view(dt))
-    return u if (minval, maxval) == (0.0, 1.0) else add(multiply(u, maxval - minval), minval)
+        u = jnp.minimum(u, below_one.view(dt))
+    if (minval, maxval) == (0.0, 1.0):
+        return u
+    return jnp.add(jnp.multiply(u, maxval - minval), minval)
 
 
 def bernoulli(k, p=0.5, shape=()):
-    from .numpy import less
-    return less(uniform(k, shape), p)
+    return jnp.less(uniform(k, shape), p)
 
 
 def randint(k, shape, minval, maxval, dtype="int64"):
-    from .numpy import add, astype, floor, multiply
     u = uniform(k, shape, dtype="float64")
-    return astype(add(floor(multiply(u, float(maxval - minval))), float(minval)), dtype)
+    scaled = jnp.floor(jnp.multiply(u, float(maxval - minval)))
+    return jnp.astype(jnp.add(scaled, float(minval)), dtype)
 
 
 def permutation(k, n):
-    from .numpy import argsort
-    return argsort(uniform(k, (int(n),)))
+    return jnp.argsort(uniform(k, (int(n),)))

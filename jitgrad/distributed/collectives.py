@@ -56,7 +56,7 @@ def allreduce(tree, op: str = "mean", *, inplace: bool = True,
     if c is None or c.Get_size() == 1:
         return tree
     _check_same(c, f"allreduce(op={op!r})", describe(paths, arrays))
-    from mpi4py import MPI
+    from mpi4py import MPI  # lazy: an optional dependency, loaded only with more than one rank
     world = c.Get_size()
     dests = _destinations(leaves, inplace)
     wire = [_flat(a) for a in arrays]
@@ -224,7 +224,7 @@ def _checksum(text: str) -> int:
 def _check_same(c, call: str, text: str) -> None:
     """Raise DistributedError on every rank unless all ranks call `call` on the same structure
     (compared by a 62-bit checksum: max and -min reduced in one 16-byte message)."""
-    from mpi4py import MPI
+    from mpi4py import MPI  # lazy: an optional dependency, loaded only with more than one rank
     h = _checksum(f"{call}: {text}")
     bounds = np.array([h, -h], np.int64)
     c.Allreduce(MPI.IN_PLACE, bounds, op=MPI.MAX)

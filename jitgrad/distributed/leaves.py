@@ -15,6 +15,7 @@ import numpy as np
 from .. import tree_util
 from ..trace.tracer import Tracer
 from ..eager.tensor import Tensor
+from ..nn.module import Module
 
 
 @dataclass
@@ -90,7 +91,6 @@ def host_leaves(tree, where: str):
 
 def _children_names(td) -> list[str]:
     """How each child of a pytree node is reached: '[0]', "['key']", '.weight'."""
-    from ..nn.module import Module
     kind, aux = td.kind, td.aux
     if kind in (dict, OrderedDict):
         return [f"[{k!r}]" for k in aux]

@@ -47,7 +47,7 @@ def init() -> None:
         return
     if launched_by_mpi():
         try:
-            from mpi4py import MPI
+            from mpi4py import MPI  # lazy: optional, loaded only under an MPI launcher
         except ImportError:
             raise DistributedError(
                 f"jg.distributed.init: this process was started by an MPI launcher "
@@ -65,7 +65,7 @@ def _share_cores(local_ranks: int) -> None:
     (numba's prange), unless NUMBA_NUM_THREADS says otherwise: N ranks each running as many
     threads as there are cores would oversubscribe the machine N times."""
     if local_ranks > 1 and "NUMBA_NUM_THREADS" not in os.environ:
-        import numba
+        import numba  # lazy: `import jitgrad` leaves numba unloaded
         numba.set_num_threads(max(1, min(numba.config.NUMBA_NUM_THREADS,
                                          (os.cpu_count() or 1) // local_ranks)))
 

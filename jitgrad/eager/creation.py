@@ -18,6 +18,11 @@ def manual_seed(seed: int):
     _GEN["rng"] = np.random.default_rng(int(seed))
 
 
+def global_rng() -> np.random.Generator:
+    """The global generator jg.manual_seed seeds: jg.randn's, nn.init's and eager dropout's."""
+    return _GEN["rng"]
+
+
 def _size(size):
     if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
         return shape_tuple(size[0], "size")

@@ -2,8 +2,10 @@
 ...) take the same arguments; lax.map is a scan that carries nothing."""
 from __future__ import annotations
 
+from .. import numpy as jnp
 from ..transforms.control_flow import cond, fori_loop, switch, while_loop  # noqa: F401
 from ..transforms.control_flow import scan as _scan
+from ..transforms.vmap import vmap
 from ..tree_util import tree_flatten, tree_map
 
 
@@ -18,8 +20,6 @@ def map(f, xs, *, batch_size=None):  # noqa: A001
     vmap(f) runs on chunks of that many elements (the remainder on its own)."""
     if batch_size is None:
         return _scan(lambda carry, x: (carry, f(x)), None, xs)[1]
-    from .. import numpy as jnp
-    from ..transforms.vmap import vmap
     leaves, _ = tree_flatten(xs)
     n = leaves[0].shape[0]
     full = (n // batch_size) * batch_size

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..numpy._convert import asarray
+from ..nn.functional import conv2d
 from .data_movement import pad
 from .windows import dilate, padtype_to_pads, window_indices
 
@@ -155,7 +156,6 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     x = pad(x, jnp.zeros((), x.dtype), [(0, 0, 0), (0, 0, 0)] +
             [(lo, hi, d - 1) for (lo, hi), d in zip(pads, ldil)])
     if nsp == 2 and rdil == (1, 1) and feature_group_count == 1 and batch_group_count == 1:
-        from ..nn.functional import conv2d
         out = conv2d(x, w, stride=strides)
     else:
         out = _grouped_conv(x, w, strides, rdil, int(feature_group_count),

@@ -10,6 +10,7 @@ from ..eager.dispatch import apply
 from ..ir import Op
 from .. import numpy as jnp
 from ..numpy._convert import normalize_axes, operands
+from ..transforms.autodiff import stop_gradient
 
 
 def relu(x):
@@ -73,7 +74,6 @@ def tanh(x):
 
 def logsumexp(x, axis=None, keepdims=False):
     """max + log(sum(exp(x - max))): stable; the max is not differentiated through (it cancels)."""
-    from ..transforms.autodiff import stop_gradient
     (x,) = operands(x, float_only=True)
     axes = normalize_axes(axis, x.ndim)
     m = stop_gradient(jnp.max(x, axis=axes, keepdims=True))
@@ -86,7 +86,6 @@ def logsumexp(x, axis=None, keepdims=False):
 def log_softmax(x, axis=-1):
     """(x - m) - log(sum(exp(x - m))), shift first: x - (m + log s) would round the large
     m + log s and lose the small differences that matter (470 ulp at logits ~1e4)."""
-    from ..transforms.autodiff import stop_gradient
     (x,) = operands(x, float_only=True)
     m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))
     shifted = jnp.subtract(x, jnp.where(jnp.isfinite(m), m, 0.0))
@@ -94,7 +93,6 @@ def log_softmax(x, axis=-1):
 
 
 def softmax(x, axis=-1):
-    from ..transforms.autodiff import stop_gradient
     (x,) = operands(x, float_only=True)
     m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))
     e = jnp.exp(jnp.subtract(x, m))

@@ -14,6 +14,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy._convert import asarray
 from ..transforms.autodiff import stop_gradient
+from .dropout import dropout
 from ..ir.types import kind_of
 
 
@@ -58,7 +59,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     dropout_p drops attention weights always (as PyTorch; pass 0.0 when evaluating); inside
     jit the dropout needs `dropout_key=jg.random.key(...)`, eagerly it draws from jg.manual_seed's
     generator as nn.Dropout does."""
-    from .functional import dropout
     where = "scaled_dot_product_attention"
     query, key, value = asarray(query), asarray(key), asarray(value)
     for name, t in (("query", query), ("key", key), ("value", value)):
@@ -187,8 +187,7 @@ def multi_head_attention_forward(query, key, value, num_heads, weights, key_padd
         scores = jnp.add(scores, mask)
     attn = masked_softmax(scores)
     if dropout_p > 0.0:
-        from .functional import dropout
-        attn = dropout(attn, dropout_p, True, dropout_key)
+            attn = dropout(attn, dropout_p, True, dropout_key)
     out = jnp.matmul(attn, v)                                      # (N, H, L, head_dim)
     out = jnp.reshape(jnp.transpose(out, (2, 0, 1, 3)), (length, batch, embed))
     out = _project(out, weights["out_w"], weights["out_b"])

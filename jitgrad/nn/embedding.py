@@ -7,7 +7,7 @@ from .. import numpy as jnp
 from ..trace.source_info import user_source_info
 from ..ir.errors import bad_embedding_index
 from ..numpy._convert import asarray
-from ..numpy.indexing import checked
+from ..numpy.checks import checked
 from ..eager.tensor import Tensor
 from ..transforms.autodiff import stop_gradient
 from ..ir.types import kind_of

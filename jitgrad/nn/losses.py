@@ -6,7 +6,7 @@ from .. import numpy as jnp
 from ..trace.source_info import user_source_info
 from ..ir.errors import bad_label
 from ..numpy._convert import asarray
-from ..numpy.indexing import checked
+from ..numpy.checks import checked
 from ..eager.tensor import Tensor
 from .activations import log_softmax, one_hot, softplus
 from ..ir.types import kind_of

@@ -21,11 +21,16 @@ from numpy import bool_, complex64, complex128, float32, float64, int32, int64
 from numpy import float16, int8, int16, uint8, uint16, uint32, uint64
 from ml_dtypes import bfloat16
 from ..eager.array_base import ArrayOps as _ArrayOps
-from .creation import (arange, array, asarray, astype, copy, empty, empty_like, eye, from_dlpack,
+from ..dtypes import canonical_dtype as _canonical_dtype
+from ._convert import is_array as _is_array
+from . import elementwise as _elementwise, ufuncs as _ufuncs
+from .copies import copy
+from .creation import (arange, array, asarray, astype, empty, empty_like, eye, from_dlpack,
                        full, full_like, geomspace, identity, linspace, logspace, ones, ones_like,
                        tri,
                        zeros, zeros_like)
 from .elementwise import *  # noqa: F401,F403
+from .complex_parts import *  # noqa: F401,F403
 from .ufuncs import *  # noqa: F401,F403  (generated from the primitives' records)
 from . import fft
 from .dtype_functions import can_cast, finfo, iinfo, isdtype, promote_types, result_type
@@ -33,7 +38,8 @@ from .index_tricks import c_, r_
 from .info import __array_namespace_info__
 from .searching import argpartition, partition, searchsorted, select
 from .sets import unique_all, unique_counts, unique_inverse, unique_values
-from .indexing import (argwhere, flatnonzero, nonzero, take, take_along_axis, unique)
+from .host_values import nonzero, unique
+from .indexing import argwhere, flatnonzero, take, take_along_axis
 from .products import (cross, diag, diagonal, dot, einsum, inner, kron, matmul, outer,
                        tensordot, trace, vdot, vecdot)
 from . import linalg  # jnp.linalg, as numpy.linalg
@@ -57,8 +63,7 @@ ndarray = _ArrayOps  # isinstance(x, jnp.ndarray) holds for eager tensors and tr
 
 
 def isscalar(x):
-    from ._convert import is_array
-    return _np.isscalar(x) or is_array(x) and x.ndim == 0
+    return _np.isscalar(x) or _is_array(x) and x.ndim == 0
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -66,11 +71,12 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    from .elementwise import isnan
-    from .ufuncs import abs, less_equal, logical_and, logical_or, subtract, multiply, add
+    u = _ufuncs
     x, y = asarray(a), asarray(b)
-    close = less_equal(abs(subtract(x, y)), add(atol, multiply(rtol, abs(y))))
-    return logical_or(close, logical_and(isnan(x), isnan(y))) if equal_nan else close
+    close = u.less_equal(u.abs(u.subtract(x, y)), u.add(atol, u.multiply(rtol, u.abs(y))))
+    if not equal_nan:
+        return close
+    return u.logical_or(close, u.logical_and(_elementwise.isnan(x), _elementwise.isnan(y)))
 
 
 def array_equal(a1, a2):
@@ -79,8 +85,7 @@ def array_equal(a1, a2):
 
 
 def dtype(x):
-    from ..dtypes import canonical_dtype
-    return canonical_dtype(x)
+    return _canonical_dtype(x)
 
 
 from ..errors import wrap_public_functions as _wrap  # noqa: E402

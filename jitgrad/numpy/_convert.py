@@ -12,7 +12,7 @@ from ..trace.trace_stack import current_trace
 from ..trace.source_info import user_source_info
 from ..dtypes import canonical_dtype, default_float, result_type, scalar_dtype
 from ..ir import Op
-from ..ir.types import kind_of
+from ..ir.types import TensorType, kind_of
 from ..runtime.device import CPU
 from ..eager.tensor import Tensor, tensor
 
@@ -53,7 +53,6 @@ def stacked(x, dtype=None):
     """A nested list/tuple holding tensors or traced values as one array, stacked level by level
     as JAX does, so derivatives flow to every element (NumPy would turn them into constants).
     The dtype is the promotion of the leaves (Python scalars weak)."""
-    from .shape import stack
     leaves = list(_nested_leaves(x))
     dt = canonical_dtype(dtype) if dtype is not None else \
         result_type(*(dtype_entry(v, numpy_weak=True) for v in leaves))
@@ -61,9 +60,21 @@ def stacked(x, dtype=None):
 
     def build(e):
         if isinstance(e, (list, tuple)):
-            return stack([build(v) for v in e])
+            return _stack_rows([build(v) for v in e])
         return astype(e, dt) if is_array(e) else host_array(e, dev, dt)
     return build(x)
+
+
+def _stack_rows(xs):
+    """Arrays of one shape and dtype stacked on a new leading axis, with the reshape and
+    concatenate primitives (what jnp.stack(xs) gives them; shape.py sits above this module)."""
+    if not xs:
+        raise ValueError("need at least one array to stack")
+    shapes = {x.shape for x in xs}
+    if len(shapes) != 1:
+        raise ValueError(f"all input arrays must have the same shape, got {sorted(shapes)}")
+    rows = [apply(Op.reshape, [x], {"shape": (1,) + tuple(x.shape)}) for x in xs]
+    return rows[0] if len(rows) == 1 else apply(Op.concatenate, rows, {"axis": 0})
 
 
 def astype(x, dtype):
@@ -105,7 +116,6 @@ def host_array(a, device, dtype=None):
     a = np.asarray(a)
     dtype = canonical_dtype(dtype if dtype is not None else a.dtype)
     if device.type == "meta":
-        from ..ir.types import TensorType
         return Tensor._meta(TensorType(a.shape, dtype))
     t = Tensor._wrap(a if a.dtype == dtype else a.astype(dtype), CPU)
     return t if device == CPU else t.to(device)
@@ -164,18 +174,16 @@ def full_like_shape(shape, value, dtype, device=CPU):
     if current_trace() is not None:
         trace = current_trace()
         s = scalar(value, dtype)
-        from ..trace.tracer import Tracer as _T
         v = trace.lift(s)
-        t = _T(trace, v, np.asarray(value, dtype) if trace.concrete else None)
+        t = Tracer(trace, v, np.asarray(value, dtype) if trace.concrete else None)
         return apply(Op.broadcast_to, [t], {"shape": shape}) if shape else t
     if device.type == "meta":
-        from ..ir.types import TensorType
         return Tensor._meta(TensorType(shape, dtype))
     t = Tensor._wrap(np.full(shape, value, dtype=dtype), CPU)
     return t if device == CPU else t.to(device)
 
 
-def _integer(v, what):
+def as_int(v, what):
     """v as a Python int: ints and NumPy integers only (not bool, float or str), as NumPy."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (numbers.Integral, np.integer)):
         where = user_source_info()
@@ -189,12 +197,12 @@ def shape_tuple(shape, what="shape"):
     NumPy (jg.zeros((2.5, 3)) is not (2, 3))."""
     if isinstance(shape, (numbers.Integral, np.integer)) and not isinstance(shape, bool):
         return (int(shape),)
-    return tuple(_integer(d, f"each {what} entry") if not isinstance(d, (bool, np.bool_)) else int(d)
+    return tuple(as_int(d, f"each {what} entry") if not isinstance(d, (bool, np.bool_)) else int(d)
                  for d in shape)
 
 
 def normalize_axis(axis, ndim, what="axis"):
-    axis = _integer(axis, what)
+    axis = as_int(axis, what)
     if not -ndim <= axis < max(ndim, 1):
         where = user_source_info()
         raise np.exceptions.AxisError(f"{what} {axis} is out of bounds for an array of "

@@ -10,6 +10,7 @@ import numpy as np
 from ..trace.tracer import Tracer
 from ..trace.source_info import user_source_info
 from ..eager.tensor import Tensor
+from ._convert import astype
 
 
 def write_out(result, out, name):
@@ -34,7 +35,6 @@ def write_out(result, out, name):
     if isinstance(out, np.ndarray):
         np.copyto(out, result.numpy(), casting="same_kind")
         return out
-    from ._convert import astype
     return out.copy_(astype(result, out.dtype))
 
 

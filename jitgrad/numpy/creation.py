@@ -3,34 +3,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import canonical_dtype, default_float
+from ..dtypes import canonical_dtype, default_float, scalar_dtype
 from ..runtime.device import device as as_device
-from ..eager.tensor import Tensor, tensor
-from ._convert import asarray as _asarray, full_like_shape, is_array
+from ..trace.tracer import Tracer
+from ..eager.tensor import Tensor, as_tensor, tensor
+from ..eager.from_dlpack import from_dlpack as dlpack_tensor
+from ._convert import asarray as _asarray, astype as cast, full_like_shape, is_array, shape_tuple
+from . import copies
+from .copies import copy  # noqa: F401  (jnp.copy)
+from .shape import broadcast_to
 from .spaced import arange, geomspace, linspace, logspace  # noqa: F401  (jnp.* names)
-
-
-def _shape(shape):
-    from ._convert import shape_tuple
-    return shape_tuple(shape)
 
 
 def full(shape, fill_value, dtype=None, device=None):
     if dtype is None:
-        from ..dtypes import scalar_dtype
         dtype = scalar_dtype(fill_value) if np.isscalar(fill_value) else _asarray(fill_value).dtype
     if not np.isscalar(fill_value):
-        from .shape import broadcast_to
-        return copy(broadcast_to(_asarray(fill_value, dtype=dtype), _shape(shape)))  # writable
-    return full_like_shape(_shape(shape), fill_value, dtype, as_device(device))
+        return copy(broadcast_to(_asarray(fill_value, dtype=dtype), shape_tuple(shape)))  # writable
+    return full_like_shape(shape_tuple(shape), fill_value, dtype, as_device(device))
 
 
 def zeros(shape, dtype=None, device=None):
-    return full_like_shape(_shape(shape), 0, canonical_dtype(dtype or default_float()), as_device(device))
+    return full_like_shape(shape_tuple(shape), 0, canonical_dtype(dtype or default_float()),
+                           as_device(device))
 
 
 def ones(shape, dtype=None, device=None):
-    return full_like_shape(_shape(shape), 1, canonical_dtype(dtype or default_float()), as_device(device))
+    return full_like_shape(shape_tuple(shape), 1, canonical_dtype(dtype or default_float()),
+                           as_device(device))
 
 
 empty = zeros
@@ -39,7 +39,7 @@ empty = zeros
 def _like(fill):
     def fn(a, dtype=None, shape=None, device=None):
         x = _asarray(a)
-        return full_like_shape(_shape(shape) if shape is not None else x.shape, fill,
+        return full_like_shape(shape_tuple(shape) if shape is not None else x.shape, fill,
                                 canonical_dtype(dtype or x.dtype), device and as_device(device) or x.device)
     return fn
 
@@ -54,7 +54,7 @@ def full_like(a, fill_value, dtype=None, shape=None, device=None):
     if is_array(fill_value) or isinstance(fill_value, (list, tuple)):   # traced: differentiable
         return full(x.shape if shape is None else shape, fill_value, dtype or x.dtype,
                     device or (x.device if isinstance(x, Tensor) else None))
-    return full_like_shape(_shape(shape) if shape is not None else x.shape, fill_value,
+    return full_like_shape(shape_tuple(shape) if shape is not None else x.shape, fill_value,
                            canonical_dtype(dtype or x.dtype), device and as_device(device) or x.device)
 
 
@@ -77,16 +77,10 @@ def array(object, dtype=None, copy=True, device=None):  # noqa: A002
     return asarray(object, dtype=dtype, device=device, copy=copy or None)
 
 
-def _is_traced(x):
-    from ..trace.tracer import Tracer
-    return isinstance(x, Tracer)
-
-
 def asarray(a, dtype=None, device=None, copy=None):
     """The standard's asarray: copy=True always copies, copy=False never does (ValueError when
     a copy is needed), copy=None copies only when needed."""
-    from ..eager.tensor import as_tensor
-    if _is_traced(a) or isinstance(a, (list, tuple)):
+    if isinstance(a, Tracer) or isinstance(a, (list, tuple)):
         out = _asarray(a, dtype=dtype, device=device)
     elif isinstance(a, Tensor):
         out = _asarray(a, dtype=dtype) if device is None else a.to(device, dtype)
@@ -97,7 +91,7 @@ def asarray(a, dtype=None, device=None, copy=None):
         raise ValueError(f"asarray(copy=False): a {what} can't become a {out.dtype} tensor on "
                          f"{out.device} without a copy; pass copy=None to copy when needed")
     if copy and (out is a or _shares(out, a)):
-        out = globals()["copy"](out)
+        out = copies.copy(out)
     return out
 
 
@@ -113,33 +107,19 @@ def _shares(out, a):
 def from_dlpack(x, /, *, device=None, copy=None):
     """The standard's from_dlpack: a tensor sharing x's memory (copy=True: its own copy;
     device: moved there, which copy=False forbids)."""
-    from ..eager.from_dlpack import from_dlpack as _from_dlpack
-    out = _from_dlpack(x)
+    out = dlpack_tensor(x)
     if device is not None and as_device(device) != out.device:
         if copy is False:
             raise ValueError(f"from_dlpack(copy=False): the data is on {out.device}, moving it "
                              f"to {as_device(device)} needs a copy")
         return out.to(device)
-    return globals()["copy"](out) if copy else out
+    return copies.copy(out) if copy else out
 
 
 def astype(x, dtype, *, copy=True, device=None):
     """x as `dtype` (and on `device`): a new array unless copy=False and nothing changes, as
     NumPy's and the standard's astype."""
-    from ._convert import astype as _cast
-    out = _cast(x, dtype)
+    out = cast(x, dtype)
     if device is not None:
         out = out.to_device(device)
-    return globals()["copy"](out) if copy and out is x else out
-
-
-def copy(a):
-    from .elementwise import positive
-    x = _asarray(a)
-    if isinstance(x, Tensor) and x.device.type == "cpu" and not x.requires_grad:
-        return Tensor._wrap(x._data.copy(), x.device)
-    if isinstance(x, Tensor) and x.device.type == "cuda":   # device arrays have no .copy()
-        from ..eager.dispatch import apply
-        from ..ir import Op
-        return apply(Op.convert, [x], {"dtype": x.dtype})
-    return positive(x)
+    return copies.copy(out) if copy and out is x else out

@@ -10,6 +10,7 @@ import numpy as _np
 from ..ir.types import bfloat16, kind_of
 from ..dtypes import (canonical_dtype, default_complex, default_float, result_type as _promote,
                       scalar_dtype)
+from ._convert import is_array, numpy_scalar
 
 _KINDS = ("bool", "signed integer", "unsigned integer", "integral", "real floating",
           "complex floating", "numeric")
@@ -57,7 +58,6 @@ def result_type(*arrays_and_dtypes):
     """The promoted dtype: NumPy's rules between arrays and dtypes; Python scalars are weak
     (they take the arrays' dtype unless of a higher kind), and so are NumPy scalars next to a
     jitgrad array, as in jitgrad's operators."""
-    from ._convert import is_array, numpy_scalar
     if not arrays_and_dtypes:
         raise ValueError("result_type: at least one array or dtype is required")
     weak_np = any(is_array(a) for a in arrays_and_dtypes)

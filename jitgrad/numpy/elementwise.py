@@ -1,6 +1,6 @@
 """Elementwise functions with NumPy's names. Those of one primitive each are generated from the
-primitives' records into ufuncs.py (re-exported here); these are the rest. Float-only math
-promotes ints to float32."""
+primitives' records into ufuncs.py (re-exported here); these are the rest, but for the complex
+parts (complex_parts.py). Float-only math promotes ints to float32."""
 from __future__ import annotations
 
 import math
@@ -9,8 +9,11 @@ import numpy as np
 
 from ..eager.dispatch import apply
 from ..ir import Op
-from ._convert import asarray, astype, device_of, is_array, is_scalar, operands, scalar
+from ..runtime.device import device as as_device
+from ._convert import (asarray, astype, device_of, full_like_shape, is_array, is_scalar, operands,
+                       scalar)
 from ._out import accepts_out
+from .host_values import nonzero
 from .ufunc_rules import not_integer
 from .ufuncs import (add, ceil, equal, exp, floor, greater, greater_equal, less, log,
                      logical_and, logical_or, maximum, minimum, multiply, negative, not_equal,
@@ -46,7 +49,8 @@ bitwise_not = bitwise_invert = invert
 def round(a, decimals=0):  # noqa: A001
     a = asarray(a)
     if kind_of(a.dtype) == "c":
-        return apply(Op.complex, [round(real(a), decimals), round(imag(a), decimals)])
+        parts = [round(apply(part, [a]), decimals) for part in (Op.real, Op.imag)]
+        return apply(Op.complex, parts)
     if kind_of(a.dtype) != "f":
         return a
     if decimals == 0:
@@ -88,13 +92,11 @@ def isfinite(x, /):
 
 
 def _const_like(x, value):
-    from .creation import full
-    return full(x.shape, value, dtype="bool", device=x.device)
+    return full_like_shape(x.shape, value, "bool", as_device(x.device))
 
 
 def where(condition, x=None, y=None, /):
     if x is None and y is None:
-        from .indexing import nonzero
         return nonzero(condition)
     dev = device_of(condition, x, y)
     c, x, y = (v if is_array(v) or is_scalar(v) else asarray(v, device=dev)
@@ -218,77 +220,6 @@ def fabs(x, /):
     """Absolute value computed in floating point (ints become the default float dtype)."""
     (x,) = operands(x, float_only=True)
     return apply(Op.abs, [x])
-
-
-def real(x, /):
-    """The real part (float32 of complex64); a real array is its own real part."""
-    x = asarray(x)
-    return apply(Op.real, [x]) if kind_of(x.dtype) == "c" else x
-
-
-def imag(x, /):
-    """The imaginary part (float32 of complex64); zeros of a real array's dtype and shape."""
-    x = asarray(x)
-    if kind_of(x.dtype) == "c":
-        return apply(Op.imag, [x])
-    from .creation import zeros_like
-    return zeros_like(x)
-
-
-def conj(x, /):
-    """The complex conjugate; a real array is its own conjugate."""
-    x = asarray(x)
-    return apply(Op.conj, [x]) if kind_of(x.dtype) == "c" else x
-
-
-conjugate = conj
-
-
-def angle(z, deg=False):
-    """The argument of complex numbers, arctan2(imag, real) (0 or pi for reals, as NumPy)."""
-    (z,) = operands(z, float_only=True)
-    a = apply(Op.atan2, [imag(z), real(z)])
-    return multiply(a, 180.0 / math.pi) if deg else a
-
-
-def iscomplexobj(x):
-    """Whether x has a complex dtype (its values are not looked at)."""
-    return np.dtype(getattr(x, "dtype", None) or np.asarray(x).dtype).kind == "c"
-
-
-def isrealobj(x):
-    return not iscomplexobj(x)
-
-
-def iscomplex(x):
-    """Elementwise: a nonzero imaginary part."""
-    return not_equal(imag(x), 0)
-
-
-def isreal(x):
-    """Elementwise: a zero imaginary part."""
-    return equal(imag(x), 0)
-
-
-def real_if_close(a, tol=100):
-    """NumPy's real_if_close: the real part when every imaginary part is below `tol` machine
-    epsilons (tol > 1; an absolute bound when tol <= 1), else `a` unchanged. The result's dtype
-    depends on the values, so under jit a complex input is a ConcretizationError."""
-    x = asarray(a)
-    if kind_of(x.dtype) != "c":
-        return x
-    from ..errors import ConcretizationError
-    from ..trace.tracer import Tracer
-    from .reductions import any as any_
-    from .ufuncs import abs as absolute
-    part = imag(x)
-    bound = tol * np.finfo(part.dtype).eps if tol > 1 else tol
-    big = any_(greater(absolute(part), bound))
-    if isinstance(big, Tracer) and big._concrete is None:
-        raise ConcretizationError(
-            f"real_if_close: whether the result is real depends on the values of a traced "
-            f"{x._type} inside a jitted function; use jnp.real(x) (or keep x complex) there")
-    return x if bool(big) else real(x)
 
 
 # `from .elementwise import *` exports this module's functions, not its imports (asarray, np, ...)

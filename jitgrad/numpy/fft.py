@@ -19,7 +19,10 @@ from ..trace.source_info import user_source_info
 from ..dtypes import canonical_dtype, default_float
 from ..ir import Op
 from ..ir.types import complex_dtype
-from ._convert import _integer, asarray, normalize_axes, normalize_axis
+from ._convert import as_int, asarray, normalize_axes, normalize_axis
+from .complex_parts import conj
+from .creation import asarray as standard_asarray
+from .shape import roll
 from ..ir.types import kind_of
 
 _NORMS = ("backward", "ortho", "forward")
@@ -74,7 +77,7 @@ def _lengths(name, kind, a, s, axes):
     """(axes, lengths) with NumPy's defaults: the last len(s) axes, the input's extents
     (2 (m - 1) for irfft's last axis)."""
     if s is not None:
-        s = tuple(_integer(n, f"{name}: n / s") for n in (s if isinstance(s, (tuple, list)) else (s,)))
+        s = tuple(as_int(n, f"{name}: n / s") for n in (s if isinstance(s, (tuple, list)) else (s,)))
     if axes is None:
         axes = tuple(range(a.ndim - len(s), a.ndim)) if s is not None else tuple(range(a.ndim))
         if s is not None and len(s) > a.ndim:
@@ -176,35 +179,30 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None):
 
 def hfft(a, n=None, axis=-1, norm=None):
     """The fft of a Hermitian-symmetric signal given by its first half: n real outputs."""
-    from .elementwise import conj
     return _transform("hfft", "irfft", conj(asarray(a)), *_one(n, axis),
                       _SWAP[_norm("hfft", norm)])
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
     """The inverse of hfft: the n // 2 + 1 coefficients of a real signal."""
-    from .elementwise import conj
     return conj(_transform("ihfft", "rfft", a, *_one(n, axis), _SWAP[_norm("ihfft", norm)]))
 
 
 def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """Sample frequencies [0, 1, ..., n/2-1, -n/2, ..., -1] / (d n), as NumPy."""
-    from .creation import asarray as _asarray
-    n = _integer(n, "fftfreq: n")
+    n = as_int(n, "fftfreq: n")
     dt = canonical_dtype(dtype) if dtype is not None else default_float()
-    return _asarray(np.fft.fftfreq(n, d).astype(dt), device=device)
+    return standard_asarray(np.fft.fftfreq(n, d).astype(dt), device=device)
 
 
 def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """Sample frequencies [0, 1, ..., n//2] / (d n) of an rfft of length n."""
-    from .creation import asarray as _asarray
-    n = _integer(n, "rfftfreq: n")
+    n = as_int(n, "rfftfreq: n")
     dt = canonical_dtype(dtype) if dtype is not None else default_float()
-    return _asarray(np.fft.rfftfreq(n, d).astype(dt), device=device)
+    return standard_asarray(np.fft.rfftfreq(n, d).astype(dt), device=device)
 
 
 def _shift(x, axes, sign):
-    from .shape import roll
     x = asarray(x)
     axes = normalize_axes(axes, x.ndim)
     if not axes:

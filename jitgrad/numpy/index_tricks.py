@@ -8,6 +8,8 @@ import numbers
 import numpy as np
 
 from ._convert import asarray
+from .shape import concatenate, reshape
+from .spaced import arange, linspace
 
 
 def _item(k):
@@ -15,9 +17,7 @@ def _item(k):
         start = 0 if k.start is None else k.start
         step = 1 if k.step is None else k.step
         if isinstance(step, complex):
-            from .creation import linspace
             return linspace(start, k.stop, int(abs(step)))
-        from .creation import arange
         return arange(start, k.stop, step)
     if isinstance(k, numbers.Number) and not isinstance(k, np.ndarray):
         return asarray([k])
@@ -29,7 +29,6 @@ class _Concatenator:
         self.axis, self.ndmin, self.trans1d = axis, ndmin, trans1d
 
     def __getitem__(self, key):
-        from .shape import concatenate, reshape
         key = key if isinstance(key, tuple) else (key,)
         axis, ndmin, trans1d = self.axis, self.ndmin, self.trans1d
         if key and isinstance(key[0], str):

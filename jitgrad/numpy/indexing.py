@@ -17,16 +17,11 @@ from ..ir import Op
 from ..eager.tensor import Tensor
 from ._convert import (asarray, astype, device_of, holds_array, host_array, is_array,
                        normalize_axis)
+from .elementwise import clip, where
+from .host_values import concrete, nonzero
+from .shape import broadcast_to, moveaxis, ravel, reshape, stack, transpose
+from .ufuncs import add, greater, greater_equal, less, logical_and, multiply
 from ..ir.types import kind_of
-
-
-def _concrete(x):
-    """The NumPy value of an index operand, or None when it is traced."""
-    if isinstance(x, Tracer):
-        return x._concrete
-    if isinstance(x, Tensor):
-        return x._data
-    return np.asarray(x)
 
 
 def _is_basic(k) -> bool:
@@ -46,7 +41,7 @@ def getitem(x, key, mode=None, fill_value=None):
     minimum or True by default) or "promise_in_bounds" (clipped, as JAX does)."""
     mode = _check_mode(mode)
     if mode != "raise":
-        return _index(asarray(x), _arrays_for_ints(key), mode, fill_value)
+        return decomposed_index(asarray(x), _arrays_for_ints(key), mode, fill_value)
     if isinstance(x, Tensor) and x.device.type == "cpu" and not (x.requires_grad and grad_enabled()):
         k = _np_key(key)
         if not any(isinstance(e, Tracer) for e in (key if isinstance(key, tuple) else (key,))):
@@ -59,7 +54,7 @@ def getitem(x, key, mode=None, fill_value=None):
             if _all_basic(k):     # a view: shares storage and the version counter
                 return Tensor._wrap(out, x.device, x._version)._track_view(x, key)
             return Tensor._wrap(np.asarray(out), x.device)
-    out = _index(asarray(x), key)
+    out = decomposed_index(asarray(x), key)
     if isinstance(x, Tensor) and isinstance(out, Tensor) and _all_basic(key):
         out._track_view(x, key)     # recorded: its own storage, kept in step with x's
     return out
@@ -86,7 +81,7 @@ def _expand_key(x, key):
                 raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and integer "
                                  f"or boolean arrays are valid indices, got {k.dtype} array")
         if kind_of(k.dtype) == "b":
-            c = _concrete(k)
+            c = concrete(k)
             if c is None:
                 raise ConcretizationError(
                     "boolean mask indexing gives a result whose shape depends on the data, which a "
@@ -131,7 +126,9 @@ def _arrays_for_ints(key):
     return tuple(conv(k) for k in key) if isinstance(key, tuple) else conv(key)
 
 
-def _index(x, key, mode="raise", fill_value=None):
+def decomposed_index(x, key, mode="raise", fill_value=None):
+    """x[key] as primitives (rev/slice/reshape, one take for the advanced indices), whatever
+    the path: what traced and recorded indexing run."""
     entries = _expand_key(x, key)
     has_adv = any(not _is_basic(e) for e in entries)
     start, stop, step, rev_axes = [], [], [], []
@@ -169,7 +166,6 @@ def _index(x, key, mode="raise", fill_value=None):
         y = apply(Op.rev, [y], {"axes": tuple(rev_axes)})
     if (tuple(start), tuple(stop), tuple(step)) != ((0,) * x.ndim, x.shape, (1,) * x.ndim):
         y = apply(Op.slice, [y], {"start": tuple(start), "stop": tuple(stop), "step": tuple(step)})
-    from .shape import reshape
     y = reshape(y, tuple(out_shape))
     return _gather(y, adv, mode, fill_value) if adv else y
 
@@ -180,7 +176,7 @@ def _normalized_index(idx, n, axis, device, mode="raise", raw_ok=False):
     (raw_ok: the caller's take reads idx directly; otherwise a take from arange(n) wraps and
     checks it). "clip" / "promise_in_bounds": clipped into range. "fill" / "drop": out-of-range
     entries become 0 and the mask says which were valid."""
-    c = _concrete(idx)
+    c = concrete(idx)
     if c is not None:
         c = np.asarray(c)
         if kind_of(c.dtype) not in "iu":
@@ -201,21 +197,11 @@ def _normalized_index(idx, n, axis, device, mode="raise", raw_ok=False):
             return idx, None
         iota = host_array(np.arange(n, dtype=np.int64), device)
         return apply(Op.take, [iota, idx], {"axis": 0}), None
-    from .elementwise import clip, where
-    from .ufuncs import add, greater_equal, less, logical_and
     w = where(less(idx, 0), add(idx, n), idx)
     if mode in ("clip", "promise_in_bounds"):
         return clip(w, 0, max(n - 1, 0)), None
     valid = logical_and(greater_equal(w, 0), less(w, n))
     return where(valid, w, 0), valid
-
-
-def checked(x, n, check):
-    """x, asserted to lie in [0, n) on every path: a `take` from arange(n) with params
-    check="kind:what" (ir.errors.check_error names the error). Use the result, not x: an
-    unused check is dead code to the compiler."""
-    iota = host_array(np.arange(n, dtype=x.dtype), device_of(x))
-    return apply(Op.take, [iota, x], {"axis": 0, "check": check})
 
 
 def _fill_value(dtype, fill_value):
@@ -233,16 +219,12 @@ def _fill_value(dtype, fill_value):
 
 def _masked(out, valid, dtype, fill_value, shape):
     """out where valid (broadcast from its leading axes), else the fill value."""
-    from .elementwise import where
-    from .shape import reshape
     v = reshape(valid, tuple(valid.shape) + (1,) * (len(shape) - valid.ndim))
     return where(v, out, host_array(np.asarray(_fill_value(dtype, fill_value), dtype),
                                     device_of(out), dtype))
 
 
 def _gather(y, adv, mode="raise", fill_value=None):
-    from .ufuncs import add, logical_and, multiply
-    from .shape import broadcast_to, reshape, transpose
     positions = [p for p, _, _ in adv]
     direct = len(adv) == 1 and mode == "raise"      # the one take checks the raw index
     pairs = [_normalized_index(e, y.shape[p], d, device_of(y), mode, direct) for p, d, e in adv]
@@ -281,22 +263,18 @@ def take(a, indices, axis=None, mode=None, fill_value=None):
     mode = _check_mode(mode)
     x = asarray(a)
     if axis is None:
-        from .shape import ravel
         x, axis = ravel(x), 0
     ax = normalize_axis(axis, x.ndim)
     idx, valid = _normalized_index(indices, x.shape[ax], ax, device_of(x), mode, raw_ok=True)
     out = apply(Op.take, [x, _to_device_of(idx, x)], {"axis": ax})
     if valid is None:
         return out
-    from .shape import moveaxis
     lead = moveaxis(out, list(range(ax, ax + idx.ndim)), list(range(idx.ndim)))
     filled = _masked(lead, _to_device_of(valid, x), x.dtype, fill_value, lead.shape)
     return moveaxis(filled, list(range(idx.ndim)), list(range(ax, ax + idx.ndim)))
 
 
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
-    from .ufuncs import add, multiply
-    from .shape import broadcast_to, ravel, reshape
     x = asarray(arr)
     if axis is None:
         x, axis = ravel(x), 0
@@ -323,33 +301,13 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
                                              fill_value, shape)
 
 
-def nonzero(a):
-    x = asarray(a)
-    c = _concrete(x)
-    if c is None:
-        raise ConcretizationError(
-            "nonzero / where(cond) with one argument gives a data-dependent shape, which a traced "
-            "function can't have; use the three-argument jnp.where(cond, x, y)")
-    return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(c))
-
-
 def argwhere(a):
-    from .shape import stack
     nz = nonzero(a)
     return stack(nz, axis=1) if nz else Tensor._wrap(np.zeros((0, 0), np.int64))
 
 
 def flatnonzero(a):
-    from .shape import ravel
     return nonzero(ravel(a))[0]
-
-
-def unique(ar, return_counts=False):
-    c = _concrete(asarray(ar))
-    if c is None:
-        raise ConcretizationError("unique gives a data-dependent shape; it is eager-only")
-    res = np.unique(c, return_counts=return_counts)
-    return tuple(Tensor._wrap(r) for r in res) if return_counts else Tensor._wrap(res)
 
 
 # ----------------------------------------------------------------------------- updates
@@ -377,9 +335,6 @@ def _positions(x, key, mode="raise"):
 def _scatter(x, key, values, mode="raise"):
     """(x's shape: the values scattered to x[key], summed where indices repeat; mask of the
     positions hit). Out-of-bounds indices raise, or are clipped or dropped (mode)."""
-    from .elementwise import where
-    from .ufuncs import greater, greater_equal
-    from .shape import broadcast_to, ravel, reshape
     pos = _to_device_of(_positions(x, key, _check_mode(mode)), x)
     # a list holding traced values or tensors that require grad is stacked (derivatives flow)
     v = astype(values, x.dtype) if holds_array(values) else \
@@ -408,18 +363,14 @@ class _AtRef:
         return getitem(self.x, self.key, mode, fill_value)
 
     def set(self, values, mode=None):
-        from .elementwise import where
         vals, mask = _scatter(self.x, self.key, values, mode)
         return where(mask, vals, self.x)
 
     def add(self, values, mode=None):
-        from .ufuncs import add
         vals, _ = _scatter(self.x, self.key, values, mode)
         return add(self.x, vals)
 
     def multiply(self, values, mode=None):
-        from .elementwise import where
-        from .ufuncs import multiply
         vals, mask = _scatter(self.x, self.key, values, mode)
         return where(mask, multiply(self.x, vals), self.x)
 

@@ -25,7 +25,7 @@ class Info:
         return CPU
 
     def devices(self):
-        from .. import cuda
+        from .. import cuda  # lazy: jitgrad.cuda loads numba; import jitgrad must not
         return [CPU] + ([as_device("cuda")] if cuda.is_available() else [])
 
     def _check(self, device):

@@ -13,9 +13,16 @@ import numpy as np
 
 from ..eager.dispatch import apply
 from ..ir import Op
-from ._convert import asarray, device_of, host_array, normalize_axes, normalize_axis, operands
-from .products import cross as _cross, matmul, outer, tensordot, vecdot  # noqa: F401
+from ._convert import (as_int, asarray, device_of, host_array, normalize_axes, normalize_axis,
+                       operands)
+from .complex_parts import conj
+from .elementwise import true_divide, where
+from .products import cross as _cross, diagonal as _diagonal, einsum as _einsum
+from .products import matmul, outer, tensordot, vecdot  # noqa: F401
+from .reductions import amax, amin, sum  # noqa: A004
 from .shape import matrix_transpose  # noqa: F401
+from .shape import broadcast_to, expand_dims, moveaxis, reshape, squeeze
+from .ufuncs import abs, add, exp, greater, multiply, not_equal, power, sqrt, square  # noqa: A004
 from ..ir.types import kind_of
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -34,13 +41,11 @@ def _float_matrices(x, what, square=False):
 
 def _sym(x):
     """The symmetric (Hermitian, for complex x) part."""
-    from .ufuncs import add, multiply
     return multiply(add(x, _H(x)), 0.5)
 
 
 def _H(x):
     """The conjugate transpose of the matrices (the transpose of real ones)."""
-    from .elementwise import conj
     return conj(matrix_transpose(x))
 
 
@@ -87,7 +92,6 @@ def slogdet(x, /):
 
 
 def det(x, /):
-    from .ufuncs import exp, multiply
     sign, logabsdet = slogdet(x)
     return multiply(sign, exp(logabsdet))
 
@@ -95,7 +99,6 @@ def det(x, /):
 def solve(x1, x2, /):
     """x1^-1 x2. x2 is a vector (or a batch of them) only when it is 1-d (NumPy 2 and the
     standard); batch dimensions broadcast."""
-    from .shape import broadcast_to, reshape
     a, b = operands(x1, x2, float_only=True)      # NumPy's promotion of the two
     a = _float_matrices(a, "solve", square=True)
     n = a.shape[-1]
@@ -113,7 +116,6 @@ def solve(x1, x2, /):
 
 def _identity_like(a):
     """I broadcast to a's shape, on a's device."""
-    from .shape import broadcast_to
     return broadcast_to(host_array(np.eye(a.shape[-1], dtype=a.dtype), device_of(a)), a.shape)
 
 
@@ -124,12 +126,9 @@ def inv(x, /):
 
 def _cutoff(s, rtol, shape):
     """rtol * largest singular value (default rtol: max(m, n) * eps, as the standard)."""
-    from .ufuncs import multiply
-    from .reductions import max as _max
-    from .shape import expand_dims
     if rtol is None:
         rtol = max(shape[-2:]) * float(np.finfo(s.dtype).eps)
-    smax = _max(s, axis=-1, keepdims=True) if s.shape[-1] else s
+    smax = amax(s, axis=-1, keepdims=True) if s.shape[-1] else s
     rtol = asarray(rtol) if not np.isscalar(rtol) else rtol
     if not np.isscalar(rtol) and rtol.ndim:
         rtol = expand_dims(rtol, -1)
@@ -138,8 +137,6 @@ def _cutoff(s, rtol, shape):
 
 def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
     """The Moore-Penrose inverse from the SVD; singular values at most rtol * max are dropped."""
-    from .elementwise import true_divide, where
-    from .ufuncs import greater, multiply
     a = _float_matrices(x, "pinv")
     u, s, vh = svd(a, full_matrices=False)
     keep = greater(s, _cutoff(s, rtol if rtol is not None else rcond, a.shape))
@@ -148,8 +145,6 @@ def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
 
 
 def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
-    from .ufuncs import greater
-    from .reductions import sum
     a = _float_matrices(x, "matrix_rank")
     s = svdvals(a)
     cut = tol if tol is not None else _cutoff(s, rtol, a.shape)
@@ -158,8 +153,7 @@ def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
 
 def matrix_power(x, n, /):
     """x @ x @ ... (n times) by repeated squaring; n < 0 powers the inverse, n = 0 is I."""
-    from ._convert import _integer
-    n = _integer(n, "matrix_power: the exponent")
+    n = as_int(n, "matrix_power: the exponent")
     a = asarray(x)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise np.linalg.LinAlgError(f"matrix_power: expected square matrices [..., n, n], got "
@@ -180,8 +174,6 @@ def matrix_power(x, n, /):
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     """The standard's vector_norm over `axis` (None: every axis, the array as one vector)."""
-    from .ufuncs import abs, not_equal, power, sqrt, square
-    from .reductions import max, min, sum
     v = asarray(x)
     if kind_of(v.dtype) == "c":
         v = abs(v)              # the norm of complex entries is that of their moduli
@@ -192,9 +184,9 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
         return sqrt(sum(square(v), axis=axes, keepdims=keepdims))
     a = abs(v)
     if ord == np.inf:
-        return max(a, axis=axes, keepdims=keepdims)
+        return amax(a, axis=axes, keepdims=keepdims)
     if ord == -np.inf:
-        return min(a, axis=axes, keepdims=keepdims)
+        return amin(a, axis=axes, keepdims=keepdims)
     if ord == 0:
         return sum(not_equal(a, 0), axis=axes, keepdims=keepdims, dtype=v.dtype)
     if ord == 1:
@@ -209,9 +201,6 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
 
 
 def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
-    from .ufuncs import abs, sqrt, square
-    from .reductions import max, min, sum
-    from .shape import expand_dims, moveaxis
     a = _float_matrices(x, "matrix_norm")
     r, c = (normalize_axis(i, a.ndim) for i in axes)
     if r == c:
@@ -220,12 +209,11 @@ def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
         out = sqrt(sum(square(abs(a)), axis=(r, c)))
     elif ord in ("nuc", 2, -2):
         s = svdvals(moveaxis(a, (r, c), (-2, -1)))
-        out = {"nuc": sum, 2: max, -2: min}[ord](s, axis=-1)
+        out = {"nuc": sum, 2: amax, -2: amin}[ord](s, axis=-1)
     elif ord in (1, -1, np.inf, -np.inf):
         over, across = (r, c) if ord in (1, -1) else (c, r)     # 1: column sums, inf: row sums
         sums = sum(abs(a), axis=over, keepdims=True)
-        out = (max if ord > 0 else min)(sums, axis=across, keepdims=True)
-        from .shape import squeeze
+        out = (amax if ord > 0 else amin)(sums, axis=across, keepdims=True)
         out = squeeze(out, axis=tuple(sorted((r, c))))
     else:
         raise ValueError(f"matrix_norm: invalid norm order {ord!r} for matrices ('fro', 'nuc', "
@@ -254,12 +242,10 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
 
 def diagonal(x, /, *, offset=0):
     """The diagonals of the matrices on the last two axes."""
-    from .products import diagonal as _diagonal
     return _diagonal(x, offset, -2, -1)
 
 
 def trace(x, /, *, offset=0, dtype=None):
-    from .reductions import sum
     d = diagonal(x, offset=offset)
     return sum(d, axis=-1, dtype=dtype)
 
@@ -270,7 +256,6 @@ def cross(x1, x2, /, *, axis=-1):
 
 def multi_dot(arrays):
     """A chain of matmuls contracted pairwise in the cheapest order (einsum's greedy choice)."""
-    from .products import einsum
     xs = [asarray(a) for a in arrays]
     if len(xs) < 2:
         raise ValueError("multi_dot: expecting at least two arrays")
@@ -282,4 +267,4 @@ def multi_dot(arrays):
     if last_vec:
         subs[-1] = subs[-1][0]
     out = ("" if first_vec else "a") + ("" if last_vec else letters[len(xs)])
-    return einsum(",".join(subs) + "->" + out, *xs)
+    return _einsum(",".join(subs) + "->" + out, *xs)

@@ -8,6 +8,11 @@ from ..eager.dispatch import apply
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axis, operands
 from ._out import accepts_out
+from .complex_parts import conj
+from .indexing import decomposed_index
+from .reductions import sum  # noqa: A004
+from .shape import broadcast_to, moveaxis, pad, ravel, reshape, stack, transpose
+from .ufuncs import greater, multiply, subtract
 from ..ir.types import kind_of
 
 
@@ -18,9 +23,7 @@ def matmul(x1, x2, /):
         raise ValueError("matmul: input operand does not have enough dimensions (a scalar was "
                          f"given: shapes {a.shape} and {b.shape}); use * for scaling")
     if kind_of(a.dtype) == "b":       # NumPy: a logical OR of ANDs
-        from .ufuncs import greater
         return greater(matmul(astype(a, "int32"), astype(b, "int32")), 0)
-    from .shape import reshape
     va, vb = a.ndim == 1, b.ndim == 1
     if va:
         a = reshape(a, (1, a.shape[0]))
@@ -34,7 +37,6 @@ def matmul(x1, x2, /):
 
 
 def tensordot(a, b, axes=2):
-    from .shape import reshape, transpose
     x, y = operands(a, b)
     if isinstance(axes, (int, np.integer)):
         ax_a = list(range(x.ndim - axes, x.ndim))
@@ -62,7 +64,6 @@ def tensordot(a, b, axes=2):
 def dot(a, b):
     x, y = asarray(a), asarray(b)
     if x.ndim == 0 or y.ndim == 0:
-        from .ufuncs import multiply
         return multiply(x, y)
     if y.ndim <= 2:
         return matmul(x, y)
@@ -70,27 +71,21 @@ def dot(a, b):
 
 
 def vdot(a, b):
-    from .shape import ravel
     return dot(ravel(a), ravel(b))
 
 
 def inner(a, b):
     x, y = asarray(a), asarray(b)
     if x.ndim == 0 or y.ndim == 0:
-        from .ufuncs import multiply
         return multiply(x, y)
     return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 1]))
 
 
 def outer(a, b):
-    from .ufuncs import multiply
-    from .shape import ravel, reshape
     return multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))
 
 
 def kron(a, b):
-    from .ufuncs import multiply
-    from .shape import reshape
     x, y = asarray(a), asarray(b)
     nd = max(x.ndim, y.ndim)
     x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
@@ -101,17 +96,14 @@ def kron(a, b):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    from .indexing import _index
-    from .shape import moveaxis
     x = asarray(a)
     x = moveaxis(x, (normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)), (-2, -1))
     n, m = x.shape[-2], x.shape[-1]
     i = np.arange(max(0, -offset), max(max(0, -offset), min(n, m - offset)), dtype=np.int64)
-    return _index(x, (Ellipsis, i, i + offset))
+    return decomposed_index(x, (Ellipsis, i, i + offset))
 
 
 def trace(a, offset=0, axis1=0, axis2=1):
-    from .reductions import sum
     return sum(diagonal(a, offset, axis1, axis2), axis=-1)
 
 
@@ -121,8 +113,6 @@ def diag(v, k=0):
         return diagonal(x, k)
     if x.ndim != 1:
         raise ValueError(f"diag: input must be 1-d or 2-d, got shape {x.shape}")
-    from .ufuncs import multiply
-    from .shape import pad, reshape
     n = x.shape[0]
     eye = np.eye(n, dtype=x.dtype)
     d = multiply(reshape(x, (1, n)), eye)
@@ -131,9 +121,6 @@ def diag(v, k=0):
 
 def vecdot(x1, x2, /, *, axis=-1):
     """The standard's vecdot: the dot product along `axis` of the broadcast operands."""
-    from .elementwise import conj
-    from .ufuncs import multiply
-    from .reductions import sum
     a, b = operands(x1, x2)
     nd = max(a.ndim, b.ndim)
     ax = normalize_axis(axis, nd)
@@ -148,8 +135,6 @@ def vecdot(x1, x2, /, *, axis=-1):
 def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
     """The cross product of 3-vectors along `axis` (NumPy's axisa/axisb/axisc override it);
     the other axes broadcast and the result keeps the vectors on `axis`, as NumPy."""
-    from .ufuncs import multiply, subtract
-    from .shape import moveaxis, stack
     x, y = operands(a, b)
     if x.ndim == 0 or y.ndim == 0:
         raise ValueError(f"cross: expected arrays of dimension >= 1, got shapes {x.shape} and "
@@ -209,7 +194,6 @@ def _einsum_parse(subscripts, operands_):
     """Subscripts with every '...' replaced by letters of their own (broadcast dimensions
     aligned from the right), the output subscript, and the operands broadcast where an
     ellipsis dimension of size 1 meets a larger one."""
-    from .shape import broadcast_to
     spec = subscripts.replace(" ", "")
     lhs, arrow, out = spec.partition("->")
     ins = lhs.split(",")
@@ -283,8 +267,6 @@ def _kept_letters(terms, i, j, out):
 
 
 def _einsum1(s, x, out):
-    from .reductions import sum
-    from .shape import transpose
     x, s = _einsum_diag(x, s)
     x = sum(x, axis=tuple(i for i, c in enumerate(s) if c not in out), dtype=x.dtype) \
         if set(s) - set(out) else x
@@ -294,8 +276,6 @@ def _einsum1(s, x, out):
 
 def _einsum2(sa, a, sb, b, out):
     """Two operands: sum away private letters, then one batched matmul."""
-    from .reductions import sum
-    from .shape import reshape, transpose
     a, sa = _einsum_diag(a, sa)
     b, sb = _einsum_diag(b, sb)
     # sum away letters only one operand has and the output doesn't need

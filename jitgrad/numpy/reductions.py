@@ -1,19 +1,22 @@
 """Reductions and scans with NumPy's signatures (axis=None|int|tuple, keepdims, dtype, ddof)."""
 from __future__ import annotations
 
-
 from ..eager.dispatch import apply
 from ..dtypes import default_float, int64, uint64
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axes, normalize_axis
 from ._out import accepts_out
+from .creation import full
+from .elementwise import true_divide, where
+from .indexing import take
+from .shape import broadcast_to, concatenate, expand_dims, flip, pad, ravel, reshape
+from .ufuncs import abs, add, equal, multiply, not_equal, sqrt, square, subtract  # noqa: A004
 from ..ir.types import kind_of
 
 
 def _keep(x, out, axes, keepdims):
     if not keepdims:
         return out
-    from .shape import reshape
     return reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
 
 
@@ -60,7 +63,6 @@ def _logical_reduce(op, a, axis, keepdims, empty_value):
     x = astype(a, "bool")
     axes = normalize_axes(axis, x.ndim)
     if 0 in [x.shape[i] for i in axes]:      # an empty any() is False, an empty all() True
-        from .creation import full
         out = full(tuple(d for i, d in enumerate(x.shape) if i not in axes), empty_value,
                    dtype="bool", device=x.device)
         return _keep(x, out, axes, keepdims)
@@ -89,13 +91,10 @@ def mean(a, axis=None, dtype=None, keepdims=False):
         dtype = default_float()
     x = astype(x, dtype) if dtype is not None else x
     axes = normalize_axes(axis, x.ndim)
-    from .elementwise import true_divide
     return true_divide(sum(x, axis=axes, keepdims=keepdims), float(_count(x, axes)))
 
 
 def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
-    from .elementwise import true_divide
-    from .ufuncs import square, subtract
     ddof = correction if correction is not None else ddof
     x = asarray(a)
     if kind_of(x.dtype) not in "fc":
@@ -104,15 +103,12 @@ def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
     m = mean(x, axis=axes, keepdims=True)
     d = subtract(x, m)
     if kind_of(d.dtype) == "c":         # NumPy: the mean squared modulus, a real result
-        from .ufuncs import abs
         d = abs(d)
     ss = sum(square(d), axis=axes, keepdims=keepdims)
     return true_divide(ss, float(_count(x, axes) - ddof))
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
-    from .elementwise import where
-    from .ufuncs import equal, sqrt
     v = var(a, axis, dtype, ddof, keepdims, correction=correction)
     # where every value is equal (std 0, e.g. one element) the derivative is 0 as in PyTorch and
     # autograd, not sqrt's infinite slope times 0 = nan: the inner where keeps sqrt off 0
@@ -123,7 +119,6 @@ def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
 def _arg(op, a, axis, keepdims):
     x = asarray(a)
     if axis is None:
-        from .shape import ravel
         out = apply(op, [ravel(x)], {"axes": (0,)})
         return _keep_all(x, out, keepdims)
     ax = normalize_axis(axis, x.ndim)
@@ -133,7 +128,6 @@ def _arg(op, a, axis, keepdims):
 def _keep_all(x, out, keepdims):
     if not keepdims:
         return out
-    from .shape import reshape
     return reshape(out, (1,) * x.ndim)
 
 
@@ -150,7 +144,6 @@ def _along(op, a, axis, dtype=None):
     if dtype is not None:
         x = astype(x, dtype)
     if axis is None:
-        from .shape import ravel
         x, axis = ravel(x), 0
     return apply(op, [x], {"axis": normalize_axis(axis, x.ndim)})
 
@@ -175,7 +168,6 @@ def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     out = cumsum(x, axis=ax, dtype=dtype)
     if not include_initial:
         return out
-    from .shape import pad
     return pad(out, tuple((1 if i == ax else 0, 0) for i in range(x.ndim)))
 
 
@@ -185,7 +177,6 @@ def sort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True):
     out = _along(Op.sort, a, axis)
     if not descending:
         return out
-    from .shape import flip
     return flip(out, axis=-1 if axis is None else axis)
 
 
@@ -195,11 +186,8 @@ def argsort(a, axis=-1, kind=None, order=None, *, descending=False, stable=True)
     _check_order(order)
     if not descending:
         return _along(Op.argsort, a, axis)
-    from .ufuncs import subtract
-    from .shape import flip
     x = asarray(a)
     if axis is None:
-        from .shape import ravel
         x, axis = ravel(x), 0
     ax = normalize_axis(axis, x.ndim)
     n = x.shape[ax]
@@ -213,16 +201,12 @@ def _check_order(order):
 
 
 def count_nonzero(a, axis=None, keepdims=False):
-    from .ufuncs import not_equal
     return sum(not_equal(a, 0), axis=axis, keepdims=keepdims)
 
 
 def average(a, axis=None, weights=None, keepdims=False):
     if weights is None:
         return mean(a, axis=axis, keepdims=keepdims)
-    from .elementwise import true_divide
-    from .ufuncs import multiply
-    from .shape import broadcast_to, expand_dims
     x, w = asarray(a), asarray(weights)
     if w.ndim == 1 and x.ndim > 1 and axis is not None:
         ax = normalize_axis(axis, x.ndim)
@@ -233,8 +217,6 @@ def average(a, axis=None, weights=None, keepdims=False):
 
 
 def median(a, axis=None, keepdims=False):
-    from .ufuncs import add, multiply
-    from .shape import ravel, take
     x = asarray(a)
     if axis is None:
         x, axis = ravel(x), 0
@@ -247,7 +229,6 @@ def median(a, axis=None, keepdims=False):
 
 
 def ptp(a, axis=None, keepdims=False):
-    from .ufuncs import subtract
     return subtract(max(a, axis, keepdims), min(a, axis, keepdims))
 
 
@@ -258,13 +239,10 @@ def cumprod(a, axis=None, dtype=None):
     if dtype is not None or kind_of(x.dtype) in "biu":
         x = astype(x, dtype if dtype is not None else _sum_dtype(x.dtype))
     if axis is None:
-        from .shape import ravel
         x, axis = ravel(x), 0
     ax = normalize_axis(axis, x.ndim)
     if x.shape[ax] == 0:
         return x
-    from .ufuncs import multiply
-    from .shape import concatenate, expand_dims, take
     parts = [take(x, 0, axis=ax)]
     for i in range(1, x.shape[ax]):
         parts.append(multiply(parts[-1], take(x, i, axis=ax)))

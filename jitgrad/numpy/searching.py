@@ -5,14 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from ._convert import asarray, normalize_axis, operands
+from .elementwise import isnan, logical_not, where
+from .indexing import take
+from .reductions import argsort, sort, sum  # noqa: A004
+from .shape import expand_dims
+from .ufuncs import less, less_equal, logical_and, logical_or
 from ..ir.types import kind_of
 
 
 def _before(a, v, side):
     """a[i] sorts before v (side="left": strictly; "right": or equal), in NumPy's order where
     NaN is larger than every number."""
-    from .elementwise import isnan, logical_not
-    from .ufuncs import less, less_equal, logical_and, logical_or
     if side == "left":
         return logical_or(less(a, v), logical_and(isnan(v), logical_not(isnan(a))))
     return logical_or(less_equal(a, v), isnan(v))
@@ -21,15 +24,12 @@ def _before(a, v, side):
 def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """Indices where the values x2 would be inserted into the sorted 1-d x1 to keep it sorted
     (NumPy's and the standard's searchsorted): a count of the elements before each value."""
-    from .reductions import sum
-    from .shape import expand_dims
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     a, v = operands(x1, x2)
     if a.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be 1-d, got shape {a.shape}")
     if sorter is not None:
-        from .indexing import take
         a = take(a, sorter)
     return sum(_before(a, expand_dims(v, -1), side), axis=-1)
 
@@ -37,14 +37,12 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 def partition(a, kth, axis=-1):
     """The k-th element in its sorted place, smaller ones before it, larger ones after: a full
     sort satisfies NumPy's contract (which leaves the order within each side unspecified)."""
-    from .reductions import sort
     x = asarray(a)
     _check_kth(x, kth, axis)
     return sort(x, axis=axis)
 
 
 def argpartition(a, kth, axis=-1):
-    from .reductions import argsort
     x = asarray(a)
     _check_kth(x, kth, axis)
     return argsort(x, axis=axis)
@@ -59,7 +57,6 @@ def _check_kth(x, kth, axis):
 
 def select(condlist, choicelist, default=0):
     """choicelist[i] where condlist[i] is the first true condition, else default (NumPy's)."""
-    from .elementwise import where
     if len(condlist) != len(choicelist):
         raise ValueError(f"select: list of cases must be same length as list of conditions "
                          f"({len(choicelist)} choices, {len(condlist)} conditions)")

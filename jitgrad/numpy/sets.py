@@ -11,6 +11,7 @@ from ..errors import ConcretizationError
 from ..trace.tracer import Tracer
 from ..eager.tensor import Tensor
 from ._convert import asarray
+from .shape import reshape
 
 UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices", "counts"])
 UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
@@ -46,12 +47,10 @@ def unique_counts(x, /):
 
 def unique_inverse(x, /):
     (values, inverse), shape = _unique(x, "unique_inverse", return_inverse=True)
-    from .shape import reshape
     return UniqueInverseResult(values, reshape(inverse, shape))
 
 
 def unique_all(x, /):
     (values, indices, inverse, counts), shape = _unique(
         x, "unique_all", return_index=True, return_inverse=True, return_counts=True)
-    from .shape import reshape
     return UniqueAllResult(values, indices, reshape(inverse, shape), counts)

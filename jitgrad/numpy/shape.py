@@ -3,9 +3,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import default_float
 from ..eager.dispatch import apply
+from ..eager.tensor import Tensor
 from ..ir import Op
-from ._convert import asarray, is_array, normalize_axes, normalize_axis, operands
+from ._convert import (asarray, astype, device_of, host_array, is_array, normalize_axes,
+                       normalize_axis, operands)
+from .copies import copy as copy_array
+from .elementwise import true_divide, where
+from .ufuncs import add, multiply, subtract
 from ..ir.types import kind_of
 
 
@@ -14,13 +20,11 @@ def reshape(a, shape, order="C", *, copy=None):
     out = _reshape(a, shape, order)
     if copy is None:
         return out
-    from ..eager.tensor import Tensor
     x = asarray(a)
     shares = out is x or isinstance(out, Tensor) and isinstance(x, Tensor) and \
         out._data is not None and np.may_share_memory(out._data, x._data)
     if copy:
-        from .creation import copy as _copy
-        return _copy(out) if shares else out
+        return copy_array(out) if shares else out
     if not shares and isinstance(x, Tensor):
         raise ValueError(f"reshape(copy=False): an array of shape {x.shape} can't be viewed as "
                          f"shape {out.shape} without a copy")
@@ -293,9 +297,9 @@ def repeat(a, repeats, axis=None):
         out = list(x.shape)
         out[ax] *= r
         return reshape(broadcast_to(y, shape), out)
-    from .indexing import take
-    idx = np.repeat(np.arange(x.shape[ax]), np.asarray(repeats))
-    return take(x, idx, axis=ax)
+    # the positions are known and in range: one take of host indices (what jnp.take gives)
+    idx = np.repeat(np.arange(x.shape[ax], dtype=np.int64), np.asarray(repeats))
+    return apply(Op.take, [x, host_array(idx, device_of(x))], {"axis": ax})
 
 
 def pad(array, pad_width, mode="constant", constant_values=0):
@@ -323,7 +327,6 @@ def pad(array, pad_width, mode="constant", constant_values=0):
 
 def _pad_traced(x, lo, hi, value):
     """Constant padding with a tensor/traced fill value: differentiable in the value."""
-    from .elementwise import where
     if value.size != 1:
         raise NotImplementedError(f"pad: a traced constant_values must be one value, got shape "
                                   f"{tuple(value.shape)}; pass per-axis constants as numbers")
@@ -352,7 +355,6 @@ def _tri_mask(n, m, k, lower):
 
 
 def _tri(m, k, lower):
-    from .elementwise import where
     x = asarray(m)
     if x.ndim == 0:
         raise ValueError(f"{'tril' if lower else 'triu'}: expected an array of dimension >= 1")
@@ -369,7 +371,6 @@ def triu(m, k=0):
 
 
 def diff(a, n=1, axis=-1):
-    from .ufuncs import subtract
     x = asarray(a)
     ax = normalize_axis(axis, x.ndim)
     for _ in range(n):
@@ -392,11 +393,6 @@ def meshgrid(*xi, indexing="xy"):
         s[pos] = x.shape[0]
         out.append(broadcast_to(reshape(x, s), shape))
     return out
-
-
-def take(a, indices, axis=None, mode=None):
-    from .indexing import take as _take
-    return _take(a, indices, axis=axis, mode=mode)
 
 
 def shape(a):
@@ -488,8 +484,6 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     order) at the edges; spacings are scalars or coordinate arrays, one per axis."""
     x = asarray(f)
     if kind_of(x.dtype) != "f":
-        from ._convert import astype
-        from ..dtypes import default_float
         x = astype(x, default_float())
     axes = normalize_axes(axis, x.ndim)
     if edge_order not in (1, 2):
@@ -504,8 +498,6 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 
 def _gradient_axis(x, ax, h, edge_order):
-    from .elementwise import true_divide
-    from .ufuncs import add, multiply, subtract
     n = x.shape[ax]
     if n < edge_order + 1:
         raise ValueError("gradient: shape of the array too small to calculate a numerical "

@@ -16,6 +16,8 @@ from ..runtime.device import device as as_device
 from ..eager.tensor import Tensor, tensor
 from ._convert import (asarray, astype, device_of, dtype_entry, holds_array, host_array,
                        is_array, result_type)
+from .shape import broadcast_arrays, concatenate, expand_dims, moveaxis, reshape
+from .ufuncs import add, exp, floor, log, multiply, power, sign, subtract
 from ..ir.types import kind_of
 
 
@@ -68,8 +70,6 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
 
 def _ramp(start, stop, num, endpoint, compute, axis):
     """The linspace values from array endpoints (any shapes that broadcast)."""
-    from .elementwise import add, multiply, subtract
-    from .shape import broadcast_arrays, concatenate, expand_dims, moveaxis, reshape
     s, e = broadcast_arrays(asarray(start, compute), asarray(stop, compute))
     s, e = astype(s, compute), astype(e, compute)
     div = (num - 1) if endpoint else num
@@ -98,7 +98,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         return (out, step) if retstep else out
     out, step = _ramp(start, stop, num, endpoint, compute, axis)
     if kind_of(out_dt) in "iub":
-        from .elementwise import floor
         out = floor(out)
     out = astype(out, out_dt)
     if device is not None and isinstance(out, Tensor) and as_device(device) != out.device:
@@ -114,7 +113,6 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
         y = np.logspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint,
                         base=np.asarray(base), dtype=compute, axis=axis)
         return tensor(y.astype(out_dt))
-    from .elementwise import power
     exps = linspace(start, stop, num, endpoint=endpoint, dtype=compute, axis=axis)
     return astype(power(asarray(base, compute) if is_array(base) else base, exps), out_dt)
 
@@ -127,7 +125,6 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
         y = np.geomspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint,
                          dtype=compute, axis=axis)
         return tensor(y.astype(out_dt))
-    from .elementwise import exp, log, multiply, sign
     s, e = asarray(start, compute), asarray(stop, compute)
     # -1 where both endpoints are negative (NumPy's sign flip), else 1
     flip = 1.0 - (1.0 - sign(s)) * (1.0 - sign(e)) / 2.0
@@ -138,5 +135,4 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 
 def _expand_like(v, y, axis):
-    from .shape import expand_dims
     return expand_dims(v, axis if axis >= 0 else y.ndim + axis)

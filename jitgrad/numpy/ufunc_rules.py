@@ -9,8 +9,10 @@ from ..trace.tracer import Tracer
 from ..eager.dispatch import apply, apply_fast
 from ..trace.source_info import user_source_info
 from ..ir import Op
+from ..ir.errors import negative_power
 from ..eager.tensor import Tensor
 from ._convert import FAST_FLOAT, asarray, astype, operands
+from .checks import checked
 from ..ir.types import kind_of
 
 
@@ -92,15 +94,13 @@ def binary(op, x1, x2):
 
 def _nonnegative_exponent(b):
     """An integer exponent, asserted >= 0 on every path as NumPy raises eagerly: checked now
-    when its value is known, else by a checked take in the compiled code (indexing.checked)."""
-    from ..ir.errors import negative_power
+    when its value is known, else by a checked take in the compiled code (checks.checked)."""
     if isinstance(b, Tensor) and b.device.type != "meta":
         if (b._data < 0).any():
             raise negative_power("power", b._data[b._data < 0].flat[0], user_source_info())
         return b
     if not isinstance(b, Tracer):
         return b
-    from .indexing import checked
     negative = apply(Op.lt, [b, astype(0, b.dtype)])
     zero = checked(apply(Op.select, [negative, b, astype(0, b.dtype)]), 1, "power:power")
     return apply(Op.add, [b, zero])
