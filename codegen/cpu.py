@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir import config
 from ..ir.kernel import kernel_nodes
 from ..ir.ops import Op
 from ..ir.passes.manager import run_pipeline
-from ..runtime import config, threads
+from ..runtime import threads
 from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program

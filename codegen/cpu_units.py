@@ -20,8 +20,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from ..ir import config
 from ..ir.ops import Op
-from ..runtime import config, thread_pool
+from ..runtime import thread_pool
 from . import canonical, disk_cache, llvm_jit, llvm_kernels
 from .cpu_kernels import generate
 from .entry import ModuleBuilder, np_dtype

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ir import config
 from ..ir.errors import UnsupportedOpError, with_source
 from ..ir.kernel import kernel_nodes
 from ..ir.passes.manager import run_pipeline
-from ..runtime import config, cuda_device
+from ..runtime import cuda_device
 from ..runtime.executable import Executable
 from . import canonical, cuda_eager
 from .cpu_loops import control_op

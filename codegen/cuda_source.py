@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ir import config
 from ..ir.types import SHORT_NAME
-from ..runtime import cache, config
+from ..runtime import cache
 from . import disk_cache
 
 HEADER = ("import math", "", "import numpy as np", "from numba import cuda",

@@ -29,7 +29,8 @@ import warnings
 
 import llvmlite
 
-from ..runtime import cache, config
+from ..ir import config
+from ..runtime import cache
 
 _VERSIONS = None
 _UNUSABLE: dict[str, str] = {}       # kernel dir -> why it cannot be written

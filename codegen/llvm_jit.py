@@ -26,7 +26,8 @@ import time
 import llvmlite
 import numpy as np
 
-from ..runtime import cache, config
+from ..ir import config
+from ..runtime import cache
 from . import disk_cache
 
 _lock = threading.RLock()

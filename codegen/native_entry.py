@@ -30,10 +30,10 @@ from numba.core.imputils import impl_ret_borrowed
 from numba.extending import intrinsic, overload
 from numba.np.numpy_support import as_dtype
 
+from ..ir import config
 from ..ir.kernel import kernel_nodes
 from ..ir.passes.manager import run_pipeline
 from ..ir.types import is_bool
-from ..runtime import config
 from . import disk_cache, native, native_units
 from .entry_program import EntryProgram, unsupported
 

@@ -1,54 +1,36 @@
-"""jg.config: JAX-style switches read at trace and eager time (`jg.config.update(name, value)`).
+"""jg.config: the user's view of jitgrad's one option store (ir/config.py, which every layer
+reads), JAX style: `jg.config.update(name, value)`, `jg.config.read(name)` or `jg.config.<name>`.
 
-"enable_x64" (also spelled "jax_enable_x64"; environment JITGRAD_ENABLE_X64=1) makes Python floats
-and float results computed from ints float64, as in JAX; "num_threads" sizes the thread pool of
-compiled CPU kernels (runtime/thread_pool.py; environment JITGRAD_NUM_THREADS)."""
+Every option, its environment variable, default and meaning: the README's "Configuration, debug
+flags and environment variables" (generated from ir/config.OPTIONS). For example "enable_x64"
+(also spelled "jax_enable_x64"; JITGRAD_ENABLE_X64=1) makes Python floats and float results
+computed from ints float64, as in JAX; "num_threads" sizes the thread pool of compiled CPU
+kernels (JITGRAD_NUM_THREADS); "debug" is JITGRAD_DEBUG's log level."""
 from __future__ import annotations
 
 import sys
 
-from .dtypes import _MODE
-
-_NAMES = {"enable_x64": "enable_x64", "jax_enable_x64": "enable_x64", "num_threads": "num_threads"}
-
-
-def _pool():
-    from .runtime import thread_pool
-    return thread_pool
-
-
-# options kept outside _MODE: (setter, reader); num_threads sizes runtime/thread_pool.py's pool
-_EXTERNAL = {"num_threads": (lambda v: _pool().set_num_threads(v), lambda: _pool().num_threads())}
-
-
-def _option(name):
-    if name not in _NAMES:
-        raise AttributeError(f"jg.config has no option {name!r}; known options: "
-                             + ", ".join(sorted(_NAMES)))
-    return _NAMES[name]
+from .ir import config as _store
 
 
 def update(name: str, value) -> None:
     """Set an option: jg.config.update("enable_x64", True)."""
-    key = _option(name)
-    if key in _EXTERNAL:
-        _EXTERNAL[key][0](value)
-        return
-    if not isinstance(value, bool):
-        raise TypeError(f"jg.config.update({name!r}, ...) expects True or False, got "
-                        f"{type(value).__name__} {value!r}")
-    _MODE[key] = value
+    _store.update(name, value)
 
 
 def read(name: str):
     """An option's current value: jg.config.read("enable_x64")."""
-    key = _option(name)
-    return _EXTERNAL[key][1]() if key in _EXTERNAL else _MODE[key]
+    return _store.read(name)
+
+
+def reset(name: str) -> None:
+    """Forget a value set with update: the environment variable or the default decides again."""
+    _store.reset(name)
 
 
 def __getattr__(name):      # jg.config.enable_x64 / jg.config.jax_enable_x64, as in JAX
-    if name in _NAMES:
-        return read(name)
+    if name in _store.names():
+        return _store.read(name)
     raise AttributeError(f"module 'jitgrad.config' has no attribute {name!r}")
 
 
@@ -57,12 +39,12 @@ class _ConfigModule(type(sys)):
     update(), anything else names the options (JAX raises AttributeError for both)."""
 
     def __setattr__(self, name, value):
-        if name in _NAMES:
+        if name in _store.names():
             raise AttributeError(f"jg.config.{name} can't be assigned; set it with "
                                  f"jg.config.update({name!r}, {value!r})")
         if name not in self.__dict__:
             raise AttributeError(f"jg.config has no option {name!r}; known options: "
-                                 + ", ".join(sorted(_NAMES))
+                                 + ", ".join(_store.names())
                                  + " (set one with jg.config.update(name, value))")
         super().__setattr__(name, value)
 

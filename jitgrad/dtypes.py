@@ -7,10 +7,9 @@ The default float dtype is float32, float64 in the float64 mode: JAX's
 `jg.set_default_dtype(jg.float64)` (which, when set, wins over enable_x64)."""
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from .ir import config
 from .ir.types import (DTYPES, bfloat16, bool_, canonical_dtype, complex64, complex128,
                        complex_dtype, float16, float32, float64, int8, int16, int32, int64,
                        is_float, kind_of, uint8, uint16, uint32, uint64)
@@ -19,25 +18,19 @@ from .promotion_lattice import LOW_PRECISION, jax_promote
 _pybool = bool
 bool = bool_  # noqa: A001  (jg.bool, like torch.bool)
 
-# enable_x64 (JAX's switch) and the dtype set_default_dtype chose (PyTorch's), None when unset
-_MODE = {"enable_x64": os.environ.get("JITGRAD_ENABLE_X64", "0").strip().lower()
-         in ("1", "true", "yes", "on"), "default_dtype": None}
-
 
 def default_float() -> np.dtype:
     """The dtype of Python floats and of float results computed from ints."""
-    if _MODE["default_dtype"] is not None:
-        return _MODE["default_dtype"]
-    return float64 if _MODE["enable_x64"] else float32
+    chosen = config.read("default_dtype")
+    if chosen is not None:
+        return chosen
+    return float64 if config.read("enable_x64") else float32
 
 
 def set_default_dtype(d) -> None:
-    """PyTorch's torch.set_default_dtype: the dtype Python floats and new float tensors get."""
-    dt = canonical_dtype(d)
-    if dt not in (float32, float64):
-        raise TypeError(f"set_default_dtype: only float32 and float64 can be the default dtype, "
-                        f"got {np.dtype(d).name}")
-    _MODE["default_dtype"] = dt
+    """PyTorch's torch.set_default_dtype: the dtype Python floats and new float tensors get
+    (the option default_dtype of ir/config.py, which wins over enable_x64)."""
+    config.update("default_dtype", d, where="set_default_dtype")
 
 
 def get_default_dtype() -> np.dtype:

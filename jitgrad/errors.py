@@ -7,7 +7,7 @@ import os
 import sys
 import types
 
-from .runtime import config
+from .ir import config
 
 
 class ConcretizationError(TypeError):

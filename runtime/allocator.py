@@ -22,6 +22,8 @@ import threading
 
 import numpy as np
 
+from ..ir import config
+
 SMALL = 1 << 16
 _ALIGN = 64
 
@@ -35,7 +37,7 @@ def _size_class(nbytes: int) -> int:
 
 class CachingAllocator:
     def __init__(self, cap: int | None = None):
-        self.cap = cap if cap is not None else int(os.environ.get("JITGRAD_ALLOCATOR_CAP", 2 << 30))
+        self.cap = cap if cap is not None else config.read("allocator_cap")
         self._pool: dict[int, list] = {}
         self._lock = threading.Lock()
         self.hits = self.misses = 0

@@ -1,6 +1,6 @@
 """The on-disk kernel cache as a whole: its layout, and what `jitgrad cache info|clear` do.
 
-JITGRAD_CACHE_DIR (runtime/config.cache_dir()) may be any directory, even one holding the user's
+JITGRAD_CACHE_DIR (ir/config.py: cache_dir) may be any directory, even one holding the user's
 own files, so jitgrad keeps everything it writes in one subdirectory it marks as its own:
 
     <JITGRAD_CACHE_DIR>/jitgrad-kernels/
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 
-from . import config
+from ..ir import config
 
 SUBDIR = "jitgrad-kernels"
 MARKER = "CACHEDIR.TAG"

@@ -25,6 +25,8 @@ import ctypes
 import os
 import threading
 
+from ..ir import config
+
 _POOL_IR = r"""
 %body_t = type void (i8*, i64, i64)*
 
@@ -264,50 +266,32 @@ define void @jg_pool_after_fork() {
 
 _lock = threading.Lock()
 _state: dict = {}           # "engine", "entry", "set", "dispatched", "after_fork", "threads"
-_chosen: dict = {}          # "num_threads": set by jg.config.update
-
-
-def default_threads() -> int:
-    """JITGRAD_NUM_THREADS if set, else the CPUs this process may run on."""
-    env = os.environ.get("JITGRAD_NUM_THREADS", "").strip()
-    if env:
-        return _valid(env, "JITGRAD_NUM_THREADS")
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):       # no affinity API (macOS)
-        return max(1, os.cpu_count() or 1)
-
-
-def _valid(value, where) -> int:
-    try:
-        n = int(value)
-        ok = n >= 1 and (not isinstance(value, float) or n == value) and not isinstance(value, bool)
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ValueError(f"{where} expects a whole number of threads >= 1, got {value!r}")
-    return n
 
 
 def num_threads() -> int:
-    """The pool's size (the calling thread included)."""
-    return _chosen.get("num_threads") or default_threads()
+    """The pool's size (the calling thread included): the option num_threads (ir/config.py:
+    jg.config.update, else JITGRAD_NUM_THREADS, else the CPUs this process may run on)."""
+    return config.read("num_threads")
+
+
+def _resize(n) -> None:
+    """After jg.config.update("num_threads", n): workers beyond n stay asleep."""
+    with _lock:
+        if "set" in _state:
+            _state["threads"] = _state["set"](n)
+
+
+config.on_update("num_threads", _resize)
 
 
 def set_num_threads(n) -> None:
-    """Resize the pool (jg.config.update("num_threads", n)); workers beyond n stay asleep."""
-    _chosen["num_threads"] = _valid(n, 'jg.config.update("num_threads", n)')
-    with _lock:
-        if "set" in _state:
-            _state["threads"] = _state["set"](_chosen["num_threads"])
+    """Resize the pool: jg.config.update("num_threads", n)."""
+    config.update("num_threads", n)
 
 
 def use_default_size() -> None:
     """Forget a size set by set_num_threads: the environment or the affinity mask decides."""
-    _chosen.pop("num_threads", None)
-    with _lock:
-        if "set" in _state:
-            _state["threads"] = _state["set"](num_threads())
+    config.reset("num_threads")
 
 
 def entry_address() -> int:

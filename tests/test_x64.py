@@ -9,16 +9,16 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.dtypes import _MODE
+from jitgrad.ir import config
 
 F32, F64 = np.dtype("float32"), np.dtype("float64")
 
 
 @pytest.fixture
 def restore_mode():
-    saved = dict(_MODE)
+    saved = config.chosen()
     yield
-    _MODE.update(saved)
+    config.restore(saved)
 
 
 def _float_results():

@@ -5,7 +5,7 @@ passes.
     → inline_remat
     → fuse → plan_memory
 
-Between passes (ir/debug_flags.py): the graph is verified (always under pytest, and with
+Between passes (ir/config.py): the graph is verified (always under pytest, and with
 JITGRAD_VERIFY=1), printed to stderr after the passes named in JITGRAD_PRINT_AFTER (`all` or
 `fuse,dce`), and each pass is timed (JITGRAD_DEBUG>=2). A pass named in JITGRAD_DISABLE returns
 its input unchanged: with `fuse` off the schedule is one kernel per node (kernel.unfused_schedule);
@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import time
 
-from .. import debug_flags as flags
+from .. import config
 from ..autodiff.custom import inline_custom_calls
 from ..graph import Graph
 from ..kernel import KERNEL, unfused_schedule
@@ -42,12 +42,12 @@ PASS_NAMES = tuple(p.__name__ for p in PIPELINE) + ("plan_memory",)
 def _timed(name, fn, arg):
     t0 = time.perf_counter()
     out = fn(arg)
-    flags.log(2, f"pass {name}: {(time.perf_counter() - t0) * 1e3:.2f} ms")
+    config.log(2, f"pass {name}: {(time.perf_counter() - t0) * 1e3:.2f} ms")
     return out
 
 
 def _after(name, obj, printed, check):
-    if flags.verify_enabled():
+    if config.verify_enabled():
         check(obj)
     if "all" in printed or name in printed:
         print(f"// ---- IR after {name} ----\n{obj}", file=sys.stderr, flush=True)
@@ -61,14 +61,14 @@ def run_pipeline(graph: Graph, donated=()):
     flattened to leaves); the memory plan may write outputs into them."""
     graph = inline_custom_calls(graph)     # a custom VJP rule matters only to autodiff
     graph = widen_lowp(graph)      # float16/bfloat16/small ints computed wide (ir/lowp.py)
-    disabled = flags.disabled_passes()
+    disabled = config.disabled_passes()
     unknown = disabled - set(PASS_NAMES)
     if unknown:
-        flags.log(1, f"JITGRAD_DISABLE names unknown passes {sorted(unknown)}; "
+        config.log(1, f"JITGRAD_DISABLE names unknown passes {sorted(unknown)}; "
                      f"the passes are {', '.join(PASS_NAMES)}")
-    printed = flags.print_after()
+    printed = config.print_after()
     g = graph
-    if flags.verify_enabled():
+    if config.verify_enabled():
         verify(g)
     for p in PIPELINE:
         name = p.__name__
@@ -77,11 +77,11 @@ def run_pipeline(graph: Graph, donated=()):
         _after(name, g, printed, verify)
     if any(n.op != KERNEL for n in g.nodes):      # fuse disabled: one kernel per node
         g = unfused_schedule(g)
-        if flags.verify_enabled():
+        if config.verify_enabled():
             verify(g)
     plan = _timed("plan_memory", lambda s: plan_memory(s, donated=donated,
                                                       reuse="plan_memory" not in disabled), g)
     _after("plan_memory", plan, printed, lambda p: verify_schedule(g, p))
-    if flags.debug_level() >= 3:     # printing a large graph costs; only when asked
-        flags.log(3, f"optimized IR of {graph.name} ({len(g.nodes)} kernels):\n{g}")
+    if config.debug_level() >= 3:     # printing a large graph costs; only when asked
+        config.log(3, f"optimized IR of {graph.name} ({len(g.nodes)} kernels):\n{g}")
     return g, list(g.nodes), plan

@@ -26,13 +26,13 @@ import numpy as np
 from .. import __version__, tree_util
 from ..eager.jit_in_autograd import needs_record, record_call
 from ..eager.tensor import Tensor
-from ..ir import parse
+from ..ir import config, parse
 from ..ir.errors import VerifyError
 from ..ir.interpreter import interpret
 from ..ir.passes.plan_memory import plan_memory
 from ..ir.types import parse_type
 from ..ir.verifier import verify
-from ..runtime import cache, config
+from ..runtime import cache
 from ..trace.tracing import leaf_array, leaf_spec
 from ..transforms import donation
 from ..transforms.compile_graph import Executable, backend_for

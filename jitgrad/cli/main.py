@@ -9,7 +9,7 @@ import sys
 import numpy
 
 import jitgrad as jg
-from jitgrad.runtime import config
+from jitgrad.ir import config
 from jitgrad.runtime.cache import CacheError, cache_clear, cache_info
 
 from . import demo, demo_distributed

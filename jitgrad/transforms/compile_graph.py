@@ -5,11 +5,11 @@ backends in codegen/. Until a backend can take a graph, the reference interprete
 """
 from __future__ import annotations
 
-from ..ir import Graph
+from ..ir import Graph, config
 from ..ir.interpreter import interpret
 from ..ir.passes.manager import run_pipeline
 from ..ir.types import kind_of
-from ..runtime import config, profiling
+from ..runtime import profiling
 from ..runtime.executable import Executable  # noqa: F401 - the record backends return
 
 

@@ -11,9 +11,9 @@ from ..dtypes import default_float
 from ..eager.jit_in_autograd import TAKES_GRADIENTS, needs_record, record_call
 from ..eager.tensor import Tensor
 from ..errors import api_boundary
+from ..ir import config
 from ..ir.autodiff.transform import REVERSE_CALLS
 from ..numpy._convert import asarray
-from ..runtime import config
 from ..trace.closure_check import warn_baked
 from ..trace.tracer import Tracer
 from ..trace.tracing import call_graph, leaf_array, leaf_names, leaf_spec, trace_to_graph
