@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..numpy._convert import asarray
-from .common import axes_tuple, check_same
+from .arg_checks import axes_tuple, check_same
 
 
 def concatenate(operands, dimension):

@@ -10,7 +10,7 @@ from .. import numpy as jnp
 from ..nn.functional import sigmoid
 from ..numpy._convert import asarray
 from ..transforms.autodiff import stop_gradient  # noqa: F401  (lax.stop_gradient)
-from .common import check_same
+from .arg_checks import check_same
 from ..ir.types import kind_of
 
 

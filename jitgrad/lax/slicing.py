@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..numpy._convert import asarray
-from .common import axes_tuple
+from .arg_checks import axes_tuple
 from ..ir.types import kind_of
 
 

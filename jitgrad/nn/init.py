@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ..eager.creation import global_rng
+from ..eager.creation import global_rng as _global_rng
 from ..eager.grad_mode import no_grad
 
 _GAINS = {"linear": 1.0, "identity": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
@@ -43,11 +43,11 @@ def _fill(tensor, values):
 
 
 def uniform_(tensor, a=0.0, b=1.0):
-    return _fill(tensor, global_rng().uniform(a, b, tensor.shape))
+    return _fill(tensor, _global_rng().uniform(a, b, tensor.shape))
 
 
 def normal_(tensor, mean=0.0, std=1.0):
-    return _fill(tensor, global_rng().normal(mean, std, tensor.shape))
+    return _fill(tensor, _global_rng().normal(mean, std, tensor.shape))
 
 
 def constant_(tensor, val):

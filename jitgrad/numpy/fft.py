@@ -19,10 +19,12 @@ from ..trace.source_info import user_source_info
 from ..dtypes import canonical_dtype, default_float
 from ..ir import Op
 from ..ir.types import complex_dtype
-from ._convert import as_int, asarray, normalize_axes, normalize_axis
-from .complex_parts import conj
-from .creation import asarray as standard_asarray
-from .shape import roll
+from ._convert import asarray, normalize_axes, normalize_axis
+# under private aliases, so that jnp.fft holds only the transforms and their helpers
+from ._convert import as_int as _as_int
+from .complex_parts import conj as _conj
+from .creation import asarray as _standard_asarray
+from .shape import roll as _roll
 from ..ir.types import kind_of
 
 _NORMS = ("backward", "ortho", "forward")
@@ -77,7 +79,8 @@ def _lengths(name, kind, a, s, axes):
     """(axes, lengths) with NumPy's defaults: the last len(s) axes, the input's extents
     (2 (m - 1) for irfft's last axis)."""
     if s is not None:
-        s = tuple(as_int(n, f"{name}: n / s") for n in (s if isinstance(s, (tuple, list)) else (s,)))
+        s = tuple(_as_int(n, f"{name}: n / s")
+                  for n in (s if isinstance(s, (tuple, list)) else (s,)))
     if axes is None:
         axes = tuple(range(a.ndim - len(s), a.ndim)) if s is not None else tuple(range(a.ndim))
         if s is not None and len(s) > a.ndim:
@@ -179,27 +182,27 @@ def irfft2(a, s=None, axes=(-2, -1), norm=None):
 
 def hfft(a, n=None, axis=-1, norm=None):
     """The fft of a Hermitian-symmetric signal given by its first half: n real outputs."""
-    return _transform("hfft", "irfft", conj(asarray(a)), *_one(n, axis),
+    return _transform("hfft", "irfft", _conj(asarray(a)), *_one(n, axis),
                       _SWAP[_norm("hfft", norm)])
 
 
 def ihfft(a, n=None, axis=-1, norm=None):
     """The inverse of hfft: the n // 2 + 1 coefficients of a real signal."""
-    return conj(_transform("ihfft", "rfft", a, *_one(n, axis), _SWAP[_norm("ihfft", norm)]))
+    return _conj(_transform("ihfft", "rfft", a, *_one(n, axis), _SWAP[_norm("ihfft", norm)]))
 
 
 def fftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """Sample frequencies [0, 1, ..., n/2-1, -n/2, ..., -1] / (d n), as NumPy."""
-    n = as_int(n, "fftfreq: n")
+    n = _as_int(n, "fftfreq: n")
     dt = canonical_dtype(dtype) if dtype is not None else default_float()
-    return standard_asarray(np.fft.fftfreq(n, d).astype(dt), device=device)
+    return _standard_asarray(np.fft.fftfreq(n, d).astype(dt), device=device)
 
 
 def rfftfreq(n, /, d=1.0, *, dtype=None, device=None):
     """Sample frequencies [0, 1, ..., n//2] / (d n) of an rfft of length n."""
-    n = as_int(n, "rfftfreq: n")
+    n = _as_int(n, "rfftfreq: n")
     dt = canonical_dtype(dtype) if dtype is not None else default_float()
-    return standard_asarray(np.fft.rfftfreq(n, d).astype(dt), device=device)
+    return _standard_asarray(np.fft.rfftfreq(n, d).astype(dt), device=device)
 
 
 def _shift(x, axes, sign):
@@ -207,7 +210,7 @@ def _shift(x, axes, sign):
     axes = normalize_axes(axes, x.ndim)
     if not axes:
         return x
-    return roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axes)
+    return _roll(x, tuple(sign * (x.shape[a] // 2) for a in axes), axes)
 
 
 def fftshift(x, /, *, axes=None):

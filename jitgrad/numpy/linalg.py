@@ -13,16 +13,20 @@ import numpy as np
 
 from ..eager.dispatch import apply
 from ..ir import Op
-from ._convert import (as_int, asarray, device_of, host_array, normalize_axes, normalize_axis,
-                       operands)
-from .complex_parts import conj
-from .elementwise import true_divide, where
+from ._convert import asarray, device_of, host_array, normalize_axes, normalize_axis, operands
+from .products import matmul, outer, tensordot, vecdot  # noqa: F401  (jnp.linalg's names)
+from .shape import matrix_transpose  # noqa: F401  (jnp.linalg's name)
+# the rest under private aliases, so that jnp.linalg holds only linear algebra
+from ._convert import as_int as _as_int
+from .complex_parts import conj as _conj
+from .elementwise import true_divide as _true_divide, where as _where
 from .products import cross as _cross, diagonal as _diagonal, einsum as _einsum
-from .products import matmul, outer, tensordot, vecdot  # noqa: F401
-from .reductions import amax, amin, sum  # noqa: A004
-from .shape import matrix_transpose  # noqa: F401
-from .shape import broadcast_to, expand_dims, moveaxis, reshape, squeeze
-from .ufuncs import abs, add, exp, greater, multiply, not_equal, power, sqrt, square  # noqa: A004
+from .reductions import amax as _amax, amin as _amin, sum as _sum
+from .shape import (broadcast_to as _broadcast_to, expand_dims as _expand_dims,
+                    moveaxis as _moveaxis, reshape as _reshape, squeeze as _squeeze)
+from .ufuncs import (abs as _abs, add as _add, exp as _exp, greater as _greater,
+                     multiply as _multiply, not_equal as _not_equal, power as _power,
+                     sqrt as _sqrt, square as _square)
 from ..ir.types import kind_of
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -41,12 +45,12 @@ def _float_matrices(x, what, square=False):
 
 def _sym(x):
     """The symmetric (Hermitian, for complex x) part."""
-    return multiply(add(x, _H(x)), 0.5)
+    return _multiply(_add(x, _H(x)), 0.5)
 
 
 def _H(x):
     """The conjugate transpose of the matrices (the transpose of real ones)."""
-    return conj(matrix_transpose(x))
+    return _conj(matrix_transpose(x))
 
 
 def cholesky(x, /, *, upper=False):
@@ -93,7 +97,7 @@ def slogdet(x, /):
 
 def det(x, /):
     sign, logabsdet = slogdet(x)
-    return multiply(sign, exp(logabsdet))
+    return _multiply(sign, _exp(logabsdet))
 
 
 def solve(x1, x2, /):
@@ -104,19 +108,19 @@ def solve(x1, x2, /):
     n = a.shape[-1]
     vector = b.ndim == 1
     if vector:
-        b = reshape(b, (b.shape[0], 1))
+        b = _reshape(b, (b.shape[0], 1))
     if b.shape[-2] != n:
         raise ValueError(f"solve: x2 needs {n} rows to match x1 of shape {a.shape}, got shape "
                          f"{asarray(x2).shape}")
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    out = apply(Op.solve, [broadcast_to(a, batch + a.shape[-2:]),
-                           broadcast_to(b, batch + b.shape[-2:])])
-    return reshape(out, out.shape[:-1]) if vector else out
+    out = apply(Op.solve, [_broadcast_to(a, batch + a.shape[-2:]),
+                           _broadcast_to(b, batch + b.shape[-2:])])
+    return _reshape(out, out.shape[:-1]) if vector else out
 
 
 def _identity_like(a):
     """I broadcast to a's shape, on a's device."""
-    return broadcast_to(host_array(np.eye(a.shape[-1], dtype=a.dtype), device_of(a)), a.shape)
+    return _broadcast_to(host_array(np.eye(a.shape[-1], dtype=a.dtype), device_of(a)), a.shape)
 
 
 def inv(x, /):
@@ -128,32 +132,32 @@ def _cutoff(s, rtol, shape):
     """rtol * largest singular value (default rtol: max(m, n) * eps, as the standard)."""
     if rtol is None:
         rtol = max(shape[-2:]) * float(np.finfo(s.dtype).eps)
-    smax = amax(s, axis=-1, keepdims=True) if s.shape[-1] else s
+    smax = _amax(s, axis=-1, keepdims=True) if s.shape[-1] else s
     rtol = asarray(rtol) if not np.isscalar(rtol) else rtol
     if not np.isscalar(rtol) and rtol.ndim:
-        rtol = expand_dims(rtol, -1)
-    return multiply(smax, rtol)
+        rtol = _expand_dims(rtol, -1)
+    return _multiply(smax, rtol)
 
 
 def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
     """The Moore-Penrose inverse from the SVD; singular values at most rtol * max are dropped."""
     a = _float_matrices(x, "pinv")
     u, s, vh = svd(a, full_matrices=False)
-    keep = greater(s, _cutoff(s, rtol if rtol is not None else rcond, a.shape))
-    s_inv = where(keep, true_divide(1.0, where(keep, s, 1.0)), 0.0)
-    return matmul(_H(vh), multiply(_H(u), s_inv[..., :, None]))
+    keep = _greater(s, _cutoff(s, rtol if rtol is not None else rcond, a.shape))
+    s_inv = _where(keep, _true_divide(1.0, _where(keep, s, 1.0)), 0.0)
+    return matmul(_H(vh), _multiply(_H(u), s_inv[..., :, None]))
 
 
 def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
     a = _float_matrices(x, "matrix_rank")
     s = svdvals(a)
     cut = tol if tol is not None else _cutoff(s, rtol, a.shape)
-    return sum(greater(s, cut), axis=-1)
+    return _sum(_greater(s, cut), axis=-1)
 
 
 def matrix_power(x, n, /):
     """x @ x @ ... (n times) by repeated squaring; n < 0 powers the inverse, n = 0 is I."""
-    n = as_int(n, "matrix_power: the exponent")
+    n = _as_int(n, "matrix_power: the exponent")
     a = asarray(x)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
         raise np.linalg.LinAlgError(f"matrix_power: expected square matrices [..., n, n], got "
@@ -176,23 +180,23 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
     """The standard's vector_norm over `axis` (None: every axis, the array as one vector)."""
     v = asarray(x)
     if kind_of(v.dtype) == "c":
-        v = abs(v)              # the norm of complex entries is that of their moduli
+        v = _abs(v)              # the norm of complex entries is that of their moduli
     if kind_of(v.dtype) != "f":
         (v,) = operands(v, float_only=True)
     axes = normalize_axes(axis, v.ndim)
     if ord == 2:
-        return sqrt(sum(square(v), axis=axes, keepdims=keepdims))
-    a = abs(v)
+        return _sqrt(_sum(_square(v), axis=axes, keepdims=keepdims))
+    a = _abs(v)
     if ord == np.inf:
-        return amax(a, axis=axes, keepdims=keepdims)
+        return _amax(a, axis=axes, keepdims=keepdims)
     if ord == -np.inf:
-        return amin(a, axis=axes, keepdims=keepdims)
+        return _amin(a, axis=axes, keepdims=keepdims)
     if ord == 0:
-        return sum(not_equal(a, 0), axis=axes, keepdims=keepdims, dtype=v.dtype)
+        return _sum(_not_equal(a, 0), axis=axes, keepdims=keepdims, dtype=v.dtype)
     if ord == 1:
-        return sum(a, axis=axes, keepdims=keepdims)
+        return _sum(a, axis=axes, keepdims=keepdims)
     p = float(ord)
-    return power(sum(power(a, p), axis=axes, keepdims=keepdims), 1.0 / p)
+    return _power(_sum(_power(a, p), axis=axes, keepdims=keepdims), 1.0 / p)
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
@@ -206,21 +210,21 @@ def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
     if r == c:
         raise ValueError(f"matrix_norm: the two axes must differ, got {axes}")
     if ord == "fro":
-        out = sqrt(sum(square(abs(a)), axis=(r, c)))
+        out = _sqrt(_sum(_square(_abs(a)), axis=(r, c)))
     elif ord in ("nuc", 2, -2):
-        s = svdvals(moveaxis(a, (r, c), (-2, -1)))
-        out = {"nuc": sum, 2: amax, -2: amin}[ord](s, axis=-1)
+        s = svdvals(_moveaxis(a, (r, c), (-2, -1)))
+        out = {"nuc": _sum, 2: _amax, -2: _amin}[ord](s, axis=-1)
     elif ord in (1, -1, np.inf, -np.inf):
         over, across = (r, c) if ord in (1, -1) else (c, r)     # 1: column sums, inf: row sums
-        sums = sum(abs(a), axis=over, keepdims=True)
-        out = (amax if ord > 0 else amin)(sums, axis=across, keepdims=True)
-        out = squeeze(out, axis=tuple(sorted((r, c))))
+        sums = _sum(_abs(a), axis=over, keepdims=True)
+        out = (_amax if ord > 0 else _amin)(sums, axis=across, keepdims=True)
+        out = _squeeze(out, axis=tuple(sorted((r, c))))
     else:
         raise ValueError(f"matrix_norm: invalid norm order {ord!r} for matrices ('fro', 'nuc', "
                          "1, -1, 2, -2, inf, -inf)")
     if keepdims:
         for ax in sorted((r, c)):
-            out = expand_dims(out, ax)
+            out = _expand_dims(out, ax)
     return out
 
 
@@ -247,7 +251,7 @@ def diagonal(x, /, *, offset=0):
 
 def trace(x, /, *, offset=0, dtype=None):
     d = diagonal(x, offset=offset)
-    return sum(d, axis=-1, dtype=dtype)
+    return _sum(d, axis=-1, dtype=dtype)
 
 
 def cross(x1, x2, /, *, axis=-1):
