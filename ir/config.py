@@ -179,7 +179,7 @@ ALIASES = {a: o.name for o in OPTIONS.values() for a in o.aliases}
 
 _MISSING = object()
 _set: dict = {}             # name -> value given to update()
-_once: dict = {}            # name -> value of an env_once option's variable
+_current: dict = {}         # name -> value of an env_once option (set, or its variable's once)
 _hooks: dict = {}           # name -> functions called with the new value after it changes
 
 
@@ -198,17 +198,19 @@ def option(name: str) -> Option:
 
 def read(name: str):
     """An option's value: set with update, else from its environment variable, else default."""
+    value = _current.get(name, _MISSING)        # the fast path: an env_once option once read
+    if value is not _MISSING:
+        return value
     value = _set.get(name, _MISSING)
-    if value is _MISSING:
-        value = _once.get(name, _MISSING)
-    if value is _MISSING:
-        o = option(name)
-        if o.name != name:                  # an alias
-            return read(o.name)
-        text = os.environ.get(o.env, "") if o.env else ""
-        value = o.parse(text) if text else (o.default() if callable(o.default) else o.default)
-        if o.env_once:
-            _once[o.name] = value
+    if value is not _MISSING:
+        return value
+    o = option(name)
+    if o.name != name:                          # an alias
+        return read(o.name)
+    text = os.environ.get(o.env, "") if o.env else ""
+    value = o.parse(text) if text else (o.default() if callable(o.default) else o.default)
+    if o.env_once:
+        _current[o.name] = value
     return value
 
 
@@ -216,6 +218,8 @@ def update(name: str, value, where: Optional[str] = None) -> None:
     """Set an option (jg.config.update(name, value)); the value is checked first."""
     o = option(name)
     _set[o.name] = o.check(value, where or f"jg.config.update({name!r}, ...)")
+    if o.env_once:
+        _current[o.name] = _set[o.name]
     for hook in _hooks.get(o.name, ()):
         hook(_set[o.name])
 
@@ -224,6 +228,7 @@ def reset(name: str) -> None:
     """Forget a value set with update: the environment variable or the default decides again."""
     o = option(name)
     _set.pop(o.name, None)
+    _current.pop(o.name, None)
     for hook in _hooks.get(o.name, ()):
         hook(read(o.name))
 

@@ -19,12 +19,26 @@ _pybool = bool
 bool = bool_  # noqa: A001  (jg.bool, like torch.bool)
 
 
+_cached: dict = {}      # "float": default_float(), until enable_x64 or default_dtype changes
+
+
+def _options_changed(_value) -> None:
+    _cached.clear()
+
+
+config.on_update("enable_x64", _options_changed)
+config.on_update("default_dtype", _options_changed)
+
+
 def default_float() -> np.dtype:
-    """The dtype of Python floats and of float results computed from ints."""
-    chosen = config.read("default_dtype")
-    if chosen is not None:
-        return chosen
-    return float64 if config.read("enable_x64") else float32
+    """The dtype of Python floats and of float results computed from ints (a hot path: the
+    answer is kept until one of the two options changes)."""
+    dt = _cached.get("float")
+    if dt is None:
+        chosen = config.read("default_dtype")
+        dt = chosen if chosen is not None else float64 if config.read("enable_x64") else float32
+        _cached["float"] = dt
+    return dt
 
 
 def set_default_dtype(d) -> None:
