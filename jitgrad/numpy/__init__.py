@@ -11,6 +11,11 @@ Deliberate deviations from NumPy (tests/test_numpy_ops.py asserts each):
 - x.sort() returns a sorted copy (NumPy sorts in place). Basic-index results (x[1:3]) are views
   as in NumPy; other results may or may not share storage, so write only through indexing.
 """
+# The modules import each other in one direction, at module level (tests/test_layering.py):
+#   _convert (operands, dtypes, devices) -> checks, _out, host_values (nonzero, unique) ->
+#   ufunc_rules -> ufuncs -> elementwise -> copies -> shape -> indexing, spaced, sets ->
+#   creation -> reductions -> complex_parts -> searching, products -> linalg, fft;
+#   dtype_functions -> info; methods (the Tensor methods, installed below) on indexing.
 import math as _math
 
 import numpy as _np
