@@ -34,23 +34,17 @@ Measured 2026-11 on a 2-core machine with no GPU and no driver (Python 3.11, num
 """
 import importlib
 import importlib.util
-import os
 import re
 
-INSTALL_HINT = "pip install 'jitgrad[cuda]' (numba-cuda[cu13] and cuda-python)"
+from ..runtime.cuda_device import INSTALL_HINT, simulator_enabled
 
 
 class CudaToolchainError(RuntimeError):
     """The CUDA toolchain is missing or too old, or it rejected a kernel."""
 
 
-def cuda_simulator_enabled() -> bool:
-    """True when numba.cuda is (or will be) the simulator in this process."""
-    # Parsed like numba does: an int, anything unparsable means off.
-    try:
-        return int(os.environ.get("NUMBA_ENABLE_CUDASIM", "0")) != 0
-    except ValueError:
-        return False
+# True when numba.cuda is (or will be) the simulator in this process (NUMBA_ENABLE_CUDASIM)
+cuda_simulator_enabled = simulator_enabled
 
 
 def cuda_toolchain_available() -> bool:
