@@ -34,7 +34,7 @@ from . import distributed, optim  # noqa: E402,F401
 from .eager.creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
 from . import random  # noqa: E402,F401
 from .eager.from_dlpack import from_dlpack  # noqa: E402,F401
-from .transforms.control_flow import cond, fori_loop, scan, switch, while_loop  # noqa: E402
+from .transforms.control import cond, fori_loop, scan, switch, while_loop  # noqa: E402
 from . import profiler  # noqa: E402,F401
 profiler.profile_from_env()     # JITGRAD_PROFILE=path.json: the whole program, written at exit
 

@@ -12,7 +12,7 @@ ONCE = {"collapse", "copy_into"}
 # (front end vs runtime/ir/codegen, ir/autodiff vs ir/batching, jitgrad.numpy vs ir/autodiff, ...)
 SHARED_FILE_NAMES = {"__init__.py", "control.py", "rules.py", "emitter.py", "transform.py",
                      "linalg.py", "functional.py", "creation.py", "config.py", "errors.py",
-                     "cuda.py", "reductions.py", "elementwise.py", "custom.py"}
+                     "cuda.py", "reductions.py", "elementwise.py"}
 
 
 def _definitions():

@@ -175,7 +175,7 @@ def load(data_dir):
 def plot(runs, path):
     import matplotlib  # lazy: optional dependency (--plot)
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt       # lazy: after choosing the Agg backend
     from matplotlib.ticker import MaxNLocator
     fig, (ax_loss, ax_acc) = plt.subplots(1, 2, figsize=(10, 4))
     for r in runs:

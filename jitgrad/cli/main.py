@@ -11,6 +11,7 @@ import numpy
 import jitgrad as jg
 from jitgrad.ir import config
 from jitgrad.runtime.cache import CacheError, cache_clear, cache_info
+from jitgrad.runtime.cuda_device import probe
 
 from . import demo, demo_distributed
 from .aot_command import add_parser as add_aot_parser
@@ -22,7 +23,6 @@ def _info(args) -> int:
     import llvmlite  # lazy: versions for `jitgrad info` only (numba is heavy)
     import numba
 
-    from jitgrad.runtime.cuda_device import probe
     count, why = probe()
     from jitgrad.codegen import BACKENDS  # lazy: loads numba and LLVM
     backends = ", ".join(sorted(BACKENDS))

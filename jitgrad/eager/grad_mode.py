@@ -7,12 +7,12 @@ import contextlib
 import threading
 
 
-class _State(threading.local):
+class _GradState(threading.local):
     """Per-thread state; the class-level default makes the read cheap (no AttributeError)."""
     grad_enabled = True
 
 
-STATE = _State()      # read directly by the eager dispatch's hot path: STATE.grad_enabled
+STATE = _GradState()      # read directly by the eager dispatch's hot path: STATE.grad_enabled
 
 
 def grad_enabled() -> bool:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..transforms.control_flow import cond, fori_loop, switch, while_loop  # noqa: F401
-from ..transforms.control_flow import scan as _scan
+from ..transforms.control import cond, fori_loop, switch, while_loop  # noqa: F401
+from ..transforms.control import scan as _scan
 from ..transforms.vmap import vmap
 from ..tree_util import tree_flatten, tree_map
 

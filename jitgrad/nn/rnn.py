@@ -13,7 +13,7 @@ import warnings
 
 from .. import numpy as jnp
 from .. import random as jrandom
-from ..transforms.control_flow import scan
+from ..transforms.control import scan
 from . import functional as F
 from . import init
 from .module import Module

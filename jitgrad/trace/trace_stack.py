@@ -13,11 +13,11 @@ from .source_info import user_source_info
 from .tracer import Tracer
 
 
-class _State(threading.local):
+class _TraceState(threading.local):
     traces = None
 
 
-_state = _State()
+_state = _TraceState()
 
 
 def _stack() -> list:
