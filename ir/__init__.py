@@ -3,7 +3,8 @@
 types (TensorType, dtypes) · ops (the Op enum) · primitives (one record per op) · registry
 (the tables built from them) · graph (Value, Node, Graph)
 · builder · printer / parser (one text form, exact round trip) · verifier · reference (NumPy
-implementation of every op) · interpreter.
+implementation of every op) · interpreter · config (the one option store every layer reads;
+jg.config is its view).
 """
 from .builder import Builder
 from .errors import MissingRuleError, ParseError, ShapeError, VerifyError
