@@ -13,8 +13,8 @@ Deliberate deviations from NumPy (tests/test_numpy_ops.py asserts each):
 """
 # The modules import each other in one direction, at module level (tests/test_layering.py):
 #   _convert (operands, dtypes, devices) -> checks, _out, host_values (nonzero, unique) ->
-#   ufunc_rules -> ufuncs -> elementwise -> copies -> shape -> indexing, spaced, sets ->
-#   creation -> reductions -> complex_parts -> searching, products -> linalg, fft;
+#   ufunc_rules -> ufuncs -> elementwise -> copies -> shape -> differences, indexing, spaced,
+#   sets -> creation -> reductions -> complex_parts -> searching, products -> linalg, fft;
 #   dtype_functions -> info; methods (the Tensor methods, installed below) on indexing.
 import math as _math
 
@@ -51,9 +51,10 @@ from . import linalg  # jnp.linalg, as numpy.linalg
 from .reductions import (all, amax, amin, any, argmax, argmin, argsort, average, count_nonzero,
                          cumprod, cumsum, cumulative_sum, max, mean, median, min, prod, ptp,
                          sort, std, sum, var)
+from .differences import diff, gradient
 from .shape import (append, array_split, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,
-                    broadcast_shapes, broadcast_to, column_stack, concat, concatenate, diff,
-                    dsplit, dstack, expand, expand_dims, flip, fliplr, flipud, gradient, hsplit,
+                    broadcast_shapes, broadcast_to, column_stack, concat, concatenate,
+                    dsplit, dstack, expand, expand_dims, flip, fliplr, flipud, hsplit,
                     hstack, matrix_transpose, meshgrid, moveaxis, ndim, pad, permute_dims, ravel,
                     repeat, reshape, roll, rollaxis, rot90, row_stack, shape, size, split,
                     squeeze, stack, swapaxes, tile, transpose, tril, triu, unstack, vsplit,
