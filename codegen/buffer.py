@@ -16,6 +16,11 @@ class IndentedBuffer:
         self._depth = 0
         self._step = step
 
+    @property
+    def lines(self) -> list[str]:
+        """The lines written so far (indented)."""
+        return self._lines
+
     def writeline(self, line: str = "") -> None:
         self._lines.append(self._step * self._depth + line if line else "")
 

@@ -82,7 +82,7 @@ class LoopCheck:
     def failed(self):
         rec, st = int(self.desc[self.slot]), int(self.desc[self.slot + 1])
         run = self.subs[rec]
-        return run._failed(st, run.status)
+        return run.failure(st, run.status)
 
 
 @dataclass

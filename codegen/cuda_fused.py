@@ -114,7 +114,7 @@ class _FusedKernel:
         comment = f"kernel {self.name} ({self.kind})\n" + \
             "\n".join(f"  {line}" for line in canonical.body_lines(self.node))
         consts = self.ctx.prologue() + self.module_consts
-        text = module_text(comment, consts, self.buf._lines, self.extra_imports)
+        text = module_text(comment, consts, self.buf.lines, self.extra_imports)
         src = CudaKernelSource(self.name, text,
                                tuple(f"{NUMBA_TYPE[np.dtype(d)]}[::1]" for d in dtypes))
         return Fused(src, [c.params["value"] for c in self.consts], grid, block,

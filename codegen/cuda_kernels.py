@@ -62,7 +62,7 @@ def _offset(idx, strides, base=None) -> str:
 
 
 def _finish(name, comment, ctx, buf, arg_types, extra=()) -> CudaKernelSource:
-    text = module_text(comment, ctx.prologue() if ctx else [], buf._lines, extra)
+    text = module_text(comment, ctx.prologue() if ctx else [], buf.lines, extra)
     return CudaKernelSource(name, text, tuple(arg_types))
 
 

@@ -126,7 +126,7 @@ class SequencedRun:
             finally:
                 self._lock.release()
             if st:
-                raise self._failed(st, self.status)
+                raise self.failure(st, self.status)
             return outs
         if not self._lock.acquire(blocking=self.exclusive):
             return self._concurrent(xs, outs)     # another thread is in a call (ctypes lets go
@@ -172,7 +172,7 @@ class SequencedRun:
             program.fill(xs + [arena] + outs)
             st = program.run(0, program.n_kernels)
             if st:
-                raise self._failed(st, status)
+                raise self.failure(st, status)
             return outs
         hs = [allocator.empty(t.shape, t.dtype) for t in self.host_types]
         program.fill(xs + hs + [arena] + outs)
@@ -180,13 +180,13 @@ class SequencedRun:
             if step[0] == "kernels" and recorders is None:
                 st = program.run(step[1], step[2])
                 if st:
-                    raise self._failed(st, status)
+                    raise self.failure(st, status)
             elif step[0] == "kernels":
                 st, times = profiling.run_timed(program, step[1], step[2])
                 for r in recorders:
                     r.kernels(self, step[1], times)
                 if st:
-                    raise self._failed(st, status)
+                    raise self.failure(st, status)
             elif recorders is None:
                 self._host(step[1], xs, hs, arena, outs)
             else:
@@ -203,7 +203,7 @@ class SequencedRun:
         for j, r in zip(h.index, res):
             hs[j][...] = r
 
-    def _failed(self, st, status):
+    def failure(self, st, status):
         """The error of kernel st - 1's failed bounds check (status: [1, offending index]); a
         loop kernel's entry names the sub-program that failed (codegen/cpu_loops.py)."""
         if hasattr(self.checks[st - 1], "failed"):

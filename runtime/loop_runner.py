@@ -367,7 +367,7 @@ COUNTED, WHILE, WHILE_FUSED = 0, 1, 2
 def record(program, sets, copies) -> list:
     """A call record: run `program` with bases set by `sets` [(base, a, s, p)] and then
     `copies` [(a, s, p, source base, source offset, bytes)]."""
-    out = [program._header, program.n_kernels, len(sets), len(copies)]
+    out = [program.header_address, program.n_kernels, len(sets), len(copies)]
     for s in sets:
         out.extend(s)
     for c in copies:

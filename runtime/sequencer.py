@@ -209,7 +209,7 @@ class Program:
         self.header = np.array([a.ctypes.data for a in (self.fns, self.argstart, self.argbase,
                                                         self.argoff, self.bases, self.argv)],
                                np.int64)
-        self._header = int(self.header.ctypes.data)
+        self.header_address = int(self.header.ctypes.data)
         self._bases = int(self.bases.ctypes.data)
         self._run, self._fill, self._call, _ = _runner()
 
@@ -226,7 +226,7 @@ class Program:
         other.argv = self.argv.copy()
         other.header = self.header.copy()
         other.header[4], other.header[5] = other.bases.ctypes.data, other.argv.ctypes.data
-        other._header = int(other.header.ctypes.data)
+        other.header_address = int(other.header.ctypes.data)
         other._bases = int(other.bases.ctypes.data)
         return other
 
@@ -242,8 +242,8 @@ class Program:
         if self._call is None:
             self.fill(arrays)
             return self.run(0, self.n_kernels)
-        return self._call(self._header, arrays, self.n_kernels)
+        return self._call(self.header_address, arrays, self.n_kernels)
 
     def run(self, start, end) -> int:
         """Run kernels [start, end): 0, or 1 + the position of a kernel that failed."""
-        return self._run(self._header, start, end)
+        return self._run(self.header_address, start, end)
