@@ -170,7 +170,8 @@ OPTIONS = {o.name: o for o in [
            "runtime (allocator.py)", int, _integer),
     Option("profile", "JITGRAD_PROFILE", "", "unset",
            "`trace.json`: profile the whole program with `jg.profiler`, write the Chrome trace "
-           "at exit and print the top kernels to stderr", "front end (profiler.py)"),
+           "at exit and print the top kernels to stderr (read once, by `import jitgrad`)",
+           "front end (profiler.py)"),
     Option("artifact_key", "JITGRAD_ARTIFACT_KEY", "", "unset",
            "sign saved artifacts, and trust the machine code of artifacts signed with it",
            "front end (aot/artifact.py)"),
