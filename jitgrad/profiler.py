@@ -31,6 +31,7 @@ import weakref
 from dataclasses import asdict, dataclass
 
 from .eager.dispatch import EAGER_BACKENDS
+from .ir import config
 from .ir.registry import KIND
 from .runtime import profiling
 from .trace.source_info import user_source_info
@@ -371,7 +372,7 @@ def profile_from_env() -> Profile | None:
     """JITGRAD_PROFILE=path.json: record the whole program; at exit write the Chrome trace to
     the path and the table (top 30 by total time) to stderr."""
     global _ENV_PROFILE
-    path = os.environ.get("JITGRAD_PROFILE")
+    path = config.read("profile")
     if not path or _ENV_PROFILE is not None:
         return _ENV_PROFILE
     prof = _ENV_PROFILE = Profile()

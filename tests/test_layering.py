@@ -192,3 +192,15 @@ def test_the_private_import_finder_finds_both_spellings(tmp_path, monkeypatch):
     assert import_graph.private_imports("jitgrad.b", known["jitgrad.b"], known) == [
         (1, "jitgrad.a._x"), (7, "jitgrad.a._x")]
 
+
+
+def test_only_the_option_store_reads_jitgrad_environment_variables():
+    """Every JITGRAD_* setting is read through ir/config.py (jg.config's store), nowhere else."""
+    found = []
+    for name, path in import_graph.modules().items():
+        if name == "jitgrad.ir.config":
+            continue
+        for k, line in enumerate(path.read_text().split("\n"), 1):
+            if ("os.environ" in line or "getenv" in line) and "JITGRAD_" in line:
+                found.append(f"{path.relative_to(import_graph.REPO)}:{k}: {line.strip()}")
+    assert not found, "JITGRAD_* read outside ir/config.py:\n" + "\n".join(found)

@@ -21,12 +21,12 @@ import hashlib
 import hmac
 import io
 import json
-import os
 import zipfile
 from collections import OrderedDict
 
 import numpy as np
 
+from ..ir import config
 from ..tree_util import PyTreeDef
 
 FORMAT_VERSION = 1
@@ -83,7 +83,7 @@ def treedef_from_json(obj):
 def key_bytes(key=None):
     """The signing key: `key` (str or bytes), else $JITGRAD_ARTIFACT_KEY, else None."""
     if key is None:
-        key = os.environ.get(KEY_ENV, "")
+        key = config.read("artifact_key")
     if isinstance(key, str):
         key = key.encode()
     if isinstance(key, bytes):

@@ -3,7 +3,6 @@ bad arguments exit with status 2 and a one-line error."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 import numpy
@@ -74,7 +73,7 @@ def _bench(argv) -> int:
 def _ir(args) -> int:
     fn = resolve(args.target, args.subparser)
     if args.print_after:
-        os.environ["JITGRAD_PRINT_AFTER"] = args.print_after
+        config.update("print_after", args.print_after)
     if args.grad:
         fn = jg.grad(fn, argnums=args.argnums)
     try:
