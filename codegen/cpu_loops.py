@@ -7,6 +7,9 @@ units (a nested loop is again one such kernel). The node's kernel is `jg_loop` /
 descriptor saying where each sub-program input and output lives per iteration: xs and the stacked
 ys are strided views of the node's buffers, the carry ping-pongs between the node's output and one
 preallocated scratch copy. A length-10,000 scan compiles exactly what a length-10 one does.
+A scan / while_loop node's kernel is then specialized into one LLVM function with its body's
+units called directly (codegen/cpu_loop_fused.py, over the same argv and descriptor); jg_loop
+stays the generic form (cpu_loop_fused.ENABLED = False), and cond / switch use jg_branch.
 
 `plan(node, compile_sub)` returns a LoopPlan, or a string saying why the node stays a host step
 (a sub-graph with a host op: random, complex values, fft — the records' declared gaps).
@@ -23,6 +26,7 @@ from ..ir.control_flow import COND, SCAN, SWITCH, WHILE, branches
 from ..ir.graph import Graph
 from ..runtime import loop_runner
 from ..runtime.executable import ARENA, OUTPUT, Buffer
+from . import cpu_loop_fused
 
 CONTROL = frozenset({COND, SWITCH, WHILE, SCAN})
 
@@ -60,8 +64,9 @@ class Sub:
                 outs.append(("copy", s.base, s.offset, t.nbytes))
         return cls(exe, n_in, outs)
 
-    def record(self, inputs, outputs):
-        """inputs / outputs: per sub-graph input / output, its address formula (a, s, p)."""
+    def parts(self, inputs, outputs):
+        """(sets [(base, a, s, p)], copies [(a, s, p, source base, offset, bytes)]) of a call
+        record; inputs / outputs: per sub-graph input / output, its address formula (a, s, p)."""
         sets = [(k, *f) for k, f in enumerate(inputs)]
         copies = []
         for o, f in zip(self.outputs, outputs):
@@ -69,7 +74,11 @@ class Sub:
                 sets.append((o[1], *f))
             else:
                 copies.append((*f, *o[1:]))
-        return loop_runner.record(self.run.program, sets, copies)
+        return sets, copies
+
+    def record(self, inputs, outputs):
+        """inputs / outputs: per sub-graph input / output, its address formula (a, s, p)."""
+        return loop_runner.record(self.run.program, *self.parts(inputs, outputs))
 
 
 @dataclass
@@ -93,11 +102,13 @@ class LoopPlan:
     subs: list
     build: object                 # fn(layout buffers of node inputs, outputs, add_fixed) -> argv
     check: object = None
+    fused_file: str | None = None # the loop's own function (codegen/cpu_loop_fused.py), if any
 
     @property
     def files(self):
-        """The sub-graphs' unit files (what an artifact carries)."""
-        return [f for s in self.subs for f in s.exe.cache_files()]
+        """The sub-graphs' unit files and the loop function's (what an artifact carries)."""
+        own = [self.fused_file] if self.fused_file else []
+        return [f for s in self.subs for f in s.exe.cache_files()] + own
 
     @property
     def source(self):
@@ -157,6 +168,13 @@ def _compile_all(graphs, compile_sub):
     return subs
 
 
+def _same(argv):
+    """Per argv index, the first index holding the same buffer (the node's buffers are distinct
+    arrays or arena ranges live at the same time: equal or disjoint)."""
+    first = {}
+    return [first.setdefault(b, a) if b is not None else a for a, b in enumerate(argv)]
+
+
 def _scan_like(node, op, compile_sub):
     inner = node.params["body"].nodes[0]
     p = inner.params
@@ -200,8 +218,11 @@ def _scan_like(node, op, compile_sub):
         body_out += [(a_out[k], out_types[k].nbytes // max(length, 1), 0)
                      for k in range(nc, len(outs))]
         body_out += [(flag, 0, 0)] if op == WHILE else []       # the next step's condition
-        body = subs[0].record(carry_in + xs_in + consts, body_out)
-        cond = subs[1].record(carry_in + consts, [(flag, 0, 0)]) if op == WHILE else None
+        parts = [subs[0].parts(carry_in + xs_in + consts, body_out)]
+        if op == WHILE:
+            parts.append(subs[1].parts(carry_in + consts, [(flag, 0, 0)]))
+        body = loop_runner.record(subs[0].run.program, *parts[0])
+        cond = loop_runner.record(subs[1].run.program, *parts[1]) if op == WHILE else None
         carries = [(a, a + 1, a_in[c], out_types[c].nbytes) for c, a in enumerate(pair)]
         kind = loop_runner.WHILE_FUSED if op == WHILE else loop_runner.COUNTED
         desc = loop_runner.loop_descriptor(kind, length, reverse, body, cond, flag, carries)
@@ -210,6 +231,13 @@ def _scan_like(node, op, compile_sub):
         if op == WHILE:
             records[int(desc[5])] = subs[1].run
         plan.check = LoopCheck(desc, 8, records)
+        if cpu_loop_fused.ENABLED:       # the loop and its body as one function (else jg_loop)
+            fused = cpu_loop_fused.compile_loop(
+                kind, carries, [cpu_loop_fused.LoopCall(int(desc[4 + k]), s.run, *p)
+                                for k, (s, p) in enumerate(zip(subs, parts))],
+                flag if op == WHILE else None, _same(argv))
+            if fused is not None:
+                plan.address, plan.fused_file = fused
         return argv
 
     plan.build = build
