@@ -16,6 +16,8 @@ op's result is written into an array the later kernels read.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..ir import config
@@ -26,7 +28,7 @@ from ..runtime import threads
 from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
-from . import cpu_loops
+from . import cpu_loops, llvm_opaque
 from .cpu_kernels import OPAQUE
 from .cpu_units import kernel_unit
 from .entry import arena_layout
@@ -118,12 +120,14 @@ class Layout:
         return b
 
     def slots(self, unit, node, i):
-        """The sequencer slots of kernel i's argv, from its unit's parameter roles."""
+        """The sequencer slots of kernel i's argv, from its unit's parameter roles (a shifted
+        unit's offsets added: llvm_opaque.shifts)."""
         out = []
+        shift = llvm_opaque.shifts(node) if getattr(unit, "shifted", False) else {}
         for role in unit.params:
             if role[0] == "in":
                 b = self.buffer[node.inputs[role[1]]]
-            elif role[0] == "out":
+            elif role[0] in ("out", "at"):
                 b = self.buffer[node.outputs[role[1]]]
             elif role[0] == "const":
                 b = self.const(unit.consts[role[1]])
@@ -131,6 +135,8 @@ class Layout:
                 b = Buffer(ARENA, 0, self.plan.scratch[i][0])
             else:
                 b = self.status_buffer
+            if shift.get(role):
+                b = dataclasses.replace(b, offset=b.offset + shift[role])
             out.append(self.bases.slot(b))
         return out
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ..ir import config
 from ..ir.ops import Op
 from ..runtime import thread_pool
-from . import canonical, disk_cache, llvm_jit, llvm_kernels
+from . import canonical, disk_cache, llvm_jit, llvm_kernels, llvm_opaque
 from .cpu_kernels import generate
 from .entry import ModuleBuilder, np_dtype
 
@@ -42,6 +42,8 @@ class Unit:
     product_type: object = None     # the TensorType of a ("prod",) scratch slot
     files: list = field(default_factory=list)    # its cache files (what an artifact carries)
     text: object = ""               # its source, or a function building it (a unit from disk)
+    shifted: bool = False           # an opaque slice/pad shared by kernels that differ only in
+                                    # offsets: llvm_opaque.shifts(node) adds them to its slots
 
     @property
     def source(self) -> str:
@@ -154,12 +156,17 @@ def forget() -> None:
 
 
 def kernel_unit(node, product_hint=None) -> Unit:
-    key = (config.numba_kernels_only(), *_body_key(node, product_hint))
+    shifted = None if config.numba_kernels_only() else llvm_opaque.shifted_key(node)
+    key = (config.numba_kernels_only(), *((shifted,) if shifted and
+                                           llvm_kernels.why_not(node) is None
+                                           else _body_key(node, product_hint)))
     unit = _UNITS.get(key)
     if unit is None:
         why = "JITGRAD_KERNELS=numba" if config.numba_kernels_only() else \
             llvm_kernels.why_not(node, product_hint)
-        if why is None:
+        if why is None and len(key) == 2:
+            unit = _shifted_unit(node, shifted)
+        elif why is None:
             unit = _llvm_unit(node, product_hint)
         else:
             config.log(1, f"kernel unit: {node.params['kind']} kernel compiled with numba ({why})")
@@ -190,6 +197,27 @@ def _llvm_unit(node, product_hint) -> Unit:
                       f"{time.perf_counter() - t0:.3f} s)")
     return Unit(name, address, roles, consts, check, product_type, [llvm_jit.entry_path(name)],
                 source)
+
+
+def _shifted_unit(node, key) -> Unit:
+    """An opaque slice or pad compiled without its offsets (llvm_opaque.shifts: they are added
+    to its argv slots by the caller), named by `key`: the k*k tap slices of a convolution, and
+    the pads of their gradients, of one shape are one unit, not k*k (issue 25)."""
+    roles, consts, product_type, check = llvm_kernels.signature(node, None, shifted=True)
+    name = "jg_llvm_" + hashlib.sha256("\0".join([key, llvm_jit.versions(),
+                                                   llvm_kernels.generator_version()]).encode()
+                                       ).hexdigest()[:24]
+
+    def source() -> str:
+        text = llvm_kernels.build(node, parallel=True, shifted=True)[0]
+        return "\n".join([f"; opaque kernel, {key} (its offsets are argv slots)"]
+                         + [text.replace(f'@"{llvm_kernels.FN}"', f'@"{name}"')])
+    t0 = time.perf_counter()
+    (address,), status = llvm_jit.compile_ir(name, source, [name])
+    if status != "loaded":
+        config.log(1, f"kernel cache {status}: {name} ({key}, {time.perf_counter() - t0:.3f} s)")
+    return Unit(name, address, roles, consts, check, product_type, [llvm_jit.entry_path(name)],
+                source, shifted=True)
 
 
 def _compile_unit(node, product_hint) -> Unit:

@@ -130,6 +130,7 @@ class _Fn:
         self.form = None            # parallel_form, when parallel
         self.range = None           # (begin, end) of the outermost loop, in a range body
         self.range_n = None         # that loop's full extent (known once the body is built)
+        self.shifted = False        # an opaque slice/pad's offsets in argv slots (llvm_opaque.shifts)
 
     def _bind(self, argv):
         """Pointers to the arrays, loaded from `argv` in the function being built."""
@@ -149,6 +150,10 @@ class _Fn:
         if self._status is None:
             self._status = self._arg(np.int64, ("status",))
         return self._status
+
+    def at(self, dt):
+        """The ("at", 0) slot of a shifted pad: its output where the input lands."""
+        return self._arg(dt, ("at", 0))
 
     def _arg(self, dt, role):
         b = self.b
@@ -919,14 +924,16 @@ def parallel_form(node):
     return "blocks" if info.reduce_axes and D[info.reduce_axes[0]] >= 2 else None
 
 
-def build(node, product_hint=None, blas=None, parallel=False):
+def build(node, product_hint=None, blas=None, parallel=False, shifted=False):
     """(module IR text, argv roles, array constants, product type, bounds check) of `node`.
     blas: fn name -> (symbol, integer bits) of the gemm to call (default llvm_jit.blas_symbol).
     parallel: split the work over runtime/thread_pool.py where parallel_form says so (a unit
-    then calls jg_parallel_for; a native library builds without it)."""
+    then calls jg_parallel_for; a native library builds without it). shifted: an opaque slice
+    or pad whose offsets come in its argv slots (llvm_opaque.shifts), not in its code."""
     fn = _Fn(node, product_hint)
     fn.blas = blas
     fn.parallel = parallel
+    fn.shifted = shifted
     form = fn.form = parallel_form(node) if parallel else None
     if form == "range":
         state, _ = fn.range_body()
@@ -938,13 +945,13 @@ def build(node, product_hint=None, blas=None, parallel=False):
         gen_reduce(fn)
     else:
         GENERATORS[node.params["kind"]](fn)
-    sig = signature(node, product_hint)
+    sig = signature(node, product_hint, shifted)
     if fn.roles != sig[0]:
         raise AssertionError(f"llvm codegen: argv {fn.roles} != signature {sig[0]}")
     return (fn.finish(), *sig)
 
 
-def signature(node, product_hint=None):
+def signature(node, product_hint=None, shifted=False):
     """(argv roles, array constants, product type, bounds check) of the unit of `node`, without
     building it (a unit loaded from the disk cache is not built): inputs, array constants,
     outputs, then a scratch product (matmul) or the status pair (take, scatter_add)."""
@@ -963,6 +970,8 @@ def signature(node, product_hint=None):
         check = llvm_opaque.check_of(node)
         if check is not None:
             roles.append(("status",))
+        if shifted and ("at", 0) in llvm_opaque.shifts(node):
+            roles.append(("at", 0))
     return roles, consts, product_type, check
 
 

@@ -92,9 +92,39 @@ def _transpose(fn, n, x, out):
                  x[0], (0, [xs[p] for p in perm]))
 
 
+def shifts(node):
+    """The byte offsets a shifted unit of opaque kernel `node` takes in its argv slots instead
+    of its code, {role: bytes}: a slice's start (added to its input's slot) and a pad's low
+    padding (the ("at", 0) slot: its output where the input lands). Kernels that differ only in
+    them (the k*k taps of a convolution and their gradients) then share one compiled unit."""
+    (n,) = node.params["body"].nodes
+    item = np.dtype(n.inputs[0].type.dtype).itemsize
+    if n.op == Op.slice:
+        xs = c_strides(n.inputs[0].type.shape)
+        return {("in", 0): item * sum(a * s for a, s in zip(n.params["start"], xs))}
+    if n.op == Op.pad:
+        os_ = c_strides(n.output.type.shape)
+        return {("at", 0): item * sum(lo * s for lo, s in zip(n.params["lo"], os_))}
+    return None
+
+
+def shifted_key(node):
+    """What a shifted unit's code depends on (not the offsets), or None: not an opaque slice
+    or pad with non-negative low padding."""
+    if node.params["kind"] != "opaque" or len(node.params["body"].nodes) != 1:
+        return None
+    (n,) = node.params["body"].nodes
+    if n.op == Op.slice:
+        return f"shifted slice {n.inputs[0].type} -> {n.output.type} step={tuple(n.params['step'])}"
+    if n.op == Op.pad and min(n.params["lo"]) >= 0 and min(n.params["hi"]) >= 0 and \
+            n.output.type.size:
+        return f"shifted pad {n.inputs[0].type} -> {n.output.type} value={n.params.get('value', 0)!r}"
+    return None
+
+
 def _slice(fn, n, x, out):
     p, xs = n.params, c_strides(n.inputs[0].type.shape)
-    base = sum(a * s for a, s in zip(p["start"], xs))
+    base = 0 if fn.shifted else sum(a * s for a, s in zip(p["start"], xs))
     _affine_copy(fn, n.output.type.shape, out, (0, c_strides(n.output.type.shape)),
                  x[0], (base, [st * s for st, s in zip(p["step"], xs)]))
 
@@ -126,6 +156,10 @@ def _pad(fn, n, x, out):
         value = fn.b.zext(value, out.type.pointee)
     _fill(fn, out, n.output.type.size, value)
     os_ = c_strides(n.output.type.shape)
+    if fn.shifted:      # the input lands at the ("at", 0) slot: the output shifted by its offset
+        _affine_copy(fn, xt.shape, fn.at(n.output.type.dtype), (0, os_), x[0],
+                     (0, c_strides(xt.shape)))
+        return
     _affine_copy(fn, xt.shape, out, (sum(lo * s for lo, s in zip(p["lo"], os_)), os_),
                  x[0], (0, c_strides(xt.shape)))
 
