@@ -17,8 +17,9 @@ the failure report and the artifacts stay as they are), but
 - the body's LLVM units whose IR has no reassociating reduction (elementwise, matmul, opaque
   shape ops and gathers) are linked into the module and called by name, so LLVM inlines the
   small ones; other kernels (reductions and softmax/layernorm rows, whose float sums must keep
-  their exact bits; numba units; a nested loop's kernel) are called by address, read once at
-  entry from the sub-program's table;
+  their exact bits; kernels over more than LINK_MAX elements, whose work hides a call and whose
+  inlining would cost optimizer time; numba units; a nested loop's kernel) are called by
+  address, read once at entry from the sub-program's table;
 - while_loop's condition (fused into the body's sub-program by cpu_loops.body_then_cond, which
   writes the flag) is tested in the same function: one load per iteration.
 
@@ -33,9 +34,12 @@ import hashlib
 from ..ir import config
 from ..runtime import loop_runner
 from . import llvm_jit
+from .cpu_units import largest_array
 
 ENABLED = True       # False: every loop runs through the generic jg_loop (for comparisons)
 DIRECT_KINDS = frozenset({"elementwise", "matmul", "opaque"})    # no `reassoc` in their IR
+LINK_MAX = 1024      # elements: a larger kernel takes >100 ns, a call by address adds ~2 ns, and
+                     # inlining it costs optimizer time (an LSTM cell's [16,512] gates: 1.3 s)
 _VERSION: list = []
 
 
@@ -59,7 +63,7 @@ def _direct(unit, node) -> bool:
     built again only when the loop's module misses the disk cache) of a kind without
     reassociated sums."""
     return (getattr(unit, "name", "").startswith("jg_llvm_")
-            and node.params["kind"] in DIRECT_KINDS)
+            and node.params["kind"] in DIRECT_KINDS and largest_array(node) <= LINK_MAX)
 
 
 class _IRLines:
@@ -286,6 +290,6 @@ def compile_loop(kind, carries, records, flag, same):
         direct = sum(_direct(u, k) for r in records
                      for u, k in zip(r.run.units, r.run.kernel_nodes))
         config.log(1, f"loop function {name} ({status}): {direct} of {n} kernels called "
-                      f"directly, {n - direct} through the table")
+                      f"directly (inlinable), {n - direct} by address")
     return address, llvm_jit.entry_path(name)
 

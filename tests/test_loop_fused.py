@@ -49,7 +49,8 @@ def _loop_plans(compiled):
     return [u for u in compiled.exe.run.units if hasattr(u, "subs")]
 
 
-@pytest.mark.parametrize("x0", [np.float32(1.0), np.ones(4, np.float32), np.ones(37, np.float32)])
+@pytest.mark.parametrize("x0", [np.float32(1.0), np.ones(4, np.float32), np.ones(37, np.float32),
+                                np.ones(3000, np.float32)])     # above LINK_MAX: by address
 def test_while_loop_of_a_tiny_body(x0, monkeypatch):
     def f(x):
         def body(c):
