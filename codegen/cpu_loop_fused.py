@@ -34,7 +34,6 @@ import hashlib
 from ..ir import config
 from ..runtime import loop_runner
 from . import llvm_jit
-from .cpu_units import largest_array
 
 ENABLED = True       # False: every loop runs through the generic jg_loop (for comparisons)
 DIRECT_KINDS = frozenset({"elementwise", "matmul", "opaque"})    # no `reassoc` in their IR
@@ -63,7 +62,14 @@ def _direct(unit, node) -> bool:
     built again only when the loop's module misses the disk cache) of a kind without
     reassociated sums."""
     return (getattr(unit, "name", "").startswith("jg_llvm_")
-            and node.params["kind"] in DIRECT_KINDS and largest_array(node) <= LINK_MAX)
+            and node.params["kind"] in DIRECT_KINDS and _largest(node) <= LINK_MAX)
+
+
+def _largest(node) -> int:
+    """The largest array kernel `node` reads or writes, in elements (cpu_units.largest_array,
+    without importing the unit builders: codegen/cuda.py imports cpu_loops)."""
+    body = node.params["body"]
+    return max([v.type.size for n in body.nodes for v in (*n.inputs, *n.outputs)] + [0])
 
 
 class _IRLines:
