@@ -40,7 +40,9 @@ def _modules(name):
     return jg.jit, jg.grad, jnp, jg.scan, jg.while_loop
 
 
-def rnn(name):
+def _rnn(name, differentiate):
+    """A tanh RNN over 32 steps (batch 16, hidden 128): the summed states, or their gradient
+    in the weights, jitted."""
     jit, grad, jnp, scan, _ = _modules(name)
     rng = np.random.default_rng(0)
     w = jnp.asarray(rng.random((128, 128), dtype=np.float32) * 0.05)
@@ -52,24 +54,16 @@ def rnn(name):
             return h, h
         _, hs = scan(cell, jnp.zeros((16, 128), dtype=jnp.float32), xs)
         return jnp.sum(hs)
-    g = jit(grad(f))
+    g = jit(grad(f) if differentiate else f)
     return _median_ms(lambda: np.asarray(g(w, xs)))
+
+
+def rnn(name):
+    return _rnn(name, True)
 
 
 def rnn_fwd(name):
-    jit, _, jnp, scan, _ = _modules(name)
-    rng = np.random.default_rng(0)
-    w = jnp.asarray(rng.random((128, 128), dtype=np.float32) * 0.05)
-    xs = jnp.asarray(rng.random((32, 16, 128), dtype=np.float32))
-
-    def f(w, xs):
-        def cell(h, x):
-            h = jnp.tanh(x + h @ w)
-            return h, h
-        _, hs = scan(cell, jnp.zeros((16, 128), dtype=jnp.float32), xs)
-        return jnp.sum(hs)
-    g = jit(f)
-    return _median_ms(lambda: np.asarray(g(w, xs)))
+    return _rnn(name, False)
 
 
 def _halving(name, x0):
