@@ -114,7 +114,7 @@ def shifted_key(node):
     if node.params["kind"] != "opaque" or len(node.params["body"].nodes) != 1:
         return None
     (n,) = node.params["body"].nodes
-    if n.op == Op.slice:
+    if n.op == Op.slice and n.inputs[0] in node.params["body"].inputs:    # not a constant
         return f"shifted slice {n.inputs[0].type} -> {n.output.type} step={tuple(n.params['step'])}"
     if n.op == Op.pad and min(n.params["lo"]) >= 0 and min(n.params["hi"]) >= 0 and \
             n.output.type.size:
