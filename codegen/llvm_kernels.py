@@ -46,7 +46,10 @@ GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chun
 GEMM_MIN = 1 << 20                # multiply-adds (~10 us on one core): below, a GEMM stays on one
                                   # thread (a scan body's 16x128x128 step paid more to wake the pool)
 GEMM_GRAIN = 1 << 17              # multiply-adds per chunk at least
-GEMM_ROW_BLOCKS = 16              # a product's rows in this many blocks (fixed, as below)
+GEMM_ROW_BLOCKS = 16              # a product's rows in at most this many blocks (fixed, as below)
+GEMM_BLOCK_ROWS = 128             # rows per row block at least: each block re-packs the other
+                                  # operand (MLP's 256x784x512 in 16 blocks of 16 rows: 80
+                                  # GFLOP/s; in 2 of 128: ~2x faster, as OpenBLAS's own threads)
 GEMM_BLOCKS = 64                  # or, in blocks for the small-matrix kernel, at most this many
 GEMM_BLOCK_MIN = 8                # rows (columns) per block at least
 GEMM_SMALL = 100 ** 3             # OpenBLAS's small-matrix kernel takes m*n*k up to this (no
@@ -834,8 +837,9 @@ def gemm_blocks(M, N, K, bsize):
     """How a product (of each of bsize batch elements) is split over the pool: ("n", blocks of
     rows) or ("m", blocks of columns; BLAS's m and n, column-major). Blocks small enough for
     OpenBLAS's small-matrix kernel (m*n*k <= GEMM_SMALL: no operand packed) when at most
-    GEMM_BLOCKS of them cover the batch, along the side that needs fewer; else GEMM_ROW_BLOCKS
-    row blocks: a block re-packs the other operand, so few of them."""
+    GEMM_BLOCKS of them cover the batch, along the side that needs fewer; else at most
+    GEMM_ROW_BLOCKS row blocks of GEMM_BLOCK_ROWS rows or more: a block re-packs the other
+    operand, so few of them."""
     cap = -(-GEMM_BLOCKS // bsize)
     want = -(-GEMM_ROW_BLOCKS // bsize)     # units to share among the threads
     best = None
@@ -845,7 +849,7 @@ def gemm_blocks(M, N, K, bsize):
             blocks = max(-(-ext // most), min(ext // GEMM_BLOCK_MIN, want), 1)
             if blocks <= cap and (best is None or blocks < best[1]):
                 best = (count, blocks)
-    return best or ("n", min(M, want))
+    return best or ("n", max(1, min(M // GEMM_BLOCK_ROWS, want)))
 
 
 def _rows_merge(ops, shapes, batch):

@@ -108,11 +108,14 @@ def test_large_products_in_row_blocks(dtype, rtol):
 def test_pool_blocks_follow_the_shapes():
     """gemm_blocks: thin blocks for OpenBLAS's unpacked small kernel along the side that needs
     fewer (rows of a forward GEMM, columns of a weight gradient), a whole small product per
-    batch element (attention), few row blocks for products too wide for thin blocks. The test
+    batch element (attention), few row blocks (of 128 rows at least) for products too wide for thin blocks. The test
     above runs the column (96x300x700) and row (512-row) forms against NumPy."""
     from jitgrad.codegen.llvm_kernels import gemm_blocks
     assert gemm_blocks(512, 128, 512, 1) == ("n", 35)
     assert gemm_blocks(128, 512, 512, 1) == ("m", 35)
     assert gemm_blocks(96, 700, 300, 1)[0] == "m"
     assert gemm_blocks(64, 64, 32, 32) == ("n", 1)
-    assert gemm_blocks(256, 512, 784, 1) == ("n", 16)
+    assert gemm_blocks(256, 512, 784, 1) == ("n", 2)      # blocks of 128 rows at least: each
+    assert gemm_blocks(784, 512, 256, 1) == ("n", 6)      # block re-packs the other operand
+    assert gemm_blocks(4096, 512, 784, 1) == ("n", 16)    # and 16 blocks at most
+    assert gemm_blocks(200, 512, 784, 1) == ("n", 1)
