@@ -4,9 +4,8 @@ applied to the sub-graphs:
 - cond / switch: each branch is differentiated; the result is the same op over the derivative
   branches.
 - scan, forward mode: one scan whose body is the body's JVP (carry and tangent carried together).
-- scan, reverse mode: a forward scan that also stacks the carry entering every iteration, then
-  a scan in the opposite direction whose body is the body's VJP, carrying the carry's cotangent
-  and accumulating the cotangents of the loop-invariant inputs.
+- scan, reverse mode: ir/autodiff/scan_vjp.py (residuals stacked once per value, loop
+  invariants hoisted, a reverse scan over the body's VJP).
 - while_loop: forward mode only. Its trip count is dynamic, so reverse mode would need unbounded
   storage; as in JAX, use fori_loop with static bounds or scan.
 """
@@ -18,7 +17,6 @@ from ..graph import Graph
 from ..types import TensorType
 from .emitter import Emitter
 from .transform import jvp_graph, prune, vjp_graph
-from ..types import kind_of
 
 
 def _emit(e, op, inputs, params):
@@ -89,45 +87,6 @@ def scan_jvp(e, node, ts):
                  "reverse": p["reverse"]})
     ny = n_body_out - nc
     return res[nc:2 * nc] + res[2 * nc + ny:]      # the carry's and the ys' tangents
-
-
-def scan_vjp(e, node, cts):
-    p, body = node.params, node.params["body"]
-    carry, xs, consts = _split(p, node.inputs)
-    nc, nx, nk = len(carry), len(xs), len(consts)
-    ny = len(node.outputs) - nc
-    cts = _or_zeros(e, cts, [v.type for v in node.outputs])
-    ct_carry, ct_ys = cts[:nc], cts[nc:]
-
-    # forward again, stacking the carry that enters each iteration
-    fb = Builder(Graph(name=f"{body.name}_fwd"))
-    ins = [fb.add_input(v.type) for v in body.inputs]
-    outs = Emitter(fb).inline(body, ins)
-    fb.graph.outputs = outs[:nc] + ins[:nc]
-    stacked = _emit(e, SCAN, carry + xs + consts,
-                    {"body": fb.graph, "n_carry": nc, "n_xs": nx, "length": p["length"],
-                     "reverse": p["reverse"]})[nc:]
-
-    # backward: carry (ct_c, acc_k), xs (c_i, x_i, ct_y_i), consts k
-    vb = vjp_graph(body, range(len(body.inputs)), range(len(body.outputs)))
-    bb = Builder(Graph(name=f"{body.name}_bwd"))
-    be = Emitter(bb)
-    ct_c = [bb.add_input(v.type) for v in body.inputs[:nc]]
-    acc = [bb.add_input(v.type) for v in body.inputs[nc + nx:]]
-    c_i = [bb.add_input(v.type) for v in body.inputs[:nc]]
-    x_i = [bb.add_input(v.type) for v in body.inputs[nc:nc + nx]]
-    ct_y = [bb.add_input(v.type) for v in body.outputs[nc:]]
-    k = [bb.add_input(v.type) for v in body.inputs[nc + nx:]]
-    res = be.inline(vb, c_i + x_i + k + ct_c + ct_y)[len(body.outputs):]
-    g_c, g_x, g_k = res[:nc], res[nc:nc + nx], res[nc + nx:]
-    bb.graph.outputs = g_c + [be.add(a, g) if kind_of(a.type.dtype) == "f" else a
-                              for a, g in zip(acc, g_k)] + g_x
-    zeros_k = [e.zeros(v.type) for v in consts]
-    out = _emit(e, SCAN, ct_carry + zeros_k + stacked + xs + ct_ys + consts,
-                {"body": bb.graph, "n_carry": nc + nk, "n_xs": nc + nx + ny,
-                 "length": p["length"], "reverse": not p["reverse"]})
-    ct_init, ct_k, ct_xs = out[:nc], out[nc:nc + nk], out[nc + nk:]
-    return ct_init + ct_xs + ct_k
 
 
 # ----------------------------------------------------------------------------- while_loop
