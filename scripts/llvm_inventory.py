@@ -1,0 +1,65 @@
+"""What the CPU backend still compiles with numba: every op record (tests/op_records.py) in
+each of its dtypes, plus the integer edge matrix (tests/int_edges.py), run through jg.jit on
+the CPU; each kernel the LLVM units refuse is listed with llvm_kernels.why_not's reason and the
+records that produced it.
+
+    .venv/bin/python scripts/llvm_inventory.py
+"""
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import warnings
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+
+import numpy as np  # noqa: E402
+
+import jitgrad as jg  # noqa: E402
+from jitgrad.codegen import cpu_units, llvm_kernels  # noqa: E402
+
+SEEN: dict = collections.defaultdict(set)     # (kind, reason) -> record ids
+CURRENT = ["?"]
+_why_not = llvm_kernels.why_not
+
+
+def _recording(node, product_hint=None):
+    why = _why_not(node, product_hint)
+    if why is not None:
+        SEEN[node.params["kind"], why].add(CURRENT[0])
+    return why
+
+
+def main() -> int:
+    from int_edges import BINARY, DTYPES, edges
+    from op_records import ALL, RECORDS, iter_cases
+    llvm_kernels.why_not = _recording
+    failures = 0
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for rec, args in iter_cases(RECORDS, dtypes=ALL):
+            CURRENT[0] = rec.id
+            cpu_units.forget()
+            try:
+                jg.jit(lambda *a: rec.jg(*a))(*args)
+            except Exception as e:          # noqa: BLE001 (an inventory, not a test)
+                failures += 1
+                print(f"  ({rec.id}: {type(e).__name__}: {str(e)[:80]})", file=sys.stderr)
+        for name, (fn, _, rhs) in BINARY.items():
+            for dt in DTYPES:
+                CURRENT[0] = f"int_edges:{name}"
+                a = edges(dt)
+                b = rhs(dt)
+                jg.jit(fn)(a[:, None], b[None, :])
+    llvm_kernels.why_not = _why_not
+    if not SEEN:
+        print("every kernel compiled through LLVM")
+    for (kind, why), ids in sorted(SEEN.items()):
+        print(f"{kind:12s} {why:40s} <- {', '.join(sorted(ids))}")
+    print(f"({failures} cases raised)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
