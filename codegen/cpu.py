@@ -56,7 +56,7 @@ def runs_on_host(node) -> bool:
         return True
     if node.params["kind"] != "opaque":
         return False
-    return op not in OPAQUE
+    return op not in OPAQUE and (config.numba_kernels_only() or op not in llvm_opaque.OPAQUE)
 
 
 def matmul_product_hint(plan, i, node):

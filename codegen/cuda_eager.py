@@ -210,7 +210,34 @@ def _concatenate(arrays, params, out_t, index):
     return out
 
 
-UNARY_MOVES = {Op.transpose: _transpose, Op.broadcast_to: _broadcast_to, Op.slice: _slice,
+def _im2col(x, params, out_t, index):
+    """One strided copy per block into its rows of the output."""
+    out = empty(out_t.shape, out_t.dtype, index)
+    os_, xs, L = c_strides(out_t.shape), c_strides(tuple(x.shape)), tuple(x.shape)[-1]
+    rows, length = params["rows"], params["length"]
+    shape = out_t.shape[:-2] + (rows, length)
+    for t, (r, c) in enumerate(params["starts"]):
+        strided_copy(out, t * rows * length, os_, x, r * L + c, xs, shape, index)
+    return out
+
+
+def _col2im(y, params, out_t, index):
+    """Each block cut out of y, padded to the output's extent and added on, in block order (the
+    reference's sums): a composite of existing kernels, not a kernel of its own."""
+    rows, length, (R, L) = params["rows"], params["length"], params["size"]
+    lead, ys = out_t.shape[:-2], c_strides(tuple(y.shape))
+    block_t = TensorType(lead + (rows, length), out_t.dtype)
+    out = fill(empty(out_t.shape, out_t.dtype, index), 0, index)
+    for t, (r, c) in enumerate(params["starts"]):
+        block = strided_view_copy(y, block_t, t * rows * length, ys, index)
+        zeros = (0,) * len(lead)
+        padded = _pad(block, {"lo": zeros + (r, c), "hi": zeros + (R - r - rows, L - c - length)},
+                      out_t, index)
+        (out,) = _elementwise(Op.add, [out, padded], {}, [out_t], index)
+    return out
+
+
+UNARY_MOVES = {Op.im2col: _im2col, Op.col2im: _col2im, Op.transpose: _transpose, Op.broadcast_to: _broadcast_to, Op.slice: _slice,
                Op.rev: _rev, Op.reshape: _reshape, Op.pad: _pad}
 
 

@@ -1,5 +1,6 @@
 """Opaque (one-op) kernels as LLVM IR: copies with affine offsets (reshape, transpose, slice,
-flip, pad, concatenate) and gathers/scatters (take, scatter_add) with NumPy's index rules.
+flip, pad, concatenate, im2col), col2im's sums and gathers/scatters (take, scatter_add) with
+NumPy's index rules.
 
 The same semantics as the numba versions (codegen/cpu_kernels.py): an index outside [-m, m)
 (or [0, m) for an assertion such as class labels) is never read or written; the first one is
@@ -172,6 +173,51 @@ def _concatenate(fn, n, x, out):
         start += v.type.shape[axis]
 
 
+def _per_image(fn, lead, strides, ptrs, emit):
+    """emit(pointers) once per index of the leading axes, each pointer advanced by its stride
+    per image: a convolution's blocks are copied or summed image by image, while the image is
+    in cache."""
+    b = fn.b
+
+    def image(idx):
+        (i,) = idx
+        emit([b.gep(p, [b.mul(i, ir.Constant(I64, s))]) for p, s in zip(ptrs, strides)])
+    fn.nest((math.prod(lead),), image)
+
+
+def _im2col(fn, n, x, out):
+    p, shape = n.params, n.inputs[0].type.shape
+    R, L = shape[-2:]
+    rows, length, k = p["rows"], p["length"], len(p["starts"])
+
+    def blocks(ptr):
+        dst, src = ptr
+        for t, (r, c) in enumerate(p["starts"]):
+            _affine_copy(fn, (rows, length), dst, (t * rows * length, (length, 1)),
+                         src, (r * L + c, (L, 1)))
+    _per_image(fn, shape[:-2], (k * rows * length, R * L), (out, x[0]), blocks)
+
+
+def _col2im(fn, n, x, out):
+    p, dt = n.params, n.output.type.dtype
+    R, L = p["size"]
+    rows, length, k = p["rows"], p["length"], len(p["starts"])
+    b = fn.b
+    add = b.fadd if np.dtype(dt).kind == "f" else b.add
+
+    def blocks(ptr):
+        dst, src = ptr
+        _fill(fn, dst, R * L, const(dt, 0))
+        for t, (r, c) in enumerate(p["starts"]):      # taps in order: the reference's sums
+            def emit(ij, t=t, r=r, c=c):
+                i, j = ij
+                d = b.gep(dst, [b.add(_affine(fn, r * L + c, (L,), (i,)), j)])
+                s = b.gep(src, [b.add(_affine(fn, t * rows * length, (length,), (i,)), j)])
+                b.store(add(b.load(d), b.load(s)), d)
+            fn.nest((rows, length), emit)
+    _per_image(fn, n.output.type.shape[:-2], (R * L, k * rows * length), (out, x[0]), blocks)
+
+
 def _pnq(shape, axis):
     return math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
 
@@ -241,7 +287,7 @@ def _scatter_add(fn, n, x, out):
 
 OPAQUE = {Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev: _rev,
           Op.pad: _pad, Op.concatenate: _concatenate, Op.take: _take,
-          Op.scatter_add: _scatter_add}
+          Op.scatter_add: _scatter_add, Op.im2col: _im2col, Op.col2im: _col2im}
 
 
 def why_not(node):

@@ -40,6 +40,7 @@ class Op(str, enum.Enum):
     reshape = "reshape"; transpose = "transpose"; broadcast_to = "broadcast_to"
     slice = "slice"; rev = "rev"; pad = "pad"; concatenate = "concatenate"
     take = "take"; scatter_add = "scatter_add"
+    im2col = "im2col"; col2im = "col2im"       # a convolution's shifted runs, and their adjoint
     matmul = "matmul"
     cholesky = "cholesky"; eigh = "eigh"; svd = "svd"; qr = "qr"; solve = "solve"
     slogdet = "slogdet"

@@ -82,6 +82,10 @@ CASES = {
               (lambda x: apply(Op.take, [x, idx([3, 0], [1, 1])], {"axis": 1}), [(2, 4)], ANY)],
     Op.scatter_add: [(lambda u: apply(Op.scatter_add, [idx(0, 2, 2), u],
                                       {"shape": (4, 2), "axis": 0}), [(3, 2)], ANY)],
+    Op.im2col: [(prim(Op.im2col, starts=((0, 0), (1, 2), (0, 1)), rows=2, length=3),
+                 [(2, 3, 5)], ANY)],
+    Op.col2im: [(prim(Op.col2im, starts=((0, 0), (1, 2), (1, 1)), rows=2, length=3,
+                      size=(3, 5)), [(2, 6, 3)], ANY)],
     Op.matmul: [(prim(Op.matmul), s, ANY) for s in [[(3, 4), (4, 2)], [(2, 3, 4), (4, 2)],
                                                     [(2, 1, 3, 4), (3, 4, 2)]]],
 }

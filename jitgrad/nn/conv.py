@@ -28,6 +28,8 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..dtypes import default_float
+from ..eager.dispatch import apply
+from ..ir import Op
 from ..numpy._convert import asarray
 from . import init
 from .module import Module, Parameter
@@ -101,9 +103,10 @@ def _conv_runs(x, weight, bias, pads, out_hw, stride, dilation):
     """One group, any stride: the padded image split into its sh*sw stride phases
     (N, sh, sw, C, HQ, WQ), each flattened per channel; tap (i, j) reads ONE contiguous run of
     OH*WQ values of phase (i*dh % sh, j*dw % sw) from (i*dh // sh)*WQ + j*dw // sw (the output
-    computed on full phase rows, the spare columns cropped after the GEMM). The taps joined on
-    axis 1 are (N, K*C, OH*WQ), the GEMM's operand as it is, with the weight's columns ordered
-    tap-major; their gradients are single pads. Stride 1 has one phase and needs no transpose."""
+    computed on full phase rows, the spare columns cropped after the GEMM). One im2col joins the
+    taps on axis 1 as (N, K*C, OH*WQ), the GEMM's operand as it is, with the weight's columns
+    ordered tap-major; its gradient is one col2im. Stride 1 has one phase and needs no
+    transpose."""
     (oh, ow), (sh, sw), (dh, dw) = out_hw, stride, dilation
     n, c = x.shape[:2]
     out_c, _, kh, kw = weight.shape
@@ -121,10 +124,8 @@ def _conv_runs(x, weight, bias, pads, out_hw, stride, dilation):
     else:
         phases = jnp.transpose(jnp.reshape(x, (n, c, hq, sh, wq, sw)), (0, 3, 5, 1, 2, 4))
         phases = jnp.reshape(phases, (n, sh * sw * c, hq * wq))
-    length = oh * wq
-    runs = [phases[:, p * c:(p + 1) * c, qi * wq + qj:qi * wq + qj + length]
-            for p, qi, qj in taps]
-    cols = runs[0] if len(runs) == 1 else jnp.concatenate(runs, axis=1)    # (N, K*C, OH*WQ)
+    starts = tuple((p * c, qi * wq + qj) for p, qi, qj in taps)
+    cols = apply(Op.im2col, [phases], {"starts": starts, "rows": c, "length": oh * wq})
     w2 = jnp.reshape(jnp.transpose(weight, (0, 2, 3, 1)), (out_c, kh * kw * c))
     out = jnp.matmul(w2, cols)                                               # (N, O, OH*WQ)
     if bias is not None:

@@ -15,6 +15,8 @@ if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is Non
 import jitgrad as jg  # noqa: E402
 import jitgrad.nn.functional as F  # noqa: E402
 import jitgrad.numpy as jnp  # noqa: E402
+from jitgrad.eager.dispatch import apply  # noqa: E402
+from jitgrad.ir import Op  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -195,3 +197,29 @@ def test_unusable_cache_dir_keeps_kernels_in_memory(tmp_path, monkeypatch):
     np.testing.assert_allclose(got.numpy(), np.exp(x) * 3 - x, rtol=1e-5, atol=1e-6)
     assert len([w for w in caught if issubclass(w.category, CacheWarning)]) == 1
     assert path.read_text() == "user data\n"
+
+
+def test_conv2d_value_and_grad_on_cuda_im2col_col2im():
+    """A 3x3 convolution's im2col and its gradient's col2im on cuda tensors (jitted; and the two
+    ops eagerly) against the CPU's values."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 6, 5)).astype(np.float32)
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+
+    def loss(x, w):
+        return jnp.sum(F.conv2d(x, w, padding=1, stride=(1, 2)) ** 2)
+    fn = jg.value_and_grad(loss, argnums=(0, 1))
+    want_v, want_g = fn(jg.tensor(x), jg.tensor(w))
+    got_v, got_g = jg.jit(fn)(jg.tensor(x, device="cuda"), jg.tensor(w, device="cuda"))
+    np.testing.assert_allclose(got_v.numpy(), want_v.numpy(), rtol=1e-5)
+    for g, w_ in zip(got_g, want_g):
+        assert g.device == jg.device("cuda")
+        np.testing.assert_allclose(g.numpy(), w_.numpy(), rtol=1e-4, atol=1e-4)
+    p = {"starts": ((0, 0), (1, 2), (2, 1)), "rows": 2, "length": 3}
+    cols = apply(Op.im2col, [jg.tensor(x, device="cuda")], p)
+    back = apply(Op.col2im, [cols], {**p, "size": (6, 5)})
+    want_cols = apply(Op.im2col, [jg.tensor(x)], p)
+    want_back = apply(Op.col2im, [want_cols], {**p, "size": (6, 5)})
+    assert back.device == jg.device("cuda")
+    np.testing.assert_array_equal(cols.numpy(), want_cols.numpy())
+    np.testing.assert_array_equal(back.numpy(), want_back.numpy())
