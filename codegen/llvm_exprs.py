@@ -13,7 +13,7 @@ from llvmlite import ir
 
 from ..ir.ops import Op
 from ..ir.primitives import RECORDS
-from . import llvm_lowp
+from . import llvm_divmod, llvm_int, llvm_lowp
 from .llvm_math import fconst, intrinsic
 from .llvm_math_table import FUNCTIONS
 
@@ -179,7 +179,19 @@ def _math_name(r) -> str:
 # ops computed by the llvm_math_table port of their record's math function
 _MATH = {op: _math_name(r) for op, r in RECORDS.items()
          if (_math_name(r), "float32") in FUNCTIONS and op not in RULES}
+# ops on integers (bools too, for the bitwise ones), and floor_div/mod on any real type: the
+# operand kinds each takes; pow on floats stays the math port's
+KINDS = {Op.bitwise_and: "ib", Op.bitwise_or: "ib", Op.bitwise_xor: "ib", Op.bitwise_not: "ib",
+         Op.shift_left: "i", Op.shift_right: "i", Op.pow: "i", Op.floor_div: "if", Op.mod: "if"}
+INTEGER = {**llvm_int.RULES, **llvm_divmod.RULES}
+
+
+def _by_kind(float_rule, int_rule):
+    return lambda b, a, dts, dt: (float_rule if _kind(dt) == "f" else int_rule)(b, a, dts, dt)
+
+
 EXPR = {**RULES, **{op: _math(name) for op, name in _MATH.items()}}
+EXPR.update({op: _by_kind(EXPR[op], rule) if op in EXPR else rule for op, rule in INTEGER.items()})
 
 
 def supported(op, in_dtypes, out_dtype) -> bool:
@@ -190,6 +202,8 @@ def supported(op, in_dtypes, out_dtype) -> bool:
         return False
     if op != Op.convert and any(n in NARROW for n in names):
         return False        # widen_lowp leaves them only in converts (uint64: numba)
+    if op in KINDS and (op not in _MATH or _kind(out_dtype) != "f"):
+        return all(_kind(d) in KINDS[op] for d in (*in_dtypes, out_dtype)) and len(set(names)) == 1
     if op in _MATH:
         return (_MATH[op], names[-1]) in FUNCTIONS and len(set(names)) == 1
     if op in _FLOAT_ONLY:

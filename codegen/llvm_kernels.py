@@ -84,7 +84,9 @@ def why_not(node, product_hint=None):
         if n.op in REDUCE:
             if n.op not in REDUCER_KIND:
                 return f"op {n.op.name}"
-            if np.dtype(n.inputs[0].type.dtype).name not in ("float32", "float64", "int32", "int64"):
+            dt = np.dtype(n.inputs[0].type.dtype).name
+            if dt not in ("float32", "float64", "int32", "int64") and \
+                    not (dt == "bool" and REDUCER_KIND[n.op][0] in ("max", "min")):
                 return f"{n.op.name} over {n.inputs[0].type.dtype}"
             continue
         if not supported(n.op, [x.type.dtype for x in n.inputs], n.output.type.dtype):
@@ -391,6 +393,8 @@ class _Accs:
             return const(dt, 0 if kind == "sum" else 1)
         if dt.kind == "f":
             return const(dt, -np.inf if kind == "max" else np.inf)
+        if dt.kind == "b":          # any / all
+            return const(dt, kind == "min")
         info = np.iinfo(dt)
         return const(dt, info.min if kind == "max" else info.max)
 
@@ -417,7 +421,7 @@ class _Accs:
         """Whether v replaces the winner of argmax/argmin: strictly better, or the first NaN."""
         b, sym = self.fn.b, ">" if REDUCER_KIND[n.op][0] == "max" else "<"
         if self.dtype(n).kind != "f":
-            return b.icmp_signed(sym, v, best)
+            return (b.icmp_unsigned if self.dtype(n).kind == "b" else b.icmp_signed)(sym, v, best)
         first_nan = b.and_(b.fcmp_unordered("uno", v, v), b.fcmp_ordered("ord", best, best))
         return b.or_(b.fcmp_ordered(sym, v, best), first_nan)
 
@@ -988,9 +992,9 @@ def generator_version() -> str:
     if not _VERSION:
         h = hashlib.sha256()
         here = os.path.dirname(__file__)
-        for name in ("llvm_kernels", "llvm_exprs", "llvm_math", "llvm_math_trig",
-                     "llvm_math_special", "llvm_math_table", "llvm_opaque", "math_constants",
-                     "space", "canonical", "evaluator", "cpu_exprs", "cpu_kernels"):
+        llvm = sorted(f[:-3] for f in os.listdir(here) if f.startswith("llvm_") and f.endswith(".py"))
+        for name in (*llvm, "math_constants", "space", "canonical", "evaluator", "cpu_exprs",
+                     "cpu_kernels"):
             with open(os.path.join(here, name + ".py"), "rb") as f:
                 h.update(f.read())
         _VERSION.append(h.hexdigest()[:16])

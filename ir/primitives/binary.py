@@ -14,7 +14,7 @@ from ..autodiff import complex_rules, jvp_rules, vjp_rules
 from ..batching import rules as batching
 from ..ops import Op
 from ..registry import Primitive
-from .elementwise import COMPLEX_GAPS, NO_LLVM_INT, binary
+from .elementwise import COMPLEX_GAPS, binary
 from .type_rules import select_rule
 from .unary import NONDIFF_BOOL, NONDIFF_PIECEWISE
 
@@ -77,7 +77,7 @@ def _logical(op, reference, sym, numpy, doc):
 
 def _bitwise(op, reference, sym, numpy, doc):
     return binary(op, "integer_binary", "integer", reference, nondiff=NONDIFF_BOOL,
-                  scalar=("infix", sym) if sym else ("rule",), gaps={"llvm": NO_LLVM_INT},
+                  scalar=("infix", sym) if sym else ("rule",),
                   numpy=numpy, numpy_kind="integer_binary", doc=doc)
 
 
@@ -90,11 +90,9 @@ RECORDS = [
     _arith(Op.div, "inexact", np.true_divide, _div, "/", ("true_divide", "divide"),
            "x1 / x2 in floating point", cost="divide", numpy_kind=""),
     _arith(Op.floor_div, "real", np.floor_divide, None, "//", ("floor_divide",),
-           "floor(x1 / x2)", nondiff=NONDIFF_PIECEWISE, cost="divide",
-           gaps={"llvm": NO_LLVM_INT}),
+           "floor(x1 / x2)", nondiff=NONDIFF_PIECEWISE, cost="divide"),
     _arith(Op.mod, "real", np.mod, _mod, "%", ("mod", "remainder"),
-           "x1 - x2 * floor(x1 / x2), the sign of x2 (Python's %)", cost="divide",
-           gaps={"llvm": NO_LLVM_INT}),
+           "x1 - x2 * floor(x1 / x2), the sign of x2 (Python's %)", cost="divide"),
     _arith(Op.pow, "numeric", np.power, _pow, None, ("power", "pow"), "x1 ** x2",
            cost="transcendental", vector_math="pow", method=("pow",)),
     _arith(Op.max, "real", np.maximum, _max, None, ("maximum", "fmax"),

@@ -13,7 +13,6 @@ from ..registry import Primitive
 from .type_rules import elementwise_binary, elementwise_unary
 
 # why a backend leaves an op to another path (each is a documented fallback: README "Fallbacks")
-NO_LLVM_INT = "the LLVM kernels do not cover this integer op yet: kernels using it compile with numba"
 COMPLEX_HOST = ("complex-valued kernels run as NumPy host steps between compiled kernels on the "
                 "CPU; CUDA refuses complex numbers with an error")
 COMPLEX_GAPS = {"numba": COMPLEX_HOST, "llvm": COMPLEX_HOST, "cuda": COMPLEX_HOST}

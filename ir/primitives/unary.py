@@ -13,7 +13,7 @@ import numpy as np
 from .. import complex_math, reference
 from ..autodiff import complex_rules, jvp_rules, vjp_rules
 from ..ops import Op
-from .elementwise import COMPLEX_GAPS, NO_LLVM_INT, unary
+from .elementwise import COMPLEX_GAPS, unary
 
 NONDIFF_PIECEWISE = "piecewise constant: its derivative is zero wherever it exists (as in JAX)"
 NONDIFF_BOOL = "its result is a bool or an integer: no tangent space"
@@ -124,7 +124,7 @@ RECORDS = [
     unary(Op.logical_not, "logical", "bool", np.logical_not, nondiff=NONDIFF_BOOL,
           scalar=("rule",), numpy=("logical_not",), doc="not x"),
     unary(Op.bitwise_not, "integer_unary", "integer", np.invert, nondiff=NONDIFF_BOOL,
-          scalar=("rule",), gaps={"llvm": NO_LLVM_INT}, numpy=("bitwise_not", "invert"),
+          scalar=("rule",), numpy=("bitwise_not", "invert"),
           doc="~x, two's complement"),
     unary(Op.real, "complex_part", "complex", np.real, result="real", vjp=complex_rules.real_vjp,
           jvp=complex_rules.part_jvp, gaps=COMPLEX_GAPS, numpy=("real",),

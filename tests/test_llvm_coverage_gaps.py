@@ -1,0 +1,157 @@
+"""Issue 26, item 1: the ops the LLVM units took over from the numba units, each compiled
+through LLVM (no kernel left to numba: `llvm_kernels.why_not` is None for every kernel) and
+checked against NumPy on random and special values, float32 and float64, int32 and int64.
+
+Bounds: every op here is exact (0 ulp) against NumPy. Integer ops wrap as NumPy's; the float
+floor_divide/remainder are NumPy's npy_divmod step by step (fmod, one correctly rounded
+division, floor), so they give NumPy's bits, signs of zeros and NaNs included.
+"""
+import numpy as np
+import pytest
+
+import jitgrad as jg
+import jitgrad.numpy as jnp
+from jitgrad.codegen import llvm_kernels
+
+INTS = (np.int32, np.int64)
+FLOATS = (np.float32, np.float64)
+
+
+@pytest.fixture
+def llvm_only(monkeypatch):
+    """Fails the test if any kernel it compiles is left to numba."""
+    why_not = llvm_kernels.why_not
+
+    def checked(node, product_hint=None):
+        why = why_not(node, product_hint)
+        assert why is None, f"{node.params['kind']} kernel left to numba: {why}"
+        return why
+    monkeypatch.setattr(llvm_kernels, "why_not", checked)
+
+
+def same_bits(got, want):
+    """Equal values, NaN where NumPy has NaN, and the same sign of every zero."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if got.dtype.kind == "f":
+        nan = np.isnan(want)
+        assert np.array_equal(np.isnan(got), nan)
+        assert np.array_equal(got[~nan], want[~nan])
+        assert np.array_equal(np.signbit(got[~nan]), np.signbit(want[~nan]))
+    else:
+        assert np.array_equal(got, want)
+
+
+def int_values(dt, n=300, seed=0):
+    i = np.iinfo(dt)
+    edges = np.array([i.min, i.min + 1, -7, -3, -2, -1, 0, 1, 2, 3, 7, i.max - 1, i.max], dt)
+    rng = np.random.default_rng(seed)
+    rand = np.concatenate([rng.integers(i.min, i.max, n, dtype=dt, endpoint=True),
+                           rng.integers(-50, 50, n).astype(dt)])
+    return np.concatenate([edges, rand])
+
+
+def float_values(dt, n=300, seed=0):
+    f = np.finfo(dt)
+    special = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 3.0, -3.0, 7.5, -7.5, np.inf, -np.inf,
+                        np.nan, f.tiny, -f.tiny, f.max, -f.max, f.eps, 1e-30, -1e-30], dt)
+    rng = np.random.default_rng(seed)
+    rand = np.concatenate([rng.uniform(-10, 10, n), rng.standard_normal(n) * 1e6,
+                           np.exp(rng.uniform(-30, 30, n)) * rng.choice([-1, 1], n)]).astype(dt)
+    return np.concatenate([special, rand])
+
+
+def pairs(values):
+    """Every special value against every other, and the random ones against shuffled ones."""
+    a, b = np.meshgrid(values[:20], values[:20])
+    rng = np.random.default_rng(1)
+    return (np.concatenate([a.ravel(), values[20:]]),
+            np.concatenate([b.ravel(), rng.permutation(values[20:])]))
+
+
+DIVISION = {"floor_divide": (lambda a, b: a // b, np.floor_divide),
+            "remainder": (lambda a, b: a % b, np.remainder),
+            "fused": (lambda a, b: a // b * 2 + a % b, lambda a, b: a // b * 2 + a % b)}
+
+
+@pytest.mark.parametrize("dt", INTS)
+@pytest.mark.parametrize("name", DIVISION)
+def test_integer_division_is_numpys(name, dt, llvm_only):
+    fn, ref = DIVISION[name]
+    a, b = pairs(int_values(dt))
+    with np.errstate(all="ignore"):
+        want = ref(a, b)
+    same_bits(jg.jit(fn)(a, b), want)
+    i = np.iinfo(dt)        # the edges named in the issue: by zero, min // -1
+    x = np.array([i.min, i.min, 7, -7, 7, -7, 0], dt)
+    y = np.array([-1, 0, 0, 0, -2, 2, -1], dt)
+    with np.errstate(all="ignore"):
+        same_bits(jg.jit(fn)(x, y), ref(x, y))
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("name", DIVISION)
+def test_float_division_is_numpys_bit_for_bit(name, dt, llvm_only):
+    fn, ref = DIVISION[name]
+    a, b = pairs(float_values(dt))
+    with np.errstate(all="ignore"):
+        want = ref(a, b)
+    same_bits(jg.jit(fn)(a, b), want)
+
+
+def shift_counts(dt):
+    bits = np.dtype(dt).itemsize * 8
+    return np.array([-65, -bits, -1, 0, 1, 3, bits - 1, bits, bits + 1, 100], dt)
+
+
+@pytest.mark.parametrize("dt", INTS)
+@pytest.mark.parametrize("fn, ref", [(jnp.left_shift, np.left_shift),
+                                     (jnp.right_shift, np.right_shift)])
+def test_shifts_past_the_width_are_numpys(fn, ref, dt, llvm_only):
+    x = int_values(dt)[:, None]
+    n = shift_counts(dt)[None, :]
+    same_bits(jg.jit(fn)(x, n), ref(x, n))
+
+
+BITWISE = {"and": (lambda a, b: a & b, np.bitwise_and), "or": (lambda a, b: a | b, np.bitwise_or),
+           "xor": (lambda a, b: a ^ b, np.bitwise_xor),
+           "not": (lambda a, b: ~a + ~b * 0, lambda a, b: ~a + ~b * 0)}
+
+
+@pytest.mark.parametrize("dt", (*INTS, np.bool_))
+@pytest.mark.parametrize("name", BITWISE)
+def test_bitwise_ops(name, dt, llvm_only):
+    fn, ref = BITWISE[name]
+    if dt is np.bool_:
+        if name == "not":
+            fn = ref = lambda a, b: ~a & b
+        rng = np.random.default_rng(0)
+        a, b = rng.random(64) < 0.5, rng.random(64) < 0.5
+    else:
+        a, b = pairs(int_values(dt))
+    same_bits(jg.jit(fn)(a, b), ref(a, b))
+
+
+@pytest.mark.parametrize("dt", INTS)
+def test_integer_power_wraps_as_numpy(dt, llvm_only):
+    rng = np.random.default_rng(0)
+    x = np.concatenate([int_values(dt), rng.integers(-3, 4, 200).astype(dt)])
+    e = np.concatenate([rng.integers(0, 70, x.size - 200), rng.integers(0, 5, 200)]).astype(dt)
+    same_bits(jg.jit(jnp.power)(x, e), np.power(x, e))
+    e = np.array([0, 1, 31, 32, 63, 64, np.iinfo(dt).max], dt)
+    x = np.array([-1, 2, -2, 3, 1, 0, -1], dt)
+    same_bits(jg.jit(jnp.power)(x, e), np.power(x, e))
+
+
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (700, 300), (5, 0)])
+@pytest.mark.parametrize("name", ["any", "all", "argmax", "argmin", "max", "min"])
+def test_bool_reductions(name, shape, llvm_only):
+    rng = np.random.default_rng(0)
+    x = rng.random(shape) < 0.3
+    fn, ref = getattr(jnp, name), getattr(np, name)
+    for axis in (None, 0, -1):
+        if name in ("argmax", "argmin", "max", "min") and x.size == 0:
+            continue
+        if name in ("argmax", "argmin") and axis is None and x.ndim > 1:
+            continue
+        same_bits(jg.jit(lambda a: fn(a, axis=axis))(x), ref(x, axis=axis))
