@@ -5,7 +5,8 @@ NumPy's index rules.
 The same semantics as the numba versions (codegen/cpu_kernels.py): an index outside [-m, m)
 (or [0, m) for an assertion such as class labels) is never read or written; the first one is
 recorded in the status pair [1, index] and the kernel returns non-zero, so the caller raises the
-error eager mode raises (ir.errors.check_error). sort, argsort, cumsum and the LAPACK kernels stay
+error eager mode raises (ir.errors.check_error). cumsum (codegen/llvm_cumulative.py) and
+sort/argsort (codegen/llvm_sort.py) are entries of the same table; the LAPACK kernels stay
 with numba.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir.ops import Op
+from . import llvm_cumulative, llvm_sort
 from .llvm_exprs import I64, const
 from .space import c_strides
 
@@ -287,7 +289,8 @@ def _scatter_add(fn, n, x, out):
 
 OPAQUE = {Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev: _rev,
           Op.pad: _pad, Op.concatenate: _concatenate, Op.take: _take,
-          Op.scatter_add: _scatter_add, Op.im2col: _im2col, Op.col2im: _col2im}
+          Op.scatter_add: _scatter_add, Op.im2col: _im2col, Op.col2im: _col2im,
+          **llvm_cumulative.OPAQUE, **llvm_sort.OPAQUE}
 
 
 def why_not(node):

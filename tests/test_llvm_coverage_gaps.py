@@ -155,3 +155,57 @@ def test_bool_reductions(name, shape, llvm_only):
         if name in ("argmax", "argmin") and axis is None and x.ndim > 1:
             continue
         same_bits(jg.jit(lambda a: fn(a, axis=axis))(x), ref(x, axis=axis))
+
+
+ORDERED = (*FLOATS, *INTS, np.bool_)
+LINES = [((7,), 0), ((5, 9), 1), ((5, 9), 0), ((3, 4, 5), 1), ((2, 3000), 1), ((1,), 0),
+         ((4, 0), 1), ((20000,), 0)]     # the last: scratch over 64 KiB, malloc'd
+
+
+def ordered_values(dt, shape, seed=0):
+    """Few distinct values (ties: stability shows), NaNs, -0.0 beside 0.0, infinities."""
+    rng = np.random.default_rng(seed)
+    if dt is np.bool_:
+        return rng.random(shape) < 0.5
+    x = rng.integers(-3, 4, shape).astype(dt)
+    if np.dtype(dt).kind == "f":
+        x[rng.random(shape) < 0.2] = np.nan
+        x[rng.random(shape) < 0.1] = -0.0
+        x[rng.random(shape) < 0.05] = np.inf
+        x[rng.random(shape) < 0.05] = -np.inf
+    else:
+        i = np.iinfo(dt)
+        x[rng.random(shape) < 0.05] = i.min
+        x[rng.random(shape) < 0.05] = i.max
+    return x
+
+
+@pytest.mark.parametrize("dt", ORDERED)
+@pytest.mark.parametrize("shape, axis", LINES)
+def test_sort_puts_nan_last(shape, axis, dt, llvm_only):
+    x = ordered_values(dt, shape)
+    got = np.asarray(jg.jit(lambda a: jnp.sort(a, axis=axis))(x))
+    want = np.sort(x, axis=axis)            # 0.0 == -0.0: their order is not NumPy's contract
+    assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=x.dtype.kind == "f")
+
+
+@pytest.mark.parametrize("dt", ORDERED)
+@pytest.mark.parametrize("shape, axis", LINES)
+def test_argsort_is_numpys_stable_argsort(shape, axis, dt, llvm_only):
+    x = ordered_values(dt, shape)
+    got = np.asarray(jg.jit(lambda a: jnp.argsort(a, axis=axis))(x))
+    assert np.array_equal(got, np.argsort(x, axis=axis, kind="stable"))
+
+
+@pytest.mark.parametrize("dt", (*FLOATS, *INTS))
+@pytest.mark.parametrize("shape, axis", LINES)
+def test_cumsum_adds_in_numpys_order(shape, axis, dt, llvm_only):
+    rng = np.random.default_rng(0)
+    if np.dtype(dt).kind == "f":
+        x = (rng.standard_normal(shape) * np.exp(rng.uniform(-20, 20, shape))).astype(dt)
+        x[rng.random(shape) < 0.01] = np.nan
+    else:
+        x = int_values(dt, n=max(1, int(np.prod(shape))))[:int(np.prod(shape))].reshape(shape)
+    got = jg.jit(lambda a: jnp.cumsum(a, axis=axis, dtype=x.dtype))(x)
+    with np.errstate(all="ignore"):
+        same_bits(got, np.cumsum(x, axis=axis, dtype=x.dtype))

@@ -11,7 +11,6 @@ from ..ops import Op
 from ..registry import Primitive
 from . import type_rules as T
 
-NO_LLVM_SCAN = "the LLVM kernels have no sort or cumulative sum yet: these compile with numba"
 _ARG = "an index: piecewise constant, no derivative (as in JAX)"
 
 
@@ -42,15 +41,15 @@ RECORDS = [
             nondiff=_ARG),
     Primitive(Op.cumsum, "cumulative", T.cumulative_rule,
               lambda x, *, axis: np.cumsum(x, axis=axis, dtype=x.dtype), vjp=V.cumsum,
-              jvp=J.linear, batch=B.shift("axis"), gaps={"llvm": NO_LLVM_SCAN},
+              jvp=J.linear, batch=B.shift("axis"),
               doc="the running sum along params['axis']"),
     Primitive(Op.sort, "cumulative", T.cumulative_rule,
               lambda x, *, axis: np.sort(x, axis=axis, kind="stable"), accepts="ordered",
-              vjp=V.sort, jvp=J.sort, batch=B.shift("axis"), gaps={"llvm": NO_LLVM_SCAN},
+              vjp=V.sort, jvp=J.sort, batch=B.shift("axis"),
               doc="x sorted along params['axis'] (stable)"),
     Primitive(Op.argsort, "cumulative", T.cumulative_rule,
               lambda x, *, axis: np.argsort(x, axis=axis, kind="stable"), accepts="ordered",
-              nondiff=_ARG, batch=B.shift("axis"), gaps={"llvm": NO_LLVM_SCAN},
+              nondiff=_ARG, batch=B.shift("axis"),
               doc="the stable sorting permutation along params['axis']"),
     _shape(Op.reshape, lambda x, *, shape: np.reshape(x, shape), V.reshape, J.linear,
            B.prepend(shape=None), "x with params['shape'] (same size)"),
