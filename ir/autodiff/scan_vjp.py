@@ -11,7 +11,10 @@ recomputation. Constants are copied into both parts (never stacked); values that
 the scan's consts (the transposed weight of `h @ w`) are computed once before the loops; a shape
 op whose result only the backward part reads is redone there. To recompute instead of
 saving, checkpoint the body (`jg.checkpoint`): its remat node depends on the cotangents, so it
-lands in the backward part whole.
+lands in the backward part whole. A cheap elementwise node of the forward part (add, mul,
+`1 - s`: OP_COST at most "cheap") whose inputs the backward part reads anyway is copied into the
+backward part instead of stacking its result: sigmoid's derivative s * (1 - s) is recomputed
+from the stacked s, one stacked array fewer (`_recomputed_cheap`).
 """
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from ..builder import Builder
 from ..control_flow import SCAN
 from ..graph import Graph
 from ..ops import Op
+from ..registry import COST, OP_COST, RECORDS
 from ..types import is_float
 from .emitter import Emitter
 from .transform import vjp_graph
@@ -61,9 +65,41 @@ def _split(vb: Graph, n_in: int, n_out: int, varying: set):
         if n.op in _RECOMPUTED and not any(v in reads for v in n.outputs):
             fwd.remove(n)
             bwd.append(n)
+    bwd += _recomputed_cheap(fwd, bwd, vb, n_in, n_out, set(vb.inputs[:n_in]) - set(varying))
     order = {id(n): i for i, n in enumerate(vb.nodes)}
     bwd.sort(key=lambda n: order[id(n)])
     return consts, hoisted, fwd, bwd
+
+
+def _cheap(n) -> bool:
+    r = RECORDS.get(n.op)
+    return r is not None and r.kind == "elementwise" and OP_COST[n.op] <= COST["cheap"]
+
+
+def _recomputed_cheap(fwd, bwd, vb, n_in, n_out, free):
+    """Forward nodes to compute again in the backward part (they stay in the forward part too,
+    where dce drops them if nothing there reads them): cheap elementwise nodes whose inputs are
+    all stacked anyway (read by the backward part), free (xs, consts, values of neither part)
+    or results of such nodes, and whose results the backward part reads. The backward part then
+    reads no new stacked value and at least one fewer."""
+    produced = {v for n in fwd for v in n.outputs}
+    reads = {v for n in bwd for v in n.inputs} | set(vb.outputs[n_out:])
+    carries = set(vb.inputs[:n_in]) - free
+    avail = {v for v in reads if v in produced or v in carries}
+    movable, made = [], {}
+    for n in fwd:
+        if _cheap(n) and all(v in avail or (v not in produced and v not in carries)
+                             for v in n.inputs):
+            movable.append(n)
+            avail.update(n.outputs)
+            made.update((v, n) for v in n.outputs)
+    needed, todo = set(), [made[v] for v in reads if v in made]
+    while todo:
+        n = todo.pop()
+        if id(n) not in needed:
+            needed.add(id(n))
+            todo += [made[v] for v in n.inputs if v in made]
+    return [n for n in movable if id(n) in needed]
 
 
 def scan_vjp(e, node, cts):
@@ -79,7 +115,8 @@ def scan_vjp(e, node, cts):
     vb = vjp_graph(body, range(n_in), range(n_out))      # (c, x, k, ct_c', ct_y) -> (c', y, g)
     c_in, x_in, k_in = vb.inputs[:nc], vb.inputs[nc:nc + nx], vb.inputs[nc + nx:n_in]
     const_nodes, inv_nodes, fwd_nodes, bwd_nodes = _split(vb, n_in, n_out, set(c_in + x_in))
-    produced = {v for n in fwd_nodes for v in n.outputs}
+    produced = ({v for n in fwd_nodes for v in n.outputs}
+                - {v for n in bwd_nodes for v in n.outputs})     # recomputed: not stacked
     invariant = {v for n in inv_nodes for v in n.outputs}
     read = [v for n in bwd_nodes for v in n.inputs] + list(vb.outputs[n_out:])
     residuals = list(dict.fromkeys(v for v in read if v in produced or v in c_in))

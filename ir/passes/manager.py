@@ -1,8 +1,8 @@
 """The pass manager: the default pipeline as a flat list, run with verify / print / timing between
 passes.
 
-    canonicalize → fold_constants → cse → merge_scans → fold_transposes → contract_batch → dce
-    → inline_remat
+    canonicalize → fold_constants → scan_accumulate → join_pads → cse → merge_scans
+    → prune_scan_ys → fold_transposes → contract_batch → dce → inline_remat
     → fuse → plan_memory
 
 Between passes (ir/config.py): the graph is verified (always under pytest, and with
@@ -29,13 +29,16 @@ from .fold_constants import fold_constants
 from .fold_transposes import fold_transposes
 from .fuse import fuse
 from .inline_remat import inline_remat
+from .join_pads import join_pads
 from .merge_scans import merge_scans
 from .plan_memory import plan_memory
+from .prune_scan_ys import prune_scan_ys
+from .scan_accumulate import scan_accumulate
 from .verify_schedule import verify_schedule
 from .widen_lowp import widen_lowp
 
-PIPELINE = (canonicalize, fold_constants, cse, merge_scans, fold_transposes, contract_batch, dce,
-            inline_remat, fuse)
+PIPELINE = (canonicalize, fold_constants, scan_accumulate, join_pads, cse, merge_scans,
+            prune_scan_ys, fold_transposes, contract_batch, dce, inline_remat, fuse)
 PASS_NAMES = tuple(p.__name__ for p in PIPELINE) + ("plan_memory",)
 
 
