@@ -1,6 +1,8 @@
 """Eager `.backward()`: the ops recorded since the leaves become an ir.Graph, ir.autodiff turns it
 into its VJP graph, and that runs through the compiler like any other graph. There is one AD;
-this is only the bridge from recorded tensors to a graph and back to `.grad`."""
+this is only the bridge from recorded tensors to a graph and back to `.grad`. The values the
+eager forward computed are inputs of the gradient graph (saved_values.py): it does not compute
+the forward a second time."""
 from __future__ import annotations
 
 import math
@@ -16,6 +18,7 @@ from ..runtime.device import META
 from ..transforms.compile_graph import compile_graph
 from .array_base import register_methods
 from .autograd_record import producer
+from .saved_values import fed, reuse_saved
 from .tensor import Tensor
 
 _CACHE_SIZE, _HOT = 64, 3
@@ -35,8 +38,9 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
     key, arrays, wrt = _structure(root, records)
     entry = _BY_STRUCTURE.pop(key, None) if key is not None else None
     if entry is None:       # a new structure: build the graph and differentiate it
-        graph, arrays, wrt_values = _graph(root, records)
+        graph, arrays, wrt_values, saved = _graph(root, records)
         vg = vjp_values(graph, [v for _, v in wrt_values], out_idx=[0])
+        vg = reuse_saved(graph, vg, saved)      # the forward's values, not a second forward
         wrt = [t for t, _ in wrt_values]
         entry = (vg, [v.type for _, v in wrt_values])
     if key is not None:     # the same recorded structure again (a training loop): reused
@@ -48,7 +52,7 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
         grads = [Tensor._meta(t) for t in wrt_types]
     else:
         outs = _runner(vg, root.device, key)(arrays + [seed])
-        grads = [Tensor._wrap(np.asarray(g), root.device) for g in outs[1:]]
+        grads = [Tensor._wrap(np.asarray(g), root.device) for g in outs]
     wrt = list(zip(wrt, wrt_types))
     for (t, _), g in zip(wrt, grads):
         t.grad = g if t.grad is None or root.device == META else \
@@ -62,6 +66,12 @@ def cache_info() -> dict:
     """{'structures': recorded structures whose VJP graph is kept, 'runners': gradient graphs
     with a run count (and, once hot, a compiled executable)}."""
     return {"structures": len(_BY_STRUCTURE), "runners": len(_RUNNERS)}
+
+
+def graphs() -> list:
+    """The gradient graphs kept for recorded structures, oldest first (what a backward runs:
+    inputs leaves, constants, the forward's saved values and the seed; outputs the gradients)."""
+    return [vg for vg, _ in _BY_STRUCTURE.values()]
 
 
 def _runner(graph, device, structure=None):
@@ -139,11 +149,15 @@ def _structure(root, records):
     backward calls with equal keys have equal graphs. The key is None when a param cannot be
     hashed (the graph's text is the key then)."""
     index, leaves, consts, arrays, wrt, parts = {}, {}, {}, [], [], []
+    saved, saved_arrays = set(), []
     for n, rec in enumerate(records):
         ins = []
         for x, d, p, is_leaf in zip(rec.inputs, rec.datas, rec.parents, rec.grad_leaves):
             if p is not None:
                 ins.append(index[p])
+                if p not in saved and fed(p[0].op):
+                    saved.add(p)
+                    saved_arrays.append(d)
             elif d is None:           # a meta tensor: no data to key on
                 return None, None, None
             elif is_leaf:
@@ -170,7 +184,7 @@ def _structure(root, records):
         hash(key)
     except TypeError:
         return None, None, None
-    return key, arrays, wrt + [t for t, _ in retained]
+    return key, arrays + saved_arrays, wrt + [t for t, _ in retained]
 
 
 def _graph(root, records):
@@ -178,6 +192,7 @@ def _graph(root, records):
     leaves that require grad, and recorded results that asked to .retain_grad()."""
     b = Builder(Graph(name="backward"))
     values, leaves, arrays, consts = {}, {}, [], {}
+    saved = {}                  # (record, output index) -> its array, in first-use order
 
     def leaf(x):
         if id(x) not in leaves:
@@ -194,12 +209,16 @@ def _graph(root, records):
     for rec in records:
         ins = [values[p] if p is not None else leaf(x) if is_leaf else const(d)
                for x, d, p, is_leaf in zip(rec.inputs, rec.datas, rec.parents, rec.grad_leaves)]
+        for d, p in zip(rec.datas, rec.parents):
+            if p is not None and p not in saved and fed(p[0].op):
+                saved[p] = d
         outs = b.emit(rec.op, ins, rec.params)
         values.update(((rec, i), v) for i, v in enumerate(outs))
     b.graph.outputs = [values[producer(root)] if root._ctx is not None else leaf(root)]
     retained = [(t, values[(rec, i)]) for rec in records for i, r in enumerate(rec.outputs)
                 if (t := r()) is not None and t._retain and producer(t) == (rec, i)]
-    return b.graph, arrays, list(leaves.values()) + retained
+    return (b.graph, arrays + list(saved.values()), list(leaves.values()) + retained,
+            [values[p] for p in saved])
 
 
 @api_boundary

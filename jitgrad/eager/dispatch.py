@@ -20,6 +20,7 @@ from ..trace.source_info import user_source_info, with_location
 from ..trace.trace_stack import top_trace
 from ..trace.tracer import Tracer
 from . import autograd_record
+from .cpu_backend import cpu_evaluate
 from .fast_path import (
     CONTEXT_ERRSTATE, cast_results, lookup, quiet_context, remember, run_reference, signature
 )
@@ -72,7 +73,7 @@ def _eager_cpu(op, inputs, params, key):
     """An eager op on CPU tensors of one device: the result types of its signature come from
     the cache (the type rule runs on the first call only), the NumPy reference runs directly."""
     hit = lookup(op, key)
-    if hit is None or _BACKENDS["cpu"] is not evaluate:    # first call, or jg.profiler timing
+    if hit is None or _BACKENDS["cpu"] is not cpu_evaluate:    # first call, or jg.profiler timing
         return eager_apply(op, inputs, params, key)
     types, fn, differentiable = hit
     arrays = [x._data for x in inputs]
@@ -113,7 +114,7 @@ def apply_fast(op, a, b=None, table=None):
         if type(db) is not _ndarray or b._device is not dev and b._device != dev:
             return None
         hit = table.get((da.shape, da.dtype, db.shape, db.dtype))
-    if hit is None or hit[1] is None or len(hit[0]) != 1 or _BACKENDS["cpu"] is not evaluate \
+    if hit is None or hit[1] is None or len(hit[0]) != 1 or _BACKENDS["cpu"] is not cpu_evaluate \
             or not CONTEXT_ERRSTATE:
         return None
     (t,) = types = hit[0]
@@ -166,5 +167,5 @@ def _cuda(op, arrays, params, out_types):
 
 
 # device type -> fn(op, arrays, params, out_types) -> arrays
-_BACKENDS = {"cpu": evaluate, "cuda": _cuda}
+_BACKENDS = {"cpu": cpu_evaluate, "cuda": _cuda}
 EAGER_BACKENDS = _BACKENDS      # jg.profiler wraps its entries while it records (timed eager ops)

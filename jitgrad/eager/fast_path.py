@@ -23,15 +23,13 @@ import threading
 import numpy as np
 
 from ..ir.reference import evaluate
-from ..ir.registry import KIND, REFERENCE
+from ..ir.registry import KIND
 from ..ir.types import kind_of
 from ..runtime.device import CPU
+from .cpu_backend import NATIVE, eager_reference
 from .tensor import Tensor
 
 _ndarray = np.ndarray
-# dtypes NumPy computes in natively: ops on these call the reference directly
-NATIVE = frozenset(np.dtype(d) for d in ("float32", "float64", "int32", "int64", "bool",
-                                         "complex64", "complex128"))
 # kinds whose references are plain NumPy (never call back into jitgrad: no nested ctx.run)
 PURE_KINDS = frozenset(("elementwise", "reduce", "cumulative", "shape", "index", "matmul",
                         "linalg", "fft"))
@@ -105,7 +103,8 @@ def remember(op, key, inputs, types) -> None:
     """File the result `types` the type rule gave for `op` at signature `key`."""
     _MISSES[0] += 1
     native = all(x._data.dtype in NATIVE for x in inputs) and all(t.dtype in NATIVE for t in types)
-    fn = REFERENCE.get(op) if native and KIND.get(op) in PURE_KINDS else None
+    fn = eager_reference(op, inputs[0]._data.dtype) if native and KIND.get(op) in PURE_KINDS \
+        else None
     # native dtypes only: NumPy's kind is exact there ('f' / 'c': results that get gradients)
     differentiable = fn is not None and all(kind_of(t.dtype) in "fc" for t in types)
     table(op)[key] = (tuple(types), fn, differentiable)
