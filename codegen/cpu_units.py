@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ..ir import config
 from ..ir.ops import Op
 from ..runtime import thread_pool
-from . import canonical, disk_cache, llvm_jit, llvm_kernels, llvm_opaque
+from . import canonical, disk_cache, llvm_jit, llvm_kernels, llvm_lapack, llvm_opaque
 from .cpu_kernels import generate
 from .entry import ModuleBuilder, np_dtype
 
@@ -182,6 +182,7 @@ def _llvm_unit(node, product_hint) -> Unit:
     llvm_jit.add_symbol(llvm_kernels.POOL_ENTRY, thread_pool.entry_address())
     roles, consts, product_type, check = llvm_kernels.signature(node, product_hint)
     blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] if node.params["kind"] == "matmul" else []
+    blas += llvm_lapack.symbols(node)       # LAPACK routines by address, before it loads
     name = "jg_llvm_" + canonical.digest(node, _body_key(node, product_hint), llvm_jit.versions(),
                                          llvm_kernels.generator_version(), blas)
 

@@ -29,7 +29,7 @@ from llvmlite import ir
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
 from ..ir.passes.fusion_rules import analyze_kernel, matmul_operand, row_pass_levels
-from . import llvm_opaque
+from . import llvm_lapack, llvm_opaque, llvm_sort
 from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
 from .evaluator import array_constants
@@ -898,7 +898,11 @@ GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": g
 
 
 def needs_heap(node) -> bool:
-    """Whether the kernel mallocs scratch (accumulator rows of a column reduction over 64 KiB)."""
+    """Whether the kernel mallocs scratch (accumulator rows of a column reduction over 64 KiB,
+    a long sort line, LAPACK's matrices and workspaces)."""
+    if node.params["kind"] == "opaque":
+        n = node.params["body"].nodes[0]
+        return n.op in llvm_lapack.OPAQUE or (n.op in llvm_sort.OPAQUE and llvm_sort.needs_heap(n))
     if node.params["kind"] != "reduce":
         return False
     info = analyze_kernel(node)

@@ -6,8 +6,8 @@ The same semantics as the numba versions (codegen/cpu_kernels.py): an index outs
 (or [0, m) for an assertion such as class labels) is never read or written; the first one is
 recorded in the status pair [1, index] and the kernel returns non-zero, so the caller raises the
 error eager mode raises (ir.errors.check_error). cumsum (codegen/llvm_cumulative.py) and
-sort/argsort (codegen/llvm_sort.py) are entries of the same table; the LAPACK kernels stay
-with numba.
+sort/argsort (codegen/llvm_sort.py) and the LAPACK decompositions (codegen/llvm_lapack.py: several
+outputs, read from fn.outs) are entries of the same table.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir.ops import Op
-from . import llvm_cumulative, llvm_sort
+from . import llvm_cumulative, llvm_lapack, llvm_sort
 from .llvm_exprs import I64, const
 from .space import c_strides
 
@@ -290,7 +290,7 @@ def _scatter_add(fn, n, x, out):
 OPAQUE = {Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev: _rev,
           Op.pad: _pad, Op.concatenate: _concatenate, Op.take: _take,
           Op.scatter_add: _scatter_add, Op.im2col: _im2col, Op.col2im: _col2im,
-          **llvm_cumulative.OPAQUE, **llvm_sort.OPAQUE}
+          **llvm_cumulative.OPAQUE, **llvm_sort.OPAQUE, **llvm_lapack.OPAQUE}
 
 
 def why_not(node):
@@ -321,4 +321,4 @@ def gen_opaque(fn):
     if not any(v.type.size for v in n.outputs):
         return
     x = [fn.arrays[v] for v in n.inputs]
-    OPAQUE[n.op](fn, n, x, fn.outs[n.output][0])
+    OPAQUE[n.op](fn, n, x, fn.outs[n.output][0] if len(n.outputs) == 1 else None)

@@ -17,9 +17,8 @@ from llvmlite import ir
 
 from ..ir.ops import Op
 from .llvm_cumulative import pnq
-from .llvm_exprs import I8, I64
-
-SCRATCH_STACK = 1 << 16     # bytes of scratch on the stack; more are malloc'd
+from .llvm_exprs import I64
+from .llvm_heap import SCRATCH_STACK, free, scratch
 
 
 def _less(b, kind, x, y):
@@ -28,25 +27,6 @@ def _less(b, kind, x, y):
         return b.or_(b.fcmp_ordered("<", x, y),
                      b.and_(b.fcmp_unordered("uno", y, y), b.fcmp_ordered("ord", x, x)))
     return (b.icmp_unsigned if kind == "b" else b.icmp_signed)("<", x, y)
-
-
-def _extern(fn, name, fnty):
-    g = fn.module.globals.get(name)
-    return g if g is not None else ir.Function(fn.module, fnty, name=name)
-
-
-def _scratch(fn, ty, nbytes, n):
-    """(pointer to n elements of ty, heap?)."""
-    if n * nbytes <= SCRATCH_STACK:
-        return fn.alloca(ty, max(n, 1)), False
-    malloc = _extern(fn, "malloc", ir.FunctionType(ir.PointerType(I8), [I64]))
-    raw = fn.b.call(malloc, [ir.Constant(I64, n * nbytes)])
-    return fn.b.bitcast(raw, ir.PointerType(ty)), True
-
-
-def _free(fn, ptr):
-    free = _extern(fn, "free", ir.FunctionType(ir.VoidType(), [ir.PointerType(I8)]))
-    fn.b.call(free, [fn.b.bitcast(ptr, ir.PointerType(I8))])
 
 
 def _merge_pass(fn, kind, m, width, src, dst):
@@ -83,7 +63,7 @@ def _sort(fn, n, x, out):
     kind = np.dtype(n.inputs[0].type.dtype).kind
     kty = x[0].type.pointee
     kbytes = np.dtype(n.inputs[0].type.dtype).itemsize
-    bufs = [(_scratch(fn, kty, kbytes, m), _scratch(fn, I64, 8, m)) for _ in range(2)]
+    bufs = [(scratch(fn, kty, kbytes, m), scratch(fn, I64, 8, m)) for _ in range(2)]
     pair = [(keys[0], pos[0]) for keys, pos in bufs]
     widths = []
     while (1 << len(widths)) < m:
@@ -112,7 +92,13 @@ def _sort(fn, n, x, out):
     for buf in bufs:
         for ptr, heap in buf:
             if heap:
-                _free(fn, ptr)
+                free(fn, ptr)
+
+
+def needs_heap(n) -> bool:
+    """Whether sort/argsort node n mallocs its scratch (a line over SCRATCH_STACK bytes)."""
+    m = n.inputs[0].type.shape[n.params["axis"]] if n.inputs[0].type.shape else 1
+    return m * 8 > SCRATCH_STACK
 
 
 OPAQUE = {Op.sort: _sort, Op.argsort: _sort}

@@ -204,12 +204,20 @@ def test_llvm_units_library_checks_indices(tmp_path, monkeypatch, capsys):
 
 
 def test_kernels_without_llvm_units_export_through_numba(tmp_path, monkeypatch, capsys):
+    """A kernel whose LLVM unit mallocs (a column sum's 80 KiB of accumulator rows) exports
+    through the numba entry; cumsum, an LLVM unit since issue 26, through the units."""
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     x = np.linspace(-3, 3, 40, dtype=np.float32).reshape(4, 10)
     lib = native_entry.export(jg.jit(lambda x: jnp.cumsum(x * 2.0, axis=1)).lower(x).graph,
                               tmp_path / "lib", "wave")
-    err = capsys.readouterr().err
-    assert "through the numba entry (its opaque kernel needs numba (op cumsum))" in err
+    assert "LLVM kernel units" in capsys.readouterr().err
     (got,) = run_from_c(lib, tmp_path, [x])
     np.testing.assert_allclose(got, np.cumsum(x * 2, axis=1), rtol=1e-5, atol=1e-5)
+    assert_standalone(lib.so_path, blas=False)
+    x = np.linspace(-3, 3, 40000, dtype=np.float32).reshape(4, 10000)
+    lib = native_entry.export(jg.jit(lambda x: jnp.sum(x * 2.0, axis=0)).lower(x).graph,
+                              tmp_path / "lib2", "colsum")
+    assert "through the numba entry (its reduce kernel needs heap scratch)" in capsys.readouterr().err
+    (got,) = run_from_c(lib, tmp_path, [x])
+    np.testing.assert_allclose(got, np.sum(x * 2, axis=0), rtol=1e-5, atol=1e-5)
     assert_standalone(lib.so_path, blas=False)

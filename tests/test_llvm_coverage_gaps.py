@@ -209,3 +209,69 @@ def test_cumsum_adds_in_numpys_order(shape, axis, dt, llvm_only):
     got = jg.jit(lambda a: jnp.cumsum(a, axis=axis, dtype=x.dtype))(x)
     with np.errstate(all="ignore"):
         same_bits(got, np.cumsum(x, axis=axis, dtype=x.dtype))
+
+
+# ----------------------------------------------------------------------------- LAPACK
+
+def signs_fixed(v, axis=-2):
+    """Eigen/singular vectors with the sign that makes each one's largest entry positive."""
+    big = np.take_along_axis(v, np.abs(v).argmax(axis=axis, keepdims=True), axis=axis)
+    return v * np.sign(big)
+
+
+def spd(x):
+    return x @ np.swapaxes(x, -1, -2) + x.shape[-1] * np.eye(x.shape[-1], dtype=x.dtype)
+
+
+LAPACK = {
+    "cholesky": (lambda a: jnp.linalg.cholesky(a), np.linalg.cholesky, spd),
+    "eigh_values": (lambda a: jnp.linalg.eigh(a)[0], lambda a: np.linalg.eigh(a)[0], spd),
+    "eigh_vectors": (lambda a: jnp.linalg.eigh(a)[1], lambda a: np.linalg.eigh(a)[1], spd),
+    "slogdet": (lambda a: jnp.stack(jnp.linalg.slogdet(a)), lambda a: np.stack(np.linalg.slogdet(a)),
+                None),
+    "solve": (lambda a: jnp.linalg.solve(a, a[..., :2] + 1), lambda a: np.linalg.solve(a, a[..., :2] + 1),
+              None),
+    "svd_values": (lambda a: jnp.linalg.svd(a)[1], lambda a: np.linalg.svd(a)[1], None),
+    "svd_u": (lambda a: jnp.linalg.svd(a[..., :3])[0], lambda a: np.linalg.svd(a[..., :3])[0], None),
+    "svd_vh_reduced": (lambda a: jnp.linalg.svd(a[..., :3, :], full_matrices=False)[2],
+                       lambda a: np.linalg.svd(a[..., :3, :], full_matrices=False)[2], None),
+    "qr": (lambda a: jnp.linalg.qr(a[..., :3]), lambda a: np.linalg.qr(a[..., :3]), None),
+    "qr_complete": (lambda a: jnp.linalg.qr(a[..., :3], mode="complete"),
+                    lambda a: np.linalg.qr(a[..., :3], mode="complete"), None),
+    "qr_wide": (lambda a: jnp.linalg.qr(a[..., :3, :]), lambda a: np.linalg.qr(a[..., :3, :]), None),
+}
+# the bound, in units of eps * max |NumPy's result|. Measured: float64 bit for bit (0), float32
+# 0.5-7 (eigenvectors 52: their error scales with 1 / the eigengap): the numba units' numbers
+# exactly, both being scipy's LAPACK, which differs from NumPy's OpenBLAS build in single precision
+LAPACK_ULPS = {np.float32: 16, np.float64: 4}
+VECTOR_ULPS = 128           # float32 eigenvectors
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("name", LAPACK)
+def test_lapack_kernels_match_numpy(name, dt, llvm_only):
+    fn, ref, prep = LAPACK[name]
+    a = np.random.default_rng(0).standard_normal((3, 5, 5)).astype(dt)
+    a = prep(a) if prep else a
+    got, want = jg.jit(fn)(a), ref(a)
+    got = [np.asarray(g) for g in (got if isinstance(got, tuple) else (got,))]
+    want = list(want) if isinstance(want, tuple) else [want]
+    for g, w in zip(got, want):
+        if name.startswith(("eigh_vectors", "svd_u", "svd_vh")):
+            g, w = signs_fixed(g, -2 if "vh" not in name else -1), \
+                signs_fixed(w, -2 if "vh" not in name else -1)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        ulps = VECTOR_ULPS if name == "eigh_vectors" and dt == np.float32 else LAPACK_ULPS[dt]
+        bound = ulps * np.finfo(dt).eps * np.abs(w).max()
+        assert np.abs(g - w).max() <= bound, (name, np.abs(g - w).max() / np.finfo(dt).eps)
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+def test_lapack_failures_give_nan_and_singular_slogdet(dt, llvm_only):
+    a = spd(np.random.default_rng(0).standard_normal((2, 4, 4)).astype(dt))
+    a[1] = -a[1]                            # not positive definite: NaN, the first one factors
+    got = np.asarray(jg.jit(jnp.linalg.cholesky)(a))
+    assert np.isnan(got[1]).all() and np.allclose(got[0], np.linalg.cholesky(a[0]), rtol=1e-5)
+    s = np.zeros((3, 3), dt)
+    sign, logdet = jg.jit(jnp.linalg.slogdet)(s)
+    assert float(sign) == 0 and float(logdet) == -np.inf

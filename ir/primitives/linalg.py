@@ -13,7 +13,6 @@ from ..registry import Primitive
 from . import type_rules as T
 from .elementwise import COMPLEX_HOST
 
-NO_LLVM_LAPACK = "LAPACK calls are numba units (codegen/cpu_linalg.py)"
 NO_CUDA_LAPACK = "no CUDA LAPACK kernels: decompositions of CUDA arrays run on the CPU"
 
 
@@ -22,7 +21,7 @@ def _decomposition(op, np_fn, arity, doc):
     return Primitive(op, "linalg", T.linalg_rule, reference.lapack(np_fn), arity, "linalg",
                      vjp=L.real_only(getattr(L, f"{name}_vjp")),
                      jvp=L.real_only(getattr(L, f"{name}_jvp")), batch=B.linalg,
-                     gaps={"llvm": NO_LLVM_LAPACK}, doc=doc)
+                     doc=doc)
 
 
 RECORDS = [
