@@ -98,10 +98,13 @@ class Layout:
         self.arena_bytes = max([o + v.type.nbytes for v, o in offsets.items()]
                                + [getattr(plan, "peak_bytes", 0) or 0, 64])
         self.offsets = offsets
+        views = getattr(plan, "views", {}) or {}
         for v in produced:
             if v in self.buffer:
                 continue
-            if v in donated:
+            if v in views:            # a reshape of a graph input: its storage (plan_memory)
+                self.buffer[v] = Buffer(INPUT, views[v])
+            elif v in donated:
                 self.buffer[v] = Buffer(INPUT, donated[v])
             elif v in graph_outputs:
                 self.buffer[v] = Buffer(OUTPUT, len(self.outputs))
@@ -112,6 +115,13 @@ class Layout:
         self.status = np.zeros(2, np.int64)
         self.status_buffer = self.bases.add_fixed(self.status)
         self._consts = {}
+
+    def is_view(self, i, node) -> bool:
+        """Kernel i only makes a view its output already is (plan_memory's views): skipped.
+        Not when its input is a host step's output (the plan placed that in the arena, the
+        host step writes it elsewhere): then the copy runs."""
+        return i in (getattr(self.plan, "free", None) or ()) and \
+            self.buffer[node.inputs[0]].kind in (ARENA, INPUT)
 
     def const(self, lit) -> Buffer:
         b = self._consts.get(lit.digest)
@@ -219,6 +229,8 @@ def compile_cpu(graph, optimized, schedule, plan):
                 config.log(1, f"cpu backend: {what}{why} runs on the host (NumPy reference)")
             steps.append(("host", HostStep(n, [(layout.buffer[v], v.type) for v in n.inputs],
                                            [layout.buffer[v].index for v in n.outputs])))
+            continue
+        if layout.is_view(i, n):
             continue
         unit = kernel_unit(n, matmul_product_hint(plan, i, n))
         units.append(unit)

@@ -75,6 +75,9 @@ def build(optimized, nodes, plan, name, workspace_align):
             top = loop.end
             units.append(loop)
             continue
+        if layout.is_view(i, n):
+            units.append(None)
+            continue
         text, roles, consts, _, _ = llvm_kernels.build(n, matmul_product_hint(plan, i, n), blas=_blas32)
         fn = texts.setdefault(text, f"jg_unit{len(texts)}")
         units.append((fn, roles, consts))
@@ -155,6 +158,8 @@ def _entry(main, name, graph, layout, nodes, units, results, plan, align, loops=
 
     decls = {}
     for i, (u, node) in enumerate(zip(units, nodes)):
+        if u is None:           # a view: no copy
+            continue
         if isinstance(u, _Loop):
             u.emit(b, [pointer(layout.buffer[v]) for v in node.inputs],
                    [pointer(layout.buffer[v]) for v in node.outputs], ws)

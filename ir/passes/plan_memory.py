@@ -13,6 +13,13 @@ matmul kernel (the epilogue writes each output element after reading that elemen
 Donated inputs (jit's donate_argnums) are reused the same way, graph outputs included: the
 caller gave that storage up.
 
+Views: a kernel that only reshapes (an opaque reshape: the same bytes in row-major order) copies
+nothing when its input is an arena buffer or a graph input and its output is not a graph output:
+the output is a view of the input's storage (plan.free holds the kernel's index, which backends
+may skip; plan.views maps a view of graph input i to i; a view of an arena buffer gets that
+buffer's offset). A view and the buffer it views form one group whose members all live until the
+last read of any of them, and none is written over in place while another is read.
+
 Graph outputs are never in the arena (the runtime reuses the arena across calls while the caller
 keeps the outputs): they are allocated separately each call, unless written into a donated input.
 
@@ -59,6 +66,7 @@ class PlannedBuffer:
     place: str                 # "arena" | "output" | "donated"
     offset: int | None = None  # arena offset (place == "arena")
     inplace_of: str | None = None   # name of the dying input whose storage it takes
+    view_of: str | None = None      # name of the buffer (or graph input) it is a view of
 
 
 @dataclass
@@ -71,6 +79,8 @@ class MemoryPlan:
     donated: dict = field(default_factory=dict)
     scratch: dict = field(default_factory=dict)
     product: dict = field(default_factory=dict)
+    views: dict = field(default_factory=dict)      # view of a graph input -> the input's index
+    free: set = field(default_factory=set)         # kernels that only make a view: skippable
     alignment: int = ALIGNMENT
 
     @property
@@ -79,7 +89,8 @@ class MemoryPlan:
 
     def check(self):
         """Raise AssertionError if two arena buffers live at the same time overlap."""
-        placed = sorted((b for b in self.buffers if b.place == "arena" and b.nbytes),
+        placed = sorted((b for b in self.buffers if b.place == "arena" and b.nbytes
+                         and b.view_of is None),
                         key=lambda b: b.offset)
         for i, a in enumerate(placed):
             for b in placed[i + 1:]:
@@ -100,7 +111,9 @@ class MemoryPlan:
         for b in self.buffers:
             off = "-" if b.offset is None else str(b.offset)
             note = {"arena": "", "output": "graph output (separate)",
-                    "donated": "in a donated input"}[b.place]
+                    "donated": "in a donated input", "view": ""}[b.place]
+            if b.view_of:
+                note = f"view of {b.view_of}"
             if b.inplace_of:
                 note = (note + "; " if note else "") + f"in place of {b.inplace_of}"
             lines.append(f"  {b.name:<12}{b.nbytes:>12}{off:>12}  "
@@ -153,6 +166,32 @@ def inplace_candidates(kernel):
         return ([v for v in kernel.inputs if v not in operands],
                 [o for o in kernel.outputs if o not in raw])
     return [], []
+
+
+def is_view(kernel) -> bool:
+    """A kernel that only reshapes: its output is its input's bytes."""
+    body = kernel.params["body"]
+    return (kernel.params.get("kind") == "opaque" and len(body.nodes) == 1
+            and body.nodes[0].op == Op.reshape and body.nodes[0].inputs[0] in body.inputs)
+
+
+def _view_groups(schedule, kernels, last, out_index, viewable):
+    """{view value: the value whose storage it is}, for reshape kernels whose input is
+    `viewable` (an arena buffer or a graph input) and whose output is not a graph output; `last`
+    updated so every member of a group lives until the group's last read."""
+    root = {}
+    for k in kernels:
+        if is_view(k) and k.outputs[0] not in out_index:
+            x = k.inputs[0]
+            r = root.get(x, x)
+            if viewable(r):
+                root[k.outputs[0]] = r
+    end = {}
+    for v, r in root.items():
+        end[r] = max(end.get(r, last.get(r, -1)), last.get(v, -1))
+    for v, r in root.items():
+        last[v] = last[r] = end[r]
+    return root
 
 
 def _best_fit(slots):
@@ -221,12 +260,40 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
     for i, v in enumerate(schedule.outputs):
         out_index.setdefault(v, i)
     donor = {schedule.inputs[i]: i for i in donated} if reuse else {}
+    inputs = {v: i for i, v in enumerate(schedule.inputs)}
+    outputs_of = {v for k in kernels for v in k.outputs}
+    root = _view_groups(schedule, kernels, last, out_index,
+                        lambda r: r in inputs or (r in outputs_of and r not in out_index)) \
+        if reuse else {}
+    group = {}
+    for v, r in root.items():
+        group.setdefault(r, {r}).add(v)
     slot_of, slots, buffers = {}, [], []
     plan = MemoryPlan(0, 0, buffers)
     for i, k in enumerate(kernels):
+        if k.outputs and k.outputs[0] in root:
+            v, r = k.outputs[0], root[k.outputs[0]]
+            b = PlannedBuffer(v, names[v], v.type.nbytes, i, last.get(v, i), "arena",
+                              view_of=names[r])
+            if r in slot_of:
+                slot_of[v] = slot_of[r]
+                slot_of[v][2] = max(slot_of[v][2], b.end)
+                plan.free.add(i)
+            elif r in inputs and r not in donor:
+                b.place, plan.views[v] = "view", inputs[r]
+                plan.free.add(i)
+            else:       # a donated input, or a root placed elsewhere: the copy stays
+                b.view_of = None
+                slot_of[v] = [_aligned(b.nbytes), i, b.end, 0]
+                slots.append(slot_of[v])
+            buffers.append(b)
+            continue
         takers_in, takers_out = inplace_candidates(k) if reuse else ([], [])
+        # a view group's storage is taken in place only by a kernel that reads one member
+        reads = [root.get(v, v) for v in k.inputs]
         free = [v for v in takers_in if last.get(v) == i and v not in out_index
-                and (v in slot_of or v in donor)]
+                and (v in slot_of or v in donor)
+                and (root.get(v, v) not in group or reads.count(root.get(v, v)) == 1)]
         for v in k.outputs:
             b = PlannedBuffer(v, names[v], v.type.nbytes, i, last.get(v, i), "arena")
             src = next((x for x in free if x.type == v.type and (x in donor or v not in out_index)),
@@ -257,7 +324,8 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
                 slot_of[("scratch", i)] = [_aligned(product.nbytes), i, i, 0]
                 slots.append(slot_of[("scratch", i)])
                 buffers.append(PlannedBuffer(None, f"scratch k{i}", product.nbytes, i, i, "arena"))
-    plan.naive_bytes = sum(_aligned(b.nbytes) for b in buffers if b.place == "arena")
+    plan.naive_bytes = sum(_aligned(b.nbytes) for b in buffers
+                           if b.place == "arena" and b.view_of is None)
     if reuse:
         (_best_fit if len(slots) <= BEST_FIT_LIMIT else _in_time_order)(slots)
     else:
