@@ -822,7 +822,7 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         return
     # a range body: unit u is block u % RB of batch element u // RB (gemm_blocks). The split
     # depends on the shapes alone: the same bits on any pool.
-    count, rb = gemm_blocks(M, N, K, bsize)
+    count, rb = gemm_blocks(M, N, K, bsize, small=not tb)
     ext = M if count == "n" else N
     fn.range_n = bsize * rb
     begin, end = fn.range
@@ -837,17 +837,19 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
             one(q, None, r0)
 
 
-def gemm_blocks(M, N, K, bsize):
+def gemm_blocks(M, N, K, bsize, small=True):
     """How a product (of each of bsize batch elements) is split over the pool: ("n", blocks of
     rows) or ("m", blocks of columns; BLAS's m and n, column-major). Blocks small enough for
     OpenBLAS's small-matrix kernel (m*n*k <= GEMM_SMALL: no operand packed) when at most
     GEMM_BLOCKS of them cover the batch, along the side that needs fewer; else at most
     GEMM_ROW_BLOCKS row blocks of GEMM_BLOCK_ROWS rows or more: a block re-packs the other
-    operand, so few of them."""
+    operand, so few of them. small=False (the right operand stored transposed, `x @ W.T`: the
+    small kernel runs it 2-4x slower than untransposed, packed blocks run both alike): only
+    the packed row blocks."""
     cap = -(-GEMM_BLOCKS // bsize)
     want = -(-GEMM_ROW_BLOCKS // bsize)     # units to share among the threads
     best = None
-    for count, ext, other in (("n", M, N), ("m", N, M)):
+    for count, ext, other in (("n", M, N), ("m", N, M)) if small else ():
         most = GEMM_SMALL // max(other * K, 1)  # rows (columns) per block in the small kernel
         if most >= min(ext, GEMM_BLOCK_MIN):
             blocks = max(-(-ext // most), min(ext // GEMM_BLOCK_MIN, want), 1)
