@@ -29,7 +29,7 @@ from llvmlite import ir
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
 from ..ir.passes.fusion_rules import analyze_kernel, matmul_operand, row_pass_levels
-from . import llvm_lapack, llvm_opaque, llvm_sort
+from . import llvm_int_gemm, llvm_lapack, llvm_opaque, llvm_sort
 from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
 from .evaluator import array_constants
@@ -93,8 +93,8 @@ def why_not(node, product_hint=None):
             return f"op {n.op.name} on {', '.join(str(x.type.dtype) for x in n.inputs)}"
     if kind == "matmul":
         m = next(n for n in body.nodes if n.op == Op.matmul)
-        if np.dtype(m.output.type.dtype).kind != "f":
-            return "an integer matmul"
+        if np.dtype(m.output.type.dtype).kind not in "fi":
+            return f"a {m.output.type.dtype} matmul"
         producers = body.producers()
         if any(_operand(producers, x, body) is None for x in m.inputs):
             return "a matmul operand computed in the kernel"
@@ -767,7 +767,8 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         with fn.loop(math.prod(pshape)) as i:
             b.store(const(dt, 0), b.gep(prod, [i]))
         return
-    name, bits = symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
+    name, bits = llvm_int_gemm.symbol(fn, dt) if np.dtype(dt).kind == "i" else \
+        symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
     INT = ir.IntType(bits)
     pty = ir.PointerType(ty)
     ipt, cpt = ir.PointerType(INT), ir.PointerType(I8)

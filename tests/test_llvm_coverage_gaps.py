@@ -275,3 +275,25 @@ def test_lapack_failures_give_nan_and_singular_slogdet(dt, llvm_only):
     s = np.zeros((3, 3), dt)
     sign, logdet = jg.jit(jnp.linalg.slogdet)(s)
     assert float(sign) == 0 and float(logdet) == -np.inf
+
+
+# ----------------------------------------------------------------------------- integer matmul
+
+MATMULS = [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 6)), ((5,), (5,)),
+           ((4, 5), (5,)), ((300, 200), (200, 100)), ((3, 0), (0, 4))]   # 6M products: threads
+
+
+@pytest.mark.parametrize("dt", INTS)
+@pytest.mark.parametrize("sa, sb", MATMULS)
+def test_integer_matmul_wraps_as_numpy(sa, sb, dt, llvm_only):
+    rng = np.random.default_rng(0)
+    i = np.iinfo(dt)
+    a = rng.integers(i.min, i.max, sa, dtype=dt, endpoint=True)
+    b = rng.integers(-9, 9, sb).astype(dt)
+    with np.errstate(all="ignore"):
+        want = a @ b
+        same_bits(jg.jit(lambda x, y: x @ y)(a, b), want)
+        same_bits(jg.jit(lambda x, y: (x @ y) * 3 - 1)(a, b), want * 3 - 1)     # an epilogue
+        if len(sa) == len(sb) == 2:         # transposed operands
+            same_bits(jg.jit(lambda x, y: jnp.swapaxes(y, 0, 1) @ jnp.swapaxes(x, 0, 1))(a, b),
+                      want.T)
