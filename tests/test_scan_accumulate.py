@@ -155,3 +155,23 @@ def test_lstm_cell_gradients(monkeypatch):
     want = [np.asarray(v) for v in jg.jit(grad)(*params, xg)]
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_compiled_operand_is_a_carry(reverse):
+    """The stacked operand is a carry entering the step (a new stacked output equal to a body
+    input) and another is an xs: compiled, against the interpreter of the unrewritten graph."""
+    def f(w, h0, xs):
+        def body(carry, x):
+            h, acc = carry
+            acc = acc + h.T @ x
+            return (jnp.tanh(h @ w + x), acc), jnp.sum(h)
+        return jg.scan(body, (h0, jnp.zeros((5, 5), dtype=jnp.float64)), xs, reverse=reverse)
+
+    args = [_rand(5, 5) * 0.3, _rand(3, 5), _rand(7, 3, 5)]
+    g = jg.make_graph(f)(*args)
+    new = _check_same(g, args)
+    assert _scans(new)[0].params["n_carry"] == 1
+    (h, acc), ys = jg.jit(f)(*args)
+    for a, b in zip((h, acc, ys), interpret(g, args)):
+        np.testing.assert_allclose(np.asarray(a), b, rtol=1e-10, atol=1e-10)
