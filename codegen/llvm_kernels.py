@@ -921,12 +921,14 @@ def parallel_form(node):
     reduction keeping its last axis, in blocks of columns), or None (serial: too little work,
     or a kind that stays on one thread)."""
     kind = node.params["kind"]
-    if kind not in ("elementwise", "reduce", "rowwise"):
+    if kind not in ("elementwise", "reduce", "rowwise", "opaque"):
         return None
     info = analyze_kernel(node)
     D = info.domain
     if math.prod(D) * element_cost(node.params["body"].nodes) < PARALLEL_MIN:
         return None
+    if kind == "opaque":            # im2col / col2im: image by image
+        return "range" if llvm_opaque.images(node) >= 2 else None
     if kind == "elementwise":
         return "range"
     if kind == "rowwise":
