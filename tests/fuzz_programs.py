@@ -1,6 +1,6 @@
-"""Random array programs (straight-line, with scan / fori_loop / cond statements, and arrays
-built from traced values: jnp.array of lists, linspace/geomspace endpoints) for differential
-testing of the compiled path.
+"""Random array programs (straight-line, with scan / fori_loop / cond statements, arrays built
+from traced values: jnp.array of lists, linspace/geomspace endpoints, and convolutions, pooling
+and split reshapes) for differential testing of the compiled path.
 
 `program(seed)` draws a Program: input shapes (ranks 0-4, dims 1-3, so size-1 broadcast dims are
 common), a dtype, and statements over jitgrad.numpy / nn.functional, each a line of Python.
@@ -225,8 +225,35 @@ def _from_values(rng, a, sa, pick, new_input):
     return f"jnp.geomspace(jnp.exp({a}), jnp.exp({a}) * 3.0, 3, axis=0)", (3,) + sa
 
 
+def _window(rng, a, sa, pick, new_input):
+    """conv2d (a new weight input; padding, stride, dilation; im2col/col2im when one group) or
+    pooling over a rank-4 value taken as (N, C, H, W); a split reshape (a view in the memory
+    plan) otherwise."""
+    if len(sa) != 4:
+        if len(sa) >= 1 and sa[-1] % 2 == 0 and len(sa) < 4:
+            return f"jnp.reshape({a}, {sa[:-1] + (2, sa[-1] // 2)})", sa[:-1] + (2, sa[-1] // 2)
+        return None
+    n, c, h, w = sa
+    r = rng.random()
+    pad, stride, dil = int(rng.integers(0, 2)), int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    if r < 0.6:
+        o, kh, kw = int(rng.integers(1, 3)), int(rng.integers(1, 3)), int(rng.integers(1, 3))
+        oh = (h + 2 * pad - dil * (kh - 1) - 1) // stride + 1
+        ow = (w + 2 * pad - dil * (kw - 1) - 1) // stride + 1
+        if oh < 1 or ow < 1:
+            return None
+        wt = new_input((o, c, kh, kw))
+        return (f"F.conv2d({a}, {wt}, padding={pad}, stride={stride}, dilation={dil})",
+                (n, o, oh, ow))
+    k = int(rng.integers(1, 3))
+    if k > h or k > w:
+        return None
+    fn = "F.max_pool2d" if r < 0.8 else "F.avg_pool2d"
+    return f"{fn}({a}, {k})", (n, c, h // k, w // k)
+
+
 BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1), (_shape_op, 2),
-            (_control, 1), (_from_values, 1)]
+            (_control, 1), (_from_values, 1), (_window, 1)]
 
 
 def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32")) -> Program:

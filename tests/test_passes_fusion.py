@@ -198,3 +198,25 @@ def test_mlp_step_donated_params_are_updated_in_place(mlp):
     assert sorted(plan.donated.values()) == list(range(6))     # all six new params
     assert not plan.outputs.keys() & plan.donated.keys()
     assert_no_overlap(plan, lowered.optimized)
+
+
+def test_a_cheap_broadcast_read_as_a_row_and_as_a_column_stays_two_body_values():
+    """Found by the fuzzer: copies of a cheap broadcast met again in one kernel were merged into
+    one body value though one copy was read along axis 0 (through a reshape to a column) and the
+    other along axis 1; the body then formed no kernel ("the body does not form a elementwise
+    kernel"). Now the merge is undone when it breaks the kernel."""
+    def f(x0):
+        v7 = jnp.maximum(jnp.prod(jnp.max(x0, axis=(0,)), keepdims=True), 0.0)
+        v8 = jnp.broadcast_to(v7, (2,))
+        return jnp.reshape(v8 - v7 * 0.5, (2, 1)) / (v8 * v8 + 1.0)
+
+    def g(x2):
+        v3 = jnp.broadcast_to(jnp.stack([x2, x2 * 0.5], axis=1), (2, 2, 2))
+        return jnp.where(v3 > 0, v3, jnp.reshape(jnp.maximum(v3, v3 * 2.0), (2, 2, 2, 1)))
+    x = np.array([0.7], np.float32)
+    np.testing.assert_allclose(np.asarray(jg.jit(f)(x)), np.asarray(f(jnp.asarray(x))), rtol=1e-6)
+    x2 = np.array([0.3, -0.4])
+    np.testing.assert_array_equal(np.asarray(jg.jit(g)(x2)), np.asarray(g(jnp.asarray(x2))))
+    t = np.ones(2)
+    _, tan = jg.jit(lambda x, t: jg.jvp(g, (x,), (t,)))(x2, t)
+    np.testing.assert_array_equal(np.asarray(tan), np.asarray(jg.jvp(g, (x2,), (t,))[1]))

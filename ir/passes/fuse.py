@@ -214,26 +214,16 @@ def _schedule(groups, producer, subst, facts):
 
 def _kernel(g, index, facts, subst, origin):
     """The kernel node running group g; its outputs are the original Values. Copies of one cheap
-    node that met again in this kernel are emitted once."""
+    node that met again in this kernel are emitted once, unless the copies are read along
+    different axes (a broadcast read as a row and, through a reshape, as a column): then the
+    merged body forms no kernel, and each copy stays its own body value."""
     nodes = sorted(g.nodes, key=facts.position.__getitem__)
     outputs = facts.outputs(nodes)
-    produced = {v for n in nodes for v in n.outputs}
-    b = Builder(Graph(name=f"k{index}"))
-    env, outer, copies = {}, {}, {}
-    for n in nodes:
-        for v in n.inputs:
-            if v not in produced and v not in env:
-                u = subst.get(v, v)
-                if u not in outer:
-                    outer[u] = b.add_input(v.type)
-                env[v] = outer[u]
-        ins = [env[v] for v in n.inputs]
-        key = node_key(n.op, ins, n.params) if n in origin else None
-        outs = copies.get(key) if key is not None else None
-        if outs is None:
-            outs = b.emit(n.op, ins, n.params, n.source_info)
-            copies[key] = outs
-        env.update(zip(n.outputs, outs))
+    graph, outer, env, merged = _body(nodes, index, subst, origin, merge=True)
+    if merged:
+        info = analyze(graph.nodes, [env[v] for v in outputs])
+        if info is None or info.kind != g.info.kind:
+            graph, outer, env, _ = _body(nodes, index, subst, origin, merge=False)
     # two copies of a cheap node merged above are one body value: write it once, and let the
     # later kernels and the graph outputs read the kept copy (subst)
     kept = {}
@@ -242,10 +232,35 @@ def _kernel(g, index, facts, subst, origin):
             subst[v] = kept[env[v]]
         else:
             kept[env[v]] = v
-    b.graph.outputs = list(kept)
-    k = make_kernel(g.info.kind, b.graph, list(outer))
+    graph.outputs = list(kept)
+    k = make_kernel(g.info.kind, graph, list(outer))
     k.outputs = tuple(kept.values())
     return k
+
+
+def _body(nodes, index, subst, origin, merge):
+    """(body graph without outputs, outer values by body input, env: Value -> body value,
+    whether copies of a cheap node were merged)."""
+    produced = {v for n in nodes for v in n.outputs}
+    b = Builder(Graph(name=f"k{index}"))
+    env, outer, copies, merged = {}, {}, {}, False
+    for n in nodes:
+        for v in n.inputs:
+            if v not in produced and v not in env:
+                u = subst.get(v, v)
+                if u not in outer:
+                    outer[u] = b.add_input(v.type)
+                env[v] = outer[u]
+        ins = [env[v] for v in n.inputs]
+        key = node_key(n.op, ins, n.params) if merge and n in origin else None
+        outs = copies.get(key) if key is not None else None
+        if outs is None:
+            outs = b.emit(n.op, ins, n.params, n.source_info)
+            copies[key] = outs
+        else:
+            merged = True
+        env.update(zip(n.outputs, outs))
+    return b.graph, outer, env, merged
 
 
 def fuse(graph: Graph) -> Graph:
