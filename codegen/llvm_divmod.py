@@ -1,6 +1,6 @@
 """floor_divide and remainder as LLVM IR, with NumPy's semantics (its npy_divmod):
 
-- integers: x // 0 == x % 0 == 0; x // -1 == -x (min // -1 wraps to min) and x % -1 == 0; the
+- integers: x // 0 == x % 0 == 0 (unsigned ones: udiv/urem otherwise); x // -1 == -x (min // -1 wraps to min) and x % -1 == 0; the
   quotient rounds toward minus infinity and the remainder takes the divisor's sign. The hardware
   division only ever sees a divisor other than 0 and -1, where LLVM's sdiv/srem are defined;
   everything is a select, so the loop still vectorizes.
@@ -37,6 +37,14 @@ def _int_parts(b, x, y):
     q = b.select(adjust, b.sub(q, ir.Constant(x.type, 1)), q)
     r = b.select(adjust, b.add(r, d), r)
     return q, r, is0, is_m1
+
+
+def _unsigned(b, x, y, op):
+    """x // y or x % y of unsigned ints (0 for y == 0)."""
+    zero = ir.Constant(x.type, 0)
+    is0 = b.icmp_unsigned("==", y, zero)
+    d = b.select(is0, ir.Constant(x.type, 1), y)
+    return b.select(is0, zero, getattr(b, op)(x, d))
 
 
 def _int_floor_div(b, x, y):
@@ -76,11 +84,13 @@ def _kind(dt):
 
 
 def floor_div(b, a, dts, dt):
-    return _float_parts(b, *a)[0] if _kind(dt) == "f" else _int_floor_div(b, *a)
+    return {"f": lambda: _float_parts(b, *a)[0], "u": lambda: _unsigned(b, *a, "udiv"),
+            "i": lambda: _int_floor_div(b, *a)}[_kind(dt)]()
 
 
 def mod(b, a, dts, dt):
-    return _float_parts(b, *a)[1] if _kind(dt) == "f" else _int_mod(b, *a)
+    return {"f": lambda: _float_parts(b, *a)[1], "u": lambda: _unsigned(b, *a, "urem"),
+            "i": lambda: _int_mod(b, *a)}[_kind(dt)]()
 
 
 RULES = {Op.floor_div: floor_div, Op.mod: mod}

@@ -51,12 +51,16 @@ def _arith(fop, iop):
     return emit
 
 
+def icmp(b, dt):
+    """The integer comparison of dtype dt: unsigned for bools and unsigned ints."""
+    return b.icmp_unsigned if _kind(dt) in "ub" else b.icmp_signed
+
+
 def _cmp(sym):
     def emit(b, a, dts, dt):
-        k = _kind(dts[0])
-        if k == "f":
+        if _kind(dts[0]) == "f":
             return (b.fcmp_unordered if sym == "!=" else b.fcmp_ordered)(sym, a[0], a[1])
-        return (b.icmp_unsigned if k == "b" else b.icmp_signed)(sym, a[0], a[1])
+        return icmp(b, dts[0])(sym, a[0], a[1])
     return emit
 
 
@@ -67,7 +71,7 @@ def _extremum(sym):
         if _kind(dt) == "f":
             take = b.or_(b.fcmp_ordered(sym, x, y), b.fcmp_unordered("uno", x, x))
         else:
-            take = (b.icmp_unsigned if _kind(dt) == "b" else b.icmp_signed)(sym, x, y)
+            take = icmp(b, dt)(sym, x, y)
         return b.select(take, x, y)
     return emit
 
@@ -80,6 +84,8 @@ def _abs(b, a, dts, dt):
     x = a[0]
     if _kind(dt) == "f":
         return intrinsic(b, "llvm.fabs", x.type, x)
+    if _kind(dt) == "u":
+        return x
     return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), b.neg(x), x)
 
 
@@ -97,7 +103,10 @@ def _sign(b, a, dts, dt):
     if _kind(dt) == "f":
         pos = b.select(b.fcmp_ordered(">", x, zero), fconst(x.type, 1), x)    # 0, -0, nan stay
         return b.select(b.fcmp_ordered("<", x, zero), fconst(x.type, -1), pos)
-    pos = b.select(b.icmp_signed(">", x, zero), one, zero)
+    pos = icmp(b, dt)(">", x, zero)
+    pos = b.select(pos, one, zero)
+    if _kind(dt) == "u":
+        return pos
     return b.select(b.icmp_signed("<", x, zero), ir.Constant(x.type, -1), pos)
 
 
@@ -181,8 +190,8 @@ _MATH = {op: _math_name(r) for op, r in RECORDS.items()
          if (_math_name(r), "float32") in FUNCTIONS and op not in RULES}
 # ops on integers (bools too, for the bitwise ones), and floor_div/mod on any real type: the
 # operand kinds each takes; pow on floats stays the math port's
-KINDS = {Op.bitwise_and: "ib", Op.bitwise_or: "ib", Op.bitwise_xor: "ib", Op.bitwise_not: "ib",
-         Op.shift_left: "i", Op.shift_right: "i", Op.pow: "i", Op.floor_div: "if", Op.mod: "if"}
+KINDS = {Op.bitwise_and: "iub", Op.bitwise_or: "iub", Op.bitwise_xor: "iub", Op.bitwise_not: "iub",
+         Op.shift_left: "iu", Op.shift_right: "iu", Op.pow: "iu", Op.floor_div: "iuf", Op.mod: "iuf"}
 INTEGER = {**llvm_int.RULES, **llvm_divmod.RULES}
 
 
@@ -200,8 +209,8 @@ def supported(op, in_dtypes, out_dtype) -> bool:
     names = [np.dtype(d).name for d in (*in_dtypes, out_dtype)]
     if any(n not in LTYPE for n in names):
         return False
-    if op != Op.convert and any(n in NARROW for n in names):
-        return False        # widen_lowp leaves them only in converts (uint64: numba)
+    if op != Op.convert and any(n in NARROW and _kind(n) not in "iu" for n in names):
+        return False        # half floats: widen_lowp leaves them only in converts
     if op in KINDS and (op not in _MATH or _kind(out_dtype) != "f"):
         return all(_kind(d) in KINDS[op] for d in (*in_dtypes, out_dtype)) and len(set(names)) == 1
     if op in _MATH:

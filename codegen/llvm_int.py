@@ -2,7 +2,7 @@
 and integer powers, all wrapping in the output's width.
 
 - shifts: a count outside [0, bits) gives 0 (left), or 0 / -1 by the sign of x (right,
-  arithmetic), as NumPy's npy_lshift/npy_rshift; LLVM leaves such shifts undefined, so the
+  arithmetic; unsigned ints: logical, 0), as NumPy's npy_lshift/npy_rshift; LLVM leaves such shifts undefined, so the
   count is clamped to a defined one and the edge chosen by a select.
 - power: square-and-multiply over every bit of the exponent, unrolled (branch-free, so the loop
   vectorizes; exact modulo 2**bits as NumPy's repeated multiplication). A negative exponent
@@ -12,6 +12,7 @@ and integer powers, all wrapping in the output's width.
 """
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 
 from ..ir.ops import Op
@@ -29,6 +30,8 @@ def _shift(left: bool):
         count = b.select(ok, n, ir.Constant(n.type, 0))
         if left:
             return b.select(ok, b.shl(x, count), ir.Constant(x.type, 0))
+        if np.dtype(dt).kind == "u":                                  # logical: 0 beyond
+            return b.select(ok, b.lshr(x, count), ir.Constant(x.type, 0))
         beyond = b.ashr(x, ir.Constant(x.type, bits - 1))            # 0 or -1, by x's sign
         return b.select(ok, b.ashr(x, count), beyond)
     return emit
@@ -47,6 +50,8 @@ def _pow(b, a, dts, dt):
     minus1 = ir.Constant(x.type, -1)
     neg = b.select(b.icmp_signed("==", x, one), one,
                    b.select(b.icmp_signed("==", x, minus1), b.select(odd, minus1, one), zero))
+    if np.dtype(dt).kind == "u":
+        return acc
     return b.select(b.icmp_signed("<", e, ir.Constant(e.type, 0)), neg, acc)
 
 

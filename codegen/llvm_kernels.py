@@ -34,7 +34,7 @@ from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
 from .evaluator import array_constants
 from .llvm_jit import blas_symbol
-from .llvm_exprs import EXPR, I8, I64, LTYPE, const, ltype, supported
+from .llvm_exprs import EXPR, I8, I64, LTYPE, const, icmp, ltype, supported
 from .llvm_math import intrinsic
 from .space import c_strides, collapse
 
@@ -85,7 +85,7 @@ def why_not(node, product_hint=None):
             if n.op not in REDUCER_KIND:
                 return f"op {n.op.name}"
             dt = np.dtype(n.inputs[0].type.dtype).name
-            if dt not in ("float32", "float64", "int32", "int64") and \
+            if np.dtype(dt).kind not in "fiu" and \
                     not (dt == "bool" and REDUCER_KIND[n.op][0] in ("max", "min")):
                 return f"{n.op.name} over {n.inputs[0].type.dtype}"
             continue
@@ -93,7 +93,7 @@ def why_not(node, product_hint=None):
             return f"op {n.op.name} on {', '.join(str(x.type.dtype) for x in n.inputs)}"
     if kind == "matmul":
         m = next(n for n in body.nodes if n.op == Op.matmul)
-        if np.dtype(m.output.type.dtype).kind not in "fi":
+        if np.dtype(m.output.type.dtype).kind not in "fiu":
             return f"a {m.output.type.dtype} matmul"
         producers = body.producers()
         if any(_operand(producers, x, body) is None for x in m.inputs):
@@ -380,8 +380,8 @@ class _Accs:
 
     def dtype(self, n):
         dt = np.dtype(n.inputs[0].type.dtype)
-        if dt.kind == "i" and REDUCER_KIND[n.op][0] in ("sum", "prod"):
-            return np.dtype("int64")
+        if dt.kind in "iu" and REDUCER_KIND[n.op][0] in ("sum", "prod"):
+            return np.dtype("int64" if dt.kind == "i" else "uint64")
         return dt
 
     def ty(self, n):
@@ -408,7 +408,7 @@ class _Accs:
     def combine(self, n, acc, v, widened=False):
         b, kind, dt = self.fn.b, REDUCER_KIND[n.op][0], self.dtype(n)
         if dt != np.dtype(n.inputs[0].type.dtype) and not widened:
-            v = b.sext(v, ltype(dt))
+            v = (b.zext if dt.kind == "u" else b.sext)(v, ltype(dt))
         if kind == "sum":
             return b.fadd(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.add(acc, v)
         if kind == "prod":
@@ -421,7 +421,7 @@ class _Accs:
         """Whether v replaces the winner of argmax/argmin: strictly better, or the first NaN."""
         b, sym = self.fn.b, ">" if REDUCER_KIND[n.op][0] == "max" else "<"
         if self.dtype(n).kind != "f":
-            return (b.icmp_unsigned if self.dtype(n).kind == "b" else b.icmp_signed)(sym, v, best)
+            return icmp(b, self.dtype(n))(sym, v, best)
         first_nan = b.and_(b.fcmp_unordered("uno", v, v), b.fcmp_ordered("ord", best, best))
         return b.or_(b.fcmp_ordered(sym, v, best), first_nan)
 
@@ -767,7 +767,7 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         with fn.loop(math.prod(pshape)) as i:
             b.store(const(dt, 0), b.gep(prod, [i]))
         return
-    name, bits = llvm_int_gemm.symbol(fn, dt) if np.dtype(dt).kind == "i" else \
+    name, bits = llvm_int_gemm.symbol(fn, dt) if np.dtype(dt).kind in "iu" else \
         symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
     INT = ir.IntType(bits)
     pty = ir.PointerType(ty)

@@ -26,7 +26,7 @@ def _less(b, kind, x, y):
     if kind == "f":
         return b.or_(b.fcmp_ordered("<", x, y),
                      b.and_(b.fcmp_unordered("uno", y, y), b.fcmp_ordered("ord", x, x)))
-    return (b.icmp_unsigned if kind == "b" else b.icmp_signed)("<", x, y)
+    return (b.icmp_unsigned if kind in "ub" else b.icmp_signed)("<", x, y)
 
 
 def _merge_pass(fn, kind, m, width, src, dst):

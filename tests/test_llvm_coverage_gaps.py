@@ -297,3 +297,57 @@ def test_integer_matmul_wraps_as_numpy(sa, sb, dt, llvm_only):
         if len(sa) == len(sb) == 2:         # transposed operands
             same_bits(jg.jit(lambda x, y: jnp.swapaxes(y, 0, 1) @ jnp.swapaxes(x, 0, 1))(a, b),
                       want.T)
+
+
+# ----------------------------------------------------------------------------- unsigned, narrow
+
+NARROW_INTS = (np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16)
+NARROW_OPS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "floor_divide": lambda a, b: a // b, "remainder": lambda a, b: a % b,
+    "less": lambda a, b: a < b, "greater_equal": lambda a, b: a >= b,
+    "and": lambda a, b: a & b, "xor": lambda a, b: a ^ b, "invert": lambda a, b: ~a,
+    "right_shift": lambda a, b: a >> (b % 70), "left_shift": lambda a, b: a << (b % 70),
+    "abs": lambda a, b: abs(a), "negative": lambda a, b: -a,
+}
+NARROW_REFS = {"maximum": (jnp.maximum, np.maximum), "minimum": (jnp.minimum, np.minimum)}
+
+
+def narrow_values(dt, seed=0):
+    i = np.iinfo(dt)
+    edges = np.array([i.min, i.min + 1, 0, 1, 2, 3, 7, i.max // 2, i.max // 2 + 1, i.max - 1,
+                      i.max], dt)
+    rng = np.random.default_rng(seed)
+    return np.concatenate([edges, rng.integers(i.min, i.max, 200, dtype=dt, endpoint=True)])
+
+
+@pytest.mark.parametrize("dt", NARROW_INTS)
+@pytest.mark.parametrize("name", [*NARROW_OPS, *NARROW_REFS])
+def test_unsigned_and_narrow_integer_ops(name, dt, llvm_only):
+    fn, ref = NARROW_REFS.get(name) or (NARROW_OPS[name], NARROW_OPS[name])
+    a, b = pairs(narrow_values(dt))
+    if "shift" in name:
+        b = b % np.asarray(70).astype(dt)
+    with np.errstate(all="ignore"):
+        want = ref(a, b)
+    same_bits(jg.jit(fn)(a, b), want)
+
+
+@pytest.mark.parametrize("dt", NARROW_INTS)
+def test_unsigned_and_narrow_reductions(dt, llvm_only):
+    x = narrow_values(dt)[:200].reshape(20, 10)
+    for name in ("sum", "prod", "max", "min", "argmax", "argmin"):
+        fn, ref = getattr(jnp, name), getattr(np, name)
+        for axis in (0, 1):
+            with np.errstate(all="ignore"):
+                want = ref(x, axis=axis)
+            same_bits(jg.jit(lambda a: fn(a, axis=axis))(x), want)
+    same_bits(jg.jit(lambda a: jnp.sort(a, axis=0))(x), np.sort(x, axis=0))
+    same_bits(jg.jit(lambda a: jnp.argsort(a, axis=1))(x), np.argsort(x, axis=1, kind="stable"))
+
+
+def test_uint64_matmul_wraps(llvm_only):
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2 ** 64 - 1, (6, 7), dtype=np.uint64, endpoint=True)
+    b = rng.integers(0, 9, (7, 3)).astype(np.uint64)
+    same_bits(jg.jit(lambda x, y: x @ y)(a, b), a @ b)
