@@ -151,7 +151,9 @@ def _gpt_child(fw: str, steps: int) -> None:
 
 
 def gpt_step(fw: str, steps: int) -> dict:
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    # one thread each: torch.set_num_threads(1) in the child, jitgrad's pool and BLAS here
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               JITGRAD_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-m", "benchmarks.eager_overhead", "--gpt-child", fw,
                           "--steps", str(steps)], capture_output=True, text=True, env=env,
                          check=True)

@@ -96,3 +96,36 @@ def test_folded_matmul_matches_np_matmul():
     got = (jg.tensor(a) @ jg.tensor(w).T).numpy()
     assert got.shape == (3, 5, 4)
     np.testing.assert_allclose(got, a @ w.T, rtol=1e-5, atol=1e-5)
+
+
+def test_composites_run_as_one_compiled_call_once_hot():
+    """F.layer_norm / gelu / softmax / cross_entropy on eager CPU tensors: op by op for the
+    first calls of a signature, then one compiled call recorded as one op; values and
+    gradients as jg.grad's either way."""
+    from jitgrad.nn import fused_eager
+    x0 = RNG.standard_normal((3, 5, 8)).astype(np.float32)
+    w0, b0 = RNG.standard_normal(8).astype(np.float32), RNG.standard_normal(8).astype(np.float32)
+    t0 = RNG.integers(0, 8, 15).astype(np.int32)
+
+    def f(x, w, b):
+        h = F.gelu(F.layer_norm(x, (8,), w, b))
+        return F.cross_entropy(F.softmax(h, axis=-1).reshape(-1, 8) * 3.0, jnp.asarray(t0))
+    want = jg.value_and_grad(f, argnums=(0, 1, 2))(*(jnp.asarray(a) for a in (x0, w0, b0)))
+    for call in range(fused_eager.HOT + 2):
+        x, w, b = (jg.tensor(a, requires_grad=True) for a in (x0, w0, b0))
+        loss = f(x, w, b)
+        fused = loss._ctx.name == "custom_vjp_call"     # cross_entropy as one recorded op
+        assert fused == (call >= fused_eager.HOT)
+        loss.backward()
+        np.testing.assert_allclose(float(loss), float(want[0]), rtol=1e-5)
+        for t, g in zip((x, w, b), want[1]):
+            np.testing.assert_allclose(t.grad.numpy(), g.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_composites_stay_eager_on_what_they_cannot_compile():
+    x = np.ones((2, 3), np.float32)
+    for _ in range(4):
+        assert isinstance(F.softmax(x, axis=-1), jg.Tensor)          # a NumPy array: eager
+    m = jg.tensor(np.ones((2, 3), np.float32), device="meta")
+    for _ in range(4):
+        assert F.gelu(m).device.type == "meta"

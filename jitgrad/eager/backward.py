@@ -17,12 +17,12 @@ from ..ir.interpreter import interpret
 from ..runtime.device import META
 from ..transforms.compile_graph import compile_graph
 from .array_base import register_methods
-from .autograd_record import producer
-from .saved_values import fed, reuse_saved
+from .autograd_record import RETAINED, STRIDE, producer
+from .saved_values import RECOMPUTED, fed, reuse_saved
 from .tensor import Tensor
 
 _CACHE_SIZE, _HOT = 64, 3
-_RUNNERS: OrderedDict = OrderedDict()      # (device, structure or graph text) -> [seen, run]
+_RUNNERS: OrderedDict = OrderedDict()      # (device, graph text) -> [seen, run]: no structure key
 _BY_STRUCTURE: OrderedDict = OrderedDict()  # recorded structure -> (VJP graph, wrt types)
 _FREED = ("Trying to backward through the graph a second time (or after its saved values were "
           "freed): .backward() frees the recorded graph; pass retain_graph=True to the first "
@@ -42,16 +42,17 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
         vg = vjp_values(graph, [v for _, v in wrt_values], out_idx=[0])
         vg = reuse_saved(graph, vg, saved)      # the forward's values, not a second forward
         wrt = [t for t, _ in wrt_values]
-        entry = (vg, [v.type for _, v in wrt_values])
+        entry = [vg, [v.type for _, v in wrt_values], 0, None]    # + runs so far, executable
     if key is not None:     # the same recorded structure again (a training loop): reused
         _BY_STRUCTURE[key] = entry
         while len(_BY_STRUCTURE) > _CACHE_SIZE:
             _BY_STRUCTURE.popitem(last=False)
-    vg, wrt_types = entry
+    vg, wrt_types = entry[0], entry[1]
     if root.device == META:
         grads = [Tensor._meta(t) for t in wrt_types]
     else:
-        outs = _runner(vg, root.device, key)(arrays + [seed])
+        run = _tiered(entry, root.device) if key is not None else _runner(vg, root.device)
+        outs = run(arrays + [seed])
         grads = [Tensor._wrap(np.asarray(g), root.device) for g in outs]
     wrt = list(zip(wrt, wrt_types))
     for (t, _), g in zip(wrt, grads):
@@ -59,28 +60,53 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
             Tensor._wrap(t.grad._data + g._data, root.device)
     if not retain_graph:
         for rec in records:
-            rec.freed, rec.datas = True, None
+            rec.free()
 
 
 def cache_info() -> dict:
     """{'structures': recorded structures whose VJP graph is kept, 'runners': gradient graphs
     with a run count (and, once hot, a compiled executable)}."""
-    return {"structures": len(_BY_STRUCTURE), "runners": len(_RUNNERS)}
+    return {"structures": len(_BY_STRUCTURE), "runners": len(_RUNNERS) + len(_BY_STRUCTURE)}
 
 
 def graphs() -> list:
     """The gradient graphs kept for recorded structures, oldest first (what a backward runs:
     inputs leaves, constants, the forward's saved values and the seed; outputs the gradients)."""
-    return [vg for vg, _ in _BY_STRUCTURE.values()]
+    return [entry[0] for entry in _BY_STRUCTURE.values()]
 
 
-def _runner(graph, device, structure=None):
+def _tiered(entry, device):
+    """How to run a kept structure's gradient graph (entry [graph, types, runs, executable]):
+    tiered like _runner, the count and the executable kept in the entry (one cache lookup)."""
+    entry[2] += 1
+    if entry[3] is None and (entry[2] >= _HOT or device.type != "cpu"):
+        entry[3] = compile_graph(entry[0], device).run
+    graph = entry[0]
+    return entry[3] or (lambda arrays: interpret(graph, arrays))
+
+
+class StructureKey:
+    """A recorded structure as a dict key: its hash computed once (the parts are a tuple of
+    one entry per recorded op, hashed again by every dict operation otherwise)."""
+    __slots__ = ("parts", "hash")
+
+    def __init__(self, parts):
+        self.parts, self.hash = parts, hash(parts)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        return type(other) is StructureKey and self.hash == other.hash and \
+            self.parts == other.parts
+
+
+def _runner(graph, device):
     """How to run a gradient graph, tiered like a JIT: the reference interpreter for the first
     runs (compiling costs far more than one small backward), then, once the same graph comes
-    back HOT times (a training loop), the compiled executable. Keyed by the recorded structure
-    (`_structure`) or else by the IR text (it names every shape, dtype and constant); a small
-    LRU."""
-    key = (str(device), structure if structure is not None else str(graph))
+    back HOT times (a training loop), the compiled executable. Keyed by the IR text (it names
+    every shape, dtype and constant) when the recorded structure has no key; a small LRU."""
+    key = (str(device), str(graph))
     entry = _RUNNERS.pop(key, None) or [0, None]
     entry[0] += 1
     if entry[1] is None and (entry[0] >= _HOT or device.type != "cpu"):  # interpreter: host only
@@ -109,8 +135,10 @@ def _seed(root, gradient):
 def _check(rec):
     if rec.freed:
         raise RuntimeError(_FREED)
-    for x, counter, v in zip(rec.inputs, rec.counters, rec.versions):
+    ins = rec.ins
+    for counter, v in zip(ins[2::STRIDE], ins[3::STRIDE]):
         if counter[0] != v:
+            x = next(x for x, c in zip(ins[0::STRIDE], ins[2::STRIDE]) if c is counter)
             raise RuntimeError(
                 f"one of the tensors needed for gradient computation has been modified by an "
                 f"in-place operation: the input of type {x._type} to '{rec.name}' was at version "
@@ -132,7 +160,7 @@ def _records(root) -> list:
         seen.add(rec)
         _check(rec)
         stack.append((rec, True))
-        stack.extend((p[0], False) for p in rec.parents if p is not None and p[0] not in seen)
+        stack.extend([(p, False) for p in rec.ins[4::STRIDE] if p is not None and p not in seen])
     return order
 
 
@@ -151,37 +179,39 @@ def _structure(root, records):
     index, leaves, consts, arrays, wrt, parts = {}, {}, {}, [], [], []
     saved, saved_arrays = set(), []
     for n, rec in enumerate(records):
-        ins = []
-        for x, d, p, is_leaf in zip(rec.inputs, rec.datas, rec.parents, rec.grad_leaves):
+        ins, key_ins = rec.ins, []
+        for j in range(0, len(ins), STRIDE):
+            x, d, p = ins[j], ins[j + 1], ins[j + 4]
             if p is not None:
-                ins.append(index[p])
-                if p not in saved and fed(p[0].op):
-                    saved.add(p)
+                where = (index[p], ins[j + 5])
+                key_ins.append(where)
+                if p.op not in RECOMPUTED and where not in saved:
+                    saved.add(where)
                     saved_arrays.append(d)
             elif d is None:           # a meta tensor: no data to key on
                 return None, None, None
-            elif is_leaf:
+            elif ins[j + 6]:          # a leaf that requires grad
                 if id(x) not in leaves:
                     leaves[id(x)] = len(arrays)
                     arrays.append(x._data)
                     wrt.append(x)
-                ins.append((leaves[id(x)], x._data.shape, x._data.dtype))
+                key_ins.append((leaves[id(x)], x._data.shape, x._data.dtype))
             else:
                 if id(d) not in consts:
                     consts[id(d)] = -1 - len(arrays)
                     arrays.append(d)
-                ins.append((consts[id(d)], d.shape, d.dtype))
-        for i in range(len(rec.outputs)):
-            index[(rec, i)] = (n, i)
-        params = tuple([(k, type(v), _param_key(v)) for k, v in rec.params.items()])
-        parts.append((rec.op, params, tuple(ins)))
+                key_ins.append((consts[id(d)], d.shape, d.dtype))
+        index[rec] = n
+        params = tuple([(k, type(v), _param_key(v)) for k, v in rec.params.items()]) \
+            if rec.params else ()
+        parts.append((rec.op, params, tuple(key_ins)))
     if root._ctx is None:
         return None, None, None
-    retained = [(t, (rec, i)) for rec in records for i, r in enumerate(rec.outputs)
-                if (t := r()) is not None and t._retain and producer(t) == (rec, i)]
-    key = (tuple(parts), index[producer(root)], tuple(index[ri] for _, ri in retained))
+    retained = _retained(records)
+    out = producer(root)
     try:
-        hash(key)
+        key = StructureKey((tuple(parts), (index[out[0]], out[1]),
+                            tuple([(index[p[0]], p[1]) for _, p in retained])))
     except TypeError:
         return None, None, None
     return key, arrays + saved_arrays, wrt + [t for t, _ in retained]
@@ -215,10 +245,18 @@ def _graph(root, records):
         outs = b.emit(rec.op, ins, rec.params)
         values.update(((rec, i), v) for i, v in enumerate(outs))
     b.graph.outputs = [values[producer(root)] if root._ctx is not None else leaf(root)]
-    retained = [(t, values[(rec, i)]) for rec in records for i, r in enumerate(rec.outputs)
-                if (t := r()) is not None and t._retain and producer(t) == (rec, i)]
+    retained = [(t, values[p]) for t, p in _retained(records)]
     return (b.graph, arrays + list(saved.values()), list(leaves.values()) + retained,
             [values[p] for p in saved])
+
+
+def _retained(records) -> list:
+    """[(tensor, its producer)] for the tensors that asked to .retain_grad() and were computed
+    by one of `records`, in the records' order."""
+    position = {rec: n for n, rec in enumerate(records)}
+    found = [(t, p) for t in list(RETAINED)
+             if t._retain and (p := producer(t)) is not None and p[0] in position]
+    return sorted(found, key=lambda tp: (position[tp[1][0]], tp[1][1]))
 
 
 @api_boundary

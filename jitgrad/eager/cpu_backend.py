@@ -3,7 +3,8 @@
 `ir.reference.evaluate` (an op's NumPy reference, results cast to the type rule's dtypes) for
 every op, except where eager mode knows a faster way with the same semantics:
   - erf and sigmoid on float32/float64: the jit path's compiled kernels (compiled_ops.py),
-  - matmul of a stack by one matrix: one folded GEMM (numpy_forms.py).
+  - matmul of a stack by one matrix: one folded GEMM; tanh and expm1 on real floats: the
+    NumPy ufunc directly (numpy_forms.py).
 `eager_reference(op, dtype)` is the function the eager fast path (fast_path.py) files for an op
 whose dtypes NumPy computes natively; `cpu_evaluate` is the backend of the generic path
 (dispatch.py), so a signature's first call and its later ones run the same function.
@@ -15,7 +16,7 @@ import numpy as np
 from ..ir.reference import evaluate
 from ..ir.registry import REFERENCE
 from .compiled_ops import FLOATS, SLOW_IN_NUMPY, compiled_reference, run_chunked
-from .numpy_forms import FORMS
+from .numpy_forms import FORMS, REAL_FORMS
 
 # dtypes NumPy computes in natively (the eager fast path's condition for a direct call)
 NATIVE = frozenset(np.dtype(d) for d in ("float32", "float64", "int32", "int64", "bool",
@@ -25,7 +26,8 @@ NATIVE = frozenset(np.dtype(d) for d in ("float32", "float64", "int32", "int64",
 def eager_reference(op, dtype):
     """fn(*arrays) computing op eagerly on arrays whose first input has `dtype` (NumPy-native
     dtypes only), or None when op has no NumPy reference."""
-    return compiled_reference(op, dtype) or FORMS.get(op) or REFERENCE.get(op)
+    return compiled_reference(op, dtype) or FORMS.get(op) or \
+        (REAL_FORMS.get(op) if dtype in FLOATS else None) or REFERENCE.get(op)
 
 
 def cpu_evaluate(op, arrays, params, types):

@@ -22,14 +22,14 @@ from ..trace.tracer import Tracer
 from . import autograd_record
 from .cpu_backend import cpu_evaluate
 from .fast_path import (
-    CONTEXT_ERRSTATE, cast_results, lookup, quiet_context, remember, run_reference, signature
+    direct_table, local_state, lookup, quiet_context, remember, run_reference, signature
 )
-from .fast_path import table as op_table
 from .grad_mode import STATE, grad_enabled
 from .tensor import Tensor
 
 _wrap = Tensor._wrap
 _ndarray = np.ndarray
+_local = local_state()
 
 
 def apply(op, inputs, params=None, source_info=None):
@@ -97,39 +97,46 @@ def apply_fast(op, a, b=None, table=None):
     """`apply(op, [a])` / `apply(op, [a, b])` for eager CPU tensors whose signature the cache
     knows with a plain NumPy reference (no params, one output); None when that is not the case
     (the caller then takes its generic path, which fills the cache). The operators and the
-    one-primitive jitgrad.numpy functions call this first: it is their whole eager cost.
-    `table`: op's signature table (fast_path.table(op)), when the caller keeps it."""
+    one-primitive jitgrad.numpy functions call this first: it is their whole eager cost, so
+    it is written out flat. `table`: op's direct table (fast_path.direct_table(op)), when the
+    caller keeps it."""
     da = a._data
     if type(da) is not _ndarray:
         return None
-    dev = a._device
-    if dev is not CPU and dev.type != "cpu":
-        return None
     if table is None:
-        table = op_table(op)
+        table = direct_table(op)
     if b is None:
         hit = table.get((da.shape, da.dtype))
     else:
         db = b._data
-        if type(db) is not _ndarray or b._device is not dev and b._device != dev:
+        if type(db) is not _ndarray:
             return None
         hit = table.get((da.shape, da.dtype, db.shape, db.dtype))
-    if hit is None or hit[1] is None or len(hit[0]) != 1 or _BACKENDS["cpu"] is not cpu_evaluate \
-            or not CONTEXT_ERRSTATE:
+    if hit is None or _BACKENDS["cpu"] is not cpu_evaluate:     # unknown, or jg.profiler on
         return None
-    (t,) = types = hit[0]
+    dev = a._device
+    if dev is not CPU and dev.type != "cpu" or b is not None and b._device is not dev \
+            and b._device != dev:
+        return None
+    fn, dt, differentiable = hit
+    ctx = _local.ctx or quiet_context()
     try:
-        res = (quiet_context().run(hit[1], da) if b is None
-               else quiet_context().run(hit[1], da, db))
+        res = ctx.run(fn, da) if b is None else ctx.run(fn, da, db)
     except (IndexError, ValueError) as e:
         raise with_location(e, user_source_info()) from None
-    if type(res) is not _ndarray or res.dtype is not t.dtype and res.dtype != t.dtype:
-        (res,) = cast_results(res, types)
-    out = _wrap(res, dev)
+    if type(res) is not _ndarray or res.dtype is not dt and res.dtype != dt:
+        res = np.asarray(res).astype(dt)
+    out = _new(Tensor)          # Tensor._wrap(res, dev), inlined
+    out._data, out._device, out._meta_type, out.requires_grad, out.grad = res, dev, None, False, None
+    out._ctx, out._retain, out._version, out._base, out._views = None, False, [0], None, None
     if (a.requires_grad or b is not None and b.requires_grad) and STATE.grad_enabled:
-        (autograd_record.record_differentiable if hit[2] else autograd_record.record)(
-            op, {}, (a,) if b is None else (a, b), (out,))
+        (autograd_record.record_differentiable if differentiable else autograd_record.record)(
+            op, _NO_PARAMS, (a,) if b is None else (a, b), (out,))
     return out
+
+
+_new = object.__new__
+_NO_PARAMS: dict = {}
 
 
 def eager_apply(op, inputs, params, key=None):

@@ -34,6 +34,9 @@ _ndarray = np.ndarray
 PURE_KINDS = frozenset(("elementwise", "reduce", "cumulative", "shape", "index", "matmul",
                         "linalg", "fft"))
 _TABLES: dict = {}  # op -> {signature: (result types, reference fn or None, all results float)}
+# op -> {signature: (fn, result dtype, result is float)}: the subset dispatch.apply_fast runs,
+# one result of a NumPy-native dtype and no params (what it need not check again per call)
+_DIRECT: dict = {}
 _MISSES = [0]
 
 
@@ -42,6 +45,15 @@ def table(op) -> dict:
     t = _TABLES.get(op)
     if t is None:
         t = _TABLES[op] = {}
+    return t
+
+
+def direct_table(op) -> dict:
+    """`op`'s signatures that dispatch.apply_fast runs directly: {key: (fn, result dtype,
+    differentiable)} (made on first use); callers may keep it."""
+    t = _DIRECT.get(op)
+    if t is None:
+        t = _DIRECT[op] = {}
     return t
 
 
@@ -108,6 +120,8 @@ def remember(op, key, inputs, types) -> None:
     # native dtypes only: NumPy's kind is exact there ('f' / 'c': results that get gradients)
     differentiable = fn is not None and all(kind_of(t.dtype) in "fc" for t in types)
     table(op)[key] = (tuple(types), fn, differentiable)
+    if fn is not None and len(types) == 1 and len(key) == 2 * len(inputs) and CONTEXT_ERRSTATE:
+        direct_table(op)[key] = (fn, types[0].dtype, differentiable)
 
 
 def cache_info() -> dict:
@@ -116,7 +130,7 @@ def cache_info() -> dict:
 
 
 def cache_clear() -> None:
-    for t in _TABLES.values():      # emptied in place: callers may hold a table
+    for t in (*_TABLES.values(), *_DIRECT.values()):    # emptied in place: callers hold them
         t.clear()
     _MISSES[0] = 0
 
@@ -128,6 +142,11 @@ class _Local(threading.local):
 
 
 _local = _Local()
+
+
+def local_state():
+    """The thread-local holder of each thread's quiet context (`.ctx`, None until made)."""
+    return _local
 
 
 def quiet_context() -> contextvars.Context:

@@ -34,11 +34,11 @@ def reuse_saved(graph: Graph, vg: Graph, saved) -> Graph:
     outputs: the gradients only."""
     n_in = len(graph.inputs)
     env = dict(zip(graph.inputs, vg.inputs[:n_in]))
-    # vjp_values copies each primal node with the same op and params object: find the copies
-    copies = {(n.op, id(n.params), n.inputs): n for n in vg.nodes}
+    # vjp_values copies each primal node with the same op and params: find the copies
+    copies = {(n.op, _params_key(n.params), n.inputs): n for n in vg.nodes}
     for n in graph.nodes:
         ins = tuple([env.get(v) for v in n.inputs])
-        hit = copies.get((n.op, id(n.params), ins))
+        hit = copies.get((n.op, _params_key(n.params), ins))
         if hit is not None:
             env.update(zip(n.outputs, hit.outputs))
     new_inputs = [Value(v.type) for v in saved]
@@ -50,3 +50,13 @@ def reuse_saved(graph: Graph, vg: Graph, saved) -> Graph:
     out = Graph(list(vg.inputs[:n_in]) + new_inputs + list(vg.inputs[n_in:]), nodes,
                 [subst.get(v, v) for v in vg.outputs[1:]], "backward")
     return dce(out)
+
+
+def _params_key(params):
+    """Which params a node has, to find its copy: the params object itself (copies share it),
+    but sub-graphs (custom_vjp_call's body, fwd, bwd) by the text of their dead-code-free form
+    (dce copies them, dropping what they do not use; dce of that changes nothing more)."""
+    if not any(isinstance(v, Graph) for v in params.values()):
+        return id(params)
+    return tuple(sorted((k, str(dce(v)) if isinstance(v, Graph) else id(v))
+                        for k, v in params.items()))

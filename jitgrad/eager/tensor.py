@@ -12,6 +12,7 @@ from ..runtime.deleted_storage import DeletedStorage
 from ..runtime.device import CPU, META, Device
 from ..runtime.device import device as as_device
 from .array_base import ArrayOps
+from .autograd_record import RETAINED
 from .device_memory import (
     copy_into, cuda_array_interface, dlpack_capsule, dlpack_device, to_device, to_host
 )
@@ -163,6 +164,7 @@ class Tensor(ArrayOps):
 
     def retain_grad(self):
         self._retain = True
+        RETAINED.add(self)
         return self
 
     def zero_(self):
@@ -221,8 +223,7 @@ class Tensor(ArrayOps):
         self._data = result._data
         self._ctx, self.requires_grad = result._ctx, result.requires_grad
         if self._ctx is not None:
-            self._ctx.outputs = [weakref.ref(self) if r() is result else r
-                                 for r in self._ctx.outputs]
+            self._ctx.rebind_output(result, self)
 
     def _assign(self, result, what):
         """In-place op: write `result` into this tensor's storage (views see it)."""

@@ -11,6 +11,7 @@ from ..ir import Op
 from .. import numpy as jnp
 from ..numpy._convert import normalize_axes, operands
 from ..transforms.autodiff import stop_gradient
+from .fused_eager import fused_in_eager
 
 
 def relu(x):
@@ -58,6 +59,7 @@ def silu(x):
 swish = silu
 
 
+@fused_in_eager("x")           # eagerly: one compiled call once hot
 def gelu(x, approximate=False):
     """Exact (erf) GELU by default as in PyTorch; approximate=True or 'tanh' gives the tanh form."""
     (x,) = operands(x, float_only=True)
@@ -83,6 +85,7 @@ def logsumexp(x, axis=None, keepdims=False):
     return out if keepdims else jnp.squeeze(out, axes) if axes else out
 
 
+@fused_in_eager("x")
 def log_softmax(x, axis=-1):
     """(x - m) - log(sum(exp(x - m))), shift first: x - (m + log s) would round the large
     m + log s and lose the small differences that matter (470 ulp at logits ~1e4)."""
@@ -92,6 +95,7 @@ def log_softmax(x, axis=-1):
     return jnp.subtract(shifted, jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True)))
 
 
+@fused_in_eager("x")
 def softmax(x, axis=-1):
     (x,) = operands(x, float_only=True)
     m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))

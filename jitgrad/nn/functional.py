@@ -13,6 +13,7 @@ from ..eager.array_base import register_methods
 from ..errors import wrap_public_functions as _wrap
 from ..numpy._convert import asarray
 from .activations import *  # noqa: F401,F403
+from .fused_eager import fused_in_eager
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .dropout import dropout, dropout2d  # noqa: F401
 from .embedding import embedding  # noqa: F401
@@ -28,6 +29,7 @@ def linear(x, weight, bias=None):
     return y if bias is None else jnp.add(y, bias)
 
 
+@fused_in_eager("x", "weight", "bias")     # eagerly: one compiled call once hot
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the trailing `normalized_shape` dimensions, then scale and shift."""
     x = asarray(x)

@@ -10,6 +10,7 @@ from ..numpy.checks import checked
 from ..eager.tensor import Tensor
 from .activations import log_softmax, one_hot, softplus
 from ..ir.types import kind_of
+from .fused_eager import fused_in_eager
 
 _REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda x: x}
 
@@ -64,6 +65,7 @@ def nll_loss(log_probs, target, reduction="mean", ignore_index=-100):
     return _reduce_labels(jnp.negative(picked), keep, reduction, "nll_loss")
 
 
+@fused_in_eager("logits", "target")      # eagerly: one compiled call once hot
 def cross_entropy(logits, target, reduction="mean", label_smoothing=0.0, ignore_index=-100):
     """Softmax cross-entropy of logits (N, C) against integer labels (N,) or class
     probabilities (N, C) (one-hot or soft). Integer labels outside [0, C) raise IndexError;

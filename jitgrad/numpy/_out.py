@@ -42,5 +42,7 @@ def accepts_out(fn):
     """fn with a keyword-only out=None, as NumPy's ufuncs and reductions have."""
     @functools.wraps(fn)
     def with_out(*args, out=None, **kwargs):
+        if out is None:                 # the common case, one call less
+            return fn(*args, **kwargs)
         return write_out(fn(*args, **kwargs), out, fn.__name__)
     return with_out

@@ -13,7 +13,7 @@ from ..errors import api_boundary
 import numpy as np
 
 from ..eager.dispatch import apply, apply_fast
-from ..eager.fast_path import table as op_table
+from ..eager.fast_path import direct_table
 from ..ir import Op
 from ..ir.registry import RECORDS
 from ..eager.tensor import Tensor
@@ -71,7 +71,7 @@ def _binop(name, reflected=False):
     method.__name__ = name
     if fast is None:
         return method
-    table = op_table(fast)
+    table = direct_table(fast)
     matmul = fast is Op.matmul
 
     @api_boundary      # the fallback's errors too leave with jitgrad's frames trimmed

@@ -1,0 +1,129 @@
+"""Composite functions (layer_norm, gelu, softmax, log_softmax, cross_entropy) eagerly as ONE
+compiled call, as PyTorch's eager mode runs them as one native kernel each.
+
+Written as decompositions into primitives, these run eagerly as 5-10 NumPy passes and as many
+dispatches and autograd records each. `@fused_in_eager("x", ...)` (the parameters that take
+tensors; every other parameter is static) makes a function, called on eager CPU tensors with
+a signature (shapes, dtypes, static values) seen HOT times before, run as jit runs it (traced
+once per signature, compiled by compile_graph): one fused kernel, and under autograd one
+recorded op whose backward is the function's VJP (eager/jit_in_autograd.py, as jit inside
+eager autograd). Tiered like the eager backward: the first calls of a signature run
+op by op, so a one-off call never waits for a compile. Anything else (traced values, NumPy
+arrays or lists, other devices, the interpreter-only setting) runs the function as written.
+Both tiers compute the same function; they may differ in the last bits (a fused kernel rounds
+where NumPy's passes round), as eager and jit do.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import numpy as np
+
+from ..eager.tensor import Tensor
+from ..ir import config
+from ..runtime.device import CPU
+from ..eager.jit_in_autograd import needs_record, record_call
+from ..trace.tracing import trace_to_graph
+from ..transforms.compile_graph import compile_graph
+
+HOT = 2                 # op-by-op calls of one signature before it runs compiled
+_MAX_SIGNATURES = 1024  # per function: a flood of new signatures resets the caches
+_NOT_FUSED = object()   # a signature whose trace is not one graph of one output
+
+
+def fused_in_eager(*array_params):
+    """Decorator: `array_params` names the parameters that take tensors (or None)."""
+    def decorate(fn):
+        params = list(inspect.signature(fn).parameters.values())
+        names = [p.name for p in params]
+        defaults = [p.default for p in params]
+        arrays = tuple(names.index(a) for a in array_params)
+        seen, compiled = {}, {}
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            full = _bind(args, kwargs, names, defaults)
+            key = None if full is None else _key(full, arrays)
+            if key is not None:
+                n = seen.get(key, 0)
+                if n >= HOT:
+                    tensors = [full[i] for i in arrays if full[i] is not None]
+                    unit = compiled.get(key)
+                    if unit is None:
+                        unit = compiled[key] = _compile(fn, full, arrays, tensors)
+                    if unit is not _NOT_FUSED:
+                        return _run(unit, tensors)
+                else:
+                    if len(seen) >= _MAX_SIGNATURES:
+                        seen.clear()
+                        compiled.clear()
+                    seen[key] = n + 1
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+def _bind(args, kwargs, names, defaults):
+    """All arguments by position (defaults filled in), or None when the call is not plain."""
+    if len(args) > len(names):
+        return None
+    full = list(args) + defaults[len(args):]
+    for k, v in kwargs.items():
+        if k not in names or names.index(k) < len(args):
+            return None
+        full[names.index(k)] = v
+    return None if any(v is inspect.Parameter.empty for v in full) else full
+
+
+def _key(full, arrays):
+    """(the tensors' shapes and dtypes, the static values and which tensors are None), or None
+    when the call is not one on eager CPU tensors with hashable static values."""
+    parts = []
+    for i in arrays:
+        x = full[i]
+        if x is None:
+            parts.append(None)
+            continue
+        if not isinstance(x, Tensor):
+            return None
+        d = x._data
+        if type(d) is not np.ndarray or x._device is not CPU and x._device.type != "cpu":
+            return None
+        parts.append((d.shape, d.dtype))
+    statics = tuple((i, v) for i, v in enumerate(full) if i not in arrays or v is None)
+    try:
+        hash(statics)
+    except TypeError:
+        return None
+    if config.interpreter_only():
+        return None
+    return tuple(parts), statics
+
+
+def _compile(fn, full, arrays, tensors):
+    """(graph, executable) of fn on these tensors, the static values (and the None tensors)
+    of this call baked in; _NOT_FUSED when the trace is not one graph with one output."""
+    live = [i for i in arrays if full[i] is not None]
+    template = [None if i in live else v for i, v in enumerate(full)]   # holds no tensor
+
+    def call(*ts):
+        args = list(template)
+        for i, t in zip(live, ts):
+            args[i] = t
+        return fn(*args)
+    call.__name__ = call.__qualname__ = getattr(fn, "__name__", "fused")
+    graph, _, captures, _ = trace_to_graph(call, tuple(tensors))
+    if captures or len(graph.outputs) != 1:
+        return _NOT_FUSED
+    return graph, compile_graph(graph, "cpu")
+
+
+def _run(unit, tensors):
+    """One call of a compiled unit; under autograd, one recorded op (its backward the VJP)."""
+    graph, exe = unit
+    (out,) = exe.run([t._data for t in tensors])
+    result = Tensor._wrap(np.asarray(out))
+    if needs_record(tensors, graph):
+        record_call(graph, tensors, [result])
+    return result
