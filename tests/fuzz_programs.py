@@ -256,16 +256,21 @@ BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1)
             (_control, 1), (_from_values, 1), (_window, 1)]
 
 
-def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32")) -> Program:
-    """builders/dtypes: the statement kinds and the two dtypes drawn from (int_program)."""
+def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32"),
+            rank=None) -> Program:
+    """builders/dtypes: the statement kinds and the two dtypes drawn from (int_program); rank:
+    the first input's rank (default: drawn, 0-4, as the base of every input's shape)."""
     builders = builders or BUILDERS
     rng = np.random.default_rng(seed)
-    rank = int(rng.integers(0, 5))
+    drawn, asked = int(rng.integers(0, 5)), rank is not None
+    rank = rank if asked else drawn
     base = tuple(int(d) for d in rng.integers(1, 4, rank))
     shapes = []
     for _ in range(int(rng.integers(1, 4))):
         k = int(rng.integers(0, rank + 1))
         shapes.append(tuple(1 if rng.random() < 0.3 else d for d in base[rank - k:]))
+    if asked:                       # a rank asked for: the first input has it
+        shapes[0] = base
     prog = Program(shapes, dtypes[0] if rng.random() < 0.5 else dtypes[1])
     env = [(f"x{i}", s) for i, s in enumerate(shapes)]
     weights = np.array([w for _, w in builders], float)

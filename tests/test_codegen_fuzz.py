@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from fuzz_programs import MODES, check, program, shrink
+from fuzz_programs import BUILDERS, MODES, check, program, shrink
 
 
 def _report(seed, mode, why, prog):
@@ -26,6 +26,19 @@ def test_fuzzed_program(seed):
     mode = MODES[seed % len(MODES)]
     why = check(prog, mode)
     assert why is None, _report(seed, mode, why, prog)
+
+
+WINDOWS = [(b, 4 if b.__name__ == "_window" else w) for b, w in BUILDERS]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fuzzed_window_program(seed):
+    """Rank-4 inputs and convolutions, pooling and split reshapes drawn often: im2col/col2im,
+    the conv lowering and the memory plan's views, every mode."""
+    prog = program(1000 + seed, builders=WINDOWS, rank=4)
+    for mode in MODES:
+        why = check(prog, mode)
+        assert why is None, _report(1000 + seed, mode, why, prog)
 
 
 @pytest.mark.slow
