@@ -28,7 +28,7 @@ from ..trace.tracing import trace_to_graph
 from ..transforms.compile_graph import compile_graph
 
 HOT = 2                 # op-by-op calls of one signature before it runs compiled
-_MAX_SIGNATURES = 1024  # per function: a flood of new signatures resets the caches
+_MAX_SIGNATURES = 256   # per function: a flood of new signatures resets the caches
 _NOT_FUSED = object()   # a signature whose trace is not one graph of one output
 
 
