@@ -20,7 +20,6 @@ from dataclasses import dataclass
 # what "importing the framework" means for each impl, timed on its own
 FRAMEWORK_MODULES = {
     "jitgrad": ("jitgrad", "jitgrad.numpy"),
-    "jitgrad.numba": ("jitgrad", "jitgrad.numpy"),
     "numpy": ("numpy",),
     "numba": ("numba",),
     "torch": ("torch",),

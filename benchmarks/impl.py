@@ -57,7 +57,6 @@ def collect(namespace: Mapping[str, Any]) -> dict[str, Callable]:
 # impl name -> module in this package that defines it (in its IMPLS list)
 MODULES = {
     "jitgrad": "impl_jitgrad",
-    "jitgrad.numba": "impl_jitgrad",      # every kernel compiled with numba: the A/B of units
     "numpy": "impl_numpy",
     "numba": "impl_numba",
     "torch": "impl_torch",

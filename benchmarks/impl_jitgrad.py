@@ -2,7 +2,6 @@
 
 Names are looked up when called, not at import, so a part of the API that is still missing
 fails only the workloads that use it."""
-import os
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
@@ -70,25 +69,4 @@ def call_overhead(x):
     return x * 2 + 1
 
 
-def _numba_units(fns):
-    """The same functions jitted afresh, their kernels compiled with numba (JITGRAD_KERNELS=numba
-    while the first call compiles): the run-time comparison of LLVM and numba units."""
-    out = {}
-
-    def first_call(name, jitted):
-        def call(*args):
-            os.environ["JITGRAD_KERNELS"] = "numba"
-            try:
-                return jitted(*args)
-            finally:
-                os.environ.pop("JITGRAD_KERNELS", None)
-                out[name] = jitted          # later calls go straight to the jitted function
-        return call
-    for name, f in fns.items():
-        out[name] = first_call(name, jg.jit(f.fn))
-    return out
-
-
-IMPLS = [Impl("jitgrad", jg.__version__, collect(globals()), to_framework=lambda a: jg.tensor(a)),
-         Impl("jitgrad.numba", jg.__version__, _numba_units(collect(globals())),
-              to_framework=lambda a: jg.tensor(a))]
+IMPLS = [Impl("jitgrad", jg.__version__, collect(globals()), to_framework=lambda a: jg.tensor(a))]

@@ -29,7 +29,6 @@ from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Exe
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
 from . import cpu_loops, llvm_opaque
-from .cpu_kernels import OPAQUE
 from .cpu_units import kernel_unit
 from .entry import arena_layout
 
@@ -47,8 +46,8 @@ def _complex(node) -> bool:
 
 
 def runs_on_host(node) -> bool:
-    """Random, kernels with complex values (neither the LLVM nor the numba kernels implement
-    complex arithmetic) and ops no CPU kernel implements (structured control flow: cond,
+    """Random, kernels with complex values (the LLVM kernels implement no complex arithmetic)
+    and ops no CPU kernel implements (structured control flow: cond,
     while_loop, scan hold sub-graphs; fft) run on the host with the NumPy reference between
     kernels."""
     op = _only_op(node)
@@ -56,7 +55,7 @@ def runs_on_host(node) -> bool:
         return True
     if node.params["kind"] != "opaque":
         return False
-    return op not in OPAQUE and (config.numba_kernels_only() or op not in llvm_opaque.OPAQUE)
+    return op not in llvm_opaque.OPAQUE
 
 
 def matmul_product_hint(plan, i, node):

@@ -15,11 +15,12 @@ from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.printer import ident
 from . import cpu_kernels
-from .cpu_units import LONG_LOOP, largest_array
+from .cpu_units import largest_array
 from .entry import (ModuleBuilder, arena_layout, arena_view, entry_source, flat_view,
                     inline_kernel)
 
 HOST_OPS = frozenset({Op.random})
+LONG_LOOP = 1024     # elements: below, a kernel's loops gain little from SIMD
 _ALIAS_OPS = frozenset({Op.reshape, Op.stop_gradient})   # same bytes, other type: no copy
 
 

@@ -4,7 +4,7 @@
 llvmlite's IRBuilder `b`. Semantics are NumPy's, as the numba table (codegen/cpu_exprs.py) gives
 them: NaN-propagating maximum/minimum, `!=` true for NaN, rint rounding half to even, integer
 arithmetic wrapping in the output's width. `supported(op, in_dtypes, out_dtype)` says whether
-the table covers an op at given dtypes (else the kernel is compiled with numba).
+the table covers an op at given dtypes (llvm_kernels.why_not's reason when it does not).
 """
 from __future__ import annotations
 

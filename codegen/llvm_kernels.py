@@ -1,6 +1,6 @@
 """Kernel units as LLVM IR, built with llvmlite and compiled by codegen/llvm_jit.py.
 
-The same C ABI and argv roles as the numba units (codegen/cpu_units.py): `i64 kernel(i8 **argv)`,
+The C ABI and argv roles of codegen/cpu_units.py (the numba units had the same): `i64 kernel(i8 **argv)`,
 argv holding the body's inputs, its array constants, its outputs and (matmul) a scratch product,
 so the sequencer cannot tell them apart. The loop structure follows the numba generators
 (codegen/cpu_kernels.py), from the same index maps (ir/passes/fusion_rules.analyze_kernel):
@@ -12,9 +12,10 @@ so the sequencer cannot tell them apart. The loop structure follows the numba ge
 - rowwise (softmax, layernorm): one walk of each row per dependent reduction level;
 - matmul: BLAS gemm (scipy's Fortran BLAS, by symbol) into the product, then the epilogue.
 
-`why_not(node, hint)` says why a kernel is left to numba (an op or dtype the instruction table
-lacks, a kernel big enough for numba's thread-parallel loops, an opaque kernel); `build` returns
-the module text and the argv roles.
+`why_not(node, hint)` says why these units do not build a kernel (an op or dtype the
+instruction table lacks; since issue 26 every kernel the fusion pass forms is covered, and a
+refusal is an internal error in codegen/cpu_units.py); `build` returns the module text and the
+argv roles.
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def _mem_type(dt):
 # ----------------------------------------------------------------------------- what it takes
 
 def why_not(node, product_hint=None):
-    """None when this backend builds the kernel, else the reason it is left to numba."""
+    """None when this backend builds the kernel, else the reason it does not."""
     kind = node.params["kind"]
     body = node.params["body"]
     for v in (*body.inputs, *body.outputs):

@@ -144,10 +144,6 @@ OPTIONS = {o.name: o for o in [
     Option("disable", "JITGRAD_DISABLE", frozenset(), "none",
            "switch these passes off (`fuse,cse`: they return their input unchanged)",
            "ir (passes/manager.py)", _names, _name_set),
-    Option("kernels", "JITGRAD_KERNELS", "auto", "auto",
-           "`numba`: compile every CPU kernel with numba; `auto`: LLVM units where they cover "
-           "the kernel, numba for the rest", "codegen (cpu_units.py)",
-           lambda text: "numba" if text == "numba" else "auto", _choice("auto", "numba")),
     Option("backend", "JITGRAD_BACKEND", "compiled", "compiled",
            "`interpreter`: run jitted CPU graphs (still optimized) on the NumPy reference "
            "interpreter instead of generated code (loops iteration by iteration)",
@@ -282,10 +278,6 @@ def explain_recompiles() -> bool:
 
 def interpreter_only() -> bool:
     return read("backend") == "interpreter"
-
-
-def numba_kernels_only() -> bool:
-    return read("kernels") == "numba"
 
 
 def full_traceback() -> bool:

@@ -22,15 +22,6 @@ def mlp(x, w):
     return jnp.sum(h * h, axis=-1)
 
 
-@pytest.fixture
-def numba_kernels(monkeypatch):
-    from jitgrad.codegen import cpu_units
-    monkeypatch.setenv("JITGRAD_KERNELS", "numba")
-    cpu_units.forget()
-    yield
-    cpu_units.forget()
-
-
 def test_a_small_function_lists_its_units():
     f = jg.jit(mlp)
     f(X, W)
@@ -69,16 +60,6 @@ def test_after_a_call_lower_gives_the_calls_executable():
     assert [e.name for e in prof.events if e.cat == "kernel"] == [u.label for u in units]
     fresh = jg.jit(mlp).lower(X, W).compile().units      # never called: compiled here
     assert [u.name for u in fresh] == [u.name for u in units]   # identical kernels, one unit
-
-
-def test_numba_units_give_python_source_and_numbas_machine_code(numba_kernels):
-    f = jg.jit(mlp)
-    f(X, W)
-    units = f.lower(X, W).compile().units
-    assert [u.target for u in units] == ["cpu-numba", "cpu-numba"]
-    for u in units:
-        assert u.name.startswith("jg_kernel_") and "@cfunc(" in u.source
-        assert "def kernel(argv):" in u.source and u.assembly()
 
 
 def test_a_grad_step():

@@ -1,6 +1,6 @@
 """contract_batch: sum_b a_b^T c_b becomes one GEMM over the flattened rows, reshape(a)^T
 reshape(c), the reshapes read in place by the GEMM kernel (fusion_rules.matmul_operand); the IR
-rewrite, values against NumPy on the LLVM, numba and interpreter paths, the weight gradient of a
+rewrite, values against NumPy on the LLVM and interpreter paths, the weight gradient of a
 layer on [B, T, D] activations against finite differences, and the cases left alone."""
 import numpy as np
 import pytest
@@ -36,11 +36,8 @@ def test_ir_rewrite():
                                interpret(g, [a, c])[0], rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("kernels", ["llvm", "numba"])
 @pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-4), (np.float64, 1e-10)])
-def test_one_gemm_kernel_and_values(monkeypatch, kernels, dtype, tol):
-    if kernels == "numba":
-        monkeypatch.setenv("JITGRAD_KERNELS", "numba")
+def test_one_gemm_kernel_and_values(monkeypatch, dtype, tol):
     a, c = _rand(8, 16, 24, dtype=dtype), _rand(8, 16, 12, dtype=dtype)
     f = jg.jit(lambda a, c: jnp.sum(jnp.swapaxes(a, -1, -2) @ c, axis=0) * 0.5)
     schedule = f.lower(a, c).schedule

@@ -7,8 +7,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.runtime.deleted_storage import DeletedArrayError
 
-PATHS = {"compiled": {}, "interpreter": {"JITGRAD_BACKEND": "interpreter"},
-         "numba": {"JITGRAD_KERNELS": "numba"}}
+PATHS = {"compiled": {}, "interpreter": {"JITGRAD_BACKEND": "interpreter"}}
 
 
 @pytest.fixture(params=sorted(PATHS))

@@ -11,7 +11,8 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import cpu_kernels, cpu_units, cuda_eager, cuda_fused, native_entry
+from jitgrad.codegen import (cpu_kernels, cpu_units, cuda_eager, cuda_fused, llvm_kernels,
+                              native_entry)
 from jitgrad.transforms.compile_graph import optimize
 from jitgrad.ir.errors import UnsupportedOpError
 from jitgrad.ir.kernel import kernel_nodes
@@ -44,14 +45,21 @@ def test_no_module_chooses_a_path_by_catching_not_implemented_error(where):
     assert found == []
 
 
-def test_a_kernel_the_llvm_units_do_not_cover_compiles_with_numba(monkeypatch, capsys):
-    """llvm_kernels.why_not: cumsum has no LLVM kernel yet, so its kernel is a numba unit."""
+def test_a_kernel_the_llvm_units_do_not_cover_is_an_internal_error(monkeypatch, capsys):
+    """No numba fallback for CPU kernels (issue 26): cumsum is an LLVM unit, and a kernel
+    llvm_kernels.why_not refused would be an internal error naming the kernel and the reason."""
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     cpu_units.forget()
     x = np.linspace(-2, 2, 24, dtype=np.float32).reshape(4, 6)
     got = jg.jit(lambda x: jnp.cumsum(x * 3.0, axis=1))(x)
     np.testing.assert_allclose(got.numpy(), np.cumsum(x * 3, axis=1), rtol=1e-5, atol=1e-6)
-    assert "opaque kernel compiled with numba (op cumsum)" in capsys.readouterr().err
+    assert "numba" not in capsys.readouterr().err
+    cpu_units.forget()
+    monkeypatch.setattr(llvm_kernels, "why_not", lambda node, hint=None: "a made-up gap")
+    with pytest.raises(AssertionError, match=r"internal error: the LLVM units do not build this "
+                                             r"(opaque|elementwise) kernel \(a made-up gap\)"):
+        jg.jit(lambda x: jnp.cumsum(x * 3.0, axis=1))(x)
+    cpu_units.forget()
 
 
 def test_an_op_without_a_cpu_kernel_runs_on_the_host(monkeypatch, capsys):

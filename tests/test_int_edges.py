@@ -1,6 +1,5 @@
 """Integer ops at their edges agree with NumPy on every CPU path (issue 24, item 6): eager, jit on
-the reference interpreter, jit compiled (LLVM units, numba for what they leave out) and jit with
-numba kernels only. The CUDA simulator runs the same matrix:
+the reference interpreter and jit compiled (LLVM units). The CUDA simulator runs the same matrix:
 tests/cuda_sim/test_cuda_wrong_answers_edges.py."""
 import warnings
 
@@ -11,8 +10,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from tests.int_edges import binary_cases, mismatches, unary_cases
 
-PATHS = {"eager": None, "interpreter": {"JITGRAD_BACKEND": "interpreter"}, "compiled": {},
-         "numba": {"JITGRAD_KERNELS": "numba"}}
+PATHS = {"eager": None, "interpreter": {"JITGRAD_BACKEND": "interpreter"}, "compiled": {}}
 
 
 @pytest.fixture(params=list(PATHS))
