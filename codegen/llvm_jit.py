@@ -137,6 +137,7 @@ def _optimize(mod):
     pto = llvm.create_pipeline_tuning_options(3)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
+    pto.loop_unrolling = False
     pb = llvm.create_pass_builder(_state["tm"], pto)
     pb.getModulePassManager().run(mod, pb)
 

@@ -31,4 +31,4 @@ def test_main_kernels_use_packed_simd(name):
     for u in f.lower(*args).compile().units:
         assert u.target == "cpu-llvm", f"{name}: {u.name} is not an LLVM unit"
         asm = u.assembly()
-        assert len(PACKED.findall(asm)) >= 4, f"{name}: {u.name} has no packed float arithmetic"
+        assert len(PACKED.findall(asm)) >= 2, f"{name}: {u.name} has no packed float arithmetic"
