@@ -51,7 +51,10 @@ GEMM_ROW_BLOCKS = 16              # a product's rows in at most this many blocks
 GEMM_BLOCK_ROWS = 128             # rows per row block at least: each block re-packs the other
                                   # operand (MLP's 256x784x512 in 16 blocks of 16 rows: 80
                                   # GFLOP/s; in 2 of 128: ~2x faster, as OpenBLAS's own threads)
-GEMM_BLOCKS = 64                  # or, in blocks for the small-matrix kernel, at most this many
+GEMM_BLOCKS = 256                 # or, in blocks for the small-matrix kernel, at most this many
+                                  # (a ResNet conv's 32 images x [16,144]@[144,1088] in 96: 2.0 ->
+                                  # 1.2-1.3 ms; capped at 64 they were packed, the columns re-packed
+                                  # per image: ResNet step 41-44 -> 35 ms)
 GEMM_BLOCK_MIN = 8                # rows (columns) per block at least
 GEMM_SMALL = 100 ** 3             # OpenBLAS's small-matrix kernel takes m*n*k up to this (no
                                   # packing): GPT's [512,512]x[512,128] in 35 such row blocks

@@ -119,3 +119,5 @@ def test_pool_blocks_follow_the_shapes():
     assert gemm_blocks(784, 512, 256, 1) == ("n", 6)      # block re-packs the other operand
     assert gemm_blocks(4096, 512, 784, 1) == ("n", 16)    # and 16 blocks at most
     assert gemm_blocks(200, 512, 784, 1) == ("n", 1)
+    # a convolution's per-image GEMM: 3 small column blocks per image, no packing
+    assert gemm_blocks(16, 1088, 144, 32) == ("m", 3)
