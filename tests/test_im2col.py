@@ -1,4 +1,4 @@
-"""im2col / col2im (ir/primitives/windows.py): a convolution's columns in one copy and their
+"""im2col / col2im (ir/primitives/conv_columns.py): a convolution's columns in one copy and their
 gradient in one sum. Values against NumPy on the eager, interpreter and compiled paths, every
 dtype; the two are adjoint; grad, jvp and vmap; bad parameters give a ShapeError naming them."""
 import numpy as np

@@ -175,7 +175,7 @@ def is_view(kernel) -> bool:
             and body.nodes[0].op == Op.reshape and body.nodes[0].inputs[0] in body.inputs)
 
 
-def _view_groups(schedule, kernels, last, out_index, viewable):
+def _view_groups(kernels, last, out_index, viewable):
     """{view value: the value whose storage it is}, for reshape kernels whose input is
     `viewable` (an arena buffer or a graph input) and whose output is not a graph output; `last`
     updated so every member of a group lives until the group's last read."""
@@ -262,7 +262,7 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
     donor = {schedule.inputs[i]: i for i in donated} if reuse else {}
     inputs = {v: i for i, v in enumerate(schedule.inputs)}
     outputs_of = {v for k in kernels for v in k.outputs}
-    root = _view_groups(schedule, kernels, last, out_index,
+    root = _view_groups(kernels, last, out_index,
                         lambda r: r in inputs or (r in outputs_of and r not in out_index)) \
         if reuse else {}
     group = {}
