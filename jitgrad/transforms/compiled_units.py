@@ -5,7 +5,7 @@
     compiled.units[0].name, .kind, .target, .ops, .shapes, .where, .source, .assembly()
 
 One `CompiledUnit` per step of the schedule, in the order a call runs them: each compiled kernel
-(a unit: CPU LLVM or numba, or a CUDA kernel), each control-flow kernel (its sub-graphs' units
+(a unit: a CPU LLVM unit or a CUDA kernel), each control-flow kernel (its sub-graphs' units
 under `.units`), and each step that runs on the host instead (random numbers, complex values;
 `target="host"`, no source). The backends build these objects (codegen/cpu.py, codegen/cuda.py);
 this module only reads what they already keep for the profiler and the artifacts.
@@ -24,20 +24,19 @@ class CompiledUnit:
     """One compiled unit of a schedule (read-only).
 
     name     canonical name: the hash of its code ("jg_llvm_<24 hex>" an LLVM unit,
-             "jg_kernel_<24 hex>" a numba unit, "k_<16 hex>" a CUDA kernel; identical kernels of
-             any function share it); "jg_loop" / "jg_branch" a CPU control-flow kernel; a host
+             "k_<16 hex>" a CUDA kernel; identical kernels of any function share it); "jg_loop" / "jg_branch" a CPU control-flow kernel; a host
              step's is its label
     label    the name jg.profiler's table gives its row (its ops, "exp+mul")
     kind     elementwise | rowwise | reduce | matmul | opaque | ... (the fusion kind), or
              loop (scan, while_loop) | branch (cond, switch)
-    target   cpu-llvm | cpu-numba | cuda | cuda-eager (op by op) | host (NumPy reference)
+    target   cpu-llvm | cuda | cuda-eager (op by op) | host (NumPy reference)
     ops      the ops of its body, in order, each once (constants left out)
     shapes   its input shapes, as the profiler prints them ("[8,16]x[16]")
     where    the user's source line(s) it comes from
     units    a control-flow kernel's sub-graphs' units (body, then condition / each branch)
     files    its cache files on disk (what an artifact carries)
-    source   the generated code: LLVM IR (cpu-llvm), Python source (cpu-numba; numba.cuda for
-             cuda), the sub-graphs' code (loops); None on the host. Built on first read for a
+    source   the generated code: LLVM IR (cpu-llvm), Python source (numba.cuda, for cuda), the
+             sub-graphs' code (loops); None on the host. Built on first read for a
              unit loaded from the disk cache.
     """
     __slots__ = ("name", "label", "kind", "target", "ops", "shapes", "where", "units", "files",
@@ -135,8 +134,7 @@ def _cpu_unit(unit, node):
         loop = _LOOP_OPS.get(unit.op.value, "loop")
         return _described(node, "jg_" + loop, "cpu-llvm", units, unit.files,
                           lambda: unit.source)
-    target = "cpu-llvm" if unit.name.startswith("jg_llvm_") else "cpu-numba"
-    return _described(node, unit.name, target, (), unit.files, lambda: unit.source,
+    return _described(node, unit.name, "cpu-llvm", (), unit.files, lambda: unit.source,
                       unit.assembly)
 
 
