@@ -72,7 +72,7 @@ class Compiled:
     @property
     def units(self) -> CompiledUnits:
         """What was compiled, one read-only record per step of the schedule in call order:
-        name (the code's hash), kind, target (cpu-llvm, cpu-numba, cuda, host...), ops, shapes,
+        name (the code's hash), kind, target (cpu-llvm, cuda, host...), ops, shapes,
         source... (jitgrad/transforms/compiled_units.py). Prints as a table."""
         return units_of(self.exe)
 
