@@ -139,9 +139,13 @@ def call_graph(graph, inputs, execute=None):
         return [env[v] for v in graph.outputs]
     if any(x.device == META for x in inputs):
         return [Tensor._meta(v.type) for v in graph.outputs]
-    arrays = [x._data for x in inputs]
+    device = _common_device(inputs)
+    # the graph runs on the host (the reference interpreter); results go back to the inputs'
+    # device: grad/vjp/jvp/vmap of cuda tensors without jit gave CPU tensors
+    arrays = [x._data if x.device == CPU else np.asarray(x) for x in inputs]
     outs = interpret(graph, arrays) if execute is None else execute(arrays)
-    return [Tensor._wrap(np.asarray(o), CPU) for o in outs]
+    results = [Tensor._wrap(np.asarray(o), CPU) for o in outs]
+    return results if device == CPU else [r.to(device) for r in results]
 
 
 def make_graph(fn, static_argnums=()):

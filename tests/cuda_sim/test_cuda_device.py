@@ -176,3 +176,20 @@ def test_scatter_add_accumulates_repeated_indices():
     x = jg.zeros(3, device="cuda")
     got = x.at[idx].add(jg.ones(4, device="cuda"))
     np.testing.assert_array_equal(got.numpy(), [3.0, 0.0, 1.0])
+
+
+def test_transforms_without_jit_keep_results_on_the_inputs_device():
+    """grad / value_and_grad / vjp / jvp / vmap of cuda tensors, not jitted: the graph runs on
+    the host, the results come back on cuda (they were CPU tensors: a silent device change)."""
+    a = np.array([0.5, -1.0, 2.0], np.float32)
+    x = jg.tensor(a, device="cuda")
+    f = lambda x: jnp.sum(jnp.tanh(x) * x)  # noqa: E731
+    results = {"grad": jg.grad(f)(x), "value_and_grad": jg.value_and_grad(f)(x)[1],
+               "vjp": jg.vjp(lambda x: x * x, x)[1](x)[0],
+               "jvp": jg.jvp(lambda x: x * x, (x,), (x,))[1], "vmap": jg.vmap(lambda x: x * 2)(x)}
+    want = {"grad": np.tanh(a) + a * (1 - np.tanh(a) ** 2), "vjp": 2 * a * a, "jvp": 2 * a * a,
+            "vmap": 2 * a}
+    want["value_and_grad"] = want["grad"]
+    for name, r in results.items():
+        assert r.device == jg.device("cuda"), name
+        np.testing.assert_allclose(r.numpy(), want[name], rtol=1e-5, err_msg=name)
