@@ -608,13 +608,14 @@ def _affine(base, coefs, names):
     return at(text)
 
 
-def _affine_copy(k, shape, dst, dst_at, src, src_at):
-    """dst[dst_at] = src[src_at] over every index of `shape`, with (base, coefs) offsets: plain
-    loops, not NumPy slice assignment, which numba takes seconds to compile (a 2-d transpose 5.8 s)."""
+def _affine_copy(k, shape, dst, dst_at, src, src_at, assign="="):
+    """dst[dst_at] = src[src_at] (or +=) over every index of `shape`, with (base, coefs)
+    offsets: plain loops, not NumPy slice assignment, which numba takes seconds to compile (a
+    2-d transpose 5.8 s)."""
     if math.prod(shape) == 0:
         return
     names = [f"i{d}" for d in range(len(shape))]
-    line = f"{dst}[{_affine(*dst_at, names)}] = {src}[{_affine(*src_at, names)}]"
+    line = f"{dst}[{_affine(*dst_at, names)}] {assign} {src}[{_affine(*src_at, names)}]"
     _nest_named(k, shape, names, False, lambda cse, vs: k.buf.writeline(line))
 
 
@@ -655,6 +656,32 @@ def _concatenate(k, n):
         _affine_copy(k, x.type.shape, "out0", (start * os_[axis], os_), _in(k, n, i),
                      (0, c_strides(x.type.shape)))
         start += x.type.shape[axis]
+
+
+def _columns(shape, lead, rows, length, k):
+    """(block shape, the columns' strides, the image's strides) of im2col / col2im."""
+    R, L = shape[-2:]
+    cs, xs = c_strides(lead + (k * rows, length)), c_strides(lead + (R, L))
+    return lead + (rows, length), cs, xs
+
+
+def _im2col(k, n):
+    p, x = n.params, n.inputs[0]
+    block, cs, xs = _columns(x.type.shape, x.type.shape[:-2], p["rows"], p["length"],
+                             len(p["starts"]))
+    for t, (r, c) in enumerate(p["starts"]):
+        _affine_copy(k, block, "out0", (t * p["rows"] * p["length"], cs), _in(k, n),
+                     (r * xs[-2] + c, xs))
+
+
+def _col2im(k, n):
+    p, out = n.params, n.output
+    _fill(k, "out0", out.type.size, k.ctx.const(0, out.type.dtype))
+    block, cs, xs = _columns(out.type.shape, out.type.shape[:-2], p["rows"], p["length"],
+                             len(p["starts"]))
+    for t, (r, c) in enumerate(p["starts"]):       # taps in order: the reference's sums
+        _affine_copy(k, block, "out0", (r * xs[-2] + c, xs), _in(k, n),
+                     (t * p["rows"] * p["length"], cs), assign="+=")
 
 
 def _pnq(shape, axis):
@@ -745,6 +772,7 @@ def _sort(k, n):
 OPAQUE = {
     Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev: _rev, Op.pad: _pad,
     Op.concatenate: _concatenate, Op.take: _take, Op.scatter_add: _scatter_add,
+    Op.im2col: _im2col, Op.col2im: _col2im,
     Op.cumsum: _cumsum, Op.sort: _sort, Op.argsort: _sort,
     **LINALG_KERNELS,
 }
