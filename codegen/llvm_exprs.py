@@ -8,6 +8,8 @@ the table covers an op at given dtypes (llvm_kernels.why_not's reason when it do
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from llvmlite import ir
 
@@ -224,3 +226,23 @@ def supported(op, in_dtypes, out_dtype) -> bool:
     if op in _SAME_INPUTS and len(set(names[:-1])) != 1:
         return False
     return True
+
+
+@contextlib.contextmanager
+def counted_loop(b, n, start=0):
+    """for i in range(start, n) in the function b is building: yields i (an i64 value); b is
+    positioned after the loop when the block ends."""
+    n = n if isinstance(n, ir.Value) else ir.Constant(I64, n)
+    start = start if isinstance(start, ir.Value) else ir.Constant(I64, start)
+    pre = b.block
+    head, body, done = (b.function.append_basic_block(s) for s in ("head", "body", "done"))
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed("<", i, n), body, done)
+    b.position_at_end(body)
+    yield i
+    i.add_incoming(b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw")), b.block)
+    b.branch(head)
+    b.position_at_end(done)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from .llvm_exprs import I8, I64, ltype
+from .llvm_exprs import I8, I64, counted_loop, ltype
 
 BITS = 64
 
@@ -47,18 +47,8 @@ def _define(module, name, ty):
     keep = b.icmp_signed("!=", beta, zero)
 
     def loop(count, body):
-        pre = b.block
-        head, inner, done = (f.append_basic_block(s) for s in ("head", "body", "done"))
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(I64)
-        i.add_incoming(ir.Constant(I64, 0), pre)
-        b.cbranch(b.icmp_signed("<", i, count), inner, done)
-        b.position_at_end(inner)
-        body(i)
-        i.add_incoming(b.add(i, one, flags=("nsw",)), b.block)
-        b.branch(head)
-        b.position_at_end(done)
+        with counted_loop(b, count) as i:
+            body(i)
 
     def column(j):
         def scale(i):           # C[:, j] = beta * C[:, j] (or 0)

@@ -35,7 +35,7 @@ from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
 from .evaluator import array_constants
 from .llvm_jit import blas_symbol
-from .llvm_exprs import EXPR, I8, I64, LTYPE, const, icmp, ltype, supported
+from .llvm_exprs import EXPR, I8, I64, LTYPE, const, counted_loop, icmp, ltype, supported
 from .llvm_math import intrinsic
 from .space import c_strides, collapse
 
@@ -224,27 +224,9 @@ class _Fn:
 
     # -- loops and memory
 
-    @contextlib.contextmanager
     def loop(self, n, start=0):
         """for i in range(start, n): yields i (an i64 value)."""
-        b = self.b
-        n = n if isinstance(n, ir.Value) else ir.Constant(I64, n)
-        start = start if isinstance(start, ir.Value) else ir.Constant(I64, start)
-        pre = b.block
-        head = self.fn.append_basic_block("head")
-        body = self.fn.append_basic_block("body")
-        done = self.fn.append_basic_block("done")
-        b.branch(head)
-        b.position_at_end(head)
-        i = b.phi(I64)
-        i.add_incoming(start, pre)
-        b.cbranch(b.icmp_signed("<", i, n), body, done)
-        b.position_at_end(body)
-        yield i
-        nxt = b.add(i, ir.Constant(I64, 1), flags=("nuw", "nsw"))
-        i.add_incoming(nxt, b.block)
-        b.branch(head)
-        b.position_at_end(done)
+        return counted_loop(self.b, n, start)
 
     def nest(self, shape, emit):
         """Nested loops over `shape`; emit(indices) writes the innermost body."""
