@@ -143,7 +143,7 @@ def usable_root(backend: str):
         return None
     try:
         cache.make_root()
-        probe = root if backend == "llvm" else os.path.join(root, "__pycache__")   # numba's dir
+        probe = root if backend in ("llvm", "pipeline") else os.path.join(root, "__pycache__")  # numba's
         os.makedirs(probe, exist_ok=True)
         with tempfile.TemporaryFile(dir=probe):
             pass

@@ -9,6 +9,7 @@ own files, so jitgrad keeps everything it writes in one subdirectory it marks as
         <backend>/<name>.sha256           the entry's checksums: every file of the entry
         <backend>/__pycache__/<name>.*    numba's index (.nbi) and object code (.nbc)
         llvm/<name>.obj                   an LLVM unit's object code behind its SHA-256
+        pipeline/<name>.pkl               a graph's optimized form (jitgrad/transforms/pipeline_cache.py)
 
 `cache_clear` deletes only files under the marked subdirectory whose names jitgrad gives its
 entries; on a directory without the marker it refuses and deletes nothing.
@@ -27,9 +28,9 @@ MARKER_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
 # what jitgrad writes: generated modules and their checksums, numba's files for them, CUDA
 # kernel modules (`<kernel>-<16 hex>.py`), and temporary files of an interrupted write
 _ENTRY = r"(jg_[a-z]+_[0-9a-f]{24}|\w+-[0-9a-f]{16})"
-_OWN_FILE = re.compile(_ENTRY + r"(\.py|\.sha256|\.obj|\..+\.nb[ic])(\.tmp\.\w+|\.\d+\.tmp)?"
-                       r"|\.tmp-\w+\.(py|sha256|obj)")
-_OWN_DIRS = {"cpu", "native", "cuda", "llvm", "__pycache__"}
+_OWN_FILE = re.compile(_ENTRY + r"(\.py|\.sha256|\.obj|\.pkl|\..+\.nb[ic])(\.tmp\.\w+|\.\d+\.tmp)?"
+                       r"|\.tmp-\w+\.(py|sha256|obj|pkl)")
+_OWN_DIRS = {"cpu", "native", "cuda", "llvm", "pipeline", "__pycache__"}
 _ENTRY_PATH = re.compile(_ENTRY + r"\.(py|obj)|__pycache__/" + _ENTRY + r"\.[^/]+\.nb[ic]")
 
 

@@ -154,14 +154,14 @@ def test_cache_clear_deletes_only_what_jitgrad_wrote(tmp_path, monkeypatch):
     (home / "cpu").mkdir()
     (home / "cpu" / "jg_cpu_0123456789abcdef01234567.py").write_text("# not jitgrad's: outside its subdirectory\n")
     monkeypatch.setenv("JITGRAD_CACHE_DIR", str(home))
-    compile_graph(jg.make_graph(fn)(X))                 # an LLVM unit: llvm/<name>.obj
+    compile_graph(jg.make_graph(fn)(X))     # an LLVM unit (llvm/<name>.obj), pipeline/<name>.pkl
     entries = home / cache.SUBDIR / "llvm"
     (entries / "keep-me.txt").write_text("a user's file among the entries\n")
     foreign = [p for p in tree(home) if cache.SUBDIR not in p or p.endswith("keep-me.txt")]
 
     r = jitgrad_cli("cache", "clear", env={"JITGRAD_CACHE_DIR": str(home)})
     assert r.returncode == 0, r.stderr
-    assert r.stdout.startswith(f"cleared {home / cache.SUBDIR}: removed 1 file")
+    assert r.stdout.startswith(f"cleared {home / cache.SUBDIR}: removed 2 files")
     assert r.stdout.rstrip().endswith("; kept 1 file jitgrad did not write")
     assert [p for p in tree(home) if cache.SUBDIR not in p or p.endswith("keep-me.txt")] == foreign
     assert not glob.glob(str(entries / "jg_*"))

@@ -11,12 +11,14 @@ from ..ir.passes.manager import run_pipeline
 from ..ir.types import kind_of
 from ..runtime import profiling
 from ..runtime.executable import Executable  # noqa: F401 - the record backends return
+from . import pipeline_cache
 
 
 def optimize(graph: Graph, donated=()):
-    """Run the default pass pipeline; returns (optimized graph, schedule, memory plan).
+    """Run the default pass pipeline; returns (optimized graph, schedule, memory plan), from the
+    disk cache when this graph was optimized before (pipeline_cache.py).
     `donated`: graph input indices whose storage the caller gives up (jit donate_argnums)."""
-    return run_pipeline(graph, donated=donated)
+    return pipeline_cache.cached(graph, donated, lambda g, d: run_pipeline(g, donated=d))
 
 
 def _complex_reason(graph: Graph):

@@ -1,0 +1,109 @@
+"""The pass pipeline's results on disk: a traced graph seen before is not optimized again.
+
+A jitted function's first call in a new process traces it, runs the pass pipeline and loads
+its kernels from the disk cache. The kernels are cached by their canonical text
+(codegen/cpu_units.py), but the pipeline (fusion above all: half a second for a GPT step) ran
+again every time. Its result, (optimized graph, schedule, memory plan), depends only on the
+traced graph, the graph inputs the caller donates, the passes switched off and the code of the
+passes, so it is stored under a key hashing those:
+
+    <kernel dir>/pipeline/jg_pipeline_<24 hex>.pkl     SHA-256 of the payload, then the pickle
+
+The key is the traced graph's text (ir/printer.py: every node, param and source line; large
+constants by the digest of their bytes), so two graphs that print alike optimize alike, and a
+graph whose source lines moved gets its own entry (kernel names and errors name the lines).
+The code version is a hash of the ir/ package's source. An entry whose checksum fails is
+logged and recomputed; an unusable cache directory means no caching (codegen/disk_cache.py
+warns once). The pipeline runs as before whenever the user asks to see it run
+(JITGRAD_PRINT_AFTER) and under JITGRAD_DISABLE's own key.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+
+from ..ir import Graph, config
+
+_VERSION: list = []
+
+
+def _code_version() -> str:
+    """A hash of every source file of the ir package (the passes and what they read)."""
+    if not _VERSION:
+        import numpy as np
+        from .. import ir
+        h = hashlib.sha256(f"python={sys.version_info[:2]} numpy={np.__version__}".encode())
+        root = os.path.dirname(ir.__file__)
+        for dirpath, dirnames, names in sorted(os.walk(root)):
+            dirnames.sort()
+            for n in sorted(names):
+                if n.endswith(".py"):
+                    with open(os.path.join(dirpath, n), "rb") as f:
+                        h.update(n.encode() + b"\0" + f.read())
+        _VERSION.append(h.hexdigest()[:16])
+    return _VERSION[0]
+
+
+def key(graph: Graph, donated) -> str:
+    h = hashlib.sha256()
+    for part in (_code_version(), repr(sorted(donated)), repr(sorted(config.disabled_passes())),
+                 str(config.read("num_threads")), str(graph)):
+        h.update(part.encode())
+        h.update(b"\0")
+    return "jg_pipeline_" + h.hexdigest()[:24]
+
+
+def _root():
+    from ..codegen import disk_cache     # lazy, as the backends: codegen loads on first compile
+    return disk_cache.usable_root("pipeline")
+
+
+def cached(graph: Graph, donated, run):
+    """run(graph, donated)'s result, from the disk cache when this graph was optimized before."""
+    if config.print_after():        # the user asked to see the passes run
+        return run(graph, donated)
+    root = _root()
+    if root is None:
+        return run(graph, donated)
+    name = key(graph, donated)
+    path = os.path.join(root, name + ".pkl")
+    hit = _read(path)
+    if hit is not None:
+        config.log(1, f"pipeline cache hit: {name} ({graph.name})")
+        return hit
+    result = run(graph, donated)
+    _write(root, path, result)
+    return result
+
+
+def _read(path: str):
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None
+    digest, payload = data[:32], data[32:]
+    if len(data) > 32 and hashlib.sha256(payload).digest() == digest:
+        try:
+            return pickle.loads(payload)
+        except Exception as e:  # noqa: BLE001 - a class renamed since: recompute
+            config.log(1, f"pipeline cache: {path} does not load ({type(e).__name__}: {e}); "
+                          "recomputing it")
+            return None
+    config.log(1, f"pipeline cache: {path} fails its checksum; recomputing it")
+    return None
+
+
+def _write(root: str, path: str, result) -> None:
+    from ..codegen import disk_cache
+    try:
+        payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as e:  # noqa: BLE001 - a param no pickle can hold: just not cached
+        config.log(1, f"pipeline cache: not stored ({type(e).__name__}: {e})")
+        return
+    try:
+        disk_cache.write_atomic(path, hashlib.sha256(payload).digest() + payload)
+    except OSError as e:
+        disk_cache.give_up(root, e)
