@@ -5,7 +5,9 @@
 Each kernel node is compiled on its own, as a unit keyed by its canonical source
 (codegen/cpu_units.py: identical kernels compile once, in memory and on disk). Nothing is
 compiled per signature: the memory plan becomes a table of typed buffers, and the sequencer
-(runtime/sequencer.py) calls the units by address in schedule order. The per-call Python side
+(runtime/sequencer.py) calls the units by address in the plan's execution order (the
+schedule's, except that the plan's concurrent waves sit at consecutive positions, which the
+sequencer runs on the thread pool). The per-call Python side
 (runtime/executable.py) takes outputs from the caching allocator, writes the call's array
 addresses once, and runs.
 
@@ -197,6 +199,16 @@ def _loop_plans(nodes, plan):
     return plans
 
 
+def execution_order(nodes, plan):
+    """(the order the kernels run in, {a wave's first kernel: the wave's lanes}) from the
+    memory plan's concurrent waves (plan_memory: issue 26); the schedule's order when the plan
+    has none."""
+    order = list(getattr(plan, "order", None) or ())
+    if sorted(order) != list(range(len(nodes))):
+        return list(range(len(nodes))), {}
+    return order, {w[0][0]: w for w in getattr(plan, "waves", ())}
+
+
 def compile_cpu(graph, optimized, schedule, plan):
     nodes = kernel_nodes(optimized, schedule)
     threads.configure()
@@ -208,7 +220,10 @@ def compile_cpu(graph, optimized, schedule, plan):
     layout = Layout(optimized, nodes, plan, on_host)
     kernels, checks, steps, units, start = [], [], [], [], 0
     placed = []                 # the kernel node at each sequencer position (the profiler's names)
-    for i, n in enumerate(nodes):
+    waves = []                  # per wave, its lanes' bounds (positions): run at the same time
+
+    def emit(i, n):
+        nonlocal start
         if i in loops:          # a control-flow node: one kernel running its compiled sub-graphs
             loop = loops[i]
             argv = loop.build([layout.buffer[v] for v in n.inputs],
@@ -217,7 +232,7 @@ def compile_cpu(graph, optimized, schedule, plan):
             placed.append(n)
             kernels.append((loop.address, [layout.bases.slot(b) for b in argv]))
             checks.append(loop.check)
-            continue
+            return
         if on_host(n):
             if len(kernels) > start:
                 steps.append(("kernels", start, len(kernels)))
@@ -228,17 +243,42 @@ def compile_cpu(graph, optimized, schedule, plan):
                 config.log(1, f"cpu backend: {what}{why} runs on the host (NumPy reference)")
             steps.append(("host", HostStep(n, [(layout.buffer[v], v.type) for v in n.inputs],
                                            [layout.buffer[v].index for v in n.outputs])))
-            continue
+            return
         if layout.is_view(i, n):
-            continue
+            return
         unit = kernel_unit(n, matmul_product_hint(plan, i, n))
         units.append(unit)
         placed.append(n)
         kernels.append((unit.address, layout.slots(unit, n, i)))
         checks.append(unit.check)
+
+    def concurrent(i, n):
+        """Whether kernel i may run in a wave's lane: a compiled kernel without a bounds check
+        (the status pair is shared)."""
+        return (i not in loops and not on_host(n)
+                and (layout.is_view(i, n)
+                     or kernel_unit(n, matmul_product_hint(plan, i, n)).check is None))
+
+    order, wave_at = execution_order(nodes, plan)
+    in_waves = {i for w in wave_at.values() for lane in w for i in lane}
+    for i in order:
+        wave = wave_at.get(i)
+        if wave is None:
+            if i not in in_waves:
+                emit(i, nodes[i])
+            continue
+        together = all(concurrent(j, nodes[j]) for lane in wave for j in lane)
+        bounds = [len(kernels)]
+        for lane in wave:       # lane after lane; in order on this thread if not `together`
+            for j in lane:
+                emit(j, nodes[j])
+            if len(kernels) > bounds[-1]:
+                bounds.append(len(kernels))
+        if together and len(bounds) > 2:
+            waves.append(tuple(bounds))
     if len(kernels) > start or not steps:
         steps.append(("kernels", start, len(kernels)))
-    program = Program(kernels, layout.bases.n_dynamic, layout.bases.fixed)
+    program = Program(kernels, layout.bases.n_dynamic, layout.bases.fixed, waves)
     run = SequencedRun(program, layout.bases, steps, [v.type for v in layout.outputs],
                        layout.host_types, output_results(optimized, layout), checks,
                        layout.arena_bytes, layout.status)

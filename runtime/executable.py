@@ -183,8 +183,7 @@ class SequencedRun:
                     raise self.failure(st, status)
             elif step[0] == "kernels":
                 st, times = profiling.run_timed(program, step[1], step[2])
-                for r in recorders:
-                    r.kernels(self, step[1], times)
+                profiling.deliver(recorders, self, step[1], times)
                 if st:
                     raise self.failure(st, status)
             elif recorders is None:

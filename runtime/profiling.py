@@ -13,6 +13,7 @@ off costs one list test per call and nothing per kernel.
 from __future__ import annotations
 
 import ctypes
+import inspect
 import threading
 
 import numpy as np
@@ -36,19 +37,27 @@ define internal i64 @now(i32 (i32, %timespec*)* %clock) {
   ret i64 %t
 }
 """ + sequencer.FIELD_IR + sequencer.kernel_walk_ir(
-    # the sequencer's jg_run, with times[2 * (k - start)] = start of kernel k, [+1] = its end
-    "jg_run_timed", params=", i64* %times, i8* %clockp",
-    entry="  %clock = bitcast i8* %clockp to i32 (i32, %timespec*)*\n",
+    # the sequencer's jg_run, with times[3 * (k - start)] = start of kernel k, [+1] = its end,
+    # [+2] = the thread that ran it (gettid: a wave's kernels run on the pool's threads)
+    "jg_run_timed", params=", i64* %times, i8* %clockp, i8* %tidp",
+    entry="""  %clock = bitcast i8* %clockp to i32 (i32, %timespec*)*
+  %gettid = bitcast i8* %tidp to i32 ()*
+""",
     before="""  %rel = sub i64 %k, %start
-  %i0 = mul i64 %rel, 2
+  %i0 = mul i64 %rel, 3
   %i1 = add i64 %i0, 1
+  %i2 = add i64 %i0, 2
   %pt0 = getelementptr i64, i64* %times, i64 %i0
   %pt1 = getelementptr i64, i64* %times, i64 %i1
+  %pt2 = getelementptr i64, i64* %times, i64 %i2
   %t0 = call i64 @now(i32 (i32, %timespec*)* %clock)
   store i64 %t0, i64* %pt0
 """,
     after="""  %t1 = call i64 @now(i32 (i32, %timespec*)* %clock)
   store i64 %t1, i64* %pt1
+  %tid32 = call i32 %gettid()
+  %tid = sext i32 %tid32 to i64
+  store i64 %tid, i64* %pt2
 """)
 
 _lock = threading.Lock()
@@ -68,10 +77,12 @@ def _timed_runner():
             engine = llvm.create_mcjit_compiler(mod, tm)
             engine.finalize_object()
             i64, ptr = ctypes.c_int64, ctypes.c_void_p
-            fn = ctypes.CFUNCTYPE(i64, ptr, i64, i64, ptr, ptr)(
+            fn = ctypes.CFUNCTYPE(i64, ptr, i64, i64, ptr, ptr, ptr)(
                 engine.get_function_address("jg_run_timed"))
-            clock = ctypes.cast(ctypes.CDLL(None).clock_gettime, ctypes.c_void_p).value
-            _TIMED = (fn, clock, engine)
+            libc = ctypes.CDLL(None)
+            clock = ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value
+            gettid = ctypes.cast(libc.gettid, ctypes.c_void_p).value
+            _TIMED = (fn, clock, gettid, engine)
     return _TIMED
 
 
@@ -81,10 +92,30 @@ def prepare() -> None:
 
 
 def run_timed(program, start: int, end: int):
-    """Run kernels [start, end) of a sequencer Program one by one, timing each:
-    (status as Program.run returns it, int64 array [end - start, 2] of start/end times in
-    perf_counter_ns's clock; rows after a failed kernel are 0)."""
-    fn, clock, _ = _timed_runner()
-    times = np.zeros((max(end - start, 0), 2), np.int64)
-    st = fn(int(program.header.ctypes.data), start, end, times.ctypes.data, clock)
+    """Run kernels [start, end) of a sequencer Program, timing each: (status as Program.run
+    returns it, int64 array [end - start, 3] of start and end times in perf_counter_ns's clock
+    and the native id of the thread that ran it (threading.get_native_id's; a wave's kernels
+    run on the pool's threads); rows of kernels that did not run are 0)."""
+    fn, clock, gettid, _ = _timed_runner()
+    times = np.zeros((max(end - start, 0), 3), np.int64)
+    st = fn(int(program.header.ctypes.data), start, end, times.ctypes.data, clock, gettid)
     return st, times
+
+
+def deliver(recorders, run, start, times) -> None:
+    """Hand run_timed's rows to the profilers, each kernel an event on the thread that ran it:
+    a profiler's `kernels(run, start, times, tids=...)` gets the rows' threads when it takes
+    them; `kernels(run, start, times)` records the rows as the calling thread's."""
+    spans = np.ascontiguousarray(times[:, :2])
+    for r in recorders:
+        if _takes_tids(r):
+            r.kernels(run, start, spans, tids=times[:, 2].tolist())
+        else:
+            r.kernels(run, start, spans)
+
+
+def _takes_tids(recorder) -> bool:
+    try:
+        return "tids" in inspect.signature(recorder.kernels).parameters
+    except (TypeError, ValueError):
+        return False

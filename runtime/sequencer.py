@@ -14,6 +14,14 @@ kernels. The addresses are read from the objects themselves (CPython's tuple ite
 `data` field), a layout checked once per process against `ndarray.ctypes.data`; where the check
 fails, runtime/fill.py (numba) writes them instead. A kernel that returns non-zero stops the run,
 which returns 1 + that kernel's position.
+
+Waves (issue 26): the memory plan groups chains of small kernels of independent branches into
+waves of lanes (plan.waves); a wave's lanes sit at consecutive positions, lane after lane, and
+the walk hands the wave to the thread pool (runtime/thread_pool.py's jg_parallel_for, one item
+per lane): the caller and the woken workers each take lanes until none is left, run a lane's
+kernels in order, and the walk goes on once every lane has finished. With one thread, or the
+pool busy (another call's kernel), the lanes run on the calling thread in order. A failed
+kernel ends its lane; the walk returns 1 + the first failed position.
 """
 from __future__ import annotations
 
@@ -23,8 +31,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import thread_pool
+
 # The walk over a Program's table, kernel by kernel: a template, so that the profiler's timed
-# variant (runtime/profiling.py) is this same loop with hooks around each kernel call.
+# variant (runtime/profiling.py) is this same loop with hooks around each kernel call. A wave
+# starting at k (header field 6: wave_ends[k] > k + 1) goes to the thread pool as one job of
+# lane_count[k] items (jg_parallel_for, whose address is header field 7; fields 9-11: lane_first,
+# lane_count, lanes): each item runs a lane's kernels with its own argv (field 8: its size).
+# Header: 0 fns, 1 argstart, 2 argbase, 3 argoff, 4 bases, 5 argv, 6 wave_ends, 7 pool entry,
+# 8 argv size, 9 lane_first, 10 lane_count, 11 lanes.
 _WALK_IR = r"""
 define i64 @@@NAME@@(i64* %hdr, i64 %start, i64 %end@@PARAMS@@) {
 entry:
@@ -34,20 +49,34 @@ entry:
   %argoff = call i64* @field(i64* %hdr, i64 3)
   %bases = call i64* @field(i64* %hdr, i64 4)
   %argv = call i64* @field(i64* %hdr, i64 5)
+  %wends = call i64* @field(i64* %hdr, i64 6)
   br label %kloop
 kloop:
-  %k = phi i64 [%start, %entry], [%knext, %kdone]
+  %k = phi i64 [%start, %entry], [%knext, %kdone], [%we, %wdone]
   %more = icmp slt i64 %k, %end
   br i1 %more, label %kbody, label %exit
 kbody:
+  %pw = getelementptr i64, i64* %wends, i64 %k
+  %we = load i64, i64* %pw
+  %k1 = add i64 %k, 1
+  %iswave = icmp sgt i64 %we, %k1
+  br i1 %iswave, label %wave, label %single
+wave:
+  %wst = call i64 @@@NAME@@_wave(i64* %hdr, i64 %k, i64 %we, i64 %start@@ARGS@@)
+  %wbad = icmp ne i64 %wst, 0
+  br i1 %wbad, label %wfail, label %wdone
+wfail:
+  ret i64 %wst
+wdone:
+  br label %kloop
+single:
   %ps = getelementptr i64, i64* %argstart, i64 %k
   %s = load i64, i64* %ps
-  %k1 = add i64 %k, 1
   %pe = getelementptr i64, i64* %argstart, i64 %k1
   %e = load i64, i64* %pe
   br label %aloop
 aloop:
-  %j = phi i64 [%s, %kbody], [%jnext, %abody]
+  %j = phi i64 [%s, %single], [%jnext, %abody]
   %amore = icmp slt i64 %j, %e
   br i1 %amore, label %abody, label %call
 abody:
@@ -78,6 +107,117 @@ fail:
 exit:
   ret i64 0
 }
+
+; a wave: kernels [k0, kend), its lanes the items of one job of the pool; 0, or 1 + the first
+; kernel that failed
+define internal i64 @@@NAME@@_wave(i64* %hdr, i64 %k0, i64 %kend, i64 %start@@PARAMS@@) {
+  %ctx = alloca [@@NCTX@@ x i64]
+  %c = getelementptr [@@NCTX@@ x i64], [@@NCTX@@ x i64]* %ctx, i64 0, i64 0
+  %hdri = ptrtoint i64* %hdr to i64
+  store i64 %hdri, i64* %c
+  %c1 = getelementptr i64, i64* %c, i64 1
+  store i64 %k0, i64* %c1
+  %c2 = getelementptr i64, i64* %c, i64 2
+  store i64 9223372036854775807, i64* %c2
+  %c3 = getelementptr i64, i64* %c, i64 3
+  store i64 %start, i64* %c3
+@@STORE@@  %pp = getelementptr i64, i64* %hdr, i64 7
+  %pool = load i64, i64* %pp
+  %poolf = inttoptr i64 %pool to void (void (i8*, i64, i64)*, i8*, i64, i64)*
+  %counts = call i64* @field(i64* %hdr, i64 10)
+  %pn = getelementptr i64, i64* %counts, i64 %k0
+  %n = load i64, i64* %pn
+  %ci8 = bitcast i64* %c to i8*
+  call void %poolf(void (i8*, i64, i64)* @@@NAME@@_item, i8* %ci8, i64 %n, i64 1)
+  %failed = load atomic i64, i64* %c2 acquire, align 8
+  %none = icmp eq i64 %failed, 9223372036854775807
+  %r = select i1 %none, i64 0, i64 %failed
+  ret i64 %r
+}
+
+; lanes [ib, ie) of a wave, on whichever thread the pool gives them: each lane's kernels in
+; order, until one fails
+define internal void @@@NAME@@_item(i8* %ctxi8, i64 %ib, i64 %ie) {
+entry:
+  %c = bitcast i8* %ctxi8 to i64*
+  %hdri = load i64, i64* %c
+  %hdr = inttoptr i64 %hdri to i64*
+  %c1 = getelementptr i64, i64* %c, i64 1
+  %k0 = load i64, i64* %c1
+  %c2 = getelementptr i64, i64* %c, i64 2
+  %c3 = getelementptr i64, i64* %c, i64 3
+  %start = load i64, i64* %c3
+@@LOAD@@@@ENTRY@@  %fns = call i64* @field(i64* %hdr, i64 0)
+  %argstart = call i64* @field(i64* %hdr, i64 1)
+  %argbase = call i64* @field(i64* %hdr, i64 2)
+  %argoff = call i64* @field(i64* %hdr, i64 3)
+  %bases = call i64* @field(i64* %hdr, i64 4)
+  %firsts = call i64* @field(i64* %hdr, i64 9)
+  %bounds = call i64* @field(i64* %hdr, i64 11)
+  %pfirst = getelementptr i64, i64* %firsts, i64 %k0
+  %first = load i64, i64* %pfirst
+  %pm = getelementptr i64, i64* %hdr, i64 8
+  %maxargs = load i64, i64* %pm
+  %argv = alloca i64, i64 %maxargs
+  br label %lloop
+lloop:
+  %it = phi i64 [%ib, %entry], [%itnext, %ldone]
+  %lmore = icmp slt i64 %it, %ie
+  br i1 %lmore, label %lbody, label %exit
+lbody:
+  %li = add i64 %first, %it
+  %pls = getelementptr i64, i64* %bounds, i64 %li
+  %ls = load i64, i64* %pls
+  %li1 = add i64 %li, 1
+  %ple = getelementptr i64, i64* %bounds, i64 %li1
+  %le = load i64, i64* %ple
+  br label %kloop
+kloop:
+  %k = phi i64 [%ls, %lbody], [%k1, %kdone]
+  %more = icmp slt i64 %k, %le
+  br i1 %more, label %kbody, label %ldone
+kbody:
+  %k1 = add i64 %k, 1
+  %ps = getelementptr i64, i64* %argstart, i64 %k
+  %s = load i64, i64* %ps
+  %pe = getelementptr i64, i64* %argstart, i64 %k1
+  %e = load i64, i64* %pe
+  br label %aloop
+aloop:
+  %j = phi i64 [%s, %kbody], [%jnext, %abody]
+  %amore = icmp slt i64 %j, %e
+  br i1 %amore, label %abody, label %call
+abody:
+  %pb = getelementptr i64, i64* %argbase, i64 %j
+  %b = load i64, i64* %pb
+  %pbase = getelementptr i64, i64* %bases, i64 %b
+  %base = load i64, i64* %pbase
+  %po = getelementptr i64, i64* %argoff, i64 %j
+  %o = load i64, i64* %po
+  %addr = add i64 %base, %o
+  %slot = sub i64 %j, %s
+  %pa = getelementptr i64, i64* %argv, i64 %slot
+  store i64 %addr, i64* %pa
+  %jnext = add i64 %j, 1
+  br label %aloop
+call:
+  %pf = getelementptr i64, i64* %fns, i64 %k
+  %f = load i64, i64* %pf
+  %fp = inttoptr i64 %f to i64 (i64*)*
+@@BEFORE@@  %st = call i64 %fp(i64* %argv)
+@@AFTER@@  %bad = icmp ne i64 %st, 0
+  br i1 %bad, label %fail, label %kdone
+kdone:
+  br label %kloop
+fail:
+  %old = atomicrmw min i64* %c2, i64 %k1 acq_rel
+  br label %ldone
+ldone:
+  %itnext = add i64 %it, 1
+  br label %lloop
+exit:
+  ret void
+}
 """
 
 FIELD_IR = r"""
@@ -94,8 +234,20 @@ def kernel_walk_ir(name: str, params: str = "", entry: str = "", before: str = "
                    after: str = "") -> str:
     """LLVM IR of `i64 name(i64* %hdr, i64 %start, i64 %end<params>)` running kernels
     [start, end) of a Program (1 + the position of a failing kernel, else 0); `entry` runs first,
-    `before`/`after` around each kernel call (%k is the kernel's position, %fp its address)."""
+    `before`/`after` around each kernel call (%k is the kernel's position, %fp its address,
+    %start the first position of the run). Params are pointers (", i64* %a, i8* %b"): a wave
+    hands them to the threads that run its kernels, where the hooks run too."""
+    typed = [p.strip().split() for p in params.split(",") if p.strip()]
+    store = "".join(f"  %cs{i} = getelementptr i64, i64* %c, i64 {4 + i}\n"
+                    f"  %cv{i} = ptrtoint {t} {v} to i64\n"
+                    f"  store i64 %cv{i}, i64* %cs{i}\n" for i, (t, v) in enumerate(typed))
+    load = "".join(f"  %cs{i} = getelementptr i64, i64* %c, i64 {4 + i}\n"
+                   f"  %cv{i} = load i64, i64* %cs{i}\n"
+                   f"  {v} = inttoptr i64 %cv{i} to {t}\n" for i, (t, v) in enumerate(typed))
+    args = "".join(f", {t} {v}" for t, v in typed)
     return (_WALK_IR.replace("@@NAME@@", name).replace("@@PARAMS@@", params)
+            .replace("@@ARGS@@", args).replace("@@NCTX@@", str(4 + len(typed)))
+            .replace("@@STORE@@", store).replace("@@LOAD@@", load)
             .replace("@@ENTRY@@", entry).replace("@@BEFORE@@", before).replace("@@AFTER@@", after))
 
 
@@ -190,9 +342,12 @@ class Slot:
 
 class Program:
     """The table of one schedule: kernels (address, argument slots) over `n_dynamic` bases
-    written per call and fixed arrays (kept alive here) after them."""
+    written per call and fixed arrays (kept alive here) after them. `waves`: per wave, the
+    bounds of its lanes (positions b0 < b1 < ... < bL: lane i is [b_i, b_(i+1))): lanes run at
+    the same time on the thread pool (plan_memory planned their buffers apart), each lane's
+    kernels in order; the other kernels run one after another on the calling thread."""
 
-    def __init__(self, kernels, n_dynamic, fixed):
+    def __init__(self, kernels, n_dynamic, fixed, waves=()):
         self.n_kernels = len(kernels)
         self.fns = np.array([a for a, _ in kernels] + [0], np.int64)
         counts = [len(slots) for _, slots in kernels]
@@ -206,9 +361,28 @@ class Program:
         for i, a in enumerate(self.fixed):
             self.bases[n_dynamic + i] = a.ctypes.data
         self.argv = np.zeros(max(counts, default=0) + 1, np.int64)
+        self.waves = [tuple(int(b) for b in w) for w in waves if len(w) > 2]
+        n = len(kernels)
+        self.wave_ends = np.arange(1, n + 2, dtype=np.int64)     # k + 1: no wave starts at k
+        self.lane_first = np.zeros(n + 1, np.int64)   # a wave at k: its bounds at lanes[first:]
+        self.lane_count = np.zeros(n + 1, np.int64)
+        flat = []
+        for w in self.waves:
+            if list(w) != sorted(set(w)) or not 0 <= w[0] < w[-1] <= n:
+                raise ValueError(f"wave {w}: not increasing lane bounds within {n} kernels")
+            self.wave_ends[w[0]] = w[-1]
+            self.lane_first[w[0]], self.lane_count[w[0]] = len(flat), len(w) - 1
+            flat += w
+        self.lanes = np.array(flat + [0], np.int64)
+        pool = 0
+        if self.waves:                      # the pool starts only for a program with waves
+            pool = thread_pool.entry_address()
         self.header = np.array([a.ctypes.data for a in (self.fns, self.argstart, self.argbase,
-                                                        self.argoff, self.bases, self.argv)],
-                               np.int64)
+                                                        self.argoff, self.bases, self.argv,
+                                                        self.wave_ends)]
+                               + [pool, len(self.argv)]
+                               + [a.ctypes.data for a in (self.lane_first, self.lane_count,
+                                                          self.lanes)], np.int64)
         self.header_address = int(self.header.ctypes.data)
         self._bases = int(self.bases.ctypes.data)
         self._run, self._fill, self._call, _ = _runner()

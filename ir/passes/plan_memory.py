@@ -32,6 +32,18 @@ Matmul kernel i (the i-th kernel of the schedule) writes its product into the st
 plan.product[i] (the product itself, or an epilogue output of the same type that is not written
 in place, which the epilogue then overwrites point by point); when there is none,
 plan.scratch[i] = (offset, nbytes) is an arena workspace for the product.
+Concurrent waves (issue 26): when the CPU pool has more than one thread, chains of small kernels
+of independent branches (Q/K/V projections, optimizer updates of different leaves) become the
+lanes of a wave, which the runtime runs at the same time, one lane per thread, each lane's
+kernels in order (runtime/sequencer.py). plan.order is the execution order (the schedule's,
+except that a wave's kernels sit together, lane after lane, and the few kernels they wait for
+just before), plan.waves the waves (per wave, its lanes: tuples of schedule indices). Every
+kernel of a wave takes the wave's execution step, so a buffer is live over two intervals: its
+schedule indices [start, end] and its execution steps `steps`. Two buffers share arena bytes only
+when neither interval overlaps: the plan holds for the schedule run in order (other backends,
+the native export, the loop runners) and for the waves run at once. No kernel writes a buffer
+(in place included) that a kernel of another lane of its wave reads or writes; within a lane,
+in place as usual. plan.check() checks both.
 Fields: arena_bytes (== peak_bytes), naive_bytes (every intermediate and workspace alive at once,
 each in its own aligned slot), alignment (every offset is a multiple of it), buffers (a
 PlannedBuffer per kernel output in schedule order, with name, nbytes, start/end kernel indices,
@@ -42,11 +54,14 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 from dataclasses import dataclass, field
 
+from .. import config
 from ..graph import Graph
 from ..ops import Op
 from ..primitives import REDUCE
+from ..registry import TRANSCENDENTAL
 from .fusion_rules import matmul_operand
 
 ALIGNMENT = 64
@@ -67,6 +82,8 @@ class PlannedBuffer:
     offset: int | None = None  # arena offset (place == "arena")
     inplace_of: str | None = None   # name of the dying input whose storage it takes
     view_of: str | None = None      # name of the buffer (or graph input) it is a view of
+    steps: tuple | None = None      # (first, last) execution step it is live over (waves)
+    readers: tuple = ()             # the kernels (schedule indices) that read it
 
 
 @dataclass
@@ -81,6 +98,8 @@ class MemoryPlan:
     product: dict = field(default_factory=dict)
     views: dict = field(default_factory=dict)      # view of a graph input -> the input's index
     free: set = field(default_factory=set)         # kernels that only make a view: skippable
+    order: list = field(default_factory=list)      # execution order of the schedule's kernels
+    waves: list = field(default_factory=list)      # per wave its lanes: run at the same time
     alignment: int = ALIGNMENT
 
     @property
@@ -100,6 +119,43 @@ class MemoryPlan:
                 if a.start <= b.end and b.start <= a.end and not (shared and b.start == a.end):
                     raise AssertionError(f"memory plan: {a.name} [{a.start},{a.end}] and {b.name} "
                                          f"[{b.start},{b.end}] overlap at offset {b.offset}")
+                (a0, a1), (b0, b1) = a.steps or (a.start, a.end), b.steps or (b.start, b.end)
+                if a0 <= b1 and b0 <= a1 and not (shared and b0 == a1):
+                    raise AssertionError(f"memory plan: {a.name} (steps [{a0},{a1}]) and {b.name} "
+                                         f"(steps [{b0},{b1}]) overlap at offset {b.offset} "
+                                         f"in the concurrent order")
+        self.check_waves()
+        return self
+
+    def check_waves(self):
+        """Raise AssertionError if a kernel of a wave writes arena bytes that a kernel of another
+        lane of its wave reads or writes, or the order is not a permutation of the schedule."""
+        if not self.waves:
+            return self
+        if sorted(self.order) != list(range(len(self.order))):
+            raise AssertionError("memory plan: the execution order is not a permutation")
+        writes, reads = {}, {}
+        for b in self.buffers:
+            if b.place != "arena" or not b.nbytes or b.offset is None:
+                continue
+            span = (b.offset, b.offset + b.nbytes)
+            writes.setdefault(b.start, []).append((span, b.name))
+            for r in b.readers:
+                reads.setdefault(r, []).append((span, b.name))
+        for wave in self.waves:
+            for a, lane in enumerate(wave):
+                for b, other_lane in enumerate(wave):
+                    if a == b:
+                        continue
+                    for i in lane:
+                        for j in other_lane:
+                            for (lo, hi), name in writes.get(i, []):
+                                for (lo2, hi2), other in writes.get(j, []) + reads.get(j, []):
+                                    if lo < hi2 and lo2 < hi:
+                                        raise AssertionError(
+                                            f"memory plan: kernel {i} writes {name} over {other}, "
+                                            f"which kernel {j} of another lane of its wave uses "
+                                            f"at the same time")
         return self
 
     def __str__(self):
@@ -118,6 +174,9 @@ class MemoryPlan:
                 note = (note + "; " if note else "") + f"in place of {b.inplace_of}"
             lines.append(f"  {b.name:<12}{b.nbytes:>12}{off:>12}  "
                          f"{f'[{b.start},{b.end}]':<12}{note}".rstrip())
+        if self.waves:
+            lines.append("  concurrent: " + "; ".join(
+                " | ".join(",".join(f"k{i}" for i in lane) for lane in w) for w in self.waves))
         return "\n".join(lines)
 
 
@@ -196,10 +255,12 @@ def _view_groups(kernels, last, out_index, viewable):
 
 def _best_fit(slots):
     """Assign offsets: largest first, each into the smallest fitting gap among the slots already
-    placed whose lifetimes overlap. slots: list of [size, start, end, offset]."""
+    placed whose lifetimes overlap, in schedule order or in the concurrent order. slots: list of
+    [size, start, end, offset, first step, last step]."""
     placed = []
     for s in sorted(slots, key=lambda s: (-s[0], s[1])):
-        busy = sorted((p[3], p[3] + p[0]) for p in placed if p[1] <= s[2] and s[1] <= p[2])
+        busy = sorted((p[3], p[3] + p[0]) for p in placed
+                      if (p[1] <= s[2] and s[1] <= p[2]) or (p[4] <= s[5] and s[4] <= p[5]))
         best, cursor = None, 0
         for lo, hi in busy:
             gap = lo - cursor
@@ -246,16 +307,159 @@ def _in_time_order(slots):
         heapq.heappush(active, (s[2], n, s))
 
 
-def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
+# Waves (issue 26). A lane is a chain of kernels that run one after another on one thread; a
+# wave is a few lanes that do not depend on each other, run at the same time. A kernel may sit
+# in a lane when it does not use the pool itself (below codegen/cpu_kernels.PARALLEL_MIN
+# element-costs, llvm_kernels.GEMM_MIN multiply-adds) nor the host; a wave starts only at
+# kernels with enough work to pay for waking a worker (~10 us).
+CONCURRENT_MIN = 1 << 14          # element-costs (or multiply-adds) of a lane's first kernel
+CONCURRENT_MAX = 1 << 19          # element-costs
+CONCURRENT_GEMM_MAX = 1 << 20     # multiply-adds
+WAVE_LOOKAHEAD = 256              # how far down the schedule a lane's kernels may come from
+WAVE_PULL = 64                    # kernels a wave may wait for (run just before it)
+LANE_MAX = 64                     # kernels per lane
+
+
+def concurrent_work(kernel):
+    """The work of a kernel that may run in a lane (element-costs, or a product's
+    multiply-adds), or None: a kind that may use the pool or the host (opaque: control flow,
+    random, gathers), complex values, or too much work (it runs split over the pool)."""
+    kind = kernel.params["kind"]
+    body = kernel.params["body"]
+    if kind == "matmul":
+        mm = next((n for n in body.nodes if n.op == Op.matmul), None)
+        if mm is None:
+            return None
+        work = math.prod(mm.output.type.shape) * (mm.inputs[0].type.shape or (1,))[-1]
+        return work if work < CONCURRENT_GEMM_MAX else None
+    if kind not in ("elementwise", "reduce", "rowwise"):
+        return None
+    values = [v for n in body.nodes for v in (*n.inputs, *n.outputs)]
+    if any(v.type.dtype.kind == "c" for v in values):
+        return None
+    size = max([v.type.size for v in values] + [0])
+    work = size * (1 + 8 * sum(n.op in TRANSCENDENTAL for n in body.nodes))
+    return work if work < CONCURRENT_MAX else None
+
+
+def concurrent_order(kernels, width):
+    """(execution order, waves) of a schedule. The order is the schedule's, except for waves:
+    at a kernel with enough work (CONCURRENT_MIN), up to width - 1 later ones that do not
+    depend on it start lanes of their own; then each lane, the least loaded first, takes the
+    next kernel (within WAVE_LOOKAHEAD) whose inputs come from before the wave or from that
+    lane. The few kernels a lane's kernel still waits for (at most WAVE_PULL in all, none
+    depending on the wave) run just before the wave. A wave is laid out lane after lane:
+    waves holds, per wave, its lanes (tuples of schedule indices)."""
+    n = len(kernels)
+    producer = {v: i for i, k in enumerate(kernels) for v in k.outputs}
+    deps = [sorted({producer[v] for v in k.inputs if v in producer}) for k in kernels]
+    work = [concurrent_work(k) if width > 1 else None for k in kernels]
+    done = [False] * n
+    order, waves = [], []
+
+    def waiting(j, lane_of, lane, budget):
+        """The kernels j still waits for outside the wave, or None: j needs another lane's
+        kernel (or one of those does), or more than `budget` of them."""
+        seen, todo = set(), [j]
+        while todo:
+            t = todo.pop()
+            for d in deps[t]:
+                if d in lane_of:
+                    if t != j or lane_of[d] != lane:
+                        return None
+                elif not done[d] and d not in seen:
+                    seen.add(d)
+                    if len(seen) > budget:
+                        return None
+                    todo.append(d)
+        return seen
+
+    for i in range(n):
+        if done[i]:
+            continue
+        if work[i] is None or work[i] < CONCURRENT_MIN:
+            done[i] = True
+            order.append(i)
+            continue
+        lanes, lane_of, pulled, load = [[i]], {i: 0}, set(), [work[i]]
+        horizon = min(n, i + 1 + WAVE_LOOKAHEAD)
+        for j in range(i + 1, horizon):     # the other lanes' first kernels
+            if len(lanes) >= width:
+                break
+            if done[j] or j in lane_of or j in pulled or (work[j] or 0) < CONCURRENT_MIN:
+                continue
+            before = waiting(j, lane_of, None, WAVE_PULL - len(pulled))
+            if before is None:
+                continue
+            pulled |= before
+            lane_of[j] = len(lanes)
+            lanes.append([j])
+            load.append(work[j])
+        if len(lanes) > 1:
+            open_ = set(range(len(lanes)))
+            while open_:            # grow the least loaded lane by its next kernel
+                L = min(open_, key=lambda x: load[x])
+                nxt = None
+                if len(lanes[L]) < LANE_MAX:
+                    for j in range(lanes[L][-1] + 1, horizon):
+                        if done[j] or j in lane_of or j in pulled or work[j] is None:
+                            continue
+                        if not any(lane_of.get(d) == L for d in deps[j]):
+                            continue
+                        before = waiting(j, lane_of, L, WAVE_PULL - len(pulled))
+                        if before is not None:
+                            nxt = j
+                            break
+                if nxt is None:
+                    open_.discard(L)
+                    continue
+                pulled |= before
+                lane_of[nxt] = L
+                lanes[L].append(nxt)
+                load[L] += work[nxt]
+        for d in pulled:
+            done[d] = True
+        for j in lane_of:
+            done[j] = True
+        order += sorted(pulled)
+        for lane in lanes:
+            order += lane
+        if len(lanes) > 1:
+            waves.append(tuple(tuple(lane) for lane in lanes))
+    return order, waves
+
+
+def wave_width() -> int:
+    """How many kernels a wave holds: the pool's threads (1: no waves, the schedule's order)."""
+    return max(1, min(int(config.read("num_threads")), 8))
+
+
+def plan_memory(schedule: Graph, donated=(), reuse=True, width=None) -> MemoryPlan:
     """The memory plan of a graph of kernel nodes (its nodes are the schedule). `donated`:
     indices of graph inputs whose storage may be reused; reuse=False gives every buffer its own
-    slot (the plan with plan_memory disabled)."""
+    slot (the plan with plan_memory disabled). `width`: the most kernels a concurrent wave
+    holds (default: the pool's threads; 1: none)."""
     names = value_names(schedule)
     kernels = schedule.nodes
-    last = {}
+    width = wave_width() if width is None else width
+    if sum(len(k.outputs) + 1 for k in kernels) > BEST_FIT_LIMIT:
+        width = 1               # _in_time_order plans schedule-order lifetimes only
+    order, waves = concurrent_order(kernels, width)
+    step = [0] * len(kernels)           # execution step: a wave's kernels share its first's
+    for p, i in enumerate(order):
+        step[i] = p
+    others = {}                         # kernel -> the kernels of its wave's other lanes
+    for w in waves:
+        members = {i for lane in w for i in lane}
+        for lane in w:
+            for i in lane:
+                step[i], others[i] = step[w[0][0]], members - set(lane)
+    last, xlast, readers = {}, {}, {}
     for i, k in enumerate(kernels):
         for v in k.inputs:
             last[v] = i
+            xlast[v] = max(xlast.get(v, -1), step[i])
+            readers.setdefault(v, set()).add(i)
     out_index = {}
     for i, v in enumerate(schedule.outputs):
         out_index.setdefault(v, i)
@@ -265,9 +469,17 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
     root = _view_groups(kernels, last, out_index,
                         lambda r: r in inputs or (r in outputs_of and r not in out_index)) \
         if reuse else {}
+    xend = {}
+    for v, r in root.items():
+        xend[r] = max(xend.get(r, xlast.get(r, -1)), xlast.get(v, -1))
+    for v, r in root.items():
+        xlast[v] = xlast[r] = xend[r]
     group = {}
     for v, r in root.items():
         group.setdefault(r, {r}).add(v)
+
+    def new_slot(nbytes, i, end, xe):
+        return [_aligned(nbytes), i, end, 0, step[i], xe]
     slot_of, slots, buffers = {}, [], []
     plan = MemoryPlan(0, 0, buffers)
     for i, k in enumerate(kernels):
@@ -278,21 +490,25 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
             if r in slot_of:
                 slot_of[v] = slot_of[r]
                 slot_of[v][2] = max(slot_of[v][2], b.end)
+                slot_of[v][5] = max(slot_of[v][5], xlast.get(v, step[i]))
                 plan.free.add(i)
             elif r in inputs and r not in donor:
                 b.place, plan.views[v] = "view", inputs[r]
                 plan.free.add(i)
             else:       # a donated input, or a root placed elsewhere: the copy stays
                 b.view_of = None
-                slot_of[v] = [_aligned(b.nbytes), i, b.end, 0]
+                slot_of[v] = new_slot(b.nbytes, i, b.end, xlast.get(v, step[i]))
                 slots.append(slot_of[v])
             buffers.append(b)
             continue
         takers_in, takers_out = inplace_candidates(k) if reuse else ([], [])
         # a view group's storage is taken in place only by a kernel that reads one member
         reads = [root.get(v, v) for v in k.inputs]
+        # ... and, in a wave, only by a kernel that is its last reader in the concurrent order
+        # too, with no kernel of another lane of its wave reading it
         free = [v for v in takers_in if last.get(v) == i and v not in out_index
                 and (v in slot_of or v in donor)
+                and xlast.get(v) == step[i] and not readers[v] & others.get(i, set())
                 and (root.get(v, v) not in group or reads.count(root.get(v, v)) == 1)]
         for v in k.outputs:
             b = PlannedBuffer(v, names[v], v.type.nbytes, i, last.get(v, i), "arena")
@@ -307,11 +523,12 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
                 else:
                     slot_of[v] = slot_of[src]
                     slot_of[v][2] = max(slot_of[v][2], b.end)
+                    slot_of[v][5] = max(slot_of[v][5], xlast.get(v, step[i]))
             elif v in out_index:
                 b.place = "output"
                 plan.outputs[v] = out_index[v]
             else:
-                slot_of[v] = [_aligned(b.nbytes), i, b.end, 0]
+                slot_of[v] = new_slot(b.nbytes, i, b.end, xlast.get(v, step[i]))
                 slots.append(slot_of[v])
             buffers.append(b)
         if k.params["kind"] == "matmul":
@@ -321,7 +538,7 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
             if host:
                 plan.product[i] = host[0]
             else:
-                slot_of[("scratch", i)] = [_aligned(product.nbytes), i, i, 0]
+                slot_of[("scratch", i)] = new_slot(product.nbytes, i, i, step[i])
                 slots.append(slot_of[("scratch", i)])
                 buffers.append(PlannedBuffer(None, f"scratch k{i}", product.nbytes, i, i, "arena"))
     plan.naive_bytes = sum(_aligned(b.nbytes) for b in buffers
@@ -334,6 +551,8 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
             s[3], offset = offset, offset + s[0]
     for b in buffers:
         key = b.value if b.value is not None else ("scratch", b.start)
+        b.steps = (step[b.start], xlast.get(b.value, step[b.start]))
+        b.readers = tuple(sorted(readers.get(b.value, ())))
         if b.place == "arena":
             b.offset = slot_of[key][3]
             if b.value is None:
@@ -341,4 +560,5 @@ def plan_memory(schedule: Graph, donated=(), reuse=True) -> MemoryPlan:
             else:
                 plan.offsets[b.value] = b.offset
     plan.arena_bytes = max((s[3] + s[0] for s in slots), default=0)
+    plan.order, plan.waves = order, waves
     return plan
