@@ -37,13 +37,15 @@ of independent branches (Q/K/V projections, optimizer updates of different leave
 lanes of a wave, which the runtime runs at the same time, one lane per thread, each lane's
 kernels in order (runtime/sequencer.py). plan.order is the execution order (the schedule's,
 except that a wave's kernels sit together, lane after lane, and the few kernels they wait for
-just before), plan.waves the waves (per wave, its lanes: tuples of schedule indices). Every
-kernel of a wave takes the wave's execution step, so a buffer is live over two intervals: its
-schedule indices [start, end] and its execution steps `steps`. Two buffers share arena bytes only
-when neither interval overlaps: the plan holds for the schedule run in order (other backends,
-the native export, the loop runners) and for the waves run at once. No kernel writes a buffer
-(in place included) that a kernel of another lane of its wave reads or writes; within a lane,
-in place as usual. plan.check() checks both.
+just before), plan.waves the waves (per wave, its lanes: tuples of schedule indices). A buffer
+is live over its schedule indices [start, end] and over its positions in plan.order (`steps`);
+two buffers share arena bytes only when neither interval overlaps and they are not live in two
+lanes of one wave (lanes run at the same time; within a lane, reuse and in place as usual). So
+the plan holds for the schedule run in order (other backends, the native export, the loop
+runners) and for the waves run at once: no kernel writes a buffer that a kernel of another lane
+of its wave uses. plan.check() checks both. Waves that would raise the peak by more than 10%
+and 512 KiB (WAVE_MEMORY, WAVE_MEMORY_SLACK) are not formed: the plan is then the one-thread
+plan.
 Fields: arena_bytes (== peak_bytes), naive_bytes (every intermediate and workspace alive at once,
 each in its own aligned slot), alignment (every offset is a multiple of it), buffers (a
 PlannedBuffer per kernel output in schedule order, with name, nbytes, start/end kernel indices,
@@ -82,7 +84,7 @@ class PlannedBuffer:
     offset: int | None = None  # arena offset (place == "arena")
     inplace_of: str | None = None   # name of the dying input whose storage it takes
     view_of: str | None = None      # name of the buffer (or graph input) it is a view of
-    steps: tuple | None = None      # (first, last) execution step it is live over (waves)
+    steps: tuple | None = None      # (first, last) position in plan.order it is live over
     readers: tuple = ()             # the kernels (schedule indices) that read it
 
 
@@ -111,6 +113,14 @@ class MemoryPlan:
         placed = sorted((b for b in self.buffers if b.place == "arena" and b.nbytes
                          and b.view_of is None),
                         key=lambda b: b.offset)
+        at = {i: p for p, i in enumerate(self.order)}
+        spans = [[(at[lane[0]], at[lane[-1]]) for lane in w] for w in self.waves]
+        taken = {b.name: b.inplace_of for b in self.buffers if b.inplace_of}
+
+        def chain(name):        # buffers written in place of each other are one storage
+            while name in taken:
+                name = taken[name]
+            return name
         for i, a in enumerate(placed):
             for b in placed[i + 1:]:
                 if b.offset >= a.offset + a.nbytes:
@@ -123,7 +133,11 @@ class MemoryPlan:
                 if a0 <= b1 and b0 <= a1 and not (shared and b0 == a1):
                     raise AssertionError(f"memory plan: {a.name} (steps [{a0},{a1}]) and {b.name} "
                                          f"(steps [{b0},{b1}]) overlap at offset {b.offset} "
-                                         f"in the concurrent order")
+                                         f"in the execution order")
+                if chain(a.name) != chain(b.name) and _apart(_lanes_touched(a0, a1, spans),
+                                                             _lanes_touched(b0, b1, spans)):
+                    raise AssertionError(f"memory plan: {a.name} and {b.name} share offset "
+                                         f"{b.offset} while live in two lanes of one wave")
         self.check_waves()
         return self
 
@@ -253,14 +267,18 @@ def _view_groups(kernels, last, out_index, viewable):
     return root
 
 
-def _best_fit(slots):
+def _best_fit(slots, lanes=()):
     """Assign offsets: largest first, each into the smallest fitting gap among the slots already
-    placed whose lifetimes overlap, in schedule order or in the concurrent order. slots: list of
-    [size, start, end, offset, first step, last step]."""
+    placed whose lifetimes overlap: in schedule order, in execution order, or in two lanes of
+    one wave. slots: list of [size, start, end, offset, first step, last step]; lanes: per
+    wave, its lanes' (first step, last step)."""
+    touch = {id(s): _lanes_touched(s[4], s[5], lanes) for s in slots}
     placed = []
     for s in sorted(slots, key=lambda s: (-s[0], s[1])):
+        ts = touch[id(s)]
         busy = sorted((p[3], p[3] + p[0]) for p in placed
-                      if (p[1] <= s[2] and s[1] <= p[2]) or (p[4] <= s[5] and s[4] <= p[5]))
+                      if (p[1] <= s[2] and s[1] <= p[2]) or (p[4] <= s[5] and s[4] <= p[5])
+                      or _apart(ts, touch[id(p)]))
         best, cursor = None, 0
         for lo, hi in busy:
             gap = lo - cursor
@@ -269,6 +287,25 @@ def _best_fit(slots):
             cursor = max(cursor, hi)
         s[3] = best[1] if best is not None else cursor
         placed.append(s)
+
+
+def _lanes_touched(first, last, lanes):
+    """{wave: the lanes a buffer live over execution steps [first, last] is live in}."""
+    out = {}
+    for w, spans in enumerate(lanes):
+        hit = {n for n, (a, b) in enumerate(spans) if a <= last and first <= b}
+        if hit:
+            out[w] = hit
+    return out
+
+
+def _apart(ta, tb):
+    """Whether two buffers are live in different lanes of one wave (at the same time)."""
+    for w, la in ta.items():
+        lb = tb.get(w)
+        if lb and (len(la | lb) > 1):
+            return True
+    return False
 
 
 BEST_FIT_LIMIT = 1024      # slots; past it, best-fit's pairwise overlap scan costs seconds
@@ -311,18 +348,23 @@ def _in_time_order(slots):
 # wave is a few lanes that do not depend on each other, run at the same time. A kernel may sit
 # in a lane when it does not use the pool itself (below codegen/cpu_kernels.PARALLEL_MIN
 # element-costs, llvm_kernels.GEMM_MIN multiply-adds) nor the host; a wave starts only at
-# kernels with enough work to pay for waking a worker (~10 us).
-CONCURRENT_MIN = 1 << 14          # element-costs (or multiply-adds) of a lane's first kernel
+# kernels with enough work, and is kept only when each lane has enough to pay for waking a
+# worker (tens of microseconds on a busy machine). Work is in element-costs; a product's
+# multiply-add counts half of one (llvm_kernels.GEMM_MIN is twice PARALLEL_MIN).
+CONCURRENT_MIN = 1 << 14          # element-costs of a lane's first kernel
+WAVE_MIN = 1 << 18                # element-costs of every lane of a wave
 CONCURRENT_MAX = 1 << 19          # element-costs
 CONCURRENT_GEMM_MAX = 1 << 20     # multiply-adds
 WAVE_LOOKAHEAD = 256              # how far down the schedule a lane's kernels may come from
 WAVE_PULL = 64                    # kernels a wave may wait for (run just before it)
 LANE_MAX = 64                     # kernels per lane
+WAVE_MEMORY = 1.1                 # no waves when they raise the peak by more than 10%
+WAVE_MEMORY_SLACK = 1 << 19       # ... and more than 512 KiB
 
 
 def concurrent_work(kernel):
-    """The work of a kernel that may run in a lane (element-costs, or a product's
-    multiply-adds), or None: a kind that may use the pool or the host (opaque: control flow,
+    """The work of a kernel that may run in a lane (element-costs; a product's multiply-adds
+    count half), or None: a kind that may use the pool or the host (opaque: control flow,
     random, gathers), complex values, or too much work (it runs split over the pool)."""
     kind = kernel.params["kind"]
     body = kernel.params["body"]
@@ -331,7 +373,7 @@ def concurrent_work(kernel):
         if mm is None:
             return None
         work = math.prod(mm.output.type.shape) * (mm.inputs[0].type.shape or (1,))[-1]
-        return work if work < CONCURRENT_GEMM_MAX else None
+        return work // 2 if work < CONCURRENT_GEMM_MAX else None
     if kind not in ("elementwise", "reduce", "rowwise"):
         return None
     values = [v for n in body.nodes for v in (*n.inputs, *n.outputs)]
@@ -348,7 +390,8 @@ def concurrent_order(kernels, width):
     depend on it start lanes of their own; then each lane, the least loaded first, takes the
     next kernel (within WAVE_LOOKAHEAD) whose inputs come from before the wave or from that
     lane. The few kernels a lane's kernel still waits for (at most WAVE_PULL in all, none
-    depending on the wave) run just before the wave. A wave is laid out lane after lane:
+    depending on the wave) run just before the wave. A wave whose lightest lane has less than
+    WAVE_MIN is not formed. A wave is laid out lane after lane:
     waves holds, per wave, its lanes (tuples of schedule indices)."""
     n = len(kernels)
     producer = {v: i for i, k in enumerate(kernels) for v in k.outputs}
@@ -417,6 +460,10 @@ def concurrent_order(kernels, width):
                 lane_of[nxt] = L
                 lanes[L].append(nxt)
                 load[L] += work[nxt]
+        if len(lanes) < 2 or min(load) < WAVE_MIN:
+            done[i] = True          # not worth a wave: the schedule's order
+            order.append(i)
+            continue
         for d in pulled:
             done[d] = True
         for j in lane_of:
@@ -424,8 +471,7 @@ def concurrent_order(kernels, width):
         order += sorted(pulled)
         for lane in lanes:
             order += lane
-        if len(lanes) > 1:
-            waves.append(tuple(tuple(lane) for lane in lanes))
+        waves.append(tuple(tuple(lane) for lane in lanes))
     return order, waves
 
 
@@ -445,15 +491,17 @@ def plan_memory(schedule: Graph, donated=(), reuse=True, width=None) -> MemoryPl
     if sum(len(k.outputs) + 1 for k in kernels) > BEST_FIT_LIMIT:
         width = 1               # _in_time_order plans schedule-order lifetimes only
     order, waves = concurrent_order(kernels, width)
-    step = [0] * len(kernels)           # execution step: a wave's kernels share its first's
+    step = [0] * len(kernels)           # execution step: the position in `order`
     for p, i in enumerate(order):
         step[i] = p
     others = {}                         # kernel -> the kernels of its wave's other lanes
+    spans = []                          # per wave, its lanes' (first step, last step)
     for w in waves:
         members = {i for lane in w for i in lane}
+        spans.append([(step[lane[0]], step[lane[-1]]) for lane in w])
         for lane in w:
             for i in lane:
-                step[i], others[i] = step[w[0][0]], members - set(lane)
+                others[i] = members - set(lane)
     last, xlast, readers = {}, {}, {}
     for i, k in enumerate(kernels):
         for v in k.inputs:
@@ -544,7 +592,10 @@ def plan_memory(schedule: Graph, donated=(), reuse=True, width=None) -> MemoryPl
     plan.naive_bytes = sum(_aligned(b.nbytes) for b in buffers
                            if b.place == "arena" and b.view_of is None)
     if reuse:
-        (_best_fit if len(slots) <= BEST_FIT_LIMIT else _in_time_order)(slots)
+        if len(slots) <= BEST_FIT_LIMIT:
+            _best_fit(slots, spans)
+        else:
+            _in_time_order(slots)
     else:
         offset = 0
         for s in slots:
@@ -561,4 +612,9 @@ def plan_memory(schedule: Graph, donated=(), reuse=True, width=None) -> MemoryPl
                 plan.offsets[b.value] = b.offset
     plan.arena_bytes = max((s[3] + s[0] for s in slots), default=0)
     plan.order, plan.waves = order, waves
+    if waves and reuse:         # waves cost memory (lanes' buffers apart, kernels moved up)
+        sequential = plan_memory(schedule, donated, reuse, width=1)
+        if plan.peak_bytes > max(sequential.peak_bytes * WAVE_MEMORY,
+                                 sequential.peak_bytes + WAVE_MEMORY_SLACK):
+            return sequential
     return plan
