@@ -30,7 +30,7 @@ from ..runtime import threads
 from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
-from . import cpu_loops, llvm_opaque
+from . import cpu_loops, llvm_opaque, unit_prefetch
 from .cpu_units import kernel_unit
 from .entry import arena_layout
 
@@ -212,7 +212,14 @@ def execution_order(nodes, plan):
 def compile_cpu(graph, optimized, schedule, plan):
     nodes = kernel_nodes(optimized, schedule)
     threads.configure()
-    loops = _loop_plans(nodes, plan)
+    free = getattr(plan, "free", None) or ()     # views: no unit (Layout.is_view)
+    finish = unit_prefetch.prefetch([(n, matmul_product_hint(plan, i, n))
+                                     for i, n in enumerate(nodes) if i not in free
+                                     and cpu_loops.control_op(n) is None and not runs_on_host(n)])
+    try:
+        loops = _loop_plans(nodes, plan)     # meanwhile a child builds this graph's units
+    finally:
+        finish()
     compiled = {id(nodes[i]) for i in loops}
 
     def on_host(n):

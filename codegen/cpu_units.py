@@ -87,10 +87,26 @@ def forget() -> None:
     llvm_jit.forget()
 
 
-def kernel_unit(node, product_hint=None) -> Unit:
+def unit_key(node, product_hint=None) -> tuple:
+    """What the kernel's unit is cached under in this process: its body key, or (the shifted
+    key,) for a slice or pad compiled without its offsets."""
     shifted = llvm_opaque.shifted_key(node)
-    key = (shifted,) if shifted and llvm_kernels.why_not(node) is None else \
+    return (shifted,) if shifted and llvm_kernels.why_not(node) is None else \
         _body_key(node, product_hint)
+
+
+def needs_build(node, product_hint=None) -> bool:
+    """Whether kernel_unit would build LLVM code now: its unit is neither in this process nor
+    on disk (codegen/unit_prefetch.py builds such units on two cores)."""
+    key = unit_key(node, product_hint)
+    if key in _UNITS:
+        return False
+    name = _shifted_name(key[0]) if len(key) == 1 else _llvm_name(node, product_hint)
+    return not llvm_jit.has_code(name)
+
+
+def kernel_unit(node, product_hint=None) -> Unit:
+    key = unit_key(node, product_hint)
     unit = _UNITS.get(key)
     if unit is None:
         why = llvm_kernels.why_not(node, product_hint)
@@ -99,7 +115,7 @@ def kernel_unit(node, product_hint=None) -> Unit:
                 f"internal error: the LLVM units do not build this {node.params['kind']} kernel "
                 f"({why}); every kernel the fusion pass forms should be covered "
                 f"(scripts/llvm_inventory.py lists gaps) (at {node.source_info})")
-        unit = _shifted_unit(node, shifted) if len(key) == 1 else _llvm_unit(node, product_hint)
+        unit = _shifted_unit(node, key[0]) if len(key) == 1 else _llvm_unit(node, product_hint)
         _UNITS[key] = unit
     return unit
 
@@ -110,10 +126,7 @@ def _llvm_unit(node, product_hint) -> Unit:
     without building its IR."""
     llvm_jit.add_symbol(llvm_kernels.POOL_ENTRY, thread_pool.entry_address())
     roles, consts, product_type, check = llvm_kernels.signature(node, product_hint)
-    blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] if node.params["kind"] == "matmul" else []
-    blas += llvm_lapack.symbols(node)       # LAPACK routines by address, before it loads
-    name = "jg_llvm_" + canonical.digest(node, _body_key(node, product_hint), llvm_jit.versions(),
-                                         llvm_kernels.generator_version(), blas)
+    name = _llvm_name(node, product_hint)
 
     def source() -> str:
         text = llvm_kernels.build(node, product_hint, parallel=True)[0]
@@ -129,14 +142,25 @@ def _llvm_unit(node, product_hint) -> Unit:
                 source)
 
 
+def _llvm_name(node, product_hint) -> str:
+    blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] if node.params["kind"] == "matmul" else []
+    blas += llvm_lapack.symbols(node)       # LAPACK routines by address, before it loads
+    return "jg_llvm_" + canonical.digest(node, _body_key(node, product_hint), llvm_jit.versions(),
+                                         llvm_kernels.generator_version(), blas)
+
+
+def _shifted_name(key) -> str:
+    return "jg_llvm_" + hashlib.sha256("\0".join([key, llvm_jit.versions(),
+                                                  llvm_kernels.generator_version()]).encode()
+                                      ).hexdigest()[:24]
+
+
 def _shifted_unit(node, key) -> Unit:
     """An opaque slice or pad compiled without its offsets (llvm_opaque.shifts: they are added
     to its argv slots by the caller), named by `key`: the k*k tap slices of a convolution, and
     the pads of their gradients, of one shape are one unit, not k*k (issue 25)."""
     roles, consts, product_type, check = llvm_kernels.signature(node, None, shifted=True)
-    name = "jg_llvm_" + hashlib.sha256("\0".join([key, llvm_jit.versions(),
-                                                   llvm_kernels.generator_version()]).encode()
-                                       ).hexdigest()[:24]
+    name = _shifted_name(key)
 
     def source() -> str:
         text = llvm_kernels.build(node, parallel=True, shifted=True)[0]

@@ -103,6 +103,16 @@ def entry_path(name: str) -> str:
     return os.path.join(cache.kernel_dir("llvm"), name + ".obj")
 
 
+def has_code(name: str) -> bool:
+    """Whether unit `name` is loaded in this process or has a disk entry (not yet checked)."""
+    return (name, name) in _ADDR or os.path.exists(entry_path(name))
+
+
+def locked():
+    """The lock every LLVM call of jitgrad holds (a fork must not copy it held by a thread)."""
+    return _lock
+
+
 def _read_entry(name: str):
     """(verified object code or None, 'hit' | 'miss' | 'rebuilt' (damaged: logged) | 'memory'
     (no usable cache directory))."""

@@ -1,0 +1,104 @@
+"""Cold compiles on two cores: the LLVM units a schedule misses are built by this process and a
+forked child at once.
+
+llvmlite serializes every LLVM call of a process behind one lock, so threads cannot compile
+units side by side; a child process can. Before compile_cpu builds a schedule's units one by
+one, `prefetch` finds those neither loaded nor on disk, forks once, and both processes take
+units off a shared queue (a pipe holding their indexes: a 4-byte read is atomic) until it is
+empty. The child builds its units into the disk cache (codegen/llvm_jit.py writes each object
+with its checksum) and exits; the parent builds the others in memory, waits for the child, and
+then compile_cpu's ordinary pass finds the child's units on disk (loading an object takes a
+millisecond). Whatever the child fails to build, the parent builds itself then, with the
+ordinary errors: the prefetch changes where a unit is compiled, never what runs.
+
+It forks only where that is safe and pays: Linux, no other Python thread in the process (one
+could hold a lock the child would need), at least two threads allowed (JITGRAD_NUM_THREADS=1
+compiles on the calling thread alone), a usable disk cache (the child's only way back), and
+at least MIN_UNITS units to build. jitgrad's own LLVM lock is held across the fork, so no
+jitgrad thread is inside LLVM at that moment.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import warnings
+
+from ..ir import config
+from . import cpu_units, disk_cache, llvm_jit
+
+MIN_UNITS = 4          # below this a fork (a few ms) and the split gain little
+MAX_UNITS = 4096       # queue entries (16 KiB: one pipe write never blocks)
+_state = {"child": False}     # True in a child, and in the parent while one runs
+
+
+def _can_fork() -> bool:
+    return (sys.platform.startswith("linux") and hasattr(os, "fork") and not _state["child"]
+            and threading.active_count() == 1 and config.read("num_threads") >= 2
+            and disk_cache.usable_root("llvm") is not None)
+
+
+def prefetch(jobs):
+    """Start building the units of `jobs` ((kernel node, product hint) pairs) that are missing
+    in a forked child; returns `finish()`, which builds the rest of the queue here, waits for
+    the child and returns how many units the child built (0 and no fork where it does not
+    pay). Between the two the caller may compile other things (a loop's bodies)."""
+    if not _can_fork():
+        return _nothing
+    todo, seen = [], set()
+    for node, hint in jobs:
+        key = cpu_units.unit_key(node, hint)
+        if key not in seen:
+            seen.add(key)
+            if cpu_units.needs_build(node, hint):
+                todo.append((node, hint))
+    todo = todo[:MAX_UNITS]
+    if len(todo) < MIN_UNITS:
+        return _nothing
+    r, w = os.pipe()
+    os.write(w, b"".join(i.to_bytes(4, "little") for i in range(len(todo))))
+    os.close(w)
+    with llvm_jit.locked(), warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)     # 3.12: fork in a threaded process
+        pid = os.fork()
+    if pid == 0:                                 # the child: build, write to disk, leave
+        _state["child"] = True
+        code = 1
+        try:
+            _take(r, todo, quiet=True)
+            code = 0
+        finally:
+            os._exit(code)
+    _state["child"] = True           # no second fork while this one runs (nested compiles)
+
+    def finish() -> int:
+        _state["child"] = False
+        try:
+            mine = _take(r, todo, quiet=False)
+        finally:
+            os.close(r)
+            os.waitpid(pid, 0)
+        config.log(2, f"unit prefetch: {len(todo)} units, {len(todo) - mine} built by a "
+                      "child process")
+        return len(todo) - mine
+    return finish
+
+
+def _nothing() -> int:
+    return 0
+
+
+def _take(fd, todo, quiet) -> int:
+    """Build units off the shared queue until it is empty; returns how many this process took."""
+    n = 0
+    while True:
+        b = os.read(fd, 4)
+        if not b:
+            return n
+        node, hint = todo[int.from_bytes(b, "little")]
+        n += 1
+        try:
+            cpu_units.kernel_unit(node, hint)
+        except Exception:  # noqa: BLE001 - the parent builds it again and reports the error
+            if not quiet:
+                raise
