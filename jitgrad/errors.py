@@ -51,6 +51,13 @@ def _trim(tb):
     return out
 
 
+def trimmed(e: BaseException) -> BaseException:
+    """`e` with jitgrad's frames trimmed from its traceback, as a public entry point raises it
+    (`raise trimmed(e) from e.__cause__`); as it is with the full traceback option."""
+    # trimming again at an outer boundary drops the internal frames added since
+    return e if config.full_traceback() else e.with_traceback(_trim(e.__traceback__))
+
+
 def api_boundary(fn):
     """Decorate a public entry point: errors leave it with jitgrad's frames trimmed."""
     @functools.wraps(fn)
@@ -58,10 +65,7 @@ def api_boundary(fn):
         try:
             return fn(*args, **kwargs)
         except Exception as e:
-            if config.full_traceback():
-                raise
-            # trimming again at an outer boundary drops the internal frames added since
-            raise e.with_traceback(_trim(e.__traceback__)) from e.__cause__
+            raise trimmed(e) from e.__cause__
     wrapper.__wrapped_by_api_boundary__ = True
     return wrapper
 

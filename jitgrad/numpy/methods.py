@@ -12,8 +12,7 @@ from ..eager.array_base import register_methods
 from ..errors import api_boundary
 import numpy as np
 
-from ..eager.dispatch import apply, apply_fast
-from ..eager.fast_path import direct_table
+from ..eager.dispatch import apply, fast_binary
 from ..ir import Op
 from ..ir.registry import RECORDS
 from ..eager.tensor import Tensor
@@ -71,33 +70,11 @@ def _binop(name, reflected=False):
     method.__name__ = name
     if fast is None:
         return method
-    table = direct_table(fast)
-    matmul = fast is Op.matmul
-
-    @api_boundary      # the fallback's errors too leave with jitgrad's frames trimmed
-    def operator(self, other):
-        # a signature seen before runs without any layer in between (dispatch.apply_fast): two
-        # tensors of one float/complex dtype, or one and a Python float or int (weak: the
-        # tensor's dtype, as the general path's promotion gives); anything else (first call,
-        # promotion, traced values, errors) goes the general way
-        if isinstance(self, Tensor):
-            d = self._data
-            if type(d) is _ndarray and d.dtype in FAST_FLOAT:
-                out = None
-                if isinstance(other, Tensor):
-                    e = other._data
-                    if type(e) is _ndarray and e.dtype is d.dtype \
-                            and not (matmul and (d.ndim < 2 or e.ndim < 2)):
-                        out = apply_fast(fast, other, self, table) if reflected \
-                            else apply_fast(fast, self, other, table)
-                elif not matmul and (type(other) is float
-                                     or type(other) is int and -_INT64 <= other < _INT64):
-                    s = _wrap(np.asarray(other, d.dtype))
-                    out = apply_fast(fast, s, self, table) if reflected \
-                        else apply_fast(fast, self, s, table)
-                if out is not None:
-                    return out
-        return method.__wrapped__(self, other)
+    # a signature seen before runs without any layer in between (dispatch.fast_binary): two
+    # tensors of one float/complex dtype, or one and a Python float or int (weak: the tensor's
+    # dtype, as the general path's promotion gives); anything else (first call, promotion,
+    # traced values, errors) goes the general way
+    operator = fast_binary(fast, method.__wrapped__, FAST_FLOAT, reflected)
     operator.__name__ = name
     return operator
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..trace.tracer import Tracer
-from ..eager.dispatch import apply, apply_fast
+from ..eager.dispatch import apply, apply_fast, fast_binary
 from ..trace.source_info import user_source_info
 from ..ir import Op
 from ..ir.errors import negative_power
@@ -64,14 +64,19 @@ def rounding(op, x):
     return apply(op, [x]) if kind_of(x.dtype) in "fc" else x      # complex floor: an error
 
 
+_PAIRS: dict = {}
+
+
 def _fast_pair(op, x1, x2):
-    """apply_fast for two eager float/complex tensors of one dtype (nothing to promote), else
-    None."""
-    if isinstance(x1, Tensor) and isinstance(x2, Tensor):
-        d, e = x1._data, x2._data
-        if type(d) is np.ndarray and type(e) is np.ndarray and d.dtype is e.dtype \
-                and d.dtype in FAST_FLOAT:
-            return apply_fast(op, x1, x2)
+    """Two eager float/complex tensors of one dtype (nothing to promote) whose signature ran
+    before, computed at once (dispatch.fast_binary); else None."""
+    f = _PAIRS.get(op)
+    if f is None:
+        f = _PAIRS[op] = fast_binary(op, _none, FAST_FLOAT, scalars=False)
+    return f(x1, x2)
+
+
+def _none(a, b):
     return None
 
 
