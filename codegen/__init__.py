@@ -9,8 +9,6 @@ def _cpu(*args):
 
 def _cuda(*args):
     from .cuda import compile_cuda     # lazy: the CUDA backend loads numba.cuda, never on a CPU run
-    from .cuda_lowp import refuse_lowp
-    refuse_lowp(args[0])
     return compile_cuda(*args)
 
 

@@ -24,6 +24,7 @@ from ..ir.types import TensorType
 from ..runtime import cuda_device
 from ..runtime.cuda_memory import allocator, index_of
 from . import cuda_kernels as K
+from .cuda_lowp import HALF
 from .space import c_strides
 
 MAX_BLOCKS = 4096          # grid-stride loops: enough blocks to fill an H100's 132 SMs
@@ -59,7 +60,17 @@ def jit_source(src):
 
 def launch(kernel, grid, block, *args, index=0):
     with cuda_device.context(index):
-        kernel[grid, block, cuda_device.stream(index)](*args)
+        kernel[grid, block, cuda_device.stream(index)](*(_words(a) for a in args))
+
+
+def _words(arg):
+    """float16 / bfloat16 arrays and scalars as their 16-bit words: the kernels' uint16 (numba
+    has no bfloat16, and the converts are bit arithmetic: codegen/cuda_lowp.py)."""
+    dtype = getattr(arg, "dtype", None)
+    if dtype is None or np.dtype(dtype) not in HALF:
+        return arg
+    return np.asarray(arg).view(np.uint16)[()] if isinstance(arg, np.generic) else \
+        arg.view(np.uint16)
 
 
 def grid_1d(n, per_block=256):
@@ -420,6 +431,8 @@ HANDLERS = {
     # LAPACK decompositions: numba.cuda has no LAPACK, so a host call (NumPy) between kernels
     **{op: _on_host for op in LINALG},
 }
+# ops computed by the NumPy reference (which widens low-precision dtypes itself)
+HOST_OPS = frozenset(op for op, fn in HANDLERS.items() if fn is _on_host)
 
 
 def device_index(arrays) -> int:

@@ -16,7 +16,7 @@ from ..ir.errors import UnsupportedOpError
 from ..ir.ops import Op
 from ..ir.primitives import RECORDS
 from ..ir.types import is_float
-from . import cpu_exprs
+from . import cpu_exprs, cuda_lowp
 from .cpu_exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better  # noqa: F401
 
 # math functions numba.cuda lowers to libdevice (float32 and float64): those the records name as
@@ -37,7 +37,9 @@ class ExprContext:
         value = value.item() if isinstance(value, np.generic) else value
         if dtype.kind == "b":
             return "True" if value else "False"
-        if dtype.kind == "f" and not math.isfinite(value):
+        if dtype in cuda_lowp.HALF:      # a float16 / bfloat16 value is its 16-bit word
+            text = f"np.uint16({cuda_lowp.half_bits(value, dtype)})"
+        elif dtype.kind == "f" and not math.isfinite(value):
             text = f"np.{dtype.name}({'-' if value < 0 else ''}np.inf)" if math.isinf(value) \
                 else f"np.{dtype.name}(np.nan)"
         else:
@@ -74,7 +76,14 @@ def _sign(ctx, a, dts, dt, p):
     return f"({one} if {a[0]} > {zero} else (-{one} if {a[0]} < {zero} else {zero}))"
 
 
+def _convert(ctx, a, dts, dt, p):
+    if cuda_lowp.involved(dts[0], dt):
+        return cuda_lowp.convert(ctx, a[0], dts[0], dt)
+    return cpu_exprs.EXPR[Op.convert](ctx, a, dts, dt, p)
+
+
 OVERRIDES = {
+    Op.convert: _convert,
     Op.floor: lambda ctx, a, dts, dt, p: f"math.floor({a[0]})",
     Op.ceil: lambda ctx, a, dts, dt, p: f"math.ceil({a[0]})",
     Op.round: _round,

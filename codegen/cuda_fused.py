@@ -46,7 +46,7 @@ from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
 from . import cuda_kernels as KK
 from . import cuda_vectorize as VV
-from .cuda_kernels import FULL_MASK, WARP, grid_stride
+from .cuda_kernels import WARP, grid_stride
 from . import canonical
 from .cuda_source import NUMBA_TYPE, CudaKernelSource, module_text
 from .evaluator import Evaluator, array_constants, gap
@@ -210,7 +210,7 @@ class _BlockReductions:
         with buf.indent("for offset in (16, 8, 4, 2, 1):"):
             for n in nodes:   # every lane shuffles exactly once per step, outside conditionals
                 a = self.names[n]
-                buf.writeline(f"{a}_o = cuda.shfl_down_sync({FULL_MASK}, {a}, offset)")
+                buf.writeline(f"{a}_o = {KK.shuffle_down(a, self.dt(n))}")
                 buf.writeline(f"{a} = {self._combine(n, a, a + '_o')}")
 
     def fold(self, nodes, at_lane0):

@@ -184,12 +184,23 @@ def _cast(acc_dt, dtype, value) -> str:
     return f"np.int32({value})" if acc_dt != dtype else value
 
 
+def shuffle_down(value, dtype) -> str:
+    """`value` (of `dtype`) from the lane `offset` below, as cuda.shfl_down_sync gives it. numba
+    shuffles signed ints and floats only, so an unsigned value (a uint64 sum) travels as its
+    signed twin: the same bits."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "u":
+        twin = f"np.int{dtype.itemsize * 8}({value})"
+        return f"np.{dtype.name}(cuda.shfl_down_sync({FULL_MASK}, {twin}, offset))"
+    return f"cuda.shfl_down_sync({FULL_MASK}, {value}, offset)"
+
+
 def _shuffle_down(buf, names, combine):
-    """Fold the 32 lanes of a warp into lane 0: log2(32) shuffle steps."""
+    """Fold the 32 lanes of a warp into lane 0: log2(32) shuffle steps. names: name -> dtype."""
     buf.writeline("offset = 16")
     with buf.indent("while offset > 0:"):
-        for n in names:
-            buf.writeline(f"{n}_o = cuda.shfl_down_sync({FULL_MASK}, {n}, offset)")
+        for n, dt in names.items():
+            buf.writeline(f"{n}_o = {shuffle_down(n, dt)}")
         combine()
         buf.writeline("offset //= 2")
 
@@ -222,7 +233,7 @@ def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
             buf.writeline("acc = acc_o")
             buf.writeline("at = at_o")
 
-    names = ["acc", "at"] if is_arg else ["acc"]
+    names = {"acc": acc_dt, "at": np.dtype("int64")} if is_arg else {"acc": acc_dt}
     fold = fold_arg if is_arg else fold_plain
     with buf.indent(f"def {name}(o, a, rows, m):"):
         buf.writeline(f"warp_acc = cuda.shared.array(WARPS, {NUMBA_TYPE[acc_dt]})")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 import types
 from dataclasses import dataclass
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ir import config
-from ..ir.types import SHORT_NAME
+from ..ir.types import SHORT_NAME, bfloat16, float16
 from ..runtime import cache
 from . import disk_cache
 
@@ -26,7 +27,15 @@ HEADER = ("import math", "", "import numpy as np", "from numba import cuda",
           "from numba import boolean, float32, float64, int32, int64  # noqa: F401", "")
 
 NUMBA_TYPE = {np.dtype("float32"): "float32", np.dtype("float64"): "float64",
-              np.dtype("int32"): "int32", np.dtype("int64"): "int64", np.dtype("bool"): "boolean"}
+              np.dtype("int32"): "int32", np.dtype("int64"): "int64", np.dtype("bool"): "boolean",
+              **{np.dtype(d): d for d in ("int8", "int16", "uint8", "uint16", "uint32", "uint64")},
+              # float16 and bfloat16 as their 16-bit words (codegen/cuda_lowp.py)
+              np.dtype(float16): "uint16", np.dtype(bfloat16): "uint16"}
+# what a module using the low-precision converts (F2I/I2F) or numba's small int types (shared
+# arrays of them) imports besides HEADER; other modules' text stays as it was
+_BITS = "from jitgrad.codegen.cuda_bits import F2I, I2F  # noqa: F401"
+_SMALL_TYPES = "from numba import int8, int16, uint8, uint16, uint32, uint64  # noqa: F401"
+_SMALL_TYPE_NAME = re.compile(r"(?<![.\w])(u?int(8|16)|uint(32|64))\b(?!\()")
 
 
 def short(dtype) -> str:
@@ -90,6 +99,9 @@ def _has_text(path, text) -> bool:
 
 def module_text(comment: str, constants: list[str], body_lines: list[str], extra=()) -> str:
     """A kernel module: a comment naming what it computes, imports, constants, the function."""
+    code = "\n".join(constants + body_lines)
+    extra = list(extra) + ([_BITS] if "F2I(" in code or "I2F(" in code else []) + \
+        ([_SMALL_TYPES] if _SMALL_TYPE_NAME.search(code) else [])
     lines = [f"# {line}" for line in comment.splitlines()] + list(HEADER) + list(extra)
     lines += constants + ([""] if constants else []) + [""] + body_lines
     return "\n".join(lines) + "\n"

@@ -9,7 +9,10 @@ from __future__ import annotations
 from .runtime import cuda_memory
 from .runtime.cuda_device import device_count, is_available, synchronize  # noqa: F401
 from .runtime.device import device as _device
-from .ir.types import kind_of
+from .ir import lowp
+from .ir.ops import Op
+from .ir.registry import infer_types
+from .ir.types import TensorType, kind_of
 
 
 def run_eager(op, arrays, params, out_types):
@@ -17,10 +20,27 @@ def run_eager(op, arrays, params, out_types):
     if any(kind_of(t.dtype) == "c" for t in out_types) or any(kind_of(a.dtype) == "c" for a in arrays):
         raise NotImplementedError(f"{op} on cuda: complex numbers and the fft run on the CPU "
                                   "only (move the arrays with .to('cpu'))")
-    from .codegen.cuda_lowp import refuse_lowp_op     # lazy: codegen and numba.cuda
-    refuse_lowp_op(op, [a.dtype for a in arrays] + [t.dtype for t in out_types])
-    from .codegen.cuda_eager import run      # lazy: numba.cuda
+    from .codegen.cuda_eager import HOST_OPS, run      # lazy: numba.cuda
+    if op not in HOST_OPS and lowp.needs_widening(op, [a.dtype for a in arrays],
+                                                  [t.dtype for t in out_types]):
+        return _widened(run, op, arrays, params, out_types)
     return run(op, arrays, params, out_types)
+
+
+def _widened(run, op, arrays, params, out_types):
+    """A low-precision op as the CPU computes it (ir/lowp.py, the widen_lowp pass): its inputs
+    converted to float32 / int32 / int64, the op there, each result converted (rounded or
+    wrapped) back once."""
+    def convert(a, dtype):
+        if a.dtype == dtype:
+            return a
+        return run(Op.convert, [a], {"dtype": dtype}, [TensorType(a.shape, dtype)])[0]
+
+    wide = [convert(a, lowp.wide(a.dtype)) for a in arrays]
+    params = lowp.widened_params(params)
+    wide_types = infer_types(op, [TensorType(a.shape, a.dtype) for a in wide], params)
+    res = run(op, wide, params, wide_types)
+    return tuple(convert(r, t.dtype) for r, t in zip(res, out_types))
 
 
 def _index(device) -> int:
