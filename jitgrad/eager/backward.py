@@ -18,6 +18,7 @@ from ..runtime.device import META
 from ..transforms.compile_graph import compile_graph
 from .array_base import register_methods
 from .autograd_record import RETAINED, STRIDE, producer
+from .grad_mode import no_grad
 from .saved_values import RECOMPUTED, fed, reuse_saved
 from .tensor import Tensor
 
@@ -53,11 +54,17 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
     else:
         run = _tiered(entry, root.device) if key is not None else _runner(vg, root.device)
         outs = run(arrays + [seed])
-        grads = [Tensor._wrap(np.asarray(g), root.device) for g in outs]
+        on_host = root.device.type == "cpu"     # a cuda graph's results are device arrays
+        grads = [Tensor._wrap(np.asarray(g) if on_host else g, root.device) for g in outs]
     wrt = list(zip(wrt, wrt_types))
     for (t, _), g in zip(wrt, grads):
-        t.grad = g if t.grad is None or root.device == META else \
-            Tensor._wrap(t.grad._data + g._data, root.device)
+        if t.grad is None or root.device == META:
+            t.grad = g
+        elif on_host:
+            t.grad = Tensor._wrap(t.grad._data + g._data, root.device)
+        else:
+            with no_grad():
+                t.grad = t.grad + g
     if not retain_graph:
         for rec in records:
             rec.free()

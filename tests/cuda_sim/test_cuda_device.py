@@ -193,3 +193,15 @@ def test_transforms_without_jit_keep_results_on_the_inputs_device():
     for name, r in results.items():
         assert r.device == jg.device("cuda"), name
         np.testing.assert_allclose(r.numpy(), want[name], rtol=1e-5, err_msg=name)
+
+
+def test_backward_leaves_gradients_on_the_device(rng):
+    """.backward() of cuda tensors: each leaf's .grad is a cuda tensor holding device memory
+    (it held a host array labelled cuda, so .numpy() raised), and a second backward adds."""
+    a = rng.standard_normal((3, 4)).astype(np.float32)
+    x = jg.tensor(a, device="cuda", requires_grad=True)
+    for k in (1, 2):
+        jnp.sum(jnp.tanh(x) * 2.0).backward()
+        assert x.grad.device == jg.device("cuda:0")
+        np.testing.assert_allclose(x.grad.numpy(), k * 2 * (1 - np.tanh(a) ** 2), rtol=1e-5)
+        np.testing.assert_allclose(x.grad.cpu().numpy(), x.grad.numpy())
