@@ -67,7 +67,10 @@ def cached(graph: Graph, donated, run):
     root = _root()
     if root is None:
         return run(graph, donated)
-    name = key(graph, donated)
+    try:
+        name = key(graph, donated)
+    except TypeError:               # a param the printer cannot write: not cached
+        return run(graph, donated)
     path = os.path.join(root, name + ".pkl")
     hit = _read(path)
     if hit is not None:
