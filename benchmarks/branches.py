@@ -1,11 +1,11 @@
 """Independent branches of small kernels: in sequence vs at the same time (issue 26, item 4).
 
-    python -m benchmarks.branches                    # 2 branches x 8 matmul+tanh kernels
-    python -m benchmarks.branches --rows 128 --layers 8 --calls 2000 --kind softmax
+    python -m benchmarks.branches                    # 2 branches x 12 kernels tanh(a @ w)
+    python -m benchmarks.branches --rows 128 --layers 8 --calls 2000
 
 One jitted function computes two branches that do not depend on each other, each a chain of
-`--layers` equal small kernels (`matmul`: tanh(a @ w) on [rows, 64] x [64, 64]; `softmax`: a row
-softmax over [rows, 256]), all below the size that runs split over the thread pool. It is compiled
+`--layers` equal small kernels tanh(a @ w) on [rows, 64] x [64, 64] (255 rows: 1.04M
+multiply-adds, just below the size whose product runs split over the thread pool). It is compiled
 twice in one process: with a one-thread memory plan (no waves: the kernels run one after another
 on the calling thread, as before issue 26) and with the pool's threads (the branches become the
 lanes of waves, runtime/sequencer.py). Both run on the same pool (`--threads`, default 2), called
@@ -24,12 +24,9 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 
 
-def branches(kind, layers):
+def branches(layers):
     def layer(a, w):
-        if kind == "matmul":
-            return jnp.tanh(a @ w)
-        e = jnp.exp(a * w - jnp.max(a * w, axis=1, keepdims=True))
-        return e / jnp.sum(e, axis=1, keepdims=True)
+        return jnp.tanh(a @ w)
 
     def fn(x, y, *ws):          # flat arguments: jit's fast call path
         a, b = x, y
@@ -41,12 +38,11 @@ def branches(kind, layers):
     return fn
 
 
-def inputs(kind, rows, layers, seed=0):
+def inputs(rows, layers, seed=0, cols=64):
     rng = np.random.default_rng(seed)
-    cols = 64 if kind == "matmul" else 256
     x, y = (rng.standard_normal((rows, cols)).astype(np.float32) for _ in range(2))
-    shape = (cols, cols) if kind == "matmul" else (1, cols)
-    ws = [(rng.standard_normal(shape) * 0.2).astype(np.float32) for _ in range(2 * layers)]
+    ws = [(rng.standard_normal((cols, cols)) * 0.2).astype(np.float32)
+          for _ in range(2 * layers)]
     return (x, y, *ws)
 
 
@@ -69,16 +65,45 @@ def measure(calls_by_name, calls, block=50):
     return {name: statistics.median(t) / 1e3 for name, t in times.items()}
 
 
+class _Threads:
+    """A profiler stand-in (runtime/profiling.active): the threads each call's kernels ran on."""
+
+    def __init__(self):
+        self.calls = []
+
+    def kernels(self, run, start, times, tids):
+        self.calls.append(len(set(tids)))
+
+    def host(self, *a):
+        pass
+
+    def call(self, *a):
+        pass
+
+
+def on_two_threads(call, n=200) -> int:
+    """In how many of n profiled calls the kernels ran on more than one thread."""
+    from jitgrad.runtime import profiling
+    rec = _Threads()
+    profiling.prepare()
+    profiling.active.append(rec)
+    try:
+        for _ in range(n):
+            call()
+    finally:
+        profiling.active.remove(rec)
+    return sum(k > 1 for k in rec.calls)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kind", choices=("matmul", "softmax"), default="matmul")
-    ap.add_argument("--rows", type=int, default=128)
-    ap.add_argument("--layers", type=int, default=8)
+    ap.add_argument("--rows", type=int, default=255)
+    ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--threads", type=int, default=2)
     a = ap.parse_args(argv)
-    fn = branches(a.kind, a.layers)
-    args = inputs(a.kind, a.rows, a.layers)
+    fn = branches(a.layers)
+    args = inputs(a.rows, a.layers)
     seq = compiled(fn, args, 1)
     conc = compiled(fn, args, a.threads)
     jg.config.update("num_threads", a.threads)
@@ -86,11 +111,14 @@ def main(argv=None):
     for s, c in zip(seq(*args), conc(*args)):
         np.testing.assert_array_equal(np.asarray(s), np.asarray(c))
     med = measure({"sequence": lambda: seq(*args), "waves": lambda: conc(*args)}, a.calls)
-    print(f"2 branches x {a.layers} {a.kind} kernels, rows {a.rows}, pool of {a.threads} "
+    print(f"2 branches x {a.layers} kernels tanh(a @ w), a [{a.rows}, 64], pool of {a.threads} "
           f"threads; {len(waves)} wave(s), lanes of {[len(l) for w in waves for l in w]} kernels")
     print(f"  in sequence   {med['sequence']:9.1f} us per call (median of {a.calls})")
     print(f"  waves         {med['waves']:9.1f} us per call")
     print(f"  ratio         {med['waves'] / med['sequence']:9.2f}")
+    two = on_two_threads(lambda: conc(*args))
+    print(f"  a worker ran a lane in {two} of 200 profiled calls (the others: the worker woke "
+          "too late and the caller ran both lanes)")
     return med
 
 

@@ -182,7 +182,8 @@ class SequencedRun:
                 if st:
                     raise self.failure(st, status)
             elif step[0] == "kernels":
-                st, times = profiling.run_timed(program, step[1], step[2])
+                st, times = profiling.run_timed(program, step[1], step[2],
+                                                profiling.in_order(recorders))
                 profiling.deliver(recorders, self, step[1], times)
                 if st:
                     raise self.failure(st, status)

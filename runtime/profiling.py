@@ -91,30 +91,40 @@ def prepare() -> None:
     _timed_runner()
 
 
-def run_timed(program, start: int, end: int):
+def run_timed(program, start: int, end: int, in_order: bool = False):
     """Run kernels [start, end) of a sequencer Program, timing each: (status as Program.run
     returns it, int64 array [end - start, 3] of start and end times in perf_counter_ns's clock
-    and the native id of the thread that ran it (threading.get_native_id's; a wave's kernels
-    run on the pool's threads); rows of kernels that did not run are 0)."""
+    and the native id of the thread that ran it (threading.get_native_id's; a wave's lanes run
+    on the pool's threads); rows of kernels that did not run are 0). in_order: no wave, every
+    kernel on the calling thread in order."""
     fn, clock, gettid, _ = _timed_runner()
     times = np.zeros((max(end - start, 0), 3), np.int64)
-    st = fn(int(program.header.ctypes.data), start, end, times.ctypes.data, clock, gettid)
+    header = program.in_order if in_order else program.header
+    st = fn(int(header.ctypes.data), start, end, times.ctypes.data, clock, gettid)
     return st, times
 
 
 def deliver(recorders, run, start, times) -> None:
     """Hand run_timed's rows to the profilers, each kernel an event on the thread that ran it:
     a profiler's `kernels(run, start, times, tids=...)` gets the rows' threads when it takes
-    them; `kernels(run, start, times)` records the rows as the calling thread's."""
+    them; `kernels(run, start, times)` records the rows as the calling thread's (run the
+    stretch in_order for those: see in_order)."""
     spans = np.ascontiguousarray(times[:, :2])
     for r in recorders:
-        if _takes_tids(r):
+        if takes_tids(r):
             r.kernels(run, start, spans, tids=times[:, 2].tolist())
         else:
             r.kernels(run, start, spans)
 
 
-def _takes_tids(recorder) -> bool:
+def in_order(recorders) -> bool:
+    """Whether a profiled stretch runs without waves: some recorder would put every kernel on
+    the calling thread (its `kernels` takes no `tids`), which a wave's lanes are not."""
+    return not all(takes_tids(r) for r in recorders)
+
+
+def takes_tids(recorder) -> bool:
+    """Whether the recorder's `kernels` takes each row's thread (`tids`)."""
     try:
         return "tids" in inspect.signature(recorder.kernels).parameters
     except (TypeError, ValueError):

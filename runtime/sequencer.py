@@ -374,6 +374,8 @@ class Program:
             self.lane_first[w[0]], self.lane_count[w[0]] = len(flat), len(w) - 1
             flat += w
         self.lanes = np.array(flat + [0], np.int64)
+        self.plain_ends = (np.arange(1, n + 2, dtype=np.int64) if self.waves
+                           else self.wave_ends)          # the in-order header's (no wave)
         pool = 0
         if self.waves:                      # the pool starts only for a program with waves
             pool = thread_pool.entry_address()
@@ -384,8 +386,15 @@ class Program:
                                + [a.ctypes.data for a in (self.lane_first, self.lane_count,
                                                           self.lanes)], np.int64)
         self.header_address = int(self.header.ctypes.data)
+        self._in_order_header()
         self._bases = int(self.bases.ctypes.data)
         self._run, self._fill, self._call, _ = _runner()
+
+    def _in_order_header(self):
+        """The same table with no wave: every kernel in order on the calling thread."""
+        self.in_order = self.header.copy()
+        self.in_order[6] = self.plain_ends.ctypes.data
+
 
     def clone(self, fixed):
         """The same kernels and slots over private bases (for a concurrent call): `fixed`
@@ -401,6 +410,7 @@ class Program:
         other.header = self.header.copy()
         other.header[4], other.header[5] = other.bases.ctypes.data, other.argv.ctypes.data
         other.header_address = int(other.header.ctypes.data)
+        other._in_order_header()
         other._bases = int(other.bases.ctypes.data)
         return other
 

@@ -399,3 +399,58 @@ def test_profiled_calls_report_the_thread_of_each_kernel(threads):
         profiling.active.remove(rec)
     assert threading.get_native_id() in seen
     assert len(seen) == 2, seen
+
+
+def test_loop_body_with_branches_agrees(threads):
+    """A loop body with independent branches: its sub-program has waves, which the native loop
+    runs in order (codegen/cpu_loops.py); the result is the one-thread result."""
+    rng = np.random.default_rng(7)
+    x, y = (rng.standard_normal((192, 64)).astype(np.float32) for _ in range(2))
+    ws = (rng.standard_normal((4, 64, 64)) * 0.2).astype(np.float32)
+
+    def fn(x, y, ws):
+        def body(i, c):
+            a, b = c
+            for k in range(2):
+                a = jnp.tanh(a @ ws[k])
+                b = jnp.tanh(b @ ws[k + 2])
+            return a, b
+        return jg.fori_loop(0, 3, body, (x, y))
+
+    threads(1)
+    want = _arrays(jg.jit(fn)(x, y, ws))
+    threads(2)
+    f = jg.jit(fn)
+    for _ in range(10):
+        for g, w in zip(_arrays(f(x, y, ws)), want):
+            np.testing.assert_array_equal(g, w)
+
+
+class _PlainRecorder(_Recorder):
+    """A profiler stand-in whose `kernels` takes no threads (as jg.profiler's Profile)."""
+
+    def kernels(self, run, start, times):
+        self.tids.append([(start + i, threading.get_native_id())
+                          for i in range(len(times)) if times[i, 0]])
+        self.spans = times.copy()
+
+
+def test_profiled_calls_run_in_order_for_a_recorder_without_threads(threads):
+    """A recorder that puts every kernel on the calling thread gets them run there, in order
+    (its events stay true: no two overlap on one thread)."""
+    threads(2)
+    fn, args = random_branches(5)
+    f = jg.jit(fn)
+    want = _arrays(f(*args))
+    rec = _PlainRecorder()
+    before = thread_pool.dispatched()
+    profiling.active.append(rec)
+    try:
+        for _ in range(5):
+            for g, w in zip(_arrays(f(*args)), want):
+                np.testing.assert_array_equal(g, w)
+    finally:
+        profiling.active.remove(rec)
+    assert thread_pool.dispatched() == before
+    ran = rec.spans[rec.spans[:, 0] != 0]
+    assert (ran[1:, 0] >= ran[:-1, 1]).all()        # one after another
