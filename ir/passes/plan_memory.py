@@ -116,6 +116,7 @@ class MemoryPlan:
         at = {i: p for p, i in enumerate(self.order)}
         spans = [[(at[lane[0]], at[lane[-1]]) for lane in w] for w in self.waves]
         taken = {b.name: b.inplace_of for b in self.buffers if b.inplace_of}
+        touched = {id(b): _lanes_touched(*(b.steps or (b.start, b.end)), spans) for b in placed}
 
         def chain(name):        # buffers written in place of each other are one storage
             while name in taken:
@@ -134,8 +135,7 @@ class MemoryPlan:
                     raise AssertionError(f"memory plan: {a.name} (steps [{a0},{a1}]) and {b.name} "
                                          f"(steps [{b0},{b1}]) overlap at offset {b.offset} "
                                          f"in the execution order")
-                if chain(a.name) != chain(b.name) and _apart(_lanes_touched(a0, a1, spans),
-                                                             _lanes_touched(b0, b1, spans)):
+                if _apart(touched[id(a)], touched[id(b)]) and chain(a.name) != chain(b.name):
                     raise AssertionError(f"memory plan: {a.name} and {b.name} share offset "
                                          f"{b.offset} while live in two lanes of one wave")
         self.check_waves()
@@ -488,7 +488,7 @@ def plan_memory(schedule: Graph, donated=(), reuse=True, width=None) -> MemoryPl
     names = value_names(schedule)
     kernels = schedule.nodes
     width = wave_width() if width is None else width
-    if sum(len(k.outputs) + 1 for k in kernels) > BEST_FIT_LIMIT:
+    if sum(len(k.outputs) + (k.params["kind"] == "matmul") for k in kernels) > BEST_FIT_LIMIT:
         width = 1               # _in_time_order plans schedule-order lifetimes only
     order, waves = concurrent_order(kernels, width)
     step = [0] * len(kernels)           # execution step: the position in `order`
