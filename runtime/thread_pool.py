@@ -15,6 +15,11 @@ threads). One job at a time: a call made while the pool is busy (another user th
 or a nested call) runs its whole range on its own thread, so concurrent calls never wait on
 each other and give the same results (chunk boundaries never change what a kernel computes).
 
+The sequencer (runtime/sequencer.py) calls jg_parallel_for too, for a wave of independent
+kernels that the memory plan grouped: one item per lane (a chain of small kernels), grain 1, so
+the caller and the woken workers each run whole lanes; a lane's kernels find the pool busy and
+run their own ranges on their thread.
+
 Size: the CPUs this process may run on (os.sched_getaffinity), or JITGRAD_NUM_THREADS, or
 jg.config.update("num_threads", n) (which wins, also after the pool has started). One thread
 means every kernel runs its whole range on the calling thread; no worker is ever started.
