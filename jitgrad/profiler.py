@@ -175,15 +175,17 @@ class Profile:
         with self._lock:
             self.events.append(ev)
 
-    def kernels(self, run, start, times):
-        """From the executable: kernels start, start+1, ... of `run` ran over [t0, t1] rows."""
+    def kernels(self, run, start, times, tids=None):
+        """From the executable: kernels start, start+1, ... of `run` ran over [t0, t1] rows;
+        tids: per row, the thread that ran it (a wave's lanes run on the pool's threads);
+        rows of kernels that did not run (after a failed one) are 0."""
         infos, tid = _infos(run), threading.get_native_id()
         for i, (t0, t1) in enumerate(times.tolist()):
             if t0 == 0:
-                break
+                continue
             info = infos[start + i] if start + i < len(infos) else ProfiledKernel(
                 f"kernel {start + i}", "", "opaque", "", 0, 0)
-            self._add(Event(info.name, "kernel", t0, t1, tid, info))
+            self._add(Event(info.name, "kernel", t0, t1, tid if tids is None else tids[i], info))
 
     def host(self, run, step, t0, t1):
         """From the executable: a host step (a kernel body run by the NumPy reference)."""

@@ -9,7 +9,7 @@ wait for each other); a failing kernel in a lane stops the run with its position
 timed walk reports each kernel's thread; one thread plans no waves and starts no job."""
 from __future__ import annotations
 
-import ctypes
+import json
 import threading
 
 import numpy as np
@@ -454,3 +454,22 @@ def test_profiled_calls_run_in_order_for_a_recorder_without_threads(threads):
     assert thread_pool.dispatched() == before
     ran = rec.spans[rec.spans[:, 0] != 0]
     assert (ran[1:, 0] >= ran[:-1, 1]).all()        # one after another
+
+
+def test_chrome_trace_shows_the_branches_on_two_threads(threads, tmp_path):
+    threads(2)
+    fn, args = random_branches(5)
+    f = jg.jit(fn)
+    f(*args)
+    for _ in range(300):                # a worker that is slow to wake leaves both to the caller
+        with jg.profiler.profile() as prof:
+            f(*args)
+        kernels = [e for e in prof.chrome_trace()["traceEvents"] if e.get("cat") == "kernel"]
+        if len({e["tid"] for e in kernels}) == 2:
+            break
+    assert {e["tid"] for e in kernels} >= {threading.get_native_id()}
+    assert len({e["tid"] for e in kernels}) == 2
+    path = tmp_path / "trace.json"
+    prof.export_chrome_trace(path)
+    events = json.load(open(path))["traceEvents"]
+    assert len({e["tid"] for e in events if e.get("cat") == "kernel"}) == 2

@@ -24,6 +24,9 @@ import os
 import pickle
 import sys
 
+import numpy as np
+
+from .. import ir
 from ..ir import Graph, config
 
 _VERSION: list = []
@@ -32,8 +35,6 @@ _VERSION: list = []
 def _code_version() -> str:
     """A hash of every source file of the ir package (the passes and what they read)."""
     if not _VERSION:
-        import numpy as np
-        from .. import ir
         h = hashlib.sha256(f"python={sys.version_info[:2]} numpy={np.__version__}".encode())
         root = os.path.dirname(ir.__file__)
         for dirpath, dirnames, names in sorted(os.walk(root)):
@@ -55,9 +56,13 @@ def key(graph: Graph, donated) -> str:
     return "jg_pipeline_" + h.hexdigest()[:24]
 
 
+def _disk_cache():
+    from ..codegen import disk_cache    # lazy: codegen (llvmlite) loads on the first compile
+    return disk_cache
+
+
 def _root():
-    from ..codegen import disk_cache     # lazy, as the backends: codegen loads on first compile
-    return disk_cache.usable_root("pipeline")
+    return _disk_cache().usable_root("pipeline")
 
 
 def cached(graph: Graph, donated, run):
@@ -100,7 +105,7 @@ def _read(path: str):
 
 
 def _write(root: str, path: str, result) -> None:
-    from ..codegen import disk_cache
+    disk_cache = _disk_cache()
     try:
         payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # noqa: BLE001 - a param no pickle can hold: just not cached
