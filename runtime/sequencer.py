@@ -70,36 +70,7 @@ wfail:
 wdone:
   br label %kloop
 single:
-  %ps = getelementptr i64, i64* %argstart, i64 %k
-  %s = load i64, i64* %ps
-  %pe = getelementptr i64, i64* %argstart, i64 %k1
-  %e = load i64, i64* %pe
-  br label %aloop
-aloop:
-  %j = phi i64 [%s, %single], [%jnext, %abody]
-  %amore = icmp slt i64 %j, %e
-  br i1 %amore, label %abody, label %call
-abody:
-  %pb = getelementptr i64, i64* %argbase, i64 %j
-  %b = load i64, i64* %pb
-  %pbase = getelementptr i64, i64* %bases, i64 %b
-  %base = load i64, i64* %pbase
-  %po = getelementptr i64, i64* %argoff, i64 %j
-  %o = load i64, i64* %po
-  %addr = add i64 %base, %o
-  %slot = sub i64 %j, %s
-  %pa = getelementptr i64, i64* %argv, i64 %slot
-  store i64 %addr, i64* %pa
-  %jnext = add i64 %j, 1
-  br label %aloop
-call:
-  %pf = getelementptr i64, i64* %fns, i64 %k
-  %f = load i64, i64* %pf
-  %fp = inttoptr i64 %f to i64 (i64*)*
-@@BEFORE@@  %st = call i64 %fp(i64* %argv)
-@@AFTER@@  %bad = icmp ne i64 %st, 0
-  br i1 %bad, label %fail, label %kdone
-kdone:
+@@CALL:single@@kdone:
   %knext = add i64 %k, 1
   br label %kloop
 fail:
@@ -178,13 +149,29 @@ kloop:
   br i1 %more, label %kbody, label %ldone
 kbody:
   %k1 = add i64 %k, 1
-  %ps = getelementptr i64, i64* %argstart, i64 %k
+@@CALL:kbody@@kdone:
+  br label %kloop
+fail:
+  %old = atomicrmw min i64* %c2, i64 %k1 acq_rel
+  br label %ldone
+ldone:
+  %itnext = add i64 %it, 1
+  br label %lloop
+exit:
+  ret void
+}
+"""
+
+# Kernel %k's call, in the walk and in a wave's lanes alike (from block @@FROM@@, %k1 = %k + 1
+# defined): its argv filled from the table (base + offset per slot), the call between the
+# profiler's hooks, and a branch to %fail on a non-zero status, else to %kdone.
+_CALL_KERNEL_IR = r"""  %ps = getelementptr i64, i64* %argstart, i64 %k
   %s = load i64, i64* %ps
   %pe = getelementptr i64, i64* %argstart, i64 %k1
   %e = load i64, i64* %pe
   br label %aloop
 aloop:
-  %j = phi i64 [%s, %kbody], [%jnext, %abody]
+  %j = phi i64 [%s, %@@FROM@@], [%jnext, %abody]
   %amore = icmp slt i64 %j, %e
   br i1 %amore, label %abody, label %call
 abody:
@@ -207,17 +194,6 @@ call:
 @@BEFORE@@  %st = call i64 %fp(i64* %argv)
 @@AFTER@@  %bad = icmp ne i64 %st, 0
   br i1 %bad, label %fail, label %kdone
-kdone:
-  br label %kloop
-fail:
-  %old = atomicrmw min i64* %c2, i64 %k1 acq_rel
-  br label %ldone
-ldone:
-  %itnext = add i64 %it, 1
-  br label %lloop
-exit:
-  ret void
-}
 """
 
 FIELD_IR = r"""
@@ -245,7 +221,10 @@ def kernel_walk_ir(name: str, params: str = "", entry: str = "", before: str = "
                    f"  %cv{i} = load i64, i64* %cs{i}\n"
                    f"  {v} = inttoptr i64 %cv{i} to {t}\n" for i, (t, v) in enumerate(typed))
     args = "".join(f", {t} {v}" for t, v in typed)
-    return (_WALK_IR.replace("@@NAME@@", name).replace("@@PARAMS@@", params)
+    walk = _WALK_IR
+    for block in ("single", "kbody"):
+        walk = walk.replace(f"@@CALL:{block}@@", _CALL_KERNEL_IR.replace("@@FROM@@", block))
+    return (walk.replace("@@NAME@@", name).replace("@@PARAMS@@", params)
             .replace("@@ARGS@@", args).replace("@@NCTX@@", str(4 + len(typed)))
             .replace("@@STORE@@", store).replace("@@LOAD@@", load)
             .replace("@@ENTRY@@", entry).replace("@@BEFORE@@", before).replace("@@AFTER@@", after))
