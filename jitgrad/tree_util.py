@@ -63,41 +63,45 @@ def node_children(x):
 
 def tree_flatten(tree, is_leaf=None):
     leaves = []
+    return leaves, _flatten(tree, is_leaf, leaves)
 
-    def rec(x):
-        if is_leaf is not None and is_leaf(x):
-            leaves.append(x)
-            return LEAF
-        node = node_children(x)
-        if node is None:
-            leaves.append(x)
-            return LEAF
-        kind, aux, children = node
-        return PyTreeDef(kind, aux, tuple(rec(c) for c in children))
 
-    return leaves, rec(tree)
+# The recursions are module functions, not closures that call themselves: such a closure is a
+# reference cycle (function -> cell -> function) holding the leaves list, so every flattened
+# tree (a jitted step's new parameters) lived until the garbage collector ran; the caching
+# allocator then could not reuse their storage and the MLP step faulted in ~8 MB of fresh pages
+# on most of its first steps and every fifth one after.
+def _flatten(x, is_leaf, leaves):
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return LEAF
+    node = node_children(x)
+    if node is None:
+        leaves.append(x)
+        return LEAF
+    kind, aux, children = node
+    return PyTreeDef(kind, aux, tuple([_flatten(c, is_leaf, leaves) for c in children]))
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves):
-    it = iter(leaves)
+    return _unflatten(treedef, iter(leaves))
 
-    def rec(td):
-        if td.kind is None:
-            return next(it)
-        children = [rec(c) for c in td.children]
-        if td.kind in (tuple, list):
-            return td.kind(children)
-        if td.kind in (dict, OrderedDict):
-            return td.kind(zip(td.aux, children))
-        if td.kind is type(None):
-            return None
-        if issubclass(td.kind, tuple) and hasattr(td.kind, "_fields") and td.kind not in _REGISTRY:
-            return td.kind(*children)
-        entry = _REGISTRY.get(td.kind) or next(
-            _REGISTRY[b] for b in td.kind.__mro__ if b in _REGISTRY)
-        return entry[1](td.aux, children)
 
-    return rec(treedef)
+def _unflatten(td, it):
+    if td.kind is None:
+        return next(it)
+    children = [_unflatten(c, it) for c in td.children]
+    if td.kind in (tuple, list):
+        return td.kind(children)
+    if td.kind in (dict, OrderedDict):
+        return td.kind(zip(td.aux, children))
+    if td.kind is type(None):
+        return None
+    if issubclass(td.kind, tuple) and hasattr(td.kind, "_fields") and td.kind not in _REGISTRY:
+        return td.kind(*children)
+    entry = _REGISTRY.get(td.kind) or next(
+        _REGISTRY[b] for b in td.kind.__mro__ if b in _REGISTRY)
+    return entry[1](td.aux, children)
 
 
 def tree_leaves(tree, is_leaf=None):
