@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import hashlib
 import re
+import weakref
 
 _SOURCE_LINE = re.compile(r"\s+#.*$")
+# body graph -> its lines: a kernel's key and name both read them, and printing a body is most
+# of what loading a schedule's units from disk costs (kernel bodies are not changed once fused)
+_LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def body_lines(node) -> list[str]:
-    text = str(node.params["body"]).splitlines()
-    text[0] = re.sub(r"^graph \S+?\(", "graph kernel(", text[0])
-    return [_SOURCE_LINE.sub("", line) for line in text]
+def body_lines(node) -> tuple:
+    body = node.params["body"]
+    lines = _LINES.get(body)
+    if lines is None:
+        text = str(body).splitlines()
+        text[0] = re.sub(r"^graph \S+?\(", "graph kernel(", text[0])
+        lines = _LINES[body] = tuple(_SOURCE_LINE.sub("", line) for line in text)
+    return lines
 
 
 def digest(node, *extra) -> str:
