@@ -12,11 +12,11 @@ millisecond). Whatever the child fails to build, the parent builds itself then, 
 ordinary errors: the prefetch changes where a unit is compiled, never what runs.
 
 It forks only where that is safe and pays: Linux, no other Python thread in the process (one
-could hold a lock the child would need), at least two threads allowed (JITGRAD_NUM_THREADS=1
-compiles on the calling thread alone), a usable disk cache (the child's only way back), and
-enough units to pay for the fork (at least MIN_UNITS, and more the larger the process:
-`_fork_cost_ms`). jitgrad's own LLVM lock is held across the fork, so no
-jitgrad thread is inside LLVM at that moment.
+could hold a lock the child would need), not in an MPI rank (Open MPI does not support fork),
+at least two threads allowed (JITGRAD_NUM_THREADS=1 compiles on the calling thread alone), a
+usable disk cache (the child's only way back), and enough units to pay for the fork (at least
+MIN_UNITS, and more the larger the process: `_fork_cost_ms`). jitgrad's own LLVM lock is held
+across the fork, so no jitgrad thread is inside LLVM at that moment.
 """
 from __future__ import annotations
 
@@ -35,9 +35,12 @@ MAX_UNITS = 4096       # queue entries (16 KiB: one pipe write never blocks)
 _state = {"child": False}     # True in a child, and in the parent while one runs
 
 
-def _can_fork() -> bool:
+def forks_allowed() -> bool:
+    """Whether this process may fork a compile child now (see the module's docstring)."""
+    # not in an MPI rank (mpi4py loaded): Open MPI does not support fork() in its processes
     return (sys.platform.startswith("linux") and hasattr(os, "fork") and not _state["child"]
             and threading.active_count() == 1 and config.read("num_threads") >= 2
+            and "mpi4py.MPI" not in sys.modules
             and disk_cache.usable_root("llvm") is not None)
 
 
@@ -59,7 +62,7 @@ def prefetch(jobs):
     in a forked child; returns `finish()`, which builds the rest of the queue here, waits for
     the child and returns how many units the child built (0 and no fork where it does not
     pay). Between the two the caller may compile other things (a loop's bodies)."""
-    if not _can_fork():
+    if not forks_allowed():
         return _nothing
     todo, seen = [], set()
     for node, hint in jobs:

@@ -71,3 +71,13 @@ def test_no_fork_without_a_usable_cache(tmp_path):
     (tmp_path / "file").write_text("not a directory")
     err = _run(tmp_path, JITGRAD_CACHE_DIR=str(tmp_path / "file"))
     assert _prefetched(err) == [] and "CacheWarning" in err
+
+
+def test_no_fork_in_an_mpi_rank(monkeypatch, tmp_path):
+    """Open MPI does not support fork() in its processes: with mpi4py.MPI loaded, no prefetch."""
+    import types
+    from jitgrad.codegen import unit_prefetch
+    monkeypatch.setenv("JITGRAD_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.setitem(sys.modules, "mpi4py.MPI", types.ModuleType("mpi4py.MPI"))
+    assert not unit_prefetch.forks_allowed()
+    assert unit_prefetch.prefetch([])() == 0
