@@ -165,6 +165,30 @@ def give_up(root: str, e: OSError) -> None:
                           "to a writable directory)", CacheWarning, stacklevel=2)
 
 
+def read_sealed(path: str):
+    """(payload, 'hit' | 'miss' | 'rebuilt') of an entry `write_sealed` wrote: the SHA-256 of its
+    payload, then the payload. A truncated or garbled one is logged and reported 'rebuilt' (the
+    caller computes it again), never returned."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None, "miss"
+    digest, payload = data[:32], data[32:]
+    if len(data) > 32 and hashlib.sha256(payload).digest() == digest:
+        return payload, "hit"
+    config.log(1, f"kernel cache: {path} fails its checksum; rebuilding it")
+    return None, "rebuilt"
+
+
+def write_sealed(root: str, path: str, payload: bytes) -> None:
+    """Write `payload` behind its SHA-256, atomically; a failing write gives up on `root`."""
+    try:
+        write_atomic(path, hashlib.sha256(payload).digest() + payload)
+    except OSError as e:        # full disk, permissions changed meanwhile: as if unusable
+        give_up(root, e)
+
+
 def write_atomic(path: str, data) -> None:
     suffix = os.path.splitext(path)[1]
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=suffix)

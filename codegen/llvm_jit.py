@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import glob
-import hashlib
 import os
 import threading
 import time
@@ -118,26 +117,13 @@ def _read_entry(name: str):
     (no usable cache directory))."""
     if disk_cache.usable_root("llvm") is None:
         return None, "memory"
-    try:
-        with open(entry_path(name), "rb") as f:
-            data = f.read()
-    except OSError:
-        return None, "miss"
-    digest, obj = data[:32], data[32:]
-    if len(data) > 32 and hashlib.sha256(obj).digest() == digest:
-        return obj, "hit"
-    config.log(1, f"kernel cache: {entry_path(name)} fails its checksum; rebuilding it")
-    return None, "rebuilt"
+    return disk_cache.read_sealed(entry_path(name))
 
 
 def _write_entry(name: str, obj: bytes) -> None:
     root = disk_cache.usable_root("llvm")
-    if root is None:
-        return
-    try:
-        disk_cache.write_atomic(entry_path(name), hashlib.sha256(obj).digest() + obj)
-    except OSError as e:        # full disk, permissions changed meanwhile: as if unusable
-        disk_cache.give_up(root, e)
+    if root is not None:
+        disk_cache.write_sealed(root, entry_path(name), obj)
 
 
 # ----------------------------------------------------------------------------- compiling

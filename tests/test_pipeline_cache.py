@@ -76,7 +76,7 @@ def test_damaged_entry_is_recomputed(cache_dir, monkeypatch, capsys):
     path.write_bytes(data[:-10] + b"garbage!!!")
     again = pipeline_cache.cached(_graph(), (), run)
     assert run.calls == 2 and str(again[0]) == str(good[0])
-    assert "fails its checksum; recomputing it" in capsys.readouterr().err
+    assert "fails its checksum" in capsys.readouterr().err
     path.write_bytes(data[:20])                                   # truncated
     pipeline_cache.cached(_graph(), (), run)
     assert run.calls == 3

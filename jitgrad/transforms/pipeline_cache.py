@@ -87,31 +87,21 @@ def cached(graph: Graph, donated, run):
 
 
 def _read(path: str):
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+    payload, _ = _disk_cache().read_sealed(path)     # a damaged entry: logged, None
+    if payload is None:
         return None
-    digest, payload = data[:32], data[32:]
-    if len(data) > 32 and hashlib.sha256(payload).digest() == digest:
-        try:
-            return pickle.loads(payload)
-        except Exception as e:  # noqa: BLE001 - a class renamed since: recompute
-            config.log(1, f"pipeline cache: {path} does not load ({type(e).__name__}: {e}); "
-                          "recomputing it")
-            return None
-    config.log(1, f"pipeline cache: {path} fails its checksum; recomputing it")
-    return None
+    try:
+        return pickle.loads(payload)
+    except Exception as e:  # noqa: BLE001 - a class renamed since: recompute
+        config.log(1, f"pipeline cache: {path} does not load ({type(e).__name__}: {e}); "
+                      "recomputing it")
+        return None
 
 
 def _write(root: str, path: str, result) -> None:
-    disk_cache = _disk_cache()
     try:
         payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # noqa: BLE001 - a param no pickle can hold: just not cached
         config.log(1, f"pipeline cache: not stored ({type(e).__name__}: {e})")
         return
-    try:
-        disk_cache.write_atomic(path, hashlib.sha256(payload).digest() + payload)
-    except OSError as e:
-        disk_cache.give_up(root, e)
+    _disk_cache().write_sealed(root, path, payload)
