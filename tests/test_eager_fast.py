@@ -223,3 +223,57 @@ def test_deleted_tensors_still_raise_after_their_signature_was_cached():
     for op in (lambda: a + b, lambda: b * a, lambda: jnp.tanh(a), lambda: jnp.add(a, b)):
         with pytest.raises(RuntimeError, match="deleted"):
             op()
+
+
+def test_float_functions_are_one_frame_and_keep_out_promotion_tracing_and_gradients():
+    # jnp.tanh, jnp.exp, ...: dispatch.fast_unary's flat function on a float tensor seen before;
+    # everything else takes the generated def's body (with out=)
+    import traceback
+    assert jnp.exp.__name__ == "exp" and jnp.exp.__wrapped__ is jnp.ufuncs.exp.__wrapped__
+    a = jg.tensor(_arr((3,)))
+    for _ in range(3):
+        np.testing.assert_allclose(jnp.exp(a).numpy(), np.exp(a.numpy()), rtol=1e-6)
+        out = np.zeros(3, np.float32)
+        assert jnp.exp(a, out=out) is out
+        np.testing.assert_allclose(out, np.exp(a.numpy()), rtol=1e-6)
+        assert jnp.exp(jg.tensor([1, 2])).dtype == np.float32          # ints promote
+        assert jnp.sqrt(jg.tensor(np.float32(4.0))).item() == 2.0      # 0-d: an array result
+        assert type(jnp.sqrt(jg.tensor(np.float32(4.0)))._data) is np.ndarray
+        np.testing.assert_allclose(jg.jit(jnp.tanh)(a).numpy(), np.tanh(a.numpy()), rtol=1e-6)
+        x = jg.tensor(_arr((3,), "float64"), requires_grad=True)
+        jnp.tanh(x).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), 1 - np.tanh(x.detach().numpy()) ** 2)
+    with pytest.raises(TypeError, match=r"^tanh\(\) takes 1 positional argument"):
+        jnp.tanh(a, a)
+    a.delete()
+    try:
+        jnp.tanh(a)
+    except RuntimeError as e:
+        frames, msg = traceback.extract_tb(e.__traceback__), str(e)
+    assert frames[0].filename.endswith("test_eager_fast.py") and "deleted" in msg
+    assert not [f for f in frames[1:] if "/jitgrad/" in f.filename
+                and not f.filename.endswith("errors.py") and f.name != "fast"], frames
+
+
+def test_threads_inside_the_shared_quiet_context_use_their_own():
+    # big arrays: NumPy releases the GIL inside the call, so other threads find the shared
+    # context (fast_path.SHARED) entered and run in their own; no warning leaks either way
+    big = jg.tensor(np.full(1 << 20, 3e38, np.float32))
+    want, want_exp = (big * big).numpy(), jnp.exp(big).numpy()
+    errors = []
+
+    def work():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                for _ in range(20):
+                    np.testing.assert_array_equal((big * big).numpy(), want)
+                    np.testing.assert_array_equal(jnp.exp(big).numpy(), want_exp)
+        except Exception as e:            # noqa: BLE001  (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and np.isinf(want).all()

@@ -23,14 +23,17 @@ from ..trace.tracer import Tracer
 from . import autograd_record
 from .cpu_backend import cpu_evaluate
 from .fast_path import (
-    direct_table, local_state, lookup, quiet_context, remember, run_reference, signature
+    SHARED, by_dtype, direct_binary, direct_unary, local_state, lookup, quiet_context, remember,
+    run_reference, signature
 )
 from .grad_mode import STATE, grad_enabled
 from .tensor import Tensor
 
 _wrap = Tensor._wrap
 _ndarray = np.ndarray
+_ufunc = np.ufunc
 _local = local_state()
+_shared_run = SHARED.run
 
 
 def apply(op, inputs, params=None, source_info=None):
@@ -94,35 +97,116 @@ def _eager_cpu(op, inputs, params, key):
     return outs
 
 
+# The direct calls below (apply_fast, fast_unary, fast_binary) are the whole eager cost of an op
+# whose signature ran before, so each is one flat Python frame: the lookup in the direct table
+# (fast_path.direct_unary / direct_binary: dtype, then shapes), NumPy's call in the quiet
+# context (fast_path.SHARED; this thread's own when another thread is inside it), the result
+# tensor (Tensor._wrap's fields, set inline: Tensor() is object.__new__ without the wrapper's
+# argument tuple) and the autograd record.
+
+def settle(hit, res):
+    """A direct call's result `res` as an ndarray of the hit's dtype, for a hit not `exact`
+    yet: the first result that needs no conversion from a NumPy ufunc makes it exact (its
+    later results are that too: fast_path._DIRECT1)."""
+    dt = hit[1]
+    if res.__class__ is not _ndarray or res.dtype is not dt and res.dtype != dt:
+        return np.asarray(res).astype(dt)
+    if isinstance(hit[0], _ufunc):
+        hit[3] = True
+    return res
+
+
 def apply_fast(op, a):
     """`apply(op, [a])` for an eager CPU tensor whose signature the cache knows with a plain
     NumPy reference (no params, one output); None when that is not the case (the caller then
-    takes its generic path, which fills the cache). The one-primitive unary jitgrad.numpy
-    functions call this first: it is their whole eager cost, so it is written out flat (as
-    `fast_binary`'s operators are)."""
+    takes its generic path, which fills the cache). What `fast_unary`'s functions do, for a
+    caller that has its own general path."""
     da = a._data
-    if type(da) is not _ndarray:
+    if da.__class__ is not _ndarray:
         return None
-    hit = direct_table(op).get((da.shape, da.dtype))
+    table = direct_unary(op).get(da.dtype)
+    hit = None if table is None else table.get(da.shape)
     if hit is None or _BACKENDS["cpu"] is not cpu_evaluate:     # unknown, or jg.profiler on
         return None
     dev = a._device
     if dev is not CPU and dev.type != "cpu":
         return None
-    fn, dt, differentiable = hit
+    fn, dt, differentiable, exact = hit
     try:
-        res = (_local.ctx or quiet_context()).run(fn, da)
+        try:
+            res = _shared_run(fn, da)
+        except RuntimeError:            # SHARED is entered (another thread): this thread's own
+            res = (_local.ctx or quiet_context()).run(fn, da)
     except (IndexError, ValueError) as e:
         raise with_location(e, user_source_info()) from None
-    if type(res) is not _ndarray or res.dtype is not dt and res.dtype != dt:
-        res = np.asarray(res).astype(dt)
-    out = _new(Tensor)          # Tensor._wrap(res, dev), inlined
-    out._data, out._device, out._meta_type, out.requires_grad, out.grad = res, dev, None, False, None
-    out._ctx, out._retain, out._version, out._base, out._views = None, False, [0], None, None
+    if not exact:
+        res = settle(hit, res)
+    out = Tensor()              # Tensor._wrap(res, dev), inlined
+    out._data = res
+    out._device = dev
+    out._meta_type = None
+    out.requires_grad = False
+    out.grad = None
+    out._ctx = None
+    out._retain = False
+    out._version = [0]
+    out._base = None
+    out._views = None
     if a.requires_grad and STATE.grad_enabled:
         (autograd_record.record_differentiable if differentiable else autograd_record.record)(
             op, _NO_PARAMS, (a,), (out,))
     return out
+
+
+def fast_unary(op, general, dtypes):
+    """The eager function of a one-primitive jitgrad.numpy function of one array (jnp.tanh,
+    jnp.exp, ...): fn(x, /, *, out=None). A CPU tensor of a dtype in `dtypes` whose signature
+    ran before is computed right here, as `apply_fast` does, with no layer in between (the API
+    boundary, out= and the dtype rule would be three Python frames more, ~0.5 us of ~1.2);
+    anything else (first call, out=, other dtypes, traced values, other devices, the profiler)
+    goes to `general(x, out=out)`, which fills the cache. Errors leave with jitgrad's frames
+    trimmed, as at any API boundary."""
+    tables = by_dtype(direct_unary(op), dtypes)
+
+    def fast(x, /, *, out=None):
+        try:
+            if out is None and isinstance(x, Tensor):
+                da = x._data
+                if da.__class__ is _ndarray and (table := tables.get(da.dtype)) is not None \
+                        and (hit := table.get(da.shape)) is not None \
+                        and _BACKENDS["cpu"] is cpu_evaluate:
+                    dev = x._device
+                    if dev is CPU or dev.type == "cpu":
+                        fn, dt, differentiable, exact = hit
+                        try:
+                            try:
+                                res = _shared_run(fn, da)
+                            except RuntimeError:    # SHARED is entered: this thread's own
+                                res = (_local.ctx or quiet_context()).run(fn, da)
+                        except (IndexError, ValueError) as e:
+                            raise with_location(e, user_source_info()) from None
+                        if not exact:
+                            res = settle(hit, res)
+                        t = Tensor()          # Tensor._wrap(res, dev), inlined
+                        t._data = res
+                        t._device = dev
+                        t._meta_type = None
+                        t.requires_grad = False
+                        t.grad = None
+                        t._ctx = None
+                        t._retain = False
+                        t._version = [0]
+                        t._base = None
+                        t._views = None
+                        if x.requires_grad and STATE.grad_enabled:
+                            (autograd_record.record_differentiable if differentiable
+                             else autograd_record.record)(op, _NO_PARAMS, (x,), (t,))
+                        return t
+            return general(x, out=out)
+        except Exception as e:      # an api boundary: errors leave with jitgrad's frames trimmed
+            raise trimmed(e) from e.__cause__
+
+    return fast
 
 
 def fast_binary(op, general, dtypes, reflected=False, scalars=True):
@@ -133,14 +217,15 @@ def fast_binary(op, general, dtypes, reflected=False, scalars=True):
     whole cost of `a + b` (one Python frame; a layer more costs ~0.2 us of ~1.2). Anything else
     (first call, promotion, traced values, other devices, errors) goes to `general(a, b)`,
     which fills the cache. `reflected`: the operator of the right operand (`__radd__`)."""
-    table = direct_table(op)
+    tables = by_dtype(direct_binary(op), dtypes)
     matmul = op is Op.matmul
 
     def fast(a, b):
         try:
             if isinstance(a, Tensor):
                 da = a._data
-                if da.__class__ is _ndarray and (dtype := da.dtype) in dtypes:
+                if da.__class__ is _ndarray \
+                        and (table := tables.get(dtype := da.dtype)) is not None:
                     if isinstance(b, Tensor):
                         y, db = b, b._data
                         if db.__class__ is not _ndarray or db.dtype is not dtype \
@@ -155,23 +240,33 @@ def fast_binary(op, general, dtypes, reflected=False, scalars=True):
                     x = a
                     if reflected:
                         x, y, da, db = y, x, db, da
-                    hit = table.get((da.shape, dtype, db.shape, dtype))
+                    sa, sb = da.shape, db.shape
+                    hit = table.get(sa if sa == sb else (sa, sb))     # fast_path.pair_key
                     dev = a._device
                     if hit is not None and _BACKENDS["cpu"] is cpu_evaluate \
                             and (dev is CPU or dev.type == "cpu") \
                             and (y._device is x._device or y._device == x._device):
-                        fn, dt, differentiable = hit
+                        fn, dt, differentiable, exact = hit
                         try:
-                            res = (_local.ctx or quiet_context()).run(fn, da, db)
+                            try:
+                                res = _shared_run(fn, da, db)
+                            except RuntimeError:    # SHARED is entered: this thread's own
+                                res = (_local.ctx or quiet_context()).run(fn, da, db)
                         except (IndexError, ValueError) as e:
                             raise with_location(e, user_source_info()) from None
-                        if res.__class__ is not _ndarray or res.dtype is not dt and res.dtype != dt:
-                            res = np.asarray(res).astype(dt)
-                        out = _new(Tensor)          # Tensor._wrap(res, dev), inlined
-                        out._data, out._device, out._meta_type, out.requires_grad, out.grad = \
-                            res, dev, None, False, None
-                        out._ctx, out._retain, out._version, out._base, out._views = \
-                            None, False, [0], None, None
+                        if not exact:
+                            res = settle(hit, res)
+                        out = Tensor()          # Tensor._wrap(res, dev), inlined
+                        out._data = res
+                        out._device = dev
+                        out._meta_type = None
+                        out.requires_grad = False
+                        out.grad = None
+                        out._ctx = None
+                        out._retain = False
+                        out._version = [0]
+                        out._base = None
+                        out._views = None
                         if (x.requires_grad or y.requires_grad) and STATE.grad_enabled:
                             (autograd_record.record_differentiable if differentiable
                              else autograd_record.record)(op, _NO_PARAMS, (x, y), (out,))

@@ -7,13 +7,17 @@ The generic path runs the type rule once and `remember`s the result types in the
 (`table(op)`, one dict per op) under the key; later calls with that key find them with one dict
 lookup (`lookup`) and run the NumPy reference directly (`run_reference`) when every dtype
 involved is one NumPy computes natively; low-precision dtypes go through ir.reference.evaluate,
-which widens and rounds. `dispatch.apply_fast` is the same lookup for the operators and the
-one-primitive jitgrad.numpy functions, with nothing in between.
+which widens and rounds. The operators (`dispatch.fast_binary`) and the one-primitive
+jitgrad.numpy functions (`dispatch.fast_unary`, `dispatch.apply_fast`) look up the subset they
+run directly in two-level tables (`direct_unary` / `direct_binary`: dtype, then the shape, or
+the two shapes): a hit costs one dtype hash and one small tuple hash, with nothing in between.
 
 NumPy's floating-point warnings are silenced as the reference interpreter does (`np.errstate(
 all="ignore")`), but without entering a new errstate per op: the call runs inside a
 contextvars.Context, one per thread, in which the errstate was entered once (NumPy >= 2 keeps
-its error state in a context variable). The caller's own error state is untouched.
+its error state in a context variable). The caller's own error state is untouched. The
+direct calls try one context shared by all threads first (`SHARED.run`, no thread-local read);
+a thread that finds it entered (another thread is inside it) uses its own (`quiet_context`).
 """
 from __future__ import annotations
 
@@ -34,9 +38,15 @@ _ndarray = np.ndarray
 PURE_KINDS = frozenset(("elementwise", "reduce", "cumulative", "shape", "index", "matmul",
                         "linalg", "fft"))
 _TABLES: dict = {}  # op -> {signature: (result types, reference fn or None, all results float)}
-# op -> {signature: (fn, result dtype, result is float)}: the subset dispatch.apply_fast runs,
-# one result of a NumPy-native dtype and no params (what it need not check again per call)
-_DIRECT: dict = {}
+# op -> {dtype: {shape key: [fn, result dtype, result is float, exact]}}: the subset the direct
+# calls (dispatch.fast_unary / fast_binary / apply_fast) run, one result of a NumPy-native dtype
+# and no params (what they need not check again per call). One input: the key is its shape; two
+# of one dtype: the shape when both have it, else (shape, shape). `exact` (set on the first
+# direct call, dispatch.settle): fn is a NumPy ufunc whose result was an ndarray of the result
+# dtype, which it then always is at that signature (NumPy 2 resolves a ufunc's dtypes from the
+# input dtypes, and a result is a scalar only when 0-d): later calls skip that check.
+_DIRECT1: dict = {}
+_DIRECT2: dict = {}
 _MISSES = [0]
 
 
@@ -48,13 +58,33 @@ def table(op) -> dict:
     return t
 
 
-def direct_table(op) -> dict:
-    """`op`'s signatures that dispatch.apply_fast runs directly: {key: (fn, result dtype,
-    differentiable)} (made on first use); callers may keep it."""
-    t = _DIRECT.get(op)
+def direct_unary(op) -> dict:
+    """`op`'s one-input signatures the direct calls run: {dtype: {shape: hit}} (made on first
+    use); callers may keep it and its per-dtype tables (`by_dtype`)."""
+    t = _DIRECT1.get(op)
     if t is None:
-        t = _DIRECT[op] = {}
+        t = _DIRECT1[op] = {}
     return t
+
+
+def direct_binary(op) -> dict:
+    """`op`'s two-input signatures of one dtype the direct calls run: {dtype: {shape key:
+    hit}} (made on first use); callers may keep it and its per-dtype tables (`by_dtype`)."""
+    t = _DIRECT2.get(op)
+    if t is None:
+        t = _DIRECT2[op] = {}
+    return t
+
+
+def by_dtype(direct: dict, dtypes) -> dict:
+    """{dtype: its table in `direct`} for each of `dtypes` (the tables made now, so that they
+    stay the ones filled later): one dict lookup is both the dtype test and the table."""
+    return {dt: direct.setdefault(dt, {}) for dt in dtypes}
+
+
+def pair_key(sa, sb):
+    """The direct_binary key of two shapes."""
+    return sa if sa == sb else (sa, sb)
 
 
 def signature(inputs, params):
@@ -121,7 +151,11 @@ def remember(op, key, inputs, types) -> None:
     differentiable = fn is not None and all(kind_of(t.dtype) in "fc" for t in types)
     table(op)[key] = (tuple(types), fn, differentiable)
     if fn is not None and len(types) == 1 and len(key) == 2 * len(inputs) and CONTEXT_ERRSTATE:
-        direct_table(op)[key] = (fn, types[0].dtype, differentiable)
+        hit = [fn, types[0].dtype, differentiable, False]
+        if len(inputs) == 1:
+            direct_unary(op).setdefault(key[1], {})[key[0]] = hit
+        elif len(inputs) == 2 and key[1] == key[3]:
+            direct_binary(op).setdefault(key[1], {})[pair_key(key[0], key[2])] = hit
 
 
 def cache_info() -> dict:
@@ -130,7 +164,8 @@ def cache_info() -> dict:
 
 
 def cache_clear() -> None:
-    for t in (*_TABLES.values(), *_DIRECT.values()):    # emptied in place: callers hold them
+    per_dtype = [t for d in (*_DIRECT1.values(), *_DIRECT2.values()) for t in d.values()]
+    for t in (*_TABLES.values(), *per_dtype):       # emptied in place: callers hold them
         t.clear()
     _MISSES[0] = 0
 
@@ -160,6 +195,18 @@ def quiet_context() -> contextvars.Context:
 
 
 CONTEXT_ERRSTATE = int(np.__version__.split(".")[0]) >= 2    # NumPy 1 keeps it thread-local
+
+
+def _shared_context() -> contextvars.Context:
+    ctx = contextvars.copy_context()
+    ctx.run(np.errstate(all="ignore").__enter__)
+    return ctx
+
+
+# the quiet context the direct calls enter first, from any thread: Context.run raises
+# RuntimeError when the context is entered already (by another thread running in it now, or a
+# call inside a call), and then the caller runs in its thread's own (`quiet_context`)
+SHARED = _shared_context()
 
 
 def run_reference(fn, op, arrays, params, types):

@@ -43,9 +43,12 @@ from __future__ import annotations
 
 from ..ir.ops import Op
 from ._out import accepts_out
-from .ufunc_rules import (binary, compare, float_unary, integer_binary, logical, numeric_unary,
-                          rounding)
+from .ufunc_rules import (binary, compare, float_unary, float_unary_function, integer_binary,
+                          logical, numeric_unary, rounding)
 '''
+# the decorator of each kind's functions: float functions are one flat frame on a float tensor
+# whose signature ran before (ufunc_rules.float_unary_function)
+DECORATORS = {"float_unary": "@float_unary_function(Op.{op})"}
 
 
 def _def(r) -> str:
@@ -54,7 +57,8 @@ def _def(r) -> str:
     also = f" (also {', '.join('jnp.' + a for a in aliases)})" if aliases else ""
     first = r.doc if r.doc.startswith(("x", "e ")) else r.doc[0].upper() + r.doc[1:]
     doc = f"{first}, elementwise: numpy.{name}{also}."
-    lines = ["", "", "@accepts_out", f"def {name}({params}):", f'    """{doc}', ""]
+    decorator = DECORATORS.get(r.numpy_kind, "@accepts_out").format(op=r.op.name)
+    lines = ["", "", decorator, f"def {name}({params}):", f'    """{doc}', ""]
     words, line = differs.split(), "   "
     for w in words:
         if len(line) + len(w) + 1 > 96:

@@ -6,14 +6,31 @@ from __future__ import annotations
 import numpy as np
 
 from ..trace.tracer import Tracer
-from ..eager.dispatch import apply, apply_fast, fast_binary
+from ..eager.dispatch import apply, apply_fast, fast_binary, fast_unary
 from ..trace.source_info import user_source_info
 from ..ir import Op
 from ..ir.errors import negative_power
 from ..eager.tensor import Tensor
 from ._convert import FAST_FLOAT, asarray, astype, operands
+from ._out import accepts_out
 from .checks import checked
 from ..ir.types import kind_of
+
+
+def float_unary_function(op):
+    """The decorator of the generated float functions (jnp.tanh, jnp.exp, ...; their body is
+    `float_unary(op, x)`): the function becomes one flat frame (dispatch.fast_unary) for a
+    float tensor whose signature ran before; everything else (ints and bools, which promote,
+    out=, traced values, the first call) runs the body, with NumPy's `out=` (_out.accepts_out).
+    Errors are trimmed in that frame, so the public namespace does not wrap it again."""
+    def decorate(fn):
+        flat = fast_unary(op, accepts_out(fn), FAST_FLOAT)
+        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(flat, attr, getattr(fn, attr))
+        flat.__wrapped__ = fn               # inspect.signature / getsource: the def
+        flat.__wrapped_by_api_boundary__ = True
+        return flat
+    return decorate
 
 
 def float_unary(op, x):

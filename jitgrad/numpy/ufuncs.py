@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from ..ir.ops import Op
 from ._out import accepts_out
-from .ufunc_rules import (binary, compare, float_unary, integer_binary, logical, numeric_unary,
-                          rounding)
+from .ufunc_rules import (binary, compare, float_unary, float_unary_function, integer_binary,
+                          logical, numeric_unary, rounding)
 
 
-@accepts_out
+@float_unary_function(Op.acos)
 def arccos(x, /):
     """Inverse cosine, elementwise: numpy.arccos (also jnp.acos).
 
@@ -22,7 +22,7 @@ def arccos(x, /):
 acos = arccos
 
 
-@accepts_out
+@float_unary_function(Op.acosh)
 def arccosh(x, /):
     """Inverse hyperbolic cosine, elementwise: numpy.arccosh (also jnp.acosh).
 
@@ -35,7 +35,7 @@ def arccosh(x, /):
 acosh = arccosh
 
 
-@accepts_out
+@float_unary_function(Op.asin)
 def arcsin(x, /):
     """Inverse sine, elementwise: numpy.arcsin (also jnp.asin).
 
@@ -48,7 +48,7 @@ def arcsin(x, /):
 asin = arcsin
 
 
-@accepts_out
+@float_unary_function(Op.asinh)
 def arcsinh(x, /):
     """Inverse hyperbolic sine, elementwise: numpy.arcsinh (also jnp.asinh).
 
@@ -61,7 +61,7 @@ def arcsinh(x, /):
 asinh = arcsinh
 
 
-@accepts_out
+@float_unary_function(Op.atan)
 def arctan(x, /):
     """Inverse tangent, elementwise: numpy.arctan (also jnp.atan).
 
@@ -74,7 +74,7 @@ def arctan(x, /):
 atan = arctan
 
 
-@accepts_out
+@float_unary_function(Op.atanh)
 def arctanh(x, /):
     """Inverse hyperbolic tangent, elementwise: numpy.arctanh (also jnp.atanh).
 
@@ -87,7 +87,7 @@ def arctanh(x, /):
 atanh = arctanh
 
 
-@accepts_out
+@float_unary_function(Op.cos)
 def cos(x, /):
     """Cosine, elementwise: numpy.cos.
 
@@ -97,7 +97,7 @@ def cos(x, /):
     return float_unary(Op.cos, x)
 
 
-@accepts_out
+@float_unary_function(Op.cosh)
 def cosh(x, /):
     """Hyperbolic cosine, elementwise: numpy.cosh.
 
@@ -107,7 +107,7 @@ def cosh(x, /):
     return float_unary(Op.cosh, x)
 
 
-@accepts_out
+@float_unary_function(Op.exp)
 def exp(x, /):
     """e ** x, elementwise: numpy.exp.
 
@@ -117,7 +117,7 @@ def exp(x, /):
     return float_unary(Op.exp, x)
 
 
-@accepts_out
+@float_unary_function(Op.expm1)
 def expm1(x, /):
     """e ** x - 1, accurate near 0, elementwise: numpy.expm1.
 
@@ -127,7 +127,7 @@ def expm1(x, /):
     return float_unary(Op.expm1, x)
 
 
-@accepts_out
+@float_unary_function(Op.log)
 def log(x, /):
     """Natural logarithm, elementwise: numpy.log.
 
@@ -137,7 +137,7 @@ def log(x, /):
     return float_unary(Op.log, x)
 
 
-@accepts_out
+@float_unary_function(Op.log1p)
 def log1p(x, /):
     """Log(1 + x), accurate near 0, elementwise: numpy.log1p.
 
@@ -147,7 +147,7 @@ def log1p(x, /):
     return float_unary(Op.log1p, x)
 
 
-@accepts_out
+@float_unary_function(Op.rsqrt)
 def rsqrt(x, /):
     """1 / sqrt(x) (jax.lax.rsqrt; NumPy has none), elementwise: numpy.rsqrt.
 
@@ -157,7 +157,7 @@ def rsqrt(x, /):
     return float_unary(Op.rsqrt, x)
 
 
-@accepts_out
+@float_unary_function(Op.sin)
 def sin(x, /):
     """Sine, elementwise: numpy.sin.
 
@@ -167,7 +167,7 @@ def sin(x, /):
     return float_unary(Op.sin, x)
 
 
-@accepts_out
+@float_unary_function(Op.sinh)
 def sinh(x, /):
     """Hyperbolic sine, elementwise: numpy.sinh.
 
@@ -177,7 +177,7 @@ def sinh(x, /):
     return float_unary(Op.sinh, x)
 
 
-@accepts_out
+@float_unary_function(Op.sqrt)
 def sqrt(x, /):
     """Square root, elementwise: numpy.sqrt.
 
@@ -187,7 +187,7 @@ def sqrt(x, /):
     return float_unary(Op.sqrt, x)
 
 
-@accepts_out
+@float_unary_function(Op.tan)
 def tan(x, /):
     """Tangent, elementwise: numpy.tan.
 
@@ -197,7 +197,7 @@ def tan(x, /):
     return float_unary(Op.tan, x)
 
 
-@accepts_out
+@float_unary_function(Op.tanh)
 def tanh(x, /):
     """Hyperbolic tangent, elementwise: numpy.tanh.
 
