@@ -113,6 +113,44 @@ def record(op, params, inputs, outputs) -> None:
             o._ctx = rec
 
 
+_new = object.__new__
+NO_PARAMS: dict = {}      # the params of a direct call (eager/dispatch.py): none
+
+
+def record_pair(op, a, b, out) -> None:
+    """`record_differentiable(op, {}, (a, b), (out,))`, flat: the eager operators' record (one
+    Python frame for the Record's fields, as Record.__init__ sets them for two inputs and one
+    output, and the output's)."""
+    rec = _new(Record)
+    rec.op = op
+    rec.params = NO_PARAMS
+    rec.freed = False
+    rec.n_outputs = 1
+    rec.outs = None
+    ca, cb, pa, pb = a._version, b._version, a._ctx, b._ctx
+    rec.ins = (a, a._data, ca, ca[0], pa, 0 if pa is None or pa.outs is None
+               else output_index(pa, a), pa is None and a.requires_grad,
+               b, b._data, cb, cb[0], pb, 0 if pb is None or pb.outs is None
+               else output_index(pb, b), pb is None and b.requires_grad)
+    out.requires_grad = True
+    out._ctx = rec
+
+
+def record_one(op, a, out) -> None:
+    """`record_differentiable(op, {}, (a,), (out,))`, flat (see record_pair)."""
+    rec = _new(Record)
+    rec.op = op
+    rec.params = NO_PARAMS
+    rec.freed = False
+    rec.n_outputs = 1
+    rec.outs = None
+    c, p = a._version, a._ctx
+    rec.ins = (a, a._data, c, c[0], p, 0 if p is None or p.outs is None else output_index(p, a),
+               p is None and a.requires_grad)
+    out.requires_grad = True
+    out._ctx = rec
+
+
 def record_differentiable(op, params, inputs, outputs) -> None:
     """`record` for outputs the caller knows are float or complex (the eager fast path)."""
     rec = Record(op, params, inputs, outputs)

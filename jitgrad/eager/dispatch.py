@@ -153,8 +153,10 @@ def apply_fast(op, a):
     out._base = None
     out._views = None
     if a.requires_grad and STATE.grad_enabled:
-        (autograd_record.record_differentiable if differentiable else autograd_record.record)(
-            op, _NO_PARAMS, (a,), (out,))
+        if differentiable:
+            _record_one(op, a, out)
+        else:
+            autograd_record.record(op, _NO_PARAMS, (a,), (out,))
     return out
 
 
@@ -199,8 +201,10 @@ def fast_unary(op, general, dtypes):
                         t._base = None
                         t._views = None
                         if x.requires_grad and STATE.grad_enabled:
-                            (autograd_record.record_differentiable if differentiable
-                             else autograd_record.record)(op, _NO_PARAMS, (x,), (t,))
+                            if differentiable:
+                                _record_one(op, x, t)
+                            else:
+                                autograd_record.record(op, _NO_PARAMS, (x,), (t,))
                         return t
             return general(x, out=out)
         except Exception as e:      # an api boundary: errors leave with jitgrad's frames trimmed
@@ -268,8 +272,10 @@ def fast_binary(op, general, dtypes, reflected=False, scalars=True):
                         out._base = None
                         out._views = None
                         if (x.requires_grad or y.requires_grad) and STATE.grad_enabled:
-                            (autograd_record.record_differentiable if differentiable
-                             else autograd_record.record)(op, _NO_PARAMS, (x, y), (out,))
+                            if differentiable:
+                                _record_pair(op, x, y, out)
+                            else:
+                                autograd_record.record(op, _NO_PARAMS, (x, y), (out,))
                         return out
             return general(a, b)
         except Exception as e:      # an api boundary: errors leave with jitgrad's frames trimmed
@@ -281,8 +287,8 @@ def fast_binary(op, general, dtypes, reflected=False, scalars=True):
 _INT64 = 2 ** 63
 
 
-_new = object.__new__
-_NO_PARAMS: dict = {}
+_NO_PARAMS = autograd_record.NO_PARAMS
+_record_one, _record_pair = autograd_record.record_one, autograd_record.record_pair
 
 
 def eager_apply(op, inputs, params, key=None):
