@@ -45,6 +45,8 @@ CASES = [
     ("matmul", lambda a, b: a @ b, np.matmul),
     ("tanh", lambda a, b: jnp.tanh(a), lambda a, b: np.tanh(a)),
     ("exp method", lambda a, b: a.exp(), lambda a, b: np.exp(a)),
+    ("neg", lambda a, b: -a, lambda a, b: -a),
+    ("abs", lambda a, b: abs(a), lambda a, b: np.abs(a)),
     ("maximum", lambda a, b: jnp.maximum(a, b), np.maximum),
     ("jnp.add", lambda a, b: jnp.add(a, b), np.add),
     ("less", lambda a, b: jnp.less(a, b), np.less),

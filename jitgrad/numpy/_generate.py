@@ -44,11 +44,14 @@ from __future__ import annotations
 from ..ir.ops import Op
 from ._out import accepts_out
 from .ufunc_rules import (binary, compare, float_unary, float_unary_function, integer_binary,
-                          logical, numeric_unary, rounding)
+                          logical, numeric_unary, numeric_unary_function, rounding,
+                          rounding_function)
 '''
-# the decorator of each kind's functions: float functions are one flat frame on a float tensor
-# whose signature ran before (ufunc_rules.float_unary_function)
-DECORATORS = {"float_unary": "@float_unary_function(Op.{op})"}
+# the decorator of each kind's functions: the one-array functions are one flat frame on a
+# tensor whose signature ran before (ufunc_rules._flat_unary); the others take out= only
+DECORATORS = {"float_unary": "@float_unary_function(Op.{op})",
+              "numeric_unary": "@numeric_unary_function(Op.{op})",
+              "rounding": "@rounding_function(Op.{op})"}
 
 
 def _def(r) -> str:

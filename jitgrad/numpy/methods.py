@@ -89,6 +89,13 @@ def _method(name):
     return method
 
 
+def _method_or_flat(name):
+    """x.name(...): jitgrad.numpy's function itself where it is one flat frame (the one-array
+    functions, ufunc_rules._flat_unary: x.exp(), -x, abs(x)), else `_method(name)`."""
+    fn = getattr(_jnp(), name)
+    return fn if getattr(fn, "__eager_flat__", False) else _method(name)
+
+
 def _inplace(name, what):
     """An in-place operator of an eager Tensor: jnp.<name>(self, other) into its storage."""
     def method(self, other):
@@ -130,9 +137,10 @@ def methods() -> dict:
     for op, name in _BINARY_OPERATORS.items():
         table[f"__{op}__"], table[f"__r{op}__"] = _binop(name), _binop(name, True)
     table.update({f"__{op}__": _binop(name) for op, name in _COMPARISONS.items()})
-    table.update({f"__{op}__": _method(name) for op, name in _UNARY_OPERATORS.items()})
+    table.update({f"__{op}__": _method_or_flat(name) for op, name in _UNARY_OPERATORS.items()})
     table.update({name: _method(name) for name in _METHODS})
-    table.update({m: _method(r.numpy[0]) for r in RECORDS.values() if r.numpy for m in r.method})
+    table.update({m: _method_or_flat(r.numpy[0]) for r in RECORDS.values() if r.numpy
+                  for m in r.method})
     table.update({
         "reshape": _reshape, "view": _reshape, "transpose": _transpose,
         "flatten": lambda self: _jnp().ravel(self),

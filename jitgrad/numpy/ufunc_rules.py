@@ -11,26 +11,46 @@ from ..trace.source_info import user_source_info
 from ..ir import Op
 from ..ir.errors import negative_power
 from ..eager.tensor import Tensor
-from ._convert import FAST_FLOAT, asarray, astype, operands
+from ._convert import FAST_ANY, FAST_FLOAT, asarray, astype, operands
 from ._out import accepts_out
 from .checks import checked
 from ..ir.types import kind_of
 
 
+def _flat_unary(op, dtypes, fn):
+    """`fn` (a generated one-array def whose body is a rule below) as one flat frame
+    (dispatch.fast_unary) for a tensor of a dtype in `dtypes`, where the rule is apply(op, [x]),
+    whose signature ran before; everything else (other dtypes, out=, traced values, the first
+    call) runs the body, with NumPy's `out=` (_out.accepts_out). Errors are trimmed in that
+    frame, so the public namespace does not wrap it again; Tensor methods and operators of the
+    function's name are the function itself (numpy/methods.py: `__eager_flat__`)."""
+    flat = fast_unary(op, accepts_out(fn), dtypes)
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(flat, attr, getattr(fn, attr))
+    flat.__wrapped__ = fn               # inspect.signature / getsource: the def
+    flat.__wrapped_by_api_boundary__ = flat.__eager_flat__ = True
+    return flat
+
+
 def float_unary_function(op):
-    """The decorator of the generated float functions (jnp.tanh, jnp.exp, ...; their body is
-    `float_unary(op, x)`): the function becomes one flat frame (dispatch.fast_unary) for a
-    float tensor whose signature ran before; everything else (ints and bools, which promote,
-    out=, traced values, the first call) runs the body, with NumPy's `out=` (_out.accepts_out).
-    Errors are trimmed in that frame, so the public namespace does not wrap it again."""
-    def decorate(fn):
-        flat = fast_unary(op, accepts_out(fn), FAST_FLOAT)
-        for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-            setattr(flat, attr, getattr(fn, attr))
-        flat.__wrapped__ = fn               # inspect.signature / getsource: the def
-        flat.__wrapped_by_api_boundary__ = True
-        return flat
-    return decorate
+    """The decorator of the generated float functions (jnp.tanh, jnp.exp, ...; body
+    `float_unary(op, x)`, which is apply(op, [x]) on float and complex tensors)."""
+    return lambda fn: _flat_unary(op, FAST_FLOAT, fn)
+
+
+def numeric_unary_function(op):
+    """The decorator of the generated numeric functions (jnp.negative, jnp.abs, ...; body
+    `numeric_unary(op, x)`, which is apply(op, [x]) on any tensor but a bool one)."""
+    return lambda fn: _flat_unary(op, FAST_ANY, fn)
+
+
+def rounding_function(op):
+    """The decorator of the generated rounding functions (jnp.floor, ...; body
+    `rounding(op, x)`, which is apply(op, [x]) on real float tensors)."""
+    return lambda fn: _flat_unary(op, _REAL_FLOAT, fn)
+
+
+_REAL_FLOAT = frozenset(dt for dt in FAST_FLOAT if dt.kind == "f")
 
 
 def float_unary(op, x):

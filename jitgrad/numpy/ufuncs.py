@@ -6,7 +6,8 @@ from __future__ import annotations
 from ..ir.ops import Op
 from ._out import accepts_out
 from .ufunc_rules import (binary, compare, float_unary, float_unary_function, integer_binary,
-                          logical, numeric_unary, rounding)
+                          logical, numeric_unary, numeric_unary_function, rounding,
+                          rounding_function)
 
 
 @float_unary_function(Op.acos)
@@ -207,7 +208,7 @@ def tanh(x, /):
     return float_unary(Op.tanh, x)
 
 
-@accepts_out
+@numeric_unary_function(Op.abs)
 def abs(x, /):
     """|x| (a complex input gives its real modulus), elementwise: numpy.abs (also jnp.absolute).
 
@@ -220,7 +221,7 @@ def abs(x, /):
 absolute = abs
 
 
-@accepts_out
+@numeric_unary_function(Op.neg)
 def negative(x, /):
     """-x, elementwise: numpy.negative (also jnp.neg).
 
@@ -233,7 +234,7 @@ def negative(x, /):
 neg = negative
 
 
-@accepts_out
+@numeric_unary_function(Op.sign)
 def sign(x, /):
     """-1, 0 or 1 by the sign of x (NaN stays NaN), elementwise: numpy.sign.
 
@@ -243,7 +244,7 @@ def sign(x, /):
     return numeric_unary(Op.sign, x)
 
 
-@accepts_out
+@numeric_unary_function(Op.square)
 def square(x, /):
     """x * x, elementwise: numpy.square.
 
@@ -253,7 +254,7 @@ def square(x, /):
     return numeric_unary(Op.square, x)
 
 
-@accepts_out
+@rounding_function(Op.ceil)
 def ceil(x, /):
     """The smallest integer >= x, elementwise: numpy.ceil.
 
@@ -263,7 +264,7 @@ def ceil(x, /):
     return rounding(Op.ceil, x)
 
 
-@accepts_out
+@rounding_function(Op.floor)
 def floor(x, /):
     """The largest integer <= x, elementwise: numpy.floor.
 
@@ -273,7 +274,7 @@ def floor(x, /):
     return rounding(Op.floor, x)
 
 
-@accepts_out
+@rounding_function(Op.round)
 def rint(x, /):
     """The nearest integer, halves to even, elementwise: numpy.rint (also jnp.round_).
 
