@@ -279,3 +279,27 @@ def test_threads_inside_the_shared_quiet_context_use_their_own():
     for t in threads:
         t.join()
     assert not errors and np.isinf(want).all()
+
+
+def test_arithmetic_functions_keep_out_promotion_and_errors_at_the_users_line():
+    # jnp.add, jnp.maximum, jnp.less, ...: one frame around the operators' direct call
+    import traceback
+    a, b = jg.tensor(_arr((2, 3))), jg.tensor(_arr((2, 3)))
+    for _ in range(3):
+        np.testing.assert_allclose(jnp.maximum(a, b).numpy(), np.maximum(a.numpy(), b.numpy()))
+        assert a.maximum(b).dtype == np.float32 and jnp.less(a, b).dtype == np.bool_
+        out = np.zeros((2, 3), np.float32)
+        assert jnp.add(a, b, out=out) is out
+        np.testing.assert_allclose(out, a.numpy() + b.numpy(), rtol=1e-6)
+        assert jnp.add(jg.tensor([1, 2]), 1.5).tolist() == [2.5, 3.5]           # promotion
+        with pytest.raises(TypeError, match="boolean subtract"):
+            jnp.subtract(jg.tensor([True]), jg.tensor([False]))
+    for _ in range(2):
+        try:
+            jnp.add(a, jg.tensor(_arr((4,))))                   # <- shapes
+        except ShapeError as e:
+            frames, msg = traceback.extract_tb(e.__traceback__), str(e)
+        assert "(at test_eager_fast.py:" in msg
+        assert frames[0].filename.endswith("test_eager_fast.py")
+        assert not [f for f in frames[1:] if "/jitgrad/" in f.filename
+                    and not f.filename.endswith("errors.py") and f.name != "fast"], frames

@@ -43,15 +43,18 @@ from __future__ import annotations
 
 from ..ir.ops import Op
 from ._out import accepts_out
-from .ufunc_rules import (binary, compare, float_unary, float_unary_function, integer_binary,
-                          logical, numeric_unary, numeric_unary_function, rounding,
-                          rounding_function)
+from .ufunc_rules import (binary, binary_function, compare, compare_function, float_unary,
+                          float_unary_function, integer_binary, logical, numeric_unary,
+                          numeric_unary_function, rounding, rounding_function)
 '''
 # the decorator of each kind's functions: the one-array functions are one flat frame on a
-# tensor whose signature ran before (ufunc_rules._flat_unary); the others take out= only
+# tensor whose signature ran before (ufunc_rules._flat_unary), arithmetic and comparisons one
+# frame around the operators' direct call (ufunc_rules._flat_binary); the others take out= only
 DECORATORS = {"float_unary": "@float_unary_function(Op.{op})",
               "numeric_unary": "@numeric_unary_function(Op.{op})",
-              "rounding": "@rounding_function(Op.{op})"}
+              "rounding": "@rounding_function(Op.{op})",
+              "binary": "@binary_function(Op.{op})",
+              "compare": "@compare_function(Op.{op})"}
 
 
 def _def(r) -> str:

@@ -11,6 +11,7 @@ from ..trace.source_info import user_source_info
 from ..ir import Op
 from ..ir.errors import negative_power
 from ..eager.tensor import Tensor
+from ..errors import trimmed
 from ._convert import FAST_ANY, FAST_FLOAT, asarray, astype, operands
 from ._out import accepts_out
 from .checks import checked
@@ -51,6 +52,41 @@ def rounding_function(op):
 
 
 _REAL_FLOAT = frozenset(dt for dt in FAST_FLOAT if dt.kind == "f")
+
+
+def _flat_binary(op, fn):
+    """`fn` (a generated two-array def whose body is `binary` or `compare`) as one frame that
+    calls the direct call of two float tensors of one dtype whose signature ran before
+    (`_fast_pair`'s dispatch.fast_binary, which trims its own errors) and else runs the body,
+    with NumPy's `out=`; its errors are trimmed here, so the public namespace does not wrap it
+    again."""
+    general = accepts_out(fn)
+    pair = _pair(op)
+
+    def fast(x1, x2, /, *, out=None):
+        try:
+            if out is None:
+                res = pair(x1, x2)
+                if res is not None:
+                    return res
+            return general(x1, x2, out=out)
+        except Exception as e:      # an api boundary: errors leave with jitgrad's frames trimmed
+            raise trimmed(e) from e.__cause__
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        setattr(fast, attr, getattr(fn, attr))
+    fast.__wrapped__ = fn
+    fast.__wrapped_by_api_boundary__ = fast.__eager_flat__ = True
+    return fast
+
+
+def binary_function(op):
+    """The decorator of the generated arithmetic functions (jnp.add, jnp.maximum, ...)."""
+    return lambda fn: _flat_binary(op, fn)
+
+
+def compare_function(op):
+    """The decorator of the generated comparisons (jnp.less, ...)."""
+    return lambda fn: _flat_binary(op, fn)
 
 
 def float_unary(op, x):
@@ -104,13 +140,17 @@ def rounding(op, x):
 _PAIRS: dict = {}
 
 
-def _fast_pair(op, x1, x2):
-    """Two eager float/complex tensors of one dtype (nothing to promote) whose signature ran
-    before, computed at once (dispatch.fast_binary); else None."""
+def _pair(op):
+    """fn(x1, x2): two eager float/complex tensors of one dtype (nothing to promote) whose
+    signature ran before, computed at once (dispatch.fast_binary); else None."""
     f = _PAIRS.get(op)
     if f is None:
         f = _PAIRS[op] = fast_binary(op, _none, FAST_FLOAT, scalars=False)
-    return f(x1, x2)
+    return f
+
+
+def _fast_pair(op, x1, x2):
+    return _pair(op)(x1, x2)
 
 
 def _none(a, b):

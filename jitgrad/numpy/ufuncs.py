@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from ..ir.ops import Op
 from ._out import accepts_out
-from .ufunc_rules import (binary, compare, float_unary, float_unary_function, integer_binary,
-                          logical, numeric_unary, numeric_unary_function, rounding,
-                          rounding_function)
+from .ufunc_rules import (binary, binary_function, compare, compare_function, float_unary,
+                          float_unary_function, integer_binary, logical, numeric_unary,
+                          numeric_unary_function, rounding, rounding_function)
 
 
 @float_unary_function(Op.acos)
@@ -287,7 +287,7 @@ def rint(x, /):
 round_ = rint
 
 
-@accepts_out
+@binary_function(Op.add)
 def add(x1, x2, /):
     """x1 + x2, elementwise: numpy.add.
 
@@ -299,7 +299,7 @@ def add(x1, x2, /):
     return binary(Op.add, x1, x2)
 
 
-@accepts_out
+@binary_function(Op.floor_div)
 def floor_divide(x1, x2, /):
     """Floor(x1 / x2), elementwise: numpy.floor_divide.
 
@@ -311,7 +311,7 @@ def floor_divide(x1, x2, /):
     return binary(Op.floor_div, x1, x2)
 
 
-@accepts_out
+@binary_function(Op.max)
 def maximum(x1, x2, /):
     """The larger of x1 and x2 (NaN wins, as NumPy's maximum), elementwise: numpy.maximum (also jnp.fmax).
 
@@ -326,7 +326,7 @@ def maximum(x1, x2, /):
 fmax = maximum
 
 
-@accepts_out
+@binary_function(Op.min)
 def minimum(x1, x2, /):
     """The smaller of x1 and x2 (NaN wins, as NumPy's minimum), elementwise: numpy.minimum (also jnp.fmin).
 
@@ -341,7 +341,7 @@ def minimum(x1, x2, /):
 fmin = minimum
 
 
-@accepts_out
+@binary_function(Op.mod)
 def mod(x1, x2, /):
     """x1 - x2 * floor(x1 / x2), the sign of x2 (Python's %), elementwise: numpy.mod (also jnp.remainder).
 
@@ -356,7 +356,7 @@ def mod(x1, x2, /):
 remainder = mod
 
 
-@accepts_out
+@binary_function(Op.mul)
 def multiply(x1, x2, /):
     """x1 * x2, elementwise: numpy.multiply.
 
@@ -368,7 +368,7 @@ def multiply(x1, x2, /):
     return binary(Op.mul, x1, x2)
 
 
-@accepts_out
+@binary_function(Op.pow)
 def power(x1, x2, /):
     """x1 ** x2, elementwise: numpy.power (also jnp.pow).
 
@@ -383,7 +383,7 @@ def power(x1, x2, /):
 pow = power
 
 
-@accepts_out
+@binary_function(Op.sub)
 def subtract(x1, x2, /):
     """x1 - x2, elementwise: numpy.subtract.
 
@@ -395,7 +395,7 @@ def subtract(x1, x2, /):
     return binary(Op.sub, x1, x2)
 
 
-@accepts_out
+@compare_function(Op.eq)
 def equal(x1, x2, /):
     """x1 == x2, elementwise: numpy.equal.
 
@@ -404,7 +404,7 @@ def equal(x1, x2, /):
     return compare(Op.eq, x1, x2)
 
 
-@accepts_out
+@compare_function(Op.gt)
 def greater(x1, x2, /):
     """x1 > x2, elementwise: numpy.greater.
 
@@ -413,7 +413,7 @@ def greater(x1, x2, /):
     return compare(Op.gt, x1, x2)
 
 
-@accepts_out
+@compare_function(Op.ge)
 def greater_equal(x1, x2, /):
     """x1 >= x2, elementwise: numpy.greater_equal.
 
@@ -422,7 +422,7 @@ def greater_equal(x1, x2, /):
     return compare(Op.ge, x1, x2)
 
 
-@accepts_out
+@compare_function(Op.lt)
 def less(x1, x2, /):
     """x1 < x2, elementwise: numpy.less.
 
@@ -431,7 +431,7 @@ def less(x1, x2, /):
     return compare(Op.lt, x1, x2)
 
 
-@accepts_out
+@compare_function(Op.le)
 def less_equal(x1, x2, /):
     """x1 <= x2, elementwise: numpy.less_equal.
 
@@ -440,7 +440,7 @@ def less_equal(x1, x2, /):
     return compare(Op.le, x1, x2)
 
 
-@accepts_out
+@compare_function(Op.ne)
 def not_equal(x1, x2, /):
     """x1 != x2 (true where NaN), elementwise: numpy.not_equal.
 
