@@ -205,7 +205,8 @@ def _shared_context() -> contextvars.Context:
 
 # the quiet context the direct calls enter first, from any thread: Context.run raises
 # RuntimeError when the context is entered already (by another thread running in it now, or a
-# call inside a call), and then the caller runs in its thread's own (`quiet_context`)
+# call inside a call), and then the caller runs in its thread's own (`quiet_context`); a
+# RuntimeError of the NumPy call itself is raised again there (the references are pure)
 SHARED = _shared_context()
 
 
