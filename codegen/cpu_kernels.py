@@ -498,8 +498,12 @@ def _shape(t):
 
 def _matmul_operand(k, v, producers):
     """(array param, shape it is read in, transposed?) of a matmul operand: a body input, or a
-    body input whose last two axes are swapped (read as a transposed view: BLAS takes either)."""
+    body input whose last two axes are swapped (read as a transposed view: BLAS takes either).
+    An im2col operand: (its image's param, the columns' shape, transposed?, (params, image
+    shape)), read in place by the product's loops (_emit_columns_product)."""
     got = matmul_operand(producers, v)
+    if got is not None and got[0] in k.arrays and got[3] is not None:
+        return k.arrays[got[0]], got[1], got[2], (got[3], got[0].type.shape)
     if got is not None and got[0] in k.arrays:      # a reshape of an input reads it in place
         return k.arrays[got[0]], got[1], got[2]
     raise AssertionError("cpu codegen: a matmul operand that is neither a kernel input nor its "
@@ -550,6 +554,9 @@ def _emit_product(k, operands, shapes, pshape, prod, dt):
     if K == 0:
         _fill(k, prod, math.prod(pshape), "0")
         return
+    if len(operands[1]) == 4:
+        _emit_columns_product(k, operands, shapes, pshape, prod)
+        return
     suffix = []
     for name, (arr, shape, trans), want in zip(("a3", "b3"), operands, shapes):
         rows, cols = want[-2:]
@@ -575,6 +582,54 @@ def _emit_product(k, operands, shapes, pshape, prod, dt):
                         b = f"b3[{ib}, j, l]" if suffix[1] else f"b3[{ib}, l, j]"
                         k.buf.writeline(f"s += {a} * {b}")
                     k.buf.writeline("p3[q, i, j] = s")
+
+
+def _emit_columns_product(k, operands, shapes, pshape, prod):
+    """The product with an im2col right operand read from its image (no BLAS: only the native
+    export's numba entry builds such a kernel here): a loop over the taps, their starts picked
+    by conditional expressions (no table to allocate)."""
+    M, N = pshape[-2], pshape[-1]
+    K = shapes[0][-1]
+    batch = pshape[:-2]
+    (a, _, ta), (x, _, tb, (p, image)) = operands
+    L = image[-1]
+    rows, starts = p["rows"], p["starts"]
+    row0 = _select("t", [r for r, _ in starts])
+    col0 = _select("t", [c for _, c in starts])
+    with k.buf.indent(f"for q in range({math.prod(batch)}):"):
+        cse = k.cse.child()
+        space = flat_space(batch, "q", cse)
+        ia, ib = space.offset(shapes[0][:-2]), space.offset(shapes[1][:-2])
+        k.buf.writeline(f"a0 = ({ia}) * {M * K}")
+        k.buf.writeline(f"x0 = ({ib}) * {math.prod(image[-2:])}")
+        with k.buf.indent(f"for i in range({M}):"):
+            if tb:      # cols^T: column t*rows + r of the product is that row of the columns
+                with k.buf.indent(f"for t in range({len(starts)}):"):
+                    with k.buf.indent(f"for r in range({rows}):"):
+                        k.buf.writeline(f"s = {k.ctx.const(0, pshape and k.body.outputs[0].type.dtype)}")
+                        k.buf.writeline(f"x1 = x0 + ({row0} + r) * {L} + {col0}")
+                        with k.buf.indent(f"for l in range({K}):"):
+                            aa = f"a0 + l * {M} + i" if ta else f"a0 + i * {K} + l"
+                            k.buf.writeline(f"s += {a}[{at(aa)}] * {x}[{at('x1 + l')}]")
+                        k.buf.writeline(f"{prod}[{at(f'(q * {M} + i) * {N} + t * {rows} + r')}] = s")
+            else:
+                with k.buf.indent(f"for j in range({N}):"):
+                    k.buf.writeline(f"s = {k.ctx.const(0, k.body.outputs[0].type.dtype)}")
+                    with k.buf.indent(f"for t in range({len(starts)}):"):
+                        k.buf.writeline(f"x1 = x0 + {row0} * {L} + {col0} + j")
+                        with k.buf.indent(f"for r in range({rows}):"):
+                            aa = f"a0 + (t * {rows} + r) * {M} + i" if ta else \
+                                f"a0 + i * {K} + t * {rows} + r"
+                            k.buf.writeline(f"s += {a}[{at(aa)}] * {x}[{at(f'x1 + r * {L}')}]")
+                    k.buf.writeline(f"{prod}[{at(f'(q * {M} + i) * {N} + j')}] = s")
+
+
+def _select(index, values):
+    """values[index] as nested conditional expressions (no table, no allocation)."""
+    text = str(values[-1])
+    for j in range(len(values) - 2, -1, -1):
+        text = f"({values[j]} if {index} == {j} else {text})"
+    return text
 
 
 # ----------------------------------------------------------------------------- opaque
@@ -806,7 +861,8 @@ def unsupported(node) -> UnsupportedOpError | None:
             if n.op not in REDUCER_KIND:
                 return UnsupportedOpError(n.op, "numba", "no numba reducer implements it",
                                           n.source_info)
-        elif n.op not in EXPR and n.op not in _STRUCTURAL:
+        elif n.op not in EXPR and n.op not in _STRUCTURAL and not (
+                n.op == Op.im2col and node.params["kind"] == "matmul"):     # a GEMM operand
             return UnsupportedOpError(n.op, "numba", _gap(n.op, "numba").reason, n.source_info)
     return None
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..ir import config
 from ..runtime import thread_pool
-from . import canonical, llvm_jit, llvm_kernels, llvm_lapack, llvm_opaque
+from . import canonical, llvm_jit, llvm_kernels, llvm_lapack, llvm_opaque, llvm_small_gemm
 
 
 @dataclass
@@ -127,6 +127,9 @@ def _llvm_unit(node, product_hint) -> Unit:
     llvm_jit.add_symbol(llvm_kernels.POOL_ENTRY, thread_pool.entry_address())
     roles, consts, product_type, check = llvm_kernels.signature(node, product_hint)
     name = _llvm_name(node, product_hint)
+    small = small_gemm(node)
+    if small:       # its unpacked GEMM function resolves by name before the unit loads
+        llvm_small_gemm.register(*small)
 
     def source() -> str:
         text = llvm_kernels.build(node, product_hint, parallel=True)[0]
@@ -140,6 +143,11 @@ def _llvm_unit(node, product_hint) -> Unit:
                       f"{time.perf_counter() - t0:.3f} s)")
     return Unit(name, address, roles, consts, check, product_type, [llvm_jit.entry_path(name)],
                 source)
+
+
+def small_gemm(node):
+    """(form, dtype) of the llvm_small_gemm function a matmul kernel calls, or None."""
+    return llvm_kernels.small_gemm(node) if node.params["kind"] == "matmul" else None
 
 
 def _llvm_name(node, product_hint) -> str:

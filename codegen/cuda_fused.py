@@ -40,7 +40,7 @@ import numpy as np
 
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
-from ..ir.passes.fusion_rules import matmul_operand, row_pass_levels
+from ..ir.passes.fusion_rules import im2col_rows, matmul_operand, row_pass_levels
 from ..ir.types import is_bool, is_float
 from . import cuda_exprs
 from .buffer import CSE, IndentedBuffer
@@ -704,9 +704,15 @@ def _row_cache(k, passes, L, rows) -> dict:
 # ----------------------------------------------------------------------------- matmul
 
 def _operand(k, v, producers):
-    """(array name, shape as stored, transposed) of a matmul operand."""
-    src, shape, trans = matmul_operand(producers, v)     # a reshaped input is read in place
-    return k.arrays[src], shape, trans
+    """(array name, shape as read, transposed, the name of its table of row starts or None,
+    matrix stride) of a matmul operand: a reshaped input is read in place, and so is an im2col
+    (row r of the columns starts at ROWS[r] in its image; fusion_rules.im2col_rows)."""
+    src, shape, trans, cols = matmul_operand(producers, v)
+    if cols is None:
+        return k.arrays[src], shape, trans, None, math.prod(shape[-2:])
+    table = f"ROWS{len(k.module_consts)}"
+    k.module_consts += [f"{table} = np.array({im2col_rows(cols, src.type.shape)}, dtype=np.int64)", ""]
+    return k.arrays[src], shape, trans, table, math.prod(src.type.shape[-2:])
 
 
 def gen_matmul(name, node) -> Fused:
@@ -723,15 +729,18 @@ def gen_matmul(name, node) -> Fused:
     T = KK.MM_THREADS
     rm, rn = KK.matmul_regs(M, N)
     k.kind = f"matmul: {T * rm}x{T * rn} tiles, {rm}x{rn} outputs per thread"
-    (a, ashape, at), (b, bshape, bt) = (_operand(k, v, producers) for v in mm.inputs)
+    (a, ashape, at, _, amat), (b, bshape, bt, brows, bmat) = (_operand(k, v, producers)
+                                                              for v in mm.inputs)
     k.module_consts += KK.matmul_module_consts(T, rm, rn)
     buf = k.buf
     with k.header():
         KK.matmul_prologue(buf, NUMBA_TYPE[np.dtype(dt)], T)
+        if brows is not None:
+            buf.writeline(f"rows_b = cuda.const.array_like({brows})")
         cse = CSE(buf, "b")
         bspace = flat_space(batch, "bat", cse)
-        abase = f"({bspace.offset(ashape[:-2])}) * {M * Kdim}"
-        bbase = f"({bspace.offset(bshape[:-2])}) * {Kdim * N}"
+        abase = f"({bspace.offset(ashape[:-2])}) * {amat}"
+        bbase = f"({bspace.offset(bshape[:-2])}) * {bmat}"
 
         def store(i, j, acc):
             ecse = CSE(buf, f"e{i}_{j}_", cse)
@@ -740,8 +749,8 @@ def gen_matmul(name, node) -> Fused:
             ev = k.evaluator(lambda v: space, ecse, {mm.output: acc})
             for v in k.outs:
                 k.store(v, space, ev.expr(v))
-        KK.matmul_main(buf, k.ctx.const(0, dt), T, rm, rn, (a, abase, at), (b, bbase, bt),
-                       (M, N, Kdim), store)
+        KK.matmul_main(buf, k.ctx.const(0, dt), T, rm, rn, (a, abase, at),
+                       (b, bbase, bt, None if brows is None else "rows_b"), (M, N, Kdim), store)
     grid = (max(1, -(-N // (T * rn))), max(1, -(-M // (T * rm))), max(1, math.prod(batch)))
     return k.finish(grid, (T, T))
 

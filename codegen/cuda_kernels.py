@@ -420,10 +420,11 @@ def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
     rm x rn accumulators (rows ty + threads*i, columns tx + threads*j, so shared reads and stores
     run along tx); per step a (BM, BK) tile of a and a (BK, BN) tile of b pass through shared
     memory, each operand loaded along its contiguous axis. `a`, `b`: (name, base offset,
-    transposed); `dims`: M, N, K as code; store(i, j, acc) writes one output where in range."""
+    transposed), b optionally with the name of a table of its rows' starts; `dims`: M, N, K as code; store(i, j, acc) writes one output where in range."""
     T = threads
     M, N, Kd = dims
-    (a, abase, at), (b, bbase, bt) = a, b
+    (a, abase, at), (b, bbase, bt, *brows) = a, b
+    brows = brows[0] if brows else None     # b's rows start at brows[row] (an im2col operand)
     accs = {(i, j): f"acc{i}_{j}" for i in range(rm) for j in range(rn)}
     for acc in accs.values():
         buf.writeline(f"{acc} = {zero}")
@@ -440,7 +441,10 @@ def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
             buf.writeline(f"e = t + {T * T * q}")
             buf.writeline("kb = e % BK" if bt else "kb = e // BN")
             buf.writeline("nb = e // BK" if bt else "nb = e % BN")
-            src = f"(col0 + nb) * {Kd} + k0 + kb" if bt else f"(k0 + kb) * {N} + col0 + nb"
+            if brows is not None:
+                src = f"{brows}[col0 + nb] + k0 + kb" if bt else f"{brows}[k0 + kb] + col0 + nb"
+            else:
+                src = f"(col0 + nb) * {Kd} + k0 + kb" if bt else f"(k0 + kb) * {N} + col0 + nb"
             buf.writeline(f"b_tile[kb, nb] = {b}[{bbase} + {src}] "
                           f"if k0 + kb < {Kd} and col0 + nb < {N} else {zero}")
         buf.writeline("cuda.syncthreads()")

@@ -29,8 +29,8 @@ from llvmlite import ir
 
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
-from ..ir.passes.fusion_rules import analyze_kernel, matmul_operand, row_pass_levels
-from . import llvm_int_gemm, llvm_lapack, llvm_opaque, llvm_sort
+from ..ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand, row_pass_levels
+from . import llvm_int_gemm, llvm_lapack, llvm_opaque, llvm_small_gemm, llvm_sort
 from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
 from .evaluator import array_constants
@@ -83,7 +83,8 @@ def why_not(node, product_hint=None):
     if kind not in GENERATORS:
         return f"{kind} kernels"
     for n in body.nodes:
-        if n.op in (Op.constant, *_RELABEL) or (kind == "matmul" and n.op in (Op.matmul, Op.transpose)):
+        if n.op in (Op.constant, *_RELABEL) or (kind == "matmul" and n.op in (Op.matmul, Op.transpose,
+                                                                                   Op.im2col)):
             continue
         if n.op in REDUCE:
             if n.op not in REDUCER_KIND:
@@ -113,10 +114,11 @@ def _outer_reduce(info):
 
 
 def _operand(producers, v, body):
-    """(value read, transposed?) of a matmul operand: a body input (or a reshape of one: the same
-    buffer) or its last-two-axes swap."""
+    """(value read, transposed?, im2col params or None) of a matmul operand: a body input (or a
+    reshape of one: the same buffer; or an im2col of one: the columns read from the image), or
+    its last-two-axes swap."""
     got = matmul_operand(producers, v)
-    return None if got is None else (got[0], got[2])
+    return None if got is None else (got[0], got[2], got[3])
 
 
 # ----------------------------------------------------------------------------- the function
@@ -740,22 +742,120 @@ def gen_matmul(fn):
 
 def _gemm(fn, ops, shapes, pshape, prod, dt):
     b = fn.b
-    symbol = fn.blas or blas_symbol
     M, N = pshape[-2], pshape[-1]
     K = shapes[0][-1]
     batch = pshape[:-2]
     if _rows_merge(ops, shapes, batch):     # x[..., m, k] @ w[k, n]: one GEMM of prod(batch)*m rows
         M, batch = M * math.prod(batch), ()
-    ty = ltype(dt)
     if math.prod(pshape) == 0:
         return
     if K == 0:
         with fn.loop(math.prod(pshape)) as i:
             b.store(const(dt, 0), b.gep(prod, [i]))
         return
+    (a, ta, _), (bv, tb, cols) = ops
+    form = small_gemm_form(M, N, K, ta, tb, dt, cols is not None)
+    table = _rows_table(fn, cols, bv) if cols else None
+    call = (_small_call if form else _blas_call)(fn, form, M, N, K, ta, tb, dt, table)
+    bsize = math.prod(batch)
+    c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
+    bmat = math.prod(bv.type.shape[-2:]) if cols else K * N     # B's matrix stride
+
+    def one(q, r0=None, j0=None, extent=None):
+        """The product of batch element q (its `extent` rows from r0 on, or its `extent` columns
+        from j0 on)."""
+        space = _Space(fn, batch or (1,), [q] if len(batch) <= 1 else _unravel(fn, batch, q))
+        oa = space.offset(_batch_shape(shapes[0], batch)) if batch else c64(0)
+        ob = space.offset(_batch_shape(shapes[1], batch)) if batch else c64(0)
+        a0 = b.mul(oa, c64(M * K))
+        c0 = b.mul(q, c64(M * N))
+        rows, cols = c64(M), c64(N)
+        if r0 is not None:          # rows r0.. of A (columns when A is stored transposed)
+            a0 = b.add(a0, r0 if ta else b.mul(r0, c64(K)))
+            c0 = b.add(c0, b.mul(r0, c64(N)))
+            rows = extent
+        b0 = b.mul(ob, c64(bmat))
+        shift = None
+        if j0 is not None:          # columns j0.. of B (rows when B is stored transposed)
+            if tb and table is not None:    # rows of the columns: their starts from j0 on
+                shift = j0
+            else:
+                b0 = b.add(b0, b.mul(j0, c64(K)) if tb else j0)
+            c0 = b.add(c0, j0)
+            cols = extent
+        call(b.gep(fn.arrays[a], [a0]), b.gep(fn.arrays[bv], [b0]), b.gep(prod, [c0]), rows, cols,
+             shift)
+    if fn.range is None:
+        with fn.loop(bsize) as q:
+            one(q)
+        return
+    # a range body: unit u is block u % RB of batch element u // RB (gemm_blocks). The split
+    # depends on the shapes alone: the same bits on any pool.
+    count, rb = (llvm_small_gemm.blocks(form, M, N, bsize, GEMM_ROW_BLOCKS) if form
+                 else gemm_blocks(M, N, K, bsize, small=not tb))
+    ext = M if count == "n" else N
+    fn.range_n = bsize * rb
+    begin, end = fn.range
+    with fn.loop(end, begin) as u:
+        q, r = b.udiv(u, c64(rb)), b.urem(u, c64(rb))
+        r0 = b.udiv(b.mul(r, c64(ext)), c64(rb))
+        r1 = b.udiv(b.mul(b.add(r, c64(1)), c64(ext)), c64(rb))
+        if count == "n":
+            one(q, r0, None, b.sub(r1, r0))
+        else:
+            one(q, None, r0, b.sub(r1, r0))
+
+
+def small_gemm_form(M, N, K, ta, tb, dt, cols=False):
+    """The unpacked GEMM function (llvm_small_gemm) that computes a float product, or None;
+    `cols`: B is an im2col read from the image (only those functions read it)."""
+    if np.dtype(dt).name not in ("float32", "float64"):
+        return None
+    return llvm_small_gemm.use_for(M, N, K, ta, tb, cols)
+
+
+def _rows_table(fn, params, image):
+    """A pointer to the constant table of where each row of an im2col's columns starts in its
+    image (fusion_rules.im2col_rows), a global of the unit."""
+    starts = im2col_rows(params, image.type.shape)
+    ty = ir.ArrayType(I64, len(starts))
+    g = ir.GlobalVariable(fn.module, ty, name=f"jg_rows{len(fn.module.global_values)}")
+    g.linkage, g.global_constant = "internal", True
+    g.initializer = ir.Constant(ty, starts)
+    return fn.b.gep(g, [ir.Constant(I64, 0), ir.Constant(I64, 0)])
+
+
+def _small_call(fn, form, M, N, K, ta, tb, dt, table=None):
+    """call(A, B, C, rows, cols, shift) through llvm_small_gemm's row-major functions (`table`:
+    B's row starts, moved on by `shift` rows when given)."""
+    b, pty = fn.b, ir.PointerType(ltype(dt))
+    name = llvm_small_gemm.name(form, dt)
+    c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
+    lb = I64 if table is None else table.type
+
+    def ldb(shift, ld):
+        if table is None:
+            return c64(ld)
+        return table if shift is None else b.gep(table, [shift])
+    if form.startswith("bcast"):    # A[i, p] at A + i*sai + p*sap; B's rows (length N) contiguous
+        f = _extern(fn, name, ir.FunctionType(ir.VoidType(), [I64, I64, I64, pty, I64, I64, pty, lb,
+                                                              pty, I64]))
+        sai, sap = (1, M) if ta else (K, 1)
+        return lambda pa, pb, pc, rows, cols, shift: b.call(
+            f, [rows, cols, c64(K), pa, c64(sai), c64(sap), pb, ldb(shift, N), pc, c64(N)])
+    f = _extern(fn, name, ir.FunctionType(ir.VoidType(), [I64, I64, I64, pty, I64, pty, lb, pty, I64]))
+    return lambda pa, pb, pc, rows, cols, shift: b.call(
+        f, [rows, cols, c64(K), pa, c64(K), pb, ldb(shift, K), pc, c64(N)])
+
+
+def _blas_call(fn, form, M, N, K, ta, tb, dt, table=None):
+    """call(A, B, C, rows, cols) through the Fortran BLAS gemm (column-major: row-major C = A B
+    is C^T = B^T A^T, so gemm(B, A) with N, M swapped)."""
+    b = fn.b
+    symbol = fn.blas or blas_symbol
     name, bits = llvm_int_gemm.symbol(fn, dt) if np.dtype(dt).kind in "iu" else \
         symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
-    INT = ir.IntType(bits)
+    INT, ty = ir.IntType(bits), ltype(dt)
     pty = ir.PointerType(ty)
     ipt, cpt = ir.PointerType(INT), ir.PointerType(I8)
     gemm = _extern(fn, name, ir.FunctionType(ir.VoidType(), [cpt, cpt, ipt, ipt, ipt, pty, pty, ipt,
@@ -766,62 +866,20 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
         b.store(v, p)
         return p
 
-    def char(c):
-        return cell(I8, ir.Constant(I8, ord(c)))
-
     def integer(v):
         return cell(INT, ir.Constant(INT, v))
-
-    # row-major C (M x N) = A B is column-major C^T = B^T A^T: gemm(B, A) with N, M swapped
-    (a, ta), (bv, tb) = ops
     lda = M if ta else K            # A stored (K, M) when transposed, else (M, K)
     ldb = K if tb else N
-    args_fixed = dict(transa=char("T" if tb else "N"), transb=char("T" if ta else "N"),
-                      m=integer(N), n=integer(M), k=integer(K), alpha=cell(ty, const(dt, 1)),
-                      lda=integer(ldb), ldb=integer(lda), beta=cell(ty, const(dt, 0)), ldc=integer(N))
-    bsize = math.prod(batch)
-    c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
+    transa, transb = (cell(I8, ir.Constant(I8, ord("T" if t else "N"))) for t in (tb, ta))
+    alpha, beta = cell(ty, const(dt, 1)), cell(ty, const(dt, 0))
+    pm, pn, pk, plda, pldb, pldc = (integer(v) for v in (N, M, K, ldb, lda, N))
 
-    def one(q, r0=None, j0=None):
-        """The product of batch element q (its rows from r0 on, as many as args_fixed's n; or its
-        columns from j0 on, as many as args_fixed's m)."""
-        space = _Space(fn, batch or (1,), [q] if len(batch) <= 1 else _unravel(fn, batch, q))
-        oa = space.offset(_batch_shape(shapes[0], batch)) if batch else c64(0)
-        ob = space.offset(_batch_shape(shapes[1], batch)) if batch else c64(0)
-        a0 = b.mul(oa, c64(M * K))
-        c0 = b.mul(q, c64(M * N))
-        if r0 is not None:          # rows r0.. of A (columns when A is stored transposed)
-            a0 = b.add(a0, r0 if ta else b.mul(r0, c64(K)))
-            c0 = b.add(c0, b.mul(r0, c64(N)))
-        b0 = b.mul(ob, c64(K * N))
-        if j0 is not None:          # columns j0.. of B (rows when B is stored transposed)
-            b0 = b.add(b0, b.mul(j0, c64(K)) if tb else j0)
-            c0 = b.add(c0, j0)
-        pa = b.gep(fn.arrays[a], [a0])
-        pb = b.gep(fn.arrays[bv], [b0])
-        pc = b.gep(prod, [c0])
-        f = args_fixed
-        b.call(gemm, [f["transa"], f["transb"], f["m"], f["n"], f["k"], f["alpha"], pb, f["lda"],
-                      pa, f["ldb"], f["beta"], pc, f["ldc"]])
-    if fn.range is None:
-        with fn.loop(bsize) as q:
-            one(q)
-        return
-    # a range body: unit u is block u % RB of batch element u // RB (gemm_blocks). The split
-    # depends on the shapes alone: the same bits on any pool.
-    count, rb = gemm_blocks(M, N, K, bsize, small=not tb)
-    ext = M if count == "n" else N
-    fn.range_n = bsize * rb
-    begin, end = fn.range
-    with fn.loop(end, begin) as u:
-        q, r = b.udiv(u, c64(rb)), b.urem(u, c64(rb))
-        r0 = b.udiv(b.mul(r, c64(ext)), c64(rb))
-        r1 = b.udiv(b.mul(b.add(r, c64(1)), c64(ext)), c64(rb))
-        b.store(b.trunc(b.sub(r1, r0), INT) if bits < 64 else b.sub(r1, r0), args_fixed[count])
-        if count == "n":
-            one(q, r0)
-        else:
-            one(q, None, r0)
+    def call(pa, pb, pc, rows, cols, shift=None):
+        for extent, whole, at in ((cols, N, pm), (rows, M, pn)):    # a block's extent
+            if not (isinstance(extent, ir.Constant) and extent.constant == whole):
+                b.store(b.trunc(extent, INT) if bits < 64 else extent, at)
+        b.call(gemm, [transa, transb, pm, pn, pk, alpha, pb, plda, pa, pldb, beta, pc, pldc])
+    return call
 
 
 def gemm_blocks(M, N, K, bsize, small=True):
@@ -850,7 +908,7 @@ def _rows_merge(ops, shapes, batch):
     one matrix broadcast over the batch (its batch dims all 1) and the left one is stored
     untransposed with the whole batch, so its batch and rows are one contiguous [B*m, k] matrix,
     as are the product's."""
-    (_, ta), _ = ops
+    (_, ta, _), _ = ops
     return (bool(batch) and not ta and math.prod(shapes[1][:-2]) == 1
             and tuple(shapes[0][:-2]) == tuple(batch))
 
@@ -865,6 +923,21 @@ def gemm_calls(node) -> int:
     batch = m.output.type.shape[:-2]
     shapes = [x.type.shape for x in m.inputs]
     return 1 if _rows_merge(ops, shapes, batch) else math.prod(batch)
+
+
+def small_gemm(node):
+    """(form, dtype) of the llvm_small_gemm function the matmul kernel `node` calls, or None."""
+    body = node.params["body"]
+    producers = body.producers()
+    (m,) = [n for n in body.nodes if n.op == Op.matmul]
+    (_, ta, _), (_, tb, cols) = [_operand(producers, x, body) for x in m.inputs]
+    shapes = [x.type.shape for x in m.inputs]
+    M, N = m.output.type.shape[-2:]
+    batch = m.output.type.shape[:-2]
+    if _rows_merge([(None, ta, None), (None, tb, cols)], shapes, batch):
+        M *= math.prod(batch)
+    form = small_gemm_form(M, N, shapes[0][-1], ta, tb, m.output.type.dtype, cols is not None)
+    return (form, np.dtype(m.output.type.dtype).name) if form else None
 
 
 def _batch_shape(shape, batch):

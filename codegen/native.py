@@ -307,10 +307,14 @@ def _prepare_module(cfunc, export_name: str):
 def _optimize(mod, tm) -> None:
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
     pb = llvm.create_pass_builder(tm, pto)
-    # Twice: the cfunc wrapper calls its body `noinline`, and the wrapper's Python error path
-    # folds away only once the first round has reduced a large body to `return 0`.
-    for _ in range(2):
+    # At least twice: the cfunc wrapper calls its body `noinline`, and the wrapper's Python
+    # error path folds away only once the first round has reduced a large body to `return 0`;
+    # a larger entry (products reading a convolution's columns in loops) needs a third round
+    # before its NRT_decref(null) calls inline away. Up to four, while runtime calls remain.
+    for k in range(4):
         pb.getModulePassManager().run(mod, pb)
+        if k >= 1 and not any(_classify(s) != "unknown" for s in _imports(mod)):
+            break
 
 
 def _imports(mod) -> list[str]:

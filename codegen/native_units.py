@@ -22,7 +22,7 @@ from llvmlite import ir
 from ..ir.kernel import kernel_nodes
 from ..ir.passes.manager import run_pipeline
 from ..runtime.executable import ARENA, FIXED, INPUT, OUTPUT
-from . import cpu_loops, llvm_kernels
+from . import cpu_loops, llvm_kernels, llvm_small_gemm
 from .cpu import Layout, matmul_product_hint, output_results, runs_on_host
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -99,6 +99,10 @@ def build(optimized, nodes, plan, name, workspace_align):
     for sub in subs:
         sub.triple, sub.data_layout = mod.triple, mod.data_layout
         mod.link_in(sub)
+    for form, dt in llvm_small_gemm.called(texts):     # the unpacked GEMMs, defined here
+        small = llvm.parse_assembly(llvm_small_gemm.module_text(form, dt))
+        small.triple, small.data_layout = mod.triple, mod.data_layout
+        mod.link_in(small)
     for f in mod.functions:
         if not f.is_declaration and f.name != entry:
             f.linkage = llvm.Linkage.internal

@@ -27,11 +27,12 @@ import threading
 import warnings
 
 from ..ir import config
-from . import cpu_units, disk_cache, llvm_jit
+from . import cpu_units, disk_cache, llvm_jit, llvm_small_gemm
 
 MIN_UNITS = 4          # below this a fork (a few ms) and the split gain little
 UNIT_SAVING_MS = 12    # what the child saves per unit it builds: half a typical unit's 25 ms
 MAX_UNITS = 4096       # queue entries (16 KiB: one pipe write never blocks)
+SMALL_GEMM = "small gemm"     # a queue entry (SMALL_GEMM, (form, dtype)): llvm_small_gemm's unit
 _state = {"child": False}     # True in a child, and in the parent while one runs
 
 
@@ -74,6 +75,10 @@ def prefetch(jobs):
     todo = todo[:MAX_UNITS]
     if len(todo) < MIN_UNITS or len(todo) * UNIT_SAVING_MS < _fork_cost_ms():
         return _nothing
+    # the unpacked GEMM functions the matmul units call go first: the child builds them while
+    # this process does its other work, before either needs them
+    smalls = dict.fromkeys(s for s in (cpu_units.small_gemm(n) for n, _ in todo) if s)
+    todo = [(SMALL_GEMM, s) for s in smalls if llvm_small_gemm.needs_build(*s)] + todo
     r, w = os.pipe()
     os.write(w, b"".join(i.to_bytes(4, "little") for i in range(len(todo))))
     os.close(w)
@@ -122,7 +127,10 @@ def _take(fd, todo, quiet) -> int:
         node, hint = todo[int.from_bytes(b, "little")]
         n += 1
         try:
-            cpu_units.kernel_unit(node, hint)
+            if node is SMALL_GEMM:
+                llvm_small_gemm.register(*hint)
+            else:
+                cpu_units.kernel_unit(node, hint)
         except Exception:  # noqa: BLE001 - the parent builds it again and reports the error
             if not quiet:
                 raise

@@ -3,7 +3,8 @@ schedule order (ir/kernel.py).
 
 1. Duplicate cheap producers (small constants, broadcasts, converts, size-1 reshapes) into each
    consumer that can absorb them: recomputing them costs no more than reading a materialized
-   copy, and a broadcast scalar is then never written out at full size.
+   copy, and a broadcast scalar is then never written out at full size. An im2col is copied
+   into each product that reads it (its columns are read in place from the image).
 2. Sweep the nodes in order; each node starts a group and repeatedly merges with the group of one
    of its producers: among the merges that are legal (fusion_rules.can_fuse) it takes the one
    with the best positive score (fusion_rules.score). Merging (never copying) is the only way a
@@ -22,13 +23,20 @@ from ..ops import Op
 from ..primitives import REDUCE
 from .cse import node_key
 from .fusion_rules import (GraphFacts, KernelInfo, analyze, can_fuse, is_elementwise_like,
-                           is_unit_reshape, score)
+                           is_matmul_prologue, is_unit_reshape, score)
 
 
 def _cheap(node) -> bool:
     if node.op == Op.constant:
         return node.params["value"].size <= INLINE_LIMIT
-    return node.op in (Op.broadcast_to, Op.convert) or is_unit_reshape(node)
+    return node.op in (Op.broadcast_to, Op.convert, Op.im2col) or is_unit_reshape(node)
+
+
+def _reads_columns(node) -> bool:
+    """A matmul or its transposed operand: each gets its own copy of an im2col it reads, so
+    every product of a convolution (the forward one, the weight gradient's) can read the
+    columns in place from the image (fusion_rules.matmul_operand) and none is written out."""
+    return node.op == Op.matmul or (node.op == Op.transpose and is_matmul_prologue(node))
 
 
 def _absorbs(node) -> bool:
@@ -61,8 +69,10 @@ def _duplicate_cheap(graph: Graph):
         if _cheap(n):
             continue
         private = {} if _absorbs(n) else None
-        ins = tuple(copy(v, private, True) if private is not None else copy(v, shared, False)
-                    for v in n.inputs)
+        ins = tuple(copy(v, private, True) if private is not None
+                    else copy(v, {}, True) if _reads_columns(n) and v in producer
+                    and producer[v].op == Op.im2col
+                    else copy(v, shared, False) for v in n.inputs)
         out.nodes.append(Node(n.op, ins, n.params, n.outputs, n.source_info))
     out.outputs = [copy(v, shared, False) for v in graph.outputs]
     return out, origin

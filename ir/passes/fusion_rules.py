@@ -20,6 +20,8 @@ import functools
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 
 from .. import lowp
 from ..ops import Op
@@ -48,9 +50,11 @@ def is_elementwise_like(node) -> bool:
 
 
 def is_matmul_prologue(node) -> bool:
-    """A transpose of the last two axes (BLAS reads it as a transposed operand) or a reshape (of
-    a kernel input: the same row-major buffer relabelled, read in place)."""
-    if node.op == Op.reshape:
+    """A transpose of the last two axes (BLAS reads it as a transposed operand), a reshape (of
+    a kernel input: the same row-major buffer relabelled, read in place) or an im2col (a
+    convolution's columns, read in place from the image: row t*rows + r of the columns is a run
+    of the image's row r_t + r from column c_t, `im2col_rows`)."""
+    if node.op in (Op.reshape, Op.im2col):
         return True
     if node.op != Op.transpose:
         return False
@@ -59,18 +63,44 @@ def is_matmul_prologue(node) -> bool:
 
 
 def matmul_operand(producers, v):
-    """(value whose buffer is read, the shape it is read as, transposed?) of a matmul operand in
-    a kernel body: a body input, a reshape of one, or either with its last two axes swapped;
-    None for anything else. `producers`: the body's value -> node map."""
+    """(value whose buffer is read, the shape it is read as, transposed?, im2col params or None)
+    of a matmul operand in a kernel body: a body input, a reshape of one, an im2col of one (the
+    columns read from the image in place), or any of these with its last two axes swapped; None
+    for anything else. `producers`: the body's value -> node map."""
     node, trans = producers.get(v), False
     if node is not None and node.op == Op.transpose and is_matmul_prologue(node):
         v, trans = node.inputs[0], True
         node = producers.get(v)
     if node is None:
-        return v, v.type.shape, trans
-    if node.op == Op.reshape and producers.get(node.inputs[0]) is None:
-        return node.inputs[0], v.type.shape, trans
+        return v, v.type.shape, trans, None
+    if node.op in (Op.reshape, Op.im2col) and producers.get(node.inputs[0]) is None:
+        return node.inputs[0], v.type.shape, trans, node.params if node.op == Op.im2col else None
     return None
+
+
+def im2col_rows(params, image_shape) -> list[int]:
+    """Where each row of an im2col's columns starts in its image (flat offsets within one image
+    of shape (..., R, L)): row t*rows + r is the run from (r_t + r, c_t)."""
+    L = image_shape[-1]
+    return [(r0 + r) * L + c0 for r0, c0 in params["starts"] for r in range(params["rows"])]
+
+
+# The dtypes whose matmul kernels read an im2col operand in place (codegen's unpacked GEMMs).
+IM2COL_DTYPES = ("float32", "float64")
+
+
+def im2col_operand_ok(mm, forms) -> bool:
+    """Whether a matmul with operands `forms` (matmul_operand's results) can read its im2col
+    operands in place: only the right operand, float32/float64, and, when it is transposed
+    (`x @ cols^T`, a convolution's weight gradient), a plain left operand. The CPU's unpacked
+    GEMMs (codegen/llvm_small_gemm.py) read the columns by a table of row starts; the CUDA
+    matmul loads them through the same table."""
+    a, b = forms
+    if a[3] is not None:
+        return False
+    if b[3] is None:
+        return True
+    return np.dtype(mm.output.type.dtype).name in IM2COL_DTYPES and not (b[2] and a[2])
 
 
 def _category(node) -> str:
@@ -147,9 +177,10 @@ def _matmul_ok(nodes, mm, outputs, cat):
     produced = {v: n for n in nodes for v in n.outputs}
     users = _internal_users(nodes)
     chain = set()
+    forms = [matmul_operand(produced, x) for x in mm.inputs]
+    if None in forms or not im2col_operand_ok(mm, forms):
+        return False
     for x in mm.inputs:
-        if matmul_operand(produced, x) is None:
-            return False
         while x in produced:
             chain.add(produced[x])
             x = produced[x].inputs[0]

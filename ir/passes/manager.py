@@ -1,7 +1,7 @@
 """The pass manager: the default pipeline as a flat list, run with verify / print / timing between
 passes.
 
-    canonicalize → fold_constants → scan_accumulate → join_pads → cse → merge_scans
+    canonicalize → conv_input_grad → fold_constants → scan_accumulate → join_pads → cse → merge_scans
     → prune_scan_ys → fold_transposes → contract_batch → dce → inline_remat
     → fuse → plan_memory
 
@@ -23,6 +23,7 @@ from ..kernel import KERNEL, unfused_schedule
 from ..verifier import verify
 from .canonicalize import canonicalize
 from .contract_batch import contract_batch
+from .conv_input_grad import conv_input_grad
 from .cse import cse
 from .dce import dce
 from .fold_constants import fold_constants
@@ -37,7 +38,7 @@ from .scan_accumulate import scan_accumulate
 from .verify_schedule import verify_schedule
 from .widen_lowp import widen_lowp
 
-PIPELINE = (canonicalize, fold_constants, scan_accumulate, join_pads, cse, merge_scans,
+PIPELINE = (canonicalize, conv_input_grad, fold_constants, scan_accumulate, join_pads, cse, merge_scans,
             prune_scan_ys, fold_transposes, contract_batch, dce, inline_remat, fuse)
 PASS_NAMES = tuple(p.__name__ for p in PIPELINE) + ("plan_memory",)
 

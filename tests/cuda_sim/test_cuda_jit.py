@@ -199,15 +199,18 @@ def test_unusable_cache_dir_keeps_kernels_in_memory(tmp_path, monkeypatch):
     assert path.read_text() == "user data\n"
 
 
-def test_conv2d_value_and_grad_on_cuda_im2col_col2im():
+@pytest.mark.parametrize("stride, dilation", [((1, 2), 1), (1, 1), (1, 2)])
+def test_conv2d_value_and_grad_on_cuda_im2col_col2im(stride, dilation):
     """A 3x3 convolution's im2col and its gradient's col2im on cuda tensors (jitted; and the two
-    ops eagerly) against the CPU's values."""
+    ops eagerly) against the CPU's values. Jitted, the products read the columns in place
+    (their rows by a table); at stride 1 the input gradient is a product over the padded output
+    gradient (ir/passes/conv_input_grad), at stride (1, 2) a col2im."""
     rng = np.random.default_rng(3)
     x = rng.standard_normal((2, 3, 6, 5)).astype(np.float32)
     w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
 
     def loss(x, w):
-        return jnp.sum(F.conv2d(x, w, padding=1, stride=(1, 2)) ** 2)
+        return jnp.sum(F.conv2d(x, w, padding=1, stride=stride, dilation=dilation) ** 2)
     fn = jg.value_and_grad(loss, argnums=(0, 1))
     want_v, want_g = fn(jg.tensor(x), jg.tensor(w))
     got_v, got_g = jg.jit(fn)(jg.tensor(x, device="cuda"), jg.tensor(w, device="cuda"))

@@ -1,0 +1,321 @@
+"""GEMMs with few rows, without packing: the products OpenBLAS runs at half its rate.
+
+OpenBLAS packs both operands into panels before its micro-kernel runs. A product with few rows
+on one side (a convolution with 8-16 output channels, an LSTM's [16, 128] @ [128, 512] step, the
+gradients of either) repacks a large operand for a handful of rows, and runs at 37-55 GFLOP/s on
+one core of this machine where a large square product runs ~100. These two functions read the
+operands where they lie, with register tiles of accumulators that stay in registers along the
+whole K loop (row-major, C = A @ B, beta 0):
+
+- `jg_gemm_bcast_<dt>(M, N, K, A, sai, sap, B, ldb, C, ldc)`: B's rows contiguous (B[p, j] at
+  B + p*ldb + j): C's tile is MR rows x NV vectors of W lanes along j; each step of p loads NV
+  vectors of B's row p and broadcasts MR elements of A (any strides: A[i, p] at A + i*sai +
+  p*sap, so A may be stored transposed).
+- `jg_gemm_dot_<dt>(M, N, K, A, lda, B, ldb, C, ldc)`: B stored transposed (B[p, j] at
+  B + j*ldb + p, as `x @ W.T`): A's rows and B's columns are contiguous along p, so C's tile is
+  MR x NR dot products, each a vector of W lanes along p summed once at the end.
+
+Tiles at the edges repeat the last row (the same values stored twice) instead of a remainder
+variant; columns past the last whole vector (bcast) and p past the last whole vector (dot) take
+a scalar loop. Every element is one sum over p in a fixed order that depends on K alone (not on
+the tile or the block the pool gave a thread), so the bits do not depend on the thread count.
+The functions are one unit compiled once per process (disk-cached like every unit) and called by
+the matmul kernels by symbol, as they call sgemm (llvm_kernels._gemm picks by `use_for`).
+"""
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from llvmlite import ir
+
+from .llvm_exprs import I64, counted_loop, ltype
+
+VECTOR_BYTES = 64           # one AVX-512 register (two AVX2 ones where the CPU has no AVX-512)
+BCAST_TILE = (8, 2)         # MR rows x NV vectors: 16 accumulators
+DOT_TILE = (4, 4)           # MR x NR dot products: 16 accumulators
+MAX_ROWS = 32               # the small side (M, or N for the transposed-B form) at most this
+MAX_DEPTH = 64              # or (untransposed B) K at most this: packing costs most per flop
+
+
+FORMS = ("bcast", "dot", "bcast_rows", "dot_rows")
+
+
+def use_for(M, N, K, ta, tb, rows_table=False) -> str | None:
+    """Which function computes the row-major product [M, K] @ [K, N] (A stored transposed when
+    ta, B when tb), or None for BLAS: 'bcast' when B is untransposed and M is small, 'dot' when
+    B is transposed, A is not and either side is small. rows_table: B is a convolution's columns
+    read from the image (an im2col operand: its rows start where a table says), which only these
+    functions read: '_rows' forms at any size."""
+    if rows_table:
+        return "dot_rows" if tb else "bcast_rows"
+    if min(M, N, K) == 0:
+        return None
+    if not tb and (M <= MAX_ROWS or K <= MAX_DEPTH):
+        return "bcast"
+    if tb and not ta and min(M, N) <= MAX_ROWS:
+        return "dot"
+    return None
+
+
+def name(form, dt) -> str:
+    return f"jg_gemm_{form}_{np.dtype(dt).name}"
+
+
+def _lanes(dt):
+    return VECTOR_BYTES // np.dtype(dt).itemsize
+
+
+def module_text(form, dt) -> str:
+    """The unit of one function."""
+    mod = ir.Module(name=f"jg_small_gemm_{form}")
+    (_bcast if form.startswith("bcast") else _dot)(mod, dt, form.endswith("_rows"))
+    return str(mod)
+
+
+def called(texts) -> list[tuple[str, str]]:
+    """(form, dtype) of each function the IR texts call."""
+    return [(form, dt) for form in FORMS for dt in ("float32", "float64")
+            if any(f'@"{name(form, dt)}"' in t or f"@{name(form, dt)}(" in t for t in texts)]
+
+
+def tile(form, dt) -> tuple[int, int]:
+    """(rows, columns) of C's register tile."""
+    return (BCAST_TILE[0], BCAST_TILE[1] * _lanes(dt)) if form == "bcast" else DOT_TILE
+
+
+def blocks(form, M, N, bsize, most) -> tuple[str, int]:
+    """How llvm_kernels splits a product of bsize batch elements over the pool: ("n", blocks of
+    rows) or ("m", blocks of columns), across the side with more tiles, at most `most` units in
+    all, blocks of one tile at least. Nothing is packed, so a block costs no more than its share
+    of the work (each re-reads the other operand from cache)."""
+    tr, tc = tile(form.split("_")[0], "float32")
+    count, ext, step = ("n", M, tr) if M * tc >= N * tr else ("m", N, tc)
+    return count, max(1, min(-(-most // bsize), ext // step))
+
+
+def _fmuladd(b, x, y, acc):
+    t = acc.type
+    suffix = f"v{t.count}{t.element.intrinsic_name}" if isinstance(t, ir.VectorType) else t.intrinsic_name
+    fname = f"llvm.fmuladd.{suffix}"
+    fn = b.module.globals.get(fname) or ir.Function(b.module, ir.FunctionType(t, [t] * 3), name=fname)
+    return b.call(fn, [x, y, acc])
+
+
+def _vload(b, vty, ptr):
+    v = b.load(b.bitcast(ptr, ir.PointerType(vty)))
+    v.align = 4 if vty.element == ir.FloatType() else 8
+    return v
+
+
+def _vstore(b, value, ptr):
+    s = b.store(value, b.bitcast(ptr, ir.PointerType(value.type)))
+    s.align = 4 if value.type.element == ir.FloatType() else 8
+
+
+def _min(b, x, y):
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def _tiles(b, total, step):
+    """for t0 in range(0, total, step) (a loop over tile starts): yields t0."""
+    count = b.udiv(b.add(total, ir.Constant(I64, step - 1)), ir.Constant(I64, step))
+    return _loop_scaled(b, count, step)
+
+
+class _loop_scaled:
+    def __init__(self, b, count, step):
+        self.b, self.count, self.step = b, count, step
+
+    def __enter__(self):
+        self.cm = counted_loop(self.b, self.count)
+        t = self.cm.__enter__()
+        return self.b.mul(t, ir.Constant(I64, self.step))
+
+    def __exit__(self, *exc):
+        return self.cm.__exit__(*exc)
+
+
+def _accumulating_loop(b, count, init, body):
+    """Values carried through `for p in range(count)`: body(p, values) -> new values; returns the
+    values after the loop (phi nodes, so the accumulators stay in registers)."""
+    pre = b.block
+    fn = b.function
+    head, loop, done = (fn.append_basic_block(s) for s in ("acc_head", "acc_body", "acc_done"))
+    b.branch(head)
+    b.position_at_end(head)
+    p = b.phi(I64)
+    p.add_incoming(ir.Constant(I64, 0), pre)
+    phis = []
+    for v in init:
+        ph = b.phi(v.type)
+        ph.add_incoming(v, pre)
+        phis.append(ph)
+    b.cbranch(b.icmp_signed("<", p, count), loop, done)
+    b.position_at_end(loop)
+    new = body(p, phis)
+    end = b.block
+    p.add_incoming(b.add(p, ir.Constant(I64, 1), flags=("nuw", "nsw")), end)
+    for ph, v in zip(phis, new):
+        ph.add_incoming(v, end)
+    b.branch(head)
+    b.position_at_end(done)
+    return phis
+
+
+def _row_start(b, B, ldb, p, table):
+    """Row p of B: at B + p*ldb, or at B + ldb[p] when ldb is a table of row starts."""
+    return b.gep(B, [b.load(b.gep(ldb, [p])) if table else b.mul(p, ldb)])
+
+
+def _bcast(mod, dt, table=False):
+    ty = ltype(dt)
+    W = _lanes(dt)
+    vty = ir.VectorType(ty, W)
+    pty = ir.PointerType(ty)
+    MR, NV = BCAST_TILE
+    lb = ir.PointerType(I64) if table else I64
+    f = ir.Function(mod, ir.FunctionType(ir.VoidType(), [I64, I64, I64, pty, I64, I64, pty, lb,
+                                                         pty, I64]),
+                    name=name("bcast_rows" if table else "bcast", dt))
+    M, N, K, A, sai, sap, B, ldb, C, ldc = f.args
+    b = ir.IRBuilder(f.append_basic_block("entry"))
+    c = lambda v: ir.Constant(I64, v)       # noqa: E731
+    zero = ir.Constant(vty, [ir.Constant(ty, 0)] * W)
+    span = NV * W
+    whole = b.mul(b.udiv(N, c(span)), c(span))       # columns in whole tiles
+
+    def tiles(j0, nv):
+        """C[:, j0 : j0 + nv*W] in tiles of MR rows."""
+        with _tiles(b, M, MR) as i0:
+            rows = [_min(b, b.add(i0, c(r)), b.sub(M, c(1))) for r in range(MR)]
+            arows = [b.gep(A, [b.mul(r, sai)]) for r in rows]
+            bcol = b.gep(B, [j0])
+
+            def step(p, acc):
+                brow = _row_start(b, bcol, ldb, p, table)
+                bv = [_vload(b, vty, b.gep(brow, [c(v * W)])) for v in range(nv)]
+                out = []
+                for r in range(MR):
+                    a = b.load(b.gep(arows[r], [b.mul(p, sap)]))
+                    s = b.insert_element(ir.Constant(vty, ir.Undefined), a, c(0))
+                    s = b.shuffle_vector(s, ir.Constant(vty, ir.Undefined),
+                                         ir.Constant(ir.VectorType(ir.IntType(32), W), [0] * W))
+                    out += [_fmuladd(b, s, bv[v], acc[r * nv + v]) for v in range(nv)]
+                return out
+            acc = _accumulating_loop(b, K, [zero] * (MR * nv), step)
+            for r in range(MR):
+                crow = b.gep(C, [b.add(b.mul(rows[r], ldc), j0)])
+                for v in range(nv):
+                    _vstore(b, acc[r * nv + v], b.gep(crow, [c(v * W)]))
+    with _tiles(b, whole, span) as j0:
+        tiles(j0, NV)
+    # the columns past the whole tiles: one vector at a time, the last one ending at column N
+    # (it repeats columns already done, with the same sums); narrower than a vector: scalars
+    wide = b.icmp_signed(">=", N, c(W))
+    with b.if_else(wide) as (vectors, scalars):
+        with vectors:
+            with _tiles(b, b.sub(N, whole), W) as t:
+                tiles(_min(b, b.add(whole, t), b.sub(N, c(W))), 1)
+        with scalars:
+            with counted_loop(b, N) as j:
+                with counted_loop(b, M) as i:
+                    arow = b.gep(A, [b.mul(i, sai)])
+
+                    def scalar(p, acc):
+                        a = b.load(b.gep(arow, [b.mul(p, sap)]))
+                        x = b.load(b.gep(_row_start(b, B, ldb, p, table), [j]))
+                        return [_fmuladd(b, a, x, acc[0])]
+                    (s,) = _accumulating_loop(b, K, [ir.Constant(ty, 0)], scalar)
+                    b.store(s, b.gep(C, [b.add(b.mul(i, ldc), j)]))
+    b.ret_void()
+
+
+def _hsum(b, v, W):
+    """The sum of a vector's lanes as a halving tree (a fixed order)."""
+    ity = ir.IntType(32)
+    while W > 1:
+        h = W // 2
+        lo = b.shuffle_vector(v, v, ir.Constant(ir.VectorType(ity, h), list(range(h))))
+        hi = b.shuffle_vector(v, v, ir.Constant(ir.VectorType(ity, h), list(range(h, W))))
+        v, W = b.fadd(lo, hi), h
+    return b.extract_element(v, ir.Constant(ity, 0))
+
+
+def _dot(mod, dt, table=False):
+    ty = ltype(dt)
+    W = _lanes(dt)
+    vty = ir.VectorType(ty, W)
+    pty = ir.PointerType(ty)
+    MR, NR = DOT_TILE
+    lb = ir.PointerType(I64) if table else I64
+    f = ir.Function(mod, ir.FunctionType(ir.VoidType(), [I64, I64, I64, pty, I64, pty, lb, pty,
+                                                         I64]), name=name("dot_rows" if table else "dot", dt))
+    M, N, K, A, lda, B, ldb, C, ldc = f.args
+    b = ir.IRBuilder(f.append_basic_block("entry"))
+    c = lambda v: ir.Constant(I64, v)       # noqa: E731
+    zero = ir.Constant(vty, [ir.Constant(ty, 0)] * W)
+    kv = b.udiv(K, c(W))                     # whole vectors along p
+    with _tiles(b, M, MR) as i0:
+        rows = [_min(b, b.add(i0, c(r)), b.sub(M, c(1))) for r in range(MR)]
+        arows = [b.gep(A, [b.mul(r, lda)]) for r in rows]
+        with _tiles(b, N, NR) as j0:
+            cols = [_min(b, b.add(j0, c(q)), b.sub(N, c(1))) for q in range(NR)]
+            bcols = [_row_start(b, B, ldb, q, table) for q in cols]
+
+            def step(p, acc):
+                at = b.mul(p, c(W))
+                av = [_vload(b, vty, b.gep(a, [at])) for a in arows]
+                bv = [_vload(b, vty, b.gep(x, [at])) for x in bcols]
+                return [_fmuladd(b, av[r], bv[q], acc[r * NR + q])
+                        for r in range(MR) for q in range(NR)]
+            acc = _accumulating_loop(b, kv, [zero] * (MR * NR), step)
+            sums = [_hsum(b, v, W) for v in acc]
+            start = b.mul(kv, c(W))
+
+            def tail(p, s):
+                at = b.add(start, p)
+                av = [b.load(b.gep(a, [at])) for a in arows]
+                bv = [b.load(b.gep(x, [at])) for x in bcols]
+                return [_fmuladd(b, av[r], bv[q], s[r * NR + q]) for r in range(MR) for q in range(NR)]
+            sums = _accumulating_loop(b, b.sub(K, start), sums, tail)
+            for r in range(MR):
+                for q in range(NR):
+                    b.store(sums[r * NR + q], b.gep(C, [b.add(b.mul(rows[r], ldc), cols[q])]))
+    b.ret_void()
+
+
+_ADDRESSES: dict = {}
+_TEXTS: dict = {}
+
+
+def _unit(form, dt) -> tuple[str, str]:
+    """(unit name, IR text) of one function: the name hashes the text and LLVM's version."""
+    got = _TEXTS.get((form, dt))
+    if got is None:
+        from . import llvm_jit
+        text = module_text(form, dt)
+        unit = "jg_small_gemm_" + hashlib.sha256((text + llvm_jit.versions()).encode()).hexdigest()[:24]
+        got = _TEXTS[form, dt] = (unit, text)
+    return got
+
+
+def needs_build(form, dt) -> bool:
+    """Whether registering the function would compile it (neither loaded nor on disk)."""
+    from . import llvm_jit
+    return name(form, dt) not in _ADDRESSES and not llvm_jit.has_code(_unit(form, dt)[0])
+
+
+def register(form, dt) -> None:
+    """Compile the function's unit (or load it from the disk cache) once per process and make it
+    resolve by name in every unit compiled after (llvm_jit.add_symbol), as the BLAS symbols do;
+    called before a matmul unit that calls it loads (codegen/cpu_units.py; unit_prefetch builds
+    it in its child first)."""
+    fname = name(form, dt)
+    if fname in _ADDRESSES:
+        return
+    from . import llvm_jit
+    unit, text = _unit(form, dt)
+    (addr,), _ = llvm_jit.compile_ir(unit, text, [fname])
+    llvm_jit.add_symbol(fname, addr)
+    _ADDRESSES[fname] = addr

@@ -1,0 +1,143 @@
+"""The unpacked GEMMs (codegen/llvm_small_gemm.py) and the convolution products that read their
+columns in place: which products take them, their values against NumPy (float64 references)
+at tile edges, transposed operands, batches and pool blocks, the same bits on one thread and
+on two, and the rewrite of a convolution's input gradient (ir/passes/conv_input_grad.py)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jitgrad as jg
+import jitgrad.numpy as jnp
+from jitgrad.codegen import llvm_kernels, llvm_small_gemm
+from jitgrad.ir.interpreter import interpret
+from jitgrad.ir.ops import Op
+from jitgrad.ir.passes.conv_input_grad import conv_input_grad
+from jitgrad.ir.passes.dce import dce
+from jitgrad.nn import functional as F
+
+rng = np.random.default_rng(7)
+
+
+def _forms(f, *args):
+    """llvm_kernels.small_gemm of each matmul kernel of f's schedule."""
+    return [llvm_kernels.small_gemm(n) for n in jg.jit(f).lower(*args).schedule
+            if n.params["kind"] == "matmul"]
+
+
+def test_the_policy_picks_by_shape_and_layout():
+    use = llvm_small_gemm.use_for
+    assert use(16, 512, 128, False, False) == "bcast"       # few rows, B untransposed
+    assert use(256, 512, 16, False, False) == "bcast"       # shallow K: packing costs most
+    assert use(256, 784, 512, False, False) is None         # a large product: BLAS
+    assert use(16, 128, 512, False, True) == "dot"          # x @ W.T with few rows
+    assert use(256, 512, 784, True, True) is None           # both transposed: BLAS
+    assert use(4000, 4000, 4000, False, False, rows_table=True) == "bcast_rows"
+    assert use(0, 8, 8, False, False) is None
+
+
+CASES = [  # (M, K, N, left transposed, right transposed)
+    (1, 1, 1, False, False), (3, 7, 5, False, False), (9, 33, 197, False, False),
+    (16, 128, 512, False, False), (17, 1, 40, True, False), (32, 100, 16, False, False),
+    (200, 16, 70, True, False), (16, 512, 128, False, True), (5, 19, 3, False, True),
+    (31, 64, 33, False, True), (64, 40, 20, False, True)]
+
+
+@pytest.mark.parametrize("M,K,N,ta,tb", CASES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_match_numpy(M, K, N, ta, tb, dtype):
+    a = rng.standard_normal((K, M) if ta else (M, K)).astype(dtype)
+    b = rng.standard_normal((N, K) if tb else (K, N)).astype(dtype)
+
+    def f(a, b):
+        return jnp.matmul(a.T if ta else a, b.T if tb else b)
+    want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    got = np.asarray(jg.jit(f)(a, b))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(K) * 4)
+    form = llvm_small_gemm.use_for(M, N, K, ta, tb)
+    assert _forms(f, a, b) == [(form, np.dtype(dtype).name) if form else None]
+
+
+def test_batched_products_and_pool_blocks():
+    """A stack of products and one large enough for the pool (its columns split in blocks)."""
+    x, w = rng.standard_normal((6, 16, 96)).astype(np.float32), \
+        rng.standard_normal((6, 96, 1000)).astype(np.float32)
+    got = np.asarray(jg.jit(jnp.matmul)(x, w))
+    np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-4)
+    assert _forms(jnp.matmul, x, w) == [("bcast", "float32")]
+    assert llvm_small_gemm.blocks("bcast", 16, 1000, 1, 16) == ("m", 16)
+    assert llvm_small_gemm.blocks("dot", 400, 8, 2, 16) == ("n", 8)
+
+
+def test_same_bits_on_one_thread_and_two():
+    """Each element's sum runs over K in an order fixed by K alone, whatever block of the pool
+    computes it."""
+    code = ("import numpy as np, jitgrad as jg, jitgrad.numpy as jnp;"
+            "r = np.random.default_rng(1);"
+            "x = r.standard_normal((24, 300)).astype(np.float32);"
+            "w = r.standard_normal((300, 2000)).astype(np.float32);"
+            "v = r.standard_normal((2000, 300)).astype(np.float32);"
+            "a, b = jg.jit(lambda x, w, v: (x @ w, x @ v.T))(x, w, v);"
+            "import sys; sys.stdout.buffer.write(np.asarray(a).tobytes() + np.asarray(b).tobytes())")
+    outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
+                           env={**os.environ, "JITGRAD_NUM_THREADS": t}).stdout for t in ("1", "2")]
+    assert len(outs[0]) == 4 * 24 * 4000 and outs[0] == outs[1]
+
+
+def _conv_loss(x, w, stride=1, dilation=1, padding=1):
+    return jnp.sum(jnp.tanh(F.conv2d(x, w, padding=padding, stride=stride, dilation=dilation)))
+
+
+@pytest.mark.parametrize("shape,out_c,stride,dilation,padding", [
+    ((2, 3, 8, 8), 4, 1, 1, 1), ((3, 16, 12, 10), 16, 1, 1, 1), ((2, 4, 10, 10), 40, 1, 2, 2),
+    ((2, 5, 9, 7), 6, 2, 1, 1), ((1, 2, 5, 5), 3, 1, 1, 0)])
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 2e-4), (np.float64, 1e-10)])
+def test_convolution_reads_its_columns_in_place(shape, out_c, stride, dilation, padding, dtype, tol):
+    """The products of a convolution read the image (and, at stride 1, the padded output
+    gradient) in place; values and gradients equal eager's (NumPy's im2col and col2im)."""
+    x = rng.standard_normal(shape).astype(dtype)
+    w = (rng.standard_normal((out_c, shape[1], 3, 3)) * 0.2).astype(dtype)
+
+    def loss(x, w):
+        return _conv_loss(x, w, stride, dilation, padding)
+    vg = jg.value_and_grad(loss, argnums=(0, 1))
+    v, (gx, gw) = jg.jit(vg)(x, w)
+    xt, wt = jg.tensor(x, requires_grad=True), jg.tensor(w, requires_grad=True)
+    ve = loss(xt, wt)
+    ve.backward()
+    np.testing.assert_allclose(float(v), float(np.asarray(ve)), rtol=tol, atol=tol)
+    np.testing.assert_allclose(np.asarray(gx), np.asarray(xt.grad), rtol=tol, atol=tol)
+    np.testing.assert_allclose(np.asarray(gw), np.asarray(wt.grad), rtol=tol, atol=tol * 10)
+    sched = jg.jit(vg).lower(x, w).schedule
+    kernels = [[m.op for m in n.params["body"].nodes] for n in sched]
+    products = [ops for ops in kernels if Op.matmul in ops]
+    assert [Op.im2col] not in kernels                       # no columns written out
+    # the input gradient: a product over the padded gradient at stride 1 (three products read
+    # columns), col2im of a plain product otherwise (two)
+    assert len(products) == 3 and [Op.col2im in ops for ops in kernels].count(True) == (stride != 1)
+    assert sum(Op.im2col in ops for ops in products) == (3 if stride == 1 else 2)
+
+
+GRAPH = """
+graph g(%a: f32[27,4], %d: f32[2,4,48]) -> (f32[2,3,72]{extra}) {{
+  %0 = matmul %a, %d : f32[2,27,48]
+  %1 = col2im %0 starts=((0,0),(0,1),(0,2),(0,8),(0,9),(0,10),(0,16),(0,17),(0,18)) rows=3 length=48 size=(3,72) : f32[2,3,72]
+  return %1{ret}
+}}
+"""
+
+
+def test_the_input_gradient_rewrite_only_where_the_product_is_col2im_s_alone():
+    g = jg.ir.parse(GRAPH.format(extra="", ret=""))
+    out = dce(conv_input_grad(g))
+    assert [n.op for n in out.nodes] == [Op.pad, Op.im2col, Op.reshape, Op.transpose, Op.reshape,
+                                         Op.matmul]
+    a = rng.standard_normal((27, 4)).astype(np.float32)
+    d = rng.standard_normal((2, 4, 48)).astype(np.float32)
+    np.testing.assert_allclose(interpret(out, [a, d])[0], interpret(g, [a, d])[0], rtol=1e-5,
+                               atol=1e-5)
+    kept = jg.ir.parse(GRAPH.format(extra=", f32[2,27,48]", ret=", %0"))
+    assert Op.col2im in [n.op for n in conv_input_grad(kept).nodes]
