@@ -29,6 +29,7 @@ import hashlib
 import numpy as np
 from llvmlite import ir
 
+from . import llvm_jit
 from .llvm_exprs import I64, counted_loop, ltype
 
 VECTOR_BYTES = 64           # one AVX-512 register (two AVX2 ones where the CPU has no AVX-512)
@@ -293,7 +294,6 @@ def _unit(form, dt) -> tuple[str, str]:
     """(unit name, IR text) of one function: the name hashes the text and LLVM's version."""
     got = _TEXTS.get((form, dt))
     if got is None:
-        from . import llvm_jit
         text = module_text(form, dt)
         unit = "jg_small_gemm_" + hashlib.sha256((text + llvm_jit.versions()).encode()).hexdigest()[:24]
         got = _TEXTS[form, dt] = (unit, text)
@@ -302,7 +302,6 @@ def _unit(form, dt) -> tuple[str, str]:
 
 def needs_build(form, dt) -> bool:
     """Whether registering the function would compile it (neither loaded nor on disk)."""
-    from . import llvm_jit
     return name(form, dt) not in _ADDRESSES and not llvm_jit.has_code(_unit(form, dt)[0])
 
 
@@ -314,7 +313,6 @@ def register(form, dt) -> None:
     fname = name(form, dt)
     if fname in _ADDRESSES:
         return
-    from . import llvm_jit
     unit, text = _unit(form, dt)
     (addr,), _ = llvm_jit.compile_ir(unit, text, [fname])
     llvm_jit.add_symbol(fname, addr)
