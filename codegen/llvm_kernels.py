@@ -811,7 +811,7 @@ def small_gemm_form(M, N, K, ta, tb, dt, cols=False):
     `cols`: B is an im2col read from the image (only those functions read it)."""
     if np.dtype(dt).name not in ("float32", "float64"):
         return None
-    return llvm_small_gemm.use_for(M, N, K, ta, tb, cols)
+    return llvm_small_gemm.use_for(M, N, K, ta, tb, cols, np.dtype(dt).itemsize)
 
 
 def _rows_table(fn, params, image):

@@ -141,32 +141,43 @@ def test_kernel_kinds_shape_ops_and_an_output_that_is_an_input(user, tmp_path):
     assert_standalone(lib.so_path, blas=False)
 
 
-@needs_blas
 def test_cli_native_mlp_from_c(user, tmp_path):
-    # 64 rows: OpenBLAS's GEMM (a product with at most llvm_small_gemm.MAX_ROWS rows on a side
-    # runs the library's own unpacked GEMM, linked in: no BLAS)
+    # the products run the library's own unpacked GEMMs (codegen/llvm_small_gemm.py): no BLAS
     mod, src = user
     proc = subprocess.run([sys.executable, "-m", "jitgrad.cli", "aot", "aot_native_model:predict",
-                           "--arg", "f32[64,64]", "-o", str(tmp_path / "lib"), "--native"],
+                           "--arg", "f32[4,64]", "-o", str(tmp_path / "lib"), "--native"],
                           capture_output=True, text=True, cwd=src, timeout=300,
                           env={**os.environ, "JITGRAD_CACHE_DIR": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[1:4] == ["  int32_t predict(const float* in0, float* out0, void* workspace);",
-                          "  input  in0: x f32[64,64]", "  output out0: f32[64,10]"]
+                          "  input  in0: x f32[4,64]", "  output out0: f32[4,10]"]
     workspace = int(lines[4].split()[1])
-    assert lines[4] == f"  workspace {workspace} bytes (PREDICT_WORKSPACE_BYTES); links OpenBLAS"
+    assert lines[4] == f"  workspace {workspace} bytes (PREDICT_WORKSPACE_BYTES)"
     header = (tmp_path / "lib" / "predict.h").read_text()
     assert f"#define PREDICT_WORKSPACE_BYTES {workspace}\n" in header
-    assert workspace >= 64 * 128 * 4     # the hidden activations live in the workspace
+    assert workspace >= 4 * 128 * 4      # the hidden activations live in the workspace
 
     lib = native_entry.NativeLibrary(
         "predict", tmp_path / "lib" / "libpredict.so", tmp_path / "lib" / "predict.h",
-        [native_entry.Port("in0", "x", parse_type("f32[64,64]"))],
-        [native_entry.Port("out0", "output 0", parse_type("f32[64,10]"))], workspace, True)
-    x = np.random.default_rng(3).standard_normal((64, 64)).astype(np.float32)
+        [native_entry.Port("in0", "x", parse_type("f32[4,64]"))],
+        [native_entry.Port("out0", "output 0", parse_type("f32[4,10]"))], workspace, False)
+    x = np.random.default_rng(3).standard_normal((4, 64)).astype(np.float32)
     (got,) = run_from_c(lib, tmp_path, [x])
     np.testing.assert_allclose(got, np.asarray(jg.jit(mod.predict)(x)), rtol=1e-5, atol=1e-5)
+    assert_standalone(lib.so_path, blas=False)
+
+
+@needs_blas
+def test_a_product_of_two_transposed_operands_links_openblas(tmp_path):
+    """The unpacked GEMMs read neither operand transposed at once: that product is OpenBLAS's,
+    called through C BLAS from the library."""
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal(s).astype(np.float32) for s in ((40, 48), (56, 40)))
+    lib = native_entry.export(jg.jit(lambda a, b: jnp.matmul(a.T, b.T)).lower(a, b).graph,
+                              tmp_path / "lib", "tt")
+    (got,) = run_from_c(lib, tmp_path, [a, b])
+    np.testing.assert_allclose(got, a.T @ b.T, rtol=1e-5, atol=1e-5)
     assert_standalone(lib.so_path, blas=True)
 
 

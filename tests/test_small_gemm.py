@@ -31,8 +31,11 @@ def test_the_policy_picks_by_shape_and_layout():
     use = llvm_small_gemm.use_for
     assert use(16, 512, 128, False, False) == "bcast"       # few rows, B untransposed
     assert use(256, 512, 16, False, False) == "bcast"       # shallow K: packing costs most
-    assert use(256, 784, 512, False, False) is None         # a large product: BLAS
+    assert use(256, 784, 512, False, False) == "bcast"      # A (512 KB) stays in cache
+    assert use(2048, 784, 512, False, False) is None        # A (4 MB) would not: BLAS
     assert use(16, 128, 512, False, True) == "dot"          # x @ W.T with few rows
+    assert use(256, 512, 784, False, True) == "dot"         # W (1.6 MB) stays in cache
+    assert use(256, 2048, 784, False, True) is None         # W (6.4 MB): BLAS
     assert use(256, 512, 784, True, True) is None           # both transposed: BLAS
     assert use(4000, 4000, 4000, False, False, rows_table=True) == "bcast_rows"
     assert use(0, 8, 8, False, False) is None
@@ -42,7 +45,8 @@ CASES = [  # (M, K, N, left transposed, right transposed)
     (1, 1, 1, False, False), (3, 7, 5, False, False), (9, 33, 197, False, False),
     (16, 128, 512, False, False), (17, 1, 40, True, False), (32, 100, 16, False, False),
     (200, 16, 70, True, False), (16, 512, 128, False, True), (5, 19, 3, False, True),
-    (31, 64, 33, False, True), (64, 40, 20, False, True)]
+    (31, 64, 33, False, True), (64, 40, 20, False, True), (300, 200, 150, False, False),
+    (70, 90, 257, False, True), (2048, 40, 300, False, False)]
 
 
 @pytest.mark.parametrize("M,K,N,ta,tb", CASES)
@@ -57,7 +61,7 @@ def test_products_match_numpy(M, K, N, ta, tb, dtype):
     got = np.asarray(jg.jit(f)(a, b))
     tol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(K) * 4)
-    form = llvm_small_gemm.use_for(M, N, K, ta, tb)
+    form = llvm_small_gemm.use_for(M, N, K, ta, tb, itemsize=np.dtype(dtype).itemsize)
     assert _forms(f, a, b) == [(form, np.dtype(dtype).name) if form else None]
 
 
