@@ -322,3 +322,9 @@ def register(form, dt) -> None:
     (addr,), _ = llvm_jit.compile_ir(unit, text, [fname])
     llvm_jit.add_symbol(fname, addr)
     _ADDRESSES[fname] = addr
+
+
+def address(form, dt) -> int:
+    """The function's address in this process (registered first): for benchmarks and tests."""
+    register(form, dt)
+    return _ADDRESSES[name(form, dt)]

@@ -126,9 +126,10 @@ def test_llvm_matmul_blas_from_a_wheel_or_cython_blas(monkeypatch, source):
     monkeypatch.setattr(llvm_jit, "_BLAS", {})
     cpu_units.forget()
     rng = np.random.default_rng(0)
-    a, b = rng.standard_normal((2, 5, 7)), rng.standard_normal((7, 3)).astype(np.float64)
+    # large enough for BLAS (llvm_small_gemm takes products whose swept operand fits 2 MB)
+    a, b = rng.standard_normal((2, 400, 400)), rng.standard_normal((400, 3)).astype(np.float64)
     f = jg.jit(lambda a, b: jnp.tanh(a @ b) + 1.0)
-    np.testing.assert_allclose(np.asarray(f(a, b)), np.tanh(a @ b) + 1.0, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(f(a, b)), np.tanh(a @ b) + 1.0, rtol=1e-10, atol=1e-10)
     (unit,) = f.lower(a, b).compile().units
     bits = 64 if source == "numpy.libs" and llvm_jit._bundled_blas("dgemm") else 32
     assert f"@jg_dgemm{bits}" in unit.source.replace('"', "")
