@@ -55,11 +55,14 @@ def use_for(M, N, K, ta, tb, rows_table=False, itemsize=4) -> str | None:
     forms at any size."""
     if rows_table:
         return "dot_rows" if tb else "bcast_rows"
+    lanes = VECTOR_BYTES // itemsize
     if min(M, N, K) == 0:
         return None
-    if not tb and (M <= MAX_ROWS or K <= MAX_DEPTH or M * K * itemsize <= SWEPT_BYTES):
+    # the vectors run along N (bcast) or K (dot): narrower than one, the scalar loop would do
+    # it all (an x @ W with W [512, 10], JAX's layout: BLAS)
+    if not tb and N >= lanes and (M <= MAX_ROWS or K <= MAX_DEPTH or M * K * itemsize <= SWEPT_BYTES):
         return "bcast"
-    if tb and not ta and (min(M, N) <= MAX_ROWS or N * K * itemsize <= SWEPT_BYTES):
+    if tb and not ta and K >= lanes and (min(M, N) <= MAX_ROWS or N * K * itemsize <= SWEPT_BYTES):
         return "dot"
     return None
 

@@ -39,6 +39,9 @@ def test_the_policy_picks_by_shape_and_layout():
     assert use(256, 512, 784, True, True) is None           # both transposed: BLAS
     assert use(4000, 4000, 4000, False, False, rows_table=True) == "bcast_rows"
     assert use(0, 8, 8, False, False) is None
+    assert use(256, 10, 512, False, False) is None          # N under a vector: BLAS
+    assert use(256, 512, 9, False, True) is None            # K under a vector (dot): BLAS
+    assert use(256, 10, 512, False, False, itemsize=8) == "bcast"   # 8 float64 lanes
 
 
 CASES = [  # (M, K, N, left transposed, right transposed)
