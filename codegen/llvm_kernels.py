@@ -30,7 +30,7 @@ from llvmlite import ir
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
 from ..ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand, row_pass_levels
-from . import llvm_int_gemm, llvm_lapack, llvm_opaque, llvm_small_gemm, llvm_sort
+from . import llvm_heap, llvm_int_gemm, llvm_lapack, llvm_opaque, llvm_small_gemm, llvm_sort
 from .cpu_exprs import REDUCER_KIND
 from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
 from .evaluator import array_constants
@@ -720,13 +720,16 @@ def gen_matmul(fn):
     pv = m.output
     shapes = [x.type.shape for x in m.inputs]
     flops = pv.type.size * shapes[0][-1]
+    copy = _transposed_copy(fn, ops, shapes, pv)
     if fn.parallel and flops >= GEMM_MIN:       # row blocks of the product on the pool
-        state, _ = fn.range_body()
-        _gemm(fn, ops, shapes, pv.type.shape, _product(fn, pv)[0], pv.type.dtype)
+        state, seen = fn.range_body([copy] if copy is not None else ())
+        _gemm(fn, ops, shapes, pv.type.shape, _product(fn, pv)[0], pv.type.dtype, *seen)
         fn.end_range_body(state, GEMM_GRAIN, flops)
     prod, dest = _product(fn, pv)
     if not (fn.parallel and flops >= GEMM_MIN):
-        _gemm(fn, ops, shapes, pv.type.shape, prod, pv.type.dtype)
+        _gemm(fn, ops, shapes, pv.type.shape, prod, pv.type.dtype, copy)
+    if copy is not None:
+        llvm_heap.free(fn, copy)
     b, n = fn.b, pv.type.size
     for extra in dest[1:]:
         with fn.loop(n) as i:
@@ -741,7 +744,40 @@ def gen_matmul(fn):
         _elementwise(fn, rest)
 
 
-def _gemm(fn, ops, shapes, pshape, prod, dt):
+def _transposed_copy(fn, ops, shapes, pv):
+    """For `x @ W.T` with a shallow K (the dot form's horizontal sums would cost as much as its
+    products), W transposed into heap scratch here, once per call (llvm_small_gemm.
+    transposed_first), for the broadcast form to read; else None. Not in native libraries
+    (no heap there)."""
+    if fn.blas is not None or not _copies_b(ops, shapes, pv):
+        return None
+    bv, dt = ops[1][0], pv.type.dtype
+    N, K = pv.type.shape[-1], shapes[0][-1]
+    b = fn.b
+    copy = llvm_heap.malloc(fn, ltype(dt), N * K * np.dtype(dt).itemsize)
+    src = fn.arrays[bv]
+    with fn.loop(K) as p:           # copy[p, j] = W[j, p]
+        row = b.gep(copy, [b.mul(p, ir.Constant(I64, N))])
+        with fn.loop(N) as j:
+            b.store(b.load(b.gep(src, [b.add(b.mul(j, ir.Constant(I64, K)), p)])), b.gep(row, [j]))
+    return copy
+
+
+def _copies_b(ops, shapes, pv) -> bool:
+    """Whether the JIT's kernel transposes B first (_transposed_copy): llvm_small_gemm.
+    transposed_first of a float product whose B is one stored matrix, not an im2col."""
+    (_, ta, _), (_, tb, cols) = ops
+    M, N, K = pv.type.shape[-2], pv.type.shape[-1], shapes[0][-1]
+    batch = pv.type.shape[:-2]
+    if _rows_merge(ops, shapes, batch):
+        M *= math.prod(batch)
+    dt = np.dtype(pv.type.dtype)
+    return (cols is None and math.prod(shapes[1][:-2]) == 1 and dt.name in ("float32", "float64")
+            and llvm_small_gemm.transposed_first(M, N, K, ta, tb, dt.itemsize))
+
+
+def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None):
+    """The product into `prod` (`copy`: B transposed in scratch by _transposed_copy)."""
     b = fn.b
     M, N = pshape[-2], pshape[-1]
     K = shapes[0][-1]
@@ -755,12 +791,15 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
             b.store(const(dt, 0), b.gep(prod, [i]))
         return
     (a, ta, _), (bv, tb, cols) = ops
+    if copy is not None:
+        tb = False
     form = small_gemm_form(M, N, K, ta, tb, dt, cols is not None)
     table = _rows_table(fn, cols, bv) if cols else None
     call = (_small_call if form else _blas_call)(fn, form, M, N, K, ta, tb, dt, table)
     bsize = math.prod(batch)
     c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
     bmat = math.prod(bv.type.shape[-2:]) if cols else K * N     # B's matrix stride
+    barr = fn.arrays[bv] if copy is None else copy
 
     def one(q, r0=None, j0=None, extent=None):
         """The product of batch element q (its `extent` rows from r0 on, or its `extent` columns
@@ -784,8 +823,7 @@ def _gemm(fn, ops, shapes, pshape, prod, dt):
                 b0 = b.add(b0, b.mul(j0, c64(K)) if tb else j0)
             c0 = b.add(c0, j0)
             cols = extent
-        call(b.gep(fn.arrays[a], [a0]), b.gep(fn.arrays[bv], [b0]), b.gep(prod, [c0]), rows, cols,
-             shift)
+        call(b.gep(fn.arrays[a], [a0]), b.gep(barr, [b0]), b.gep(prod, [c0]), rows, cols, shift)
     if fn.range is None:
         with fn.loop(bsize) as q:
             one(q)
@@ -931,8 +969,11 @@ def small_gemm(node):
     body = node.params["body"]
     producers = body.producers()
     (m,) = [n for n in body.nodes if n.op == Op.matmul]
-    (_, ta, _), (_, tb, cols) = [_operand(producers, x, body) for x in m.inputs]
+    ops = [_operand(producers, x, body) for x in m.inputs]
+    (_, ta, _), (_, tb, cols) = ops
     shapes = [x.type.shape for x in m.inputs]
+    if _copies_b(ops, shapes, m.output):   # the JIT's kernel: B transposed first, then bcast
+        return "bcast", np.dtype(m.output.type.dtype).name
     M, N = m.output.type.shape[-2:]
     batch = m.output.type.shape[:-2]
     if _rows_merge([(None, ta, None), (None, tb, cols)], shapes, batch):

@@ -42,6 +42,8 @@ SWEPT_BYTES = 2 << 20       # or the operand swept once per tile of the other at
                             # stay in cache; the MLP's 784x512 weight is 1.6 MB)
 
 
+SCALAR_MACS = 1 << 16       # a product this small may run the scalar loop alone
+
 FORMS = ("bcast", "dot", "bcast_rows", "dot_rows")
 
 
@@ -58,13 +60,29 @@ def use_for(M, N, K, ta, tb, rows_table=False, itemsize=4) -> str | None:
     lanes = VECTOR_BYTES // itemsize
     if min(M, N, K) == 0:
         return None
-    # the vectors run along N (bcast) or K (dot): narrower than one, the scalar loop would do
-    # it all (an x @ W with W [512, 10], JAX's layout: BLAS)
-    if not tb and N >= lanes and (M <= MAX_ROWS or K <= MAX_DEPTH or M * K * itemsize <= SWEPT_BYTES):
+    # the vectors run along N (bcast) or K (dot): narrower than one, the scalar loop does it
+    # all, which only a tiny product affords (an x @ W with W [512, 10], JAX's layout: BLAS)
+    tiny = M * N * K <= SCALAR_MACS
+    if not tb and (N >= lanes or tiny) and (M <= MAX_ROWS or K <= MAX_DEPTH
+                                            or M * K * itemsize <= SWEPT_BYTES):
         return "bcast"
-    if tb and not ta and K >= lanes and (min(M, N) <= MAX_ROWS or N * K * itemsize <= SWEPT_BYTES):
+    if tb and not ta and (K >= lanes or tiny) and (min(M, N) <= MAX_ROWS
+                                                   or N * K * itemsize <= SWEPT_BYTES):
         return "dot"
     return None
+
+
+DOT_DEPTH = 256             # below this K, `x @ W.T` with many rows transposes W first
+COPY_ROWS = 128             # ... when the rows are at least this many (the copy is N*K moves
+                            # against M*N*K multiply-adds: ~20 % of the product at 128 rows)
+
+
+def transposed_first(M, N, K, ta, tb, itemsize=4) -> bool:
+    """Whether `x @ W.T` runs faster as W transposed into scratch, then the broadcast form: a
+    shallow K leaves the dot form's tiles a few vector steps each, then 16 horizontal sums
+    (GPT's [512,128] @ W[512,128].T: 105 GFLOP/s on two cores)."""
+    return (tb and not ta and K < DOT_DEPTH and M >= COPY_ROWS
+            and use_for(M, N, K, ta, False, itemsize=itemsize) == "bcast")
 
 
 def name(form, dt) -> str:

@@ -145,24 +145,24 @@ def test_cli_native_mlp_from_c(user, tmp_path):
     # the products run the library's own unpacked GEMMs (codegen/llvm_small_gemm.py): no BLAS
     mod, src = user
     proc = subprocess.run([sys.executable, "-m", "jitgrad.cli", "aot", "aot_native_model:predict",
-                           "--arg", "f32[4,64]", "-o", str(tmp_path / "lib"), "--native"],
+                           "--arg", "f32[16,64]", "-o", str(tmp_path / "lib"), "--native"],
                           capture_output=True, text=True, cwd=src, timeout=300,
                           env={**os.environ, "JITGRAD_CACHE_DIR": str(tmp_path / "cache")})
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[1:4] == ["  int32_t predict(const float* in0, float* out0, void* workspace);",
-                          "  input  in0: x f32[4,64]", "  output out0: f32[4,10]"]
+                          "  input  in0: x f32[16,64]", "  output out0: f32[16,10]"]
     workspace = int(lines[4].split()[1])
     assert lines[4] == f"  workspace {workspace} bytes (PREDICT_WORKSPACE_BYTES)"
     header = (tmp_path / "lib" / "predict.h").read_text()
     assert f"#define PREDICT_WORKSPACE_BYTES {workspace}\n" in header
-    assert workspace >= 4 * 128 * 4      # the hidden activations live in the workspace
+    assert workspace >= 16 * 128 * 4     # the hidden activations live in the workspace
 
     lib = native_entry.NativeLibrary(
         "predict", tmp_path / "lib" / "libpredict.so", tmp_path / "lib" / "predict.h",
-        [native_entry.Port("in0", "x", parse_type("f32[4,64]"))],
-        [native_entry.Port("out0", "output 0", parse_type("f32[4,10]"))], workspace, False)
-    x = np.random.default_rng(3).standard_normal((4, 64)).astype(np.float32)
+        [native_entry.Port("in0", "x", parse_type("f32[16,64]"))],
+        [native_entry.Port("out0", "output 0", parse_type("f32[16,10]"))], workspace, False)
+    x = np.random.default_rng(3).standard_normal((16, 64)).astype(np.float32)
     (got,) = run_from_c(lib, tmp_path, [x])
     np.testing.assert_allclose(got, np.asarray(jg.jit(mod.predict)(x)), rtol=1e-5, atol=1e-5)
     assert_standalone(lib.so_path, blas=False)

@@ -79,6 +79,20 @@ def test_batched_products_and_pool_blocks():
     assert llvm_small_gemm.blocks("dot", 400, 8, 2, 16) == ("n", 8)
 
 
+def test_shallow_x_at_w_t_transposes_w_first():
+    """`x @ W.T` with many rows and K < DOT_DEPTH: W transposed into scratch, then the broadcast
+    form (the dot form's horizontal sums cost as much as its products at such K)."""
+    x = rng.standard_normal((8, 64, 128)).astype(np.float32)
+    w = rng.standard_normal((384, 128)).astype(np.float32)
+    f = jg.jit(lambda x, w: jnp.tanh(x @ w.T))
+    np.testing.assert_allclose(np.asarray(f(x, w)), np.tanh(x.astype(np.float64) @ w.T),
+                               rtol=1e-5, atol=1e-5)
+    assert llvm_small_gemm.transposed_first(512, 384, 128, False, True)
+    assert not llvm_small_gemm.transposed_first(16, 384, 128, False, True)     # few rows
+    assert not llvm_small_gemm.transposed_first(512, 384, 784, False, True)    # deep K: dot
+    assert _forms(lambda x, w: x @ w.T, x, w) == [("bcast", "float32")]
+
+
 def test_same_bits_on_one_thread_and_two():
     """Each element's sum runs over K in an order fixed by K alone, whatever block of the pool
     computes it."""
