@@ -867,22 +867,18 @@ def _rows_table(fn, params, image):
 def _small_call(fn, form, M, N, K, ta, tb, dt, table=None):
     """call(A, B, C, rows, cols, shift) through llvm_small_gemm's row-major functions (`table`:
     B's row starts, moved on by `shift` rows when given)."""
-    b, pty = fn.b, ir.PointerType(ltype(dt))
-    name = llvm_small_gemm.name(form, dt)
+    b = fn.b
+    f = _extern(fn, llvm_small_gemm.name(form, dt), llvm_small_gemm.function_type(form, dt))
     c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
-    lb = I64 if table is None else table.type
 
     def ldb(shift, ld):
         if table is None:
             return c64(ld)
         return table if shift is None else b.gep(table, [shift])
     if form.startswith("bcast"):    # A[i, p] at A + i*sai + p*sap; B's rows (length N) contiguous
-        f = _extern(fn, name, ir.FunctionType(ir.VoidType(), [I64, I64, I64, pty, I64, I64, pty, lb,
-                                                              pty, I64]))
         sai, sap = (1, M) if ta else (K, 1)
         return lambda pa, pb, pc, rows, cols, shift: b.call(
             f, [rows, cols, c64(K), pa, c64(sai), c64(sap), pb, ldb(shift, N), pc, c64(N)])
-    f = _extern(fn, name, ir.FunctionType(ir.VoidType(), [I64, I64, I64, pty, I64, pty, lb, pty, I64]))
     return lambda pa, pb, pc, rows, cols, shift: b.call(
         f, [rows, cols, c64(K), pa, c64(K), pb, ldb(shift, K), pc, c64(N)])
 

@@ -195,18 +195,35 @@ def _row_start(b, B, ldb, p, table):
     return b.gep(B, [b.load(b.gep(ldb, [p])) if table else b.mul(p, ldb)])
 
 
+# each function's parameters: (name, kind) with kind "i" (i64), "p" (element pointer), "ld" (B's
+# row stride: an i64, or a pointer to the table of row starts in the `_rows` forms)
+PARAMS = {"bcast": (("M", "i"), ("N", "i"), ("K", "i"), ("A", "p"), ("sai", "i"), ("sap", "i"),
+                    ("B", "p"), ("ldb", "ld"), ("C", "p"), ("ldc", "i")),
+          "dot": (("M", "i"), ("N", "i"), ("K", "i"), ("A", "p"), ("lda", "i"), ("B", "p"),
+                  ("ldb", "ld"), ("C", "p"), ("ldc", "i"))}
+
+
+def function_type(form, dt) -> ir.FunctionType:
+    """The LLVM type of function `form` (a PARAMS key, '_rows' for the table of row starts)."""
+    base, table = form.split("_")[0], form.endswith("_rows")
+    kinds = {"i": I64, "p": ir.PointerType(ltype(dt)), "ld": ir.PointerType(I64) if table else I64}
+    return ir.FunctionType(ir.VoidType(), [kinds[k] for _, k in PARAMS[base]])
+
+
+def _begin(mod, form, dt, table):
+    """(builder at the entry of the new function, its arguments by PARAMS name, element type,
+    lanes, vector type)."""
+    form = f"{form}_rows" if table else form
+    f = ir.Function(mod, function_type(form, dt), name=name(form, dt))
+    ty, W = ltype(dt), _lanes(dt)
+    args = {n: a for (n, _), a in zip(PARAMS[form.split("_")[0]], f.args)}
+    return ir.IRBuilder(f.append_basic_block("entry")), args, ty, W, ir.VectorType(ty, W)
+
+
 def _bcast(mod, dt, table=False):
-    ty = ltype(dt)
-    W = _lanes(dt)
-    vty = ir.VectorType(ty, W)
-    pty = ir.PointerType(ty)
+    b, args, ty, W, vty = _begin(mod, "bcast", dt, table)
+    M, N, K, A, sai, sap, B, ldb, C, ldc = args.values()
     MR, NV = BCAST_TILE
-    lb = ir.PointerType(I64) if table else I64
-    f = ir.Function(mod, ir.FunctionType(ir.VoidType(), [I64, I64, I64, pty, I64, I64, pty, lb,
-                                                         pty, I64]),
-                    name=name("bcast_rows" if table else "bcast", dt))
-    M, N, K, A, sai, sap, B, ldb, C, ldc = f.args
-    b = ir.IRBuilder(f.append_basic_block("entry"))
     c = lambda v: ir.Constant(I64, v)       # noqa: E731
     zero = ir.Constant(vty, [ir.Constant(ty, 0)] * W)
     span = NV * W
@@ -270,16 +287,9 @@ def _hsum(b, v, W):
 
 
 def _dot(mod, dt, table=False):
-    ty = ltype(dt)
-    W = _lanes(dt)
-    vty = ir.VectorType(ty, W)
-    pty = ir.PointerType(ty)
+    b, args, ty, W, vty = _begin(mod, "dot", dt, table)
+    M, N, K, A, lda, B, ldb, C, ldc = args.values()
     MR, NR = DOT_TILE
-    lb = ir.PointerType(I64) if table else I64
-    f = ir.Function(mod, ir.FunctionType(ir.VoidType(), [I64, I64, I64, pty, I64, pty, lb, pty,
-                                                         I64]), name=name("dot_rows" if table else "dot", dt))
-    M, N, K, A, lda, B, ldb, C, ldc = f.args
-    b = ir.IRBuilder(f.append_basic_block("entry"))
     c = lambda v: ir.Constant(I64, v)       # noqa: E731
     zero = ir.Constant(vty, [ir.Constant(ty, 0)] * W)
     kv = b.udiv(K, c(W))                     # whole vectors along p
