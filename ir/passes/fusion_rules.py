@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-
 from .. import lowp
 from ..ops import Op
 from ..primitives import ELEMENTWISE, REDUCE
