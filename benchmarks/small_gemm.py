@@ -53,17 +53,15 @@ def _blas_call(M, K, N, tb, a, b, c):
 
 
 def _small_call(M, K, N, tb, a, b, c):
+    """The function through ctypes, its parameters as llvm_small_gemm.PARAMS lists them."""
     form = "dot" if tb else "bcast"
-    L, P = ctypes.c_int64, ctypes.c_void_p
-    if tb:
-        f = ctypes.CFUNCTYPE(None, L, L, L, P, L, P, L, P, L)(llvm_small_gemm.address(form, "float32"))
-        args = [L(M), L(N), L(K), P(a.ctypes.data), L(K), P(b.ctypes.data), L(K),
-                P(c.ctypes.data), L(N)]
-    else:
-        f = ctypes.CFUNCTYPE(None, L, L, L, P, L, L, P, L, P, L)(
-            llvm_small_gemm.address(form, "float32"))
-        args = [L(M), L(N), L(K), P(a.ctypes.data), L(K), L(1), P(b.ctypes.data), L(N),
-                P(c.ctypes.data), L(N)]
+    ctype = {"i": ctypes.c_int64, "p": ctypes.c_void_p, "ld": ctypes.c_int64}
+    params = llvm_small_gemm.PARAMS[form]
+    f = ctypes.CFUNCTYPE(None, *[ctype[k] for _, k in params])(
+        llvm_small_gemm.address(form, "float32"))
+    value = {"M": M, "N": N, "K": K, "A": a.ctypes.data, "sai": K, "sap": 1, "lda": K,
+             "B": b.ctypes.data, "ldb": K if tb else N, "C": c.ctypes.data, "ldc": N}
+    args = [ctype[k](value[n]) for n, k in params]
     return lambda: f(*args)
 
 

@@ -555,7 +555,7 @@ def _emit_product(k, operands, shapes, pshape, prod, dt):
         _fill(k, prod, math.prod(pshape), "0")
         return
     if len(operands[1]) == 4:
-        _emit_columns_product(k, operands, shapes, pshape, prod)
+        _emit_columns_product(k, operands, shapes, pshape, prod, dt)
         return
     suffix = []
     for name, (arr, shape, trans), want in zip(("a3", "b3"), operands, shapes):
@@ -584,52 +584,40 @@ def _emit_product(k, operands, shapes, pshape, prod, dt):
                     k.buf.writeline("p3[q, i, j] = s")
 
 
-def _emit_columns_product(k, operands, shapes, pshape, prod):
+def _emit_columns_product(k, operands, shapes, pshape, prod, dt):
     """The product with an im2col right operand read from its image (no BLAS: only the native
-    export's numba entry builds such a kernel here): a loop over the taps, their starts picked
-    by conditional expressions (no table to allocate)."""
+    export's numba entry builds such a kernel here), a loop per tap: row t*rows + r of the
+    columns is the image's row r_t + r from column c_t (fusion_rules.im2col_rows)."""
     M, N = pshape[-2], pshape[-1]
     K = shapes[0][-1]
     batch = pshape[:-2]
     (a, _, ta), (x, _, tb, (p, image)) = operands
-    L = image[-1]
-    rows, starts = p["rows"], p["starts"]
-    row0 = _select("t", [r for r, _ in starts])
-    col0 = _select("t", [c for _, c in starts])
+    L, rows, zero = image[-1], p["rows"], k.ctx.const(0, dt)
     with k.buf.indent(f"for q in range({math.prod(batch)}):"):
-        cse = k.cse.child()
-        space = flat_space(batch, "q", cse)
+        space = flat_space(batch, "q", k.cse.child())
         ia, ib = space.offset(shapes[0][:-2]), space.offset(shapes[1][:-2])
         k.buf.writeline(f"a0 = ({ia}) * {M * K}")
         k.buf.writeline(f"x0 = ({ib}) * {math.prod(image[-2:])}")
         with k.buf.indent(f"for i in range({M}):"):
             if tb:      # cols^T: column t*rows + r of the product is that row of the columns
-                with k.buf.indent(f"for t in range({len(starts)}):"):
+                for t, (r0, c0) in enumerate(p["starts"]):
                     with k.buf.indent(f"for r in range({rows}):"):
-                        k.buf.writeline(f"s = {k.ctx.const(0, pshape and k.body.outputs[0].type.dtype)}")
-                        k.buf.writeline(f"x1 = x0 + ({row0} + r) * {L} + {col0}")
+                        k.buf.writeline(f"s = {zero}")
                         with k.buf.indent(f"for l in range({K}):"):
                             aa = f"a0 + l * {M} + i" if ta else f"a0 + i * {K} + l"
-                            k.buf.writeline(f"s += {a}[{at(aa)}] * {x}[{at('x1 + l')}]")
-                        k.buf.writeline(f"{prod}[{at(f'(q * {M} + i) * {N} + t * {rows} + r')}] = s")
+                            xx = f"x0 + ({r0} + r) * {L} + {c0} + l"
+                            k.buf.writeline(f"s += {a}[{at(aa)}] * {x}[{at(xx)}]")
+                        k.buf.writeline(f"{prod}[{at(f'(q * {M} + i) * {N} + {t * rows} + r')}] = s")
             else:
                 with k.buf.indent(f"for j in range({N}):"):
-                    k.buf.writeline(f"s = {k.ctx.const(0, k.body.outputs[0].type.dtype)}")
-                    with k.buf.indent(f"for t in range({len(starts)}):"):
-                        k.buf.writeline(f"x1 = x0 + {row0} * {L} + {col0} + j")
+                    k.buf.writeline(f"s = {zero}")
+                    for t, (r0, c0) in enumerate(p["starts"]):
                         with k.buf.indent(f"for r in range({rows}):"):
-                            aa = f"a0 + (t * {rows} + r) * {M} + i" if ta else \
-                                f"a0 + i * {K} + t * {rows} + r"
-                            k.buf.writeline(f"s += {a}[{at(aa)}] * {x}[{at(f'x1 + r * {L}')}]")
+                            aa = f"a0 + ({t * rows} + r) * {M} + i" if ta else \
+                                f"a0 + i * {K} + {t * rows} + r"
+                            xx = f"x0 + ({r0} + r) * {L} + {c0} + j"
+                            k.buf.writeline(f"s += {a}[{at(aa)}] * {x}[{at(xx)}]")
                     k.buf.writeline(f"{prod}[{at(f'(q * {M} + i) * {N} + j')}] = s")
-
-
-def _select(index, values):
-    """values[index] as nested conditional expressions (no table, no allocation)."""
-    text = str(values[-1])
-    for j in range(len(values) - 2, -1, -1):
-        text = f"({values[j]} if {index} == {j} else {text})"
-    return text
 
 
 # ----------------------------------------------------------------------------- opaque

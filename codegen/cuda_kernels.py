@@ -420,7 +420,8 @@ def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
     rm x rn accumulators (rows ty + threads*i, columns tx + threads*j, so shared reads and stores
     run along tx); per step a (BM, BK) tile of a and a (BK, BN) tile of b pass through shared
     memory, each operand loaded along its contiguous axis. `a`, `b`: (name, base offset,
-    transposed), b optionally with the name of a table of its rows' starts; `dims`: M, N, K as code; store(i, j, acc) writes one output where in range."""
+    transposed), b optionally with the name of a table of its rows' starts; `dims`: M, N, K as
+    code; store(i, j, acc) writes one output where in range."""
     T = threads
     M, N, Kd = dims
     (a, abase, at), (b, bbase, bt, *brows) = a, b

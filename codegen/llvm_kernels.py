@@ -765,25 +765,26 @@ def _transposed_copy(fn, ops, shapes, pv):
 
 def _copies_b(ops, shapes, pv) -> bool:
     """Whether the JIT's kernel transposes B first (_transposed_copy): llvm_small_gemm.
-    transposed_first of a float product whose B is one stored matrix, not an im2col."""
+    transposed_first of a product whose B is one stored matrix, not an im2col."""
     (_, ta, _), (_, tb, cols) = ops
-    M, N, K = pv.type.shape[-2], pv.type.shape[-1], shapes[0][-1]
-    batch = pv.type.shape[:-2]
+    M, N, K, _ = _gemm_shape(ops, shapes, pv.type.shape)
+    return (cols is None and math.prod(shapes[1][:-2]) == 1
+            and llvm_small_gemm.transposed_first(M, N, K, ta, tb, pv.type.dtype))
+
+
+def _gemm_shape(ops, shapes, pshape):
+    """(M, N, K, batch) of the GEMM calls: x[..., m, k] @ w[k, n] is one GEMM of prod(batch)*m
+    rows (_rows_merge), else one per batch element."""
+    M, N, K, batch = pshape[-2], pshape[-1], shapes[0][-1], pshape[:-2]
     if _rows_merge(ops, shapes, batch):
-        M *= math.prod(batch)
-    dt = np.dtype(pv.type.dtype)
-    return (cols is None and math.prod(shapes[1][:-2]) == 1 and dt.name in ("float32", "float64")
-            and llvm_small_gemm.transposed_first(M, N, K, ta, tb, dt.itemsize))
+        return M * math.prod(batch), N, K, ()
+    return M, N, K, batch
 
 
 def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None):
     """The product into `prod` (`copy`: B transposed in scratch by _transposed_copy)."""
     b = fn.b
-    M, N = pshape[-2], pshape[-1]
-    K = shapes[0][-1]
-    batch = pshape[:-2]
-    if _rows_merge(ops, shapes, batch):     # x[..., m, k] @ w[k, n]: one GEMM of prod(batch)*m rows
-        M, batch = M * math.prod(batch), ()
+    M, N, K, batch = _gemm_shape(ops, shapes, pshape)
     if math.prod(pshape) == 0:
         return
     if K == 0:
@@ -793,7 +794,7 @@ def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None):
     (a, ta, _), (bv, tb, cols) = ops
     if copy is not None:
         tb = False
-    form = small_gemm_form(M, N, K, ta, tb, dt, cols is not None)
+    form = llvm_small_gemm.use_for(M, N, K, ta, tb, dt, cols is not None)
     table = _rows_table(fn, cols, bv) if cols else None
     call = (_small_call if form else _blas_call)(fn, form, M, N, K, ta, tb, dt, table)
     bsize = math.prod(batch)
@@ -843,14 +844,6 @@ def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None):
             one(q, r0, None, b.sub(r1, r0))
         else:
             one(q, None, r0, b.sub(r1, r0))
-
-
-def small_gemm_form(M, N, K, ta, tb, dt, cols=False):
-    """The unpacked GEMM function (llvm_small_gemm) that computes a float product, or None;
-    `cols`: B is an im2col read from the image (only those functions read it)."""
-    if np.dtype(dt).name not in ("float32", "float64"):
-        return None
-    return llvm_small_gemm.use_for(M, N, K, ta, tb, cols, np.dtype(dt).itemsize)
 
 
 def _rows_table(fn, params, image):
@@ -968,14 +961,12 @@ def small_gemm(node):
     ops = [_operand(producers, x, body) for x in m.inputs]
     (_, ta, _), (_, tb, cols) = ops
     shapes = [x.type.shape for x in m.inputs]
+    dt = np.dtype(m.output.type.dtype)
     if _copies_b(ops, shapes, m.output):   # the JIT's kernel: B transposed first, then bcast
-        return "bcast", np.dtype(m.output.type.dtype).name
-    M, N = m.output.type.shape[-2:]
-    batch = m.output.type.shape[:-2]
-    if _rows_merge([(None, ta, None), (None, tb, cols)], shapes, batch):
-        M *= math.prod(batch)
-    form = small_gemm_form(M, N, shapes[0][-1], ta, tb, m.output.type.dtype, cols is not None)
-    return (form, np.dtype(m.output.type.dtype).name) if form else None
+        return "bcast", dt.name
+    M, N, K, _ = _gemm_shape(ops, shapes, m.output.type.shape)
+    form = llvm_small_gemm.use_for(M, N, K, ta, tb, dt, cols is not None)
+    return (form, dt.name) if form else None
 
 
 def _batch_shape(shape, batch):

@@ -21,7 +21,13 @@ def fconst(ty, v):
 
 
 def intrinsic(b, name, ty, *args):
-    fn = b.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [ty] * len(args)))
+    """name(args) overloaded on ty, a scalar or (llvmlite names no vector overload) a vector."""
+    if isinstance(ty, ir.VectorType):
+        full = f"{name}.v{ty.count}{ty.element.intrinsic_name}"
+        fn = b.module.globals.get(full) or ir.Function(b.module, ir.FunctionType(ty, [ty] * len(args)),
+                                                       name=full)
+    else:
+        fn = b.module.declare_intrinsic(name, [ty], ir.FunctionType(ty, [ty] * len(args)))
     return b.call(fn, list(args))
 
 

@@ -24,13 +24,16 @@ the matmul kernels by symbol, as they call sgemm (llvm_kernels._gemm picks by `u
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 
 import numpy as np
 from llvmlite import ir
 
-from . import llvm_jit
+from ..ir.passes.fusion_rules import IM2COL_DTYPES
+from . import llvm_jit, llvm_exprs
 from .llvm_exprs import I64, counted_loop, ltype
+from .llvm_math import intrinsic
 
 VECTOR_BYTES = 64           # one AVX-512 register (two AVX2 ones where the CPU has no AVX-512)
 BCAST_TILE = (8, 2)         # MR rows x NV vectors: 16 accumulators
@@ -40,49 +43,47 @@ MAX_DEPTH = 64              # or (untransposed B) K at most this: packing costs 
 SWEPT_BYTES = 2 << 20       # or the operand swept once per tile of the other at most this
                             # (A for bcast, B for dot: no cache blocking along K, so it must
                             # stay in cache; the MLP's 784x512 weight is 1.6 MB)
-
-
 SCALAR_MACS = 1 << 16       # a product this small may run the scalar loop alone
-
+DOT_DEPTH = 256             # below this K, `x @ W.T` with many rows transposes W first
+COPY_ROWS = 128             # ... when the rows are at least this many (the copy is N*K moves
+                            # against M*N*K multiply-adds: ~20 % of the product at 128 rows)
+DTYPES = IM2COL_DTYPES      # what the functions compute (the fusion rule reads the same list)
 FORMS = ("bcast", "dot", "bcast_rows", "dot_rows")
 
 
-def use_for(M, N, K, ta, tb, rows_table=False, itemsize=4) -> str | None:
-    """Which function computes the row-major product [M, K] @ [K, N] (A stored transposed when
-    ta, B when tb), or None for BLAS: 'bcast' when B is untransposed, 'dot' when B is transposed
-    and A is not, where one side is small, K is shallow, or the operand each tile sweeps fits in
-    cache (measured: the MLP step's products 130-170 -> 150-200 GFLOP/s on two cores, GPT's
-    step 28-29 -> 26-27 ms). rows_table: B is a convolution's columns read from the image (an
-    im2col operand: its rows start where a table says), which only these functions read: '_rows'
-    forms at any size."""
+def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
+    """Which function computes the row-major product [M, K] @ [K, N] of dtype dt (A stored
+    transposed when ta, B when tb), or None for BLAS: 'bcast' when B is untransposed, 'dot' when
+    B is transposed and A is not, where one side is small, K is shallow, or the operand each tile
+    sweeps fits in cache (measured: the MLP step's products 130-170 -> 150-200 GFLOP/s on two
+    cores, GPT's step 28-29 -> 26-27 ms). rows_table: B is a convolution's columns read from the
+    image (an im2col operand: its rows start where a table says), which only these functions
+    read: '_rows' forms at any size."""
+    dt = np.dtype(dt)
+    if dt.name not in DTYPES:
+        return None
     if rows_table:
         return "dot_rows" if tb else "bcast_rows"
-    lanes = VECTOR_BYTES // itemsize
     if min(M, N, K) == 0:
         return None
     # the vectors run along N (bcast) or K (dot): narrower than one, the scalar loop does it
     # all, which only a tiny product affords (an x @ W with W [512, 10], JAX's layout: BLAS)
-    tiny = M * N * K <= SCALAR_MACS
+    lanes, tiny = VECTOR_BYTES // dt.itemsize, M * N * K <= SCALAR_MACS
     if not tb and (N >= lanes or tiny) and (M <= MAX_ROWS or K <= MAX_DEPTH
-                                            or M * K * itemsize <= SWEPT_BYTES):
+                                            or M * K * dt.itemsize <= SWEPT_BYTES):
         return "bcast"
     if tb and not ta and (K >= lanes or tiny) and (min(M, N) <= MAX_ROWS
-                                                   or N * K * itemsize <= SWEPT_BYTES):
+                                                   or N * K * dt.itemsize <= SWEPT_BYTES):
         return "dot"
     return None
 
 
-DOT_DEPTH = 256             # below this K, `x @ W.T` with many rows transposes W first
-COPY_ROWS = 128             # ... when the rows are at least this many (the copy is N*K moves
-                            # against M*N*K multiply-adds: ~20 % of the product at 128 rows)
-
-
-def transposed_first(M, N, K, ta, tb, itemsize=4) -> bool:
+def transposed_first(M, N, K, ta, tb, dt) -> bool:
     """Whether `x @ W.T` runs faster as W transposed into scratch, then the broadcast form: a
     shallow K leaves the dot form's tiles a few vector steps each, then 16 horizontal sums
     (GPT's [512,128] @ W[512,128].T: 105 GFLOP/s on two cores)."""
     return (tb and not ta and K < DOT_DEPTH and M >= COPY_ROWS
-            and use_for(M, N, K, ta, False, itemsize=itemsize) == "bcast")
+            and use_for(M, N, K, ta, False, dt) == "bcast")
 
 
 def name(form, dt) -> str:
@@ -102,7 +103,7 @@ def module_text(form, dt) -> str:
 
 def called(texts) -> list[tuple[str, str]]:
     """(form, dtype) of each function the IR texts call."""
-    return [(form, dt) for form in FORMS for dt in ("float32", "float64")
+    return [(form, dt) for form in FORMS for dt in DTYPES
             if any(f'@"{name(form, dt)}"' in t or f"@{name(form, dt)}(" in t for t in texts)]
 
 
@@ -122,11 +123,7 @@ def blocks(form, M, N, bsize, most) -> tuple[str, int]:
 
 
 def _fmuladd(b, x, y, acc):
-    t = acc.type
-    suffix = f"v{t.count}{t.element.intrinsic_name}" if isinstance(t, ir.VectorType) else t.intrinsic_name
-    fname = f"llvm.fmuladd.{suffix}"
-    fn = b.module.globals.get(fname) or ir.Function(b.module, ir.FunctionType(t, [t] * 3), name=fname)
-    return b.call(fn, [x, y, acc])
+    return intrinsic(b, "llvm.fmuladd", acc.type, x, y, acc)
 
 
 def _vload(b, vty, ptr):
@@ -144,23 +141,12 @@ def _min(b, x, y):
     return b.select(b.icmp_signed("<", x, y), x, y)
 
 
+@contextlib.contextmanager
 def _tiles(b, total, step):
     """for t0 in range(0, total, step) (a loop over tile starts): yields t0."""
     count = b.udiv(b.add(total, ir.Constant(I64, step - 1)), ir.Constant(I64, step))
-    return _loop_scaled(b, count, step)
-
-
-class _loop_scaled:
-    def __init__(self, b, count, step):
-        self.b, self.count, self.step = b, count, step
-
-    def __enter__(self):
-        self.cm = counted_loop(self.b, self.count)
-        t = self.cm.__enter__()
-        return self.b.mul(t, ir.Constant(I64, self.step))
-
-    def __exit__(self, *exc):
-        return self.cm.__exit__(*exc)
+    with counted_loop(b, count) as t:
+        yield b.mul(t, ir.Constant(I64, step))
 
 
 def _accumulating_loop(b, count, init, body):
@@ -323,22 +309,25 @@ def _dot(mod, dt, table=False):
 
 
 _ADDRESSES: dict = {}
-_TEXTS: dict = {}
+_NAMES: dict = {}
 
 
-def _unit(form, dt) -> tuple[str, str]:
-    """(unit name, IR text) of one function: the name hashes the text and LLVM's version."""
-    got = _TEXTS.get((form, dt))
+def _unit(form, dt) -> str:
+    """The unit name of one function: it hashes this generator's source (and llvm_exprs') and
+    LLVM's version, so a warm process finds it on disk without building its IR."""
+    got = _NAMES.get((form, dt))
     if got is None:
-        text = module_text(form, dt)
-        unit = "jg_small_gemm_" + hashlib.sha256((text + llvm_jit.versions()).encode()).hexdigest()[:24]
-        got = _TEXTS[form, dt] = (unit, text)
+        h = hashlib.sha256(llvm_jit.versions().encode())
+        for module in (__file__, llvm_exprs.__file__):
+            with open(module, "rb") as f:
+                h.update(f.read())
+        got = _NAMES[form, dt] = f"jg_small_gemm_{form}_{np.dtype(dt).name}_{h.hexdigest()[:16]}"
     return got
 
 
 def needs_build(form, dt) -> bool:
     """Whether registering the function would compile it (neither loaded nor on disk)."""
-    return name(form, dt) not in _ADDRESSES and not llvm_jit.has_code(_unit(form, dt)[0])
+    return name(form, dt) not in _ADDRESSES and not llvm_jit.has_code(_unit(form, dt))
 
 
 def register(form, dt) -> None:
@@ -349,8 +338,7 @@ def register(form, dt) -> None:
     fname = name(form, dt)
     if fname in _ADDRESSES:
         return
-    unit, text = _unit(form, dt)
-    (addr,), _ = llvm_jit.compile_ir(unit, text, [fname])
+    (addr,), _ = llvm_jit.compile_ir(_unit(form, dt), lambda: module_text(form, dt), [fname])
     llvm_jit.add_symbol(fname, addr)
     _ADDRESSES[fname] = addr
 

@@ -127,7 +127,8 @@ def _matmul(rng, a, sa, pick, new_input):
         if r < 0.35:
             return f"{a} @ jnp.swapaxes({a}, -1, -2)", sa[:-1] + (sa[-2],)
         if r < 0.7:         # a weight: a new input, so both operands are differentiated
-            n = int(rng.integers(1, 4))
+            # 20 columns: a whole vector and an edge for the unpacked GEMMs (llvm_small_gemm)
+            n = (1, 2, 3, 20)[int(rng.integers(0, 4))]
             w = new_input((sa[-1], n))
             return f"{a} @ {w}", sa[:-1] + (n,)
         b, sb = pick()

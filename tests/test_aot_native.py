@@ -238,8 +238,10 @@ def test_kernels_without_llvm_units_export_through_numba(tmp_path, monkeypatch, 
 
 def test_a_convolution_and_its_gradient_export_through_the_numba_entry(tmp_path, monkeypatch,
                                                                       capsys):
-    """im2col and col2im in a library that goes through the numba entry (a heap-scratch column
-    sum beside them): the conv's value and input gradient from C equal the jitted ones."""
+    """A convolution in a library that goes through the numba entry (a heap-scratch column sum
+    beside it): its three products read the columns from the image with loops (the forward one
+    and the input gradient's untransposed, the weight gradient's transposed); the value and both
+    gradients from C equal the jitted ones."""
     from jitgrad.nn import functional as F
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     rng = np.random.default_rng(0)
@@ -248,8 +250,9 @@ def test_a_convolution_and_its_gradient_export_through_the_numba_entry(tmp_path,
     big = rng.standard_normal((4, 10000)).astype(np.float32)
 
     def f(x, w, big):
-        y, gx = jg.value_and_grad(lambda x: jnp.sum(F.conv2d(x, w, padding=1) ** 2))(x)
-        return y, gx, jnp.sum(big * 2.0, axis=0)
+        y, (gx, gw) = jg.value_and_grad(lambda x, w: jnp.sum(F.conv2d(x, w, padding=1) ** 2),
+                                        argnums=(0, 1))(x, w)
+        return y, gx, gw, jnp.sum(big * 2.0, axis=0)
     lib = native_entry.export(jg.jit(f).lower(x, w, big).graph, tmp_path / "lib", "convgrad")
     assert "through the numba entry" in capsys.readouterr().err
     got = run_from_c(lib, tmp_path, [x, w, big])

@@ -188,23 +188,31 @@ def test_retained_grads_and_reused_leaves_with_the_structure_cache():
         np.testing.assert_allclose(h.grad.numpy(), a.detach().numpy())
 
 
-def test_threads_run_fast_path_ops_concurrently():
-    a, b = jg.tensor(_arr((8,))), jg.tensor(_arr((8,)))
-    want = (a + b).numpy()
+def _errors_in_threads(work, n=4) -> list:
+    """Run work() in n threads at once; the exceptions they raised."""
     errors = []
 
-    def work():
+    def run():
         try:
-            for _ in range(2000):
-                np.testing.assert_array_equal((a + b).numpy(), want)
-        except Exception as e:            # noqa: BLE001  (reported below)
+            work()
+        except Exception as e:            # noqa: BLE001  (returned to the caller)
             errors.append(e)
-    threads = [threading.Thread(target=work) for _ in range(4)]
+    threads = [threading.Thread(target=run) for _ in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert not errors
+    return errors
+
+
+def test_threads_run_fast_path_ops_concurrently():
+    a, b = jg.tensor(_arr((8,))), jg.tensor(_arr((8,)))
+    want = (a + b).numpy()
+
+    def work():
+        for _ in range(2000):
+            np.testing.assert_array_equal((a + b).numpy(), want)
+    assert not _errors_in_threads(work)
 
 
 def test_apply_fast_declines_what_it_does_not_know():
@@ -262,23 +270,14 @@ def test_threads_inside_the_shared_quiet_context_use_their_own():
     # context (fast_path.SHARED) entered and run in their own; no warning leaks either way
     big = jg.tensor(np.full(1 << 20, 3e38, np.float32))
     want, want_exp = (big * big).numpy(), jnp.exp(big).numpy()
-    errors = []
 
     def work():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("error")
-                for _ in range(20):
-                    np.testing.assert_array_equal((big * big).numpy(), want)
-                    np.testing.assert_array_equal(jnp.exp(big).numpy(), want_exp)
-        except Exception as e:            # noqa: BLE001  (reported below)
-            errors.append(e)
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors and np.isinf(want).all()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            for _ in range(20):
+                np.testing.assert_array_equal((big * big).numpy(), want)
+                np.testing.assert_array_equal(jnp.exp(big).numpy(), want_exp)
+    assert not _errors_in_threads(work) and np.isinf(want).all()
 
 
 def test_arithmetic_functions_keep_out_promotion_and_errors_at_the_users_line():

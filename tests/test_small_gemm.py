@@ -29,19 +29,21 @@ def _forms(f, *args):
 
 def test_the_policy_picks_by_shape_and_layout():
     use = llvm_small_gemm.use_for
-    assert use(16, 512, 128, False, False) == "bcast"       # few rows, B untransposed
-    assert use(256, 512, 16, False, False) == "bcast"       # shallow K: packing costs most
-    assert use(256, 784, 512, False, False) == "bcast"      # A (512 KB) stays in cache
-    assert use(2048, 784, 512, False, False) is None        # A (4 MB) would not: BLAS
-    assert use(16, 128, 512, False, True) == "dot"          # x @ W.T with few rows
-    assert use(256, 512, 784, False, True) == "dot"         # W (1.6 MB) stays in cache
-    assert use(256, 2048, 784, False, True) is None         # W (6.4 MB): BLAS
-    assert use(256, 512, 784, True, True) is None           # both transposed: BLAS
-    assert use(4000, 4000, 4000, False, False, rows_table=True) == "bcast_rows"
-    assert use(0, 8, 8, False, False) is None
-    assert use(256, 10, 512, False, False) is None          # N under a vector: BLAS
-    assert use(256, 512, 9, False, True) is None            # K under a vector (dot): BLAS
-    assert use(256, 10, 512, False, False, itemsize=8) == "bcast"   # 8 float64 lanes
+    f32 = np.float32
+    assert use(16, 512, 128, False, False, f32) == "bcast"       # few rows, B untransposed
+    assert use(256, 512, 16, False, False, f32) == "bcast"       # shallow K: packing costs most
+    assert use(256, 784, 512, False, False, f32) == "bcast"      # A (512 KB) stays in cache
+    assert use(2048, 784, 512, False, False, f32) is None        # A (4 MB) would not: BLAS
+    assert use(16, 128, 512, False, True, f32) == "dot"          # x @ W.T with few rows
+    assert use(256, 512, 784, False, True, f32) == "dot"         # W (1.6 MB) stays in cache
+    assert use(256, 2048, 784, False, True, f32) is None         # W (6.4 MB): BLAS
+    assert use(256, 512, 784, True, True, f32) is None           # both transposed: BLAS
+    assert use(4000, 4000, 4000, False, False, f32, rows_table=True) == "bcast_rows"
+    assert use(0, 8, 8, False, False, f32) is None
+    assert use(256, 10, 512, False, False, f32) is None          # N under a vector: BLAS
+    assert use(256, 512, 9, False, True, f32) is None            # K under a vector (dot): BLAS
+    assert use(256, 10, 512, False, False, np.float64) == "bcast"     # 8 float64 lanes
+    assert use(16, 512, 128, False, False, np.int32) is None     # integers: llvm_int_gemm
 
 
 CASES = [  # (M, K, N, left transposed, right transposed)
@@ -64,7 +66,7 @@ def test_products_match_numpy(M, K, N, ta, tb, dtype):
     got = np.asarray(jg.jit(f)(a, b))
     tol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.sqrt(K) * 4)
-    form = llvm_small_gemm.use_for(M, N, K, ta, tb, itemsize=np.dtype(dtype).itemsize)
+    form = llvm_small_gemm.use_for(M, N, K, ta, tb, dtype)
     assert _forms(f, a, b) == [(form, np.dtype(dtype).name) if form else None]
 
 
@@ -87,9 +89,10 @@ def test_shallow_x_at_w_t_transposes_w_first():
     f = jg.jit(lambda x, w: jnp.tanh(x @ w.T))
     np.testing.assert_allclose(np.asarray(f(x, w)), np.tanh(x.astype(np.float64) @ w.T),
                                rtol=1e-5, atol=1e-5)
-    assert llvm_small_gemm.transposed_first(512, 384, 128, False, True)
-    assert not llvm_small_gemm.transposed_first(16, 384, 128, False, True)     # few rows
-    assert not llvm_small_gemm.transposed_first(512, 384, 784, False, True)    # deep K: dot
+    first = llvm_small_gemm.transposed_first
+    assert first(512, 384, 128, False, True, np.float32)
+    assert not first(16, 384, 128, False, True, np.float32)     # few rows
+    assert not first(512, 384, 784, False, True, np.float32)    # deep K: the dot form
     assert _forms(lambda x, w: x @ w.T, x, w) == [("bcast", "float32")]
 
 

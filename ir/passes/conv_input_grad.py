@@ -17,8 +17,6 @@ the padded G. The sums are the same terms in another order (no longer tap after 
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..graph import Graph
@@ -67,6 +65,6 @@ def conv_input_grad(graph: Graph) -> Graph:
                                              "rows": o, "length": lx}, src)
         a3 = rw.emit(Op.reshape, [rw.get(a)], {"shape": (k, c, o)}, src)
         at = rw.emit(Op.transpose, [a3], {"perm": (1, 0, 2)}, src)
-        a2 = rw.emit(Op.reshape, [at], {"shape": (c, math.prod((k, o)))}, src)
+        a2 = rw.emit(Op.reshape, [at], {"shape": (c, k * o)}, src)
         rw.replace(node, (rw.emit(Op.matmul, [a2, cols], {}, src),))
     return rw.finish()

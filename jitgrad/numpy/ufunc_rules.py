@@ -3,6 +3,8 @@ around their primitive: NumPy's dtype rules for each kind of function. `numpy_ki
 primitive's record names the rule here."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..trace.tracer import Tracer
@@ -25,10 +27,14 @@ def _flat_unary(op, dtypes, fn):
     call) runs the body, with NumPy's `out=` (_out.accepts_out). Errors are trimmed in that
     frame, so the public namespace does not wrap it again; Tensor methods and operators of the
     function's name are the function itself (numpy/methods.py: `__eager_flat__`)."""
-    flat = fast_unary(op, accepts_out(fn), dtypes)
-    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-        setattr(flat, attr, getattr(fn, attr))
-    flat.__wrapped__ = fn               # inspect.signature / getsource: the def
+    return _flat(fast_unary(op, accepts_out(fn), dtypes), fn)
+
+
+def _flat(flat, fn):
+    """`flat` named and documented as the generated def `fn` (inspect.signature and getsource
+    follow __wrapped__ to it), marked as trimming its own errors and as a flat function."""
+    functools.update_wrapper(flat, fn, assigned=("__module__", "__name__", "__qualname__",
+                                                 "__doc__"), updated=())
     flat.__wrapped_by_api_boundary__ = flat.__eager_flat__ = True
     return flat
 
@@ -72,11 +78,7 @@ def _flat_binary(op, fn):
             return general(x1, x2, out=out)
         except Exception as e:      # an api boundary: errors leave with jitgrad's frames trimmed
             raise trimmed(e) from e.__cause__
-    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-        setattr(fast, attr, getattr(fn, attr))
-    fast.__wrapped__ = fn
-    fast.__wrapped_by_api_boundary__ = fast.__eager_flat__ = True
-    return fast
+    return _flat(fast, fn)
 
 
 def binary_function(op):
