@@ -29,8 +29,13 @@ FRAMEWORK_MODULES = {
 
 
 def cache_env(root: str) -> dict[str, str]:
-    """Point every framework's on-disk compilation cache into `root`."""
+    """Point every framework's on-disk compilation cache into `root`. Python's bytecode is
+    written where it belongs, as pip writes it at install for every framework: an environment
+    with PYTHONDONTWRITEBYTECODE set (this VM's) would otherwise make each child of a source
+    checkout compile jitgrad's modules again, ~60 ms of its lazily imported compiler in every
+    first call, where the peers' wheels come with their bytecode."""
     return {
+        "PYTHONDONTWRITEBYTECODE": "",      # empty: unset, for Python
         "JITGRAD_CACHE_DIR": os.path.join(root, "jitgrad"),
         "NUMBA_CACHE_DIR": os.path.join(root, "numba"),
         "TORCHINDUCTOR_CACHE_DIR": os.path.join(root, "torchinductor"),

@@ -78,12 +78,14 @@ def _body_key(node, product_hint):
 
 
 _UNITS: dict = {}           # _body_key -> Unit: generating a kernel's source costs milliseconds
+_NAMES: dict = {}           # _body_key -> unit name: the prefetch and kernel_unit both ask
 
 
 def forget() -> None:
     """Drop the units this process holds (the next use loads them from disk again)."""
     with _lock:
         _UNITS.clear()
+        _NAMES.clear()
     llvm_jit.forget()
 
 
@@ -101,7 +103,7 @@ def needs_build(node, product_hint=None) -> bool:
     key = unit_key(node, product_hint)
     if key in _UNITS:
         return False
-    name = _shifted_name(key[0]) if len(key) == 1 else _llvm_name(node, product_hint)
+    name = _shifted_name(key[0]) if len(key) == 1 else _llvm_name(node, product_hint, key)
     return not llvm_jit.has_code(name)
 
 
@@ -115,18 +117,18 @@ def kernel_unit(node, product_hint=None) -> Unit:
                 f"internal error: the LLVM units do not build this {node.params['kind']} kernel "
                 f"({why}); every kernel the fusion pass forms should be covered "
                 f"(scripts/llvm_inventory.py lists gaps) (at {node.source_info})")
-        unit = _shifted_unit(node, key[0]) if len(key) == 1 else _llvm_unit(node, product_hint)
+        unit = _shifted_unit(node, key[0]) if len(key) == 1 else _llvm_unit(node, product_hint, key)
         _UNITS[key] = unit
     return unit
 
 
-def _llvm_unit(node, product_hint) -> Unit:
+def _llvm_unit(node, product_hint, key) -> Unit:
     """The kernel as LLVM IR compiled by llvmlite (codegen/llvm_kernels.py): milliseconds. Its
     name hashes the kernel's canonical text and the generator's code, so a unit on disk is found
     without building its IR."""
     llvm_jit.add_symbol(llvm_kernels.POOL_ENTRY, thread_pool.entry_address())
     roles, consts, product_type, check = llvm_kernels.signature(node, product_hint)
-    name = _llvm_name(node, product_hint)
+    name = _llvm_name(node, product_hint, key)
     small = small_gemm(node)
     if small:       # its unpacked GEMM function resolves by name before the unit loads
         llvm_small_gemm.register(*small)
@@ -150,11 +152,15 @@ def small_gemm(node):
     return llvm_kernels.small_gemm(node) if node.params["kind"] == "matmul" else None
 
 
-def _llvm_name(node, product_hint) -> str:
-    blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] if node.params["kind"] == "matmul" else []
-    blas += llvm_lapack.symbols(node)       # LAPACK routines by address, before it loads
-    return "jg_llvm_" + canonical.digest(node, _body_key(node, product_hint), llvm_jit.versions(),
-                                         llvm_kernels.generator_version(), blas)
+def _llvm_name(node, product_hint, key) -> str:
+    name = _NAMES.get(key)
+    if name is None:
+        blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] \
+            if node.params["kind"] == "matmul" else []
+        blas += llvm_lapack.symbols(node)       # LAPACK routines by address, before it loads
+        name = _NAMES[key] = "jg_llvm_" + canonical.digest(
+            node, key, llvm_jit.versions(), llvm_kernels.generator_version(), blas)
+    return name
 
 
 def _shifted_name(key) -> str:

@@ -266,3 +266,26 @@ def test_jit_on_meta_tensors_runs_type_rules_only():
     f = jg.jit(lambda a, b: jnp.tanh(a @ b))
     out = f(jg.ones(10**6, 2 * 10**6, device="meta"), jg.ones(2 * 10**6, 3, device="meta"))
     assert out.device == "meta" and out.shape == (10**6, 3)
+
+
+def test_trace_and_compile_pause_the_garbage_collector():
+    """The collector is off while a function is traced and compiled (jitgrad/transforms/
+    gc_pause.py), on again after, and left off when the caller had switched it off."""
+    import gc
+
+    seen = []
+
+    def f(x):
+        seen.append(gc.isenabled())
+        return x * 2
+
+    jf = jg.jit(f)
+    assert gc.isenabled()
+    np.testing.assert_array_equal(np.asarray(jf(np.ones(3, np.float32))), 2)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        jg.jit(f)(np.ones(4, np.float32))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -17,7 +17,7 @@ from ..numpy._convert import asarray
 from ..trace.closure_check import warn_baked
 from ..trace.tracer import Tracer
 from ..trace.tracing import call_graph, leaf_array, leaf_names, leaf_spec, trace_to_graph
-from . import donation, module_state, pytree_roles
+from . import donation, gc_pause, module_state, pytree_roles
 from .compile_graph import compile_graph
 from .staged import Lowered, device_of
 from .static_args import StaticArgs
@@ -177,7 +177,8 @@ class Jitted:
         sig, leaves, dyn = self._split(args, kwargs, static_kw)
         entry = self._cache.get(sig)
         if entry is None:
-            graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
+            with gc_pause.paused():
+                graph, out_tree, captures, writes = self._trace(sig, args, kwargs, dyn)
             entry = _Entry(graph, out_tree, sig, self._donated(args), writes)
             if captures:   # closes over values of an enclosing transformation: use once
                 return self._inline(entry, leaves, captures, (tuple(dyn), kwargs))
@@ -304,7 +305,8 @@ class _Entry:
     def call_flat(self, leaves, donate=True):
         """The output tensors, flat; donate=False leaves donated inputs' memory as it was."""
         if self.exe is None:
-            self.exe = compile_graph(self.graph, device_of(self.sig), self.donated)
+            with gc_pause.paused():
+                self.exe = compile_graph(self.graph, device_of(self.sig), self.donated)
         exe = self.exe
         if not donate and self.donated:
             if self._exe_keeping_inputs is None:
