@@ -352,6 +352,19 @@ def _elementwise(fn, outs):
     fn.outer_nest(cshape, emit)
 
 
+def _elementwise_rows(fn, outs, lo, hi):
+    """Store `outs` over rows [lo, hi) of the kernel's domain (its axes but the last
+    flattened), the last axis the inner loop: a matmul's epilogue after a row block."""
+    D = fn.info.domain
+    lead = D[:-1]
+    shapes = {v: fn.shape_in(v) for v in fn.info.maps if v in fn.arrays or v in fn.outs}
+    with fn.loop(hi, lo) as r:
+        head = _unravel(fn, lead, r) if len(lead) > 1 else [r]
+        with fn.loop(D[-1]) as j:
+            space = _Space(fn, D, [*head, j])
+            _Point(fn, lambda v: space, shapes).store_all(outs)
+
+
 def gen_elementwise(fn):
     _elementwise(fn, list(dict.fromkeys(fn.body.outputs)))
 
@@ -721,9 +734,16 @@ def gen_matmul(fn):
     shapes = [x.type.shape for x in m.inputs]
     flops = pv.type.size * shapes[0][-1]
     copy = _transposed_copy(fn, ops, shapes, pv)
+    rest = [v for v in dict.fromkeys(body.outputs) if v is not pv]
+    fused = False
     if fn.parallel and flops >= GEMM_MIN:       # row blocks of the product on the pool
         state, seen = fn.range_body([copy] if copy is not None else ())
-        _gemm(fn, ops, shapes, pv.type.shape, _product(fn, pv)[0], pv.type.dtype, *seen)
+        after = None
+        if rest and len(fn.outs.get(pv, ())) <= 1:
+            def after(lo, hi):      # the epilogue of a row block, while it is in cache
+                _elementwise_rows(fn, rest, lo, hi)
+        fused = _gemm(fn, ops, shapes, pv.type.shape, _product(fn, pv)[0], pv.type.dtype,
+                      *seen, after=after)
         fn.end_range_body(state, GEMM_GRAIN, flops)
     prod, dest = _product(fn, pv)
     if not (fn.parallel and flops >= GEMM_MIN):
@@ -734,7 +754,8 @@ def gen_matmul(fn):
     for extra in dest[1:]:
         with fn.loop(n) as i:
             b.store(b.load(b.gep(prod, [i])), b.gep(extra, [i]))
-    rest = [v for v in dict.fromkeys(body.outputs) if v is not pv]
+    if fused:
+        return
     if rest and fn.parallel and n * element_cost(body.nodes) >= PARALLEL_MIN:
         state, _ = fn.range_body()
         _product(fn, pv)
@@ -781,16 +802,19 @@ def _gemm_shape(ops, shapes, pshape):
     return M, N, K, batch
 
 
-def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None):
-    """The product into `prod` (`copy`: B transposed in scratch by _transposed_copy)."""
+def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None, after=None):
+    """The product into `prod` (`copy`: B transposed in scratch by _transposed_copy). In a
+    range body split into row blocks, `after(lo, hi)` runs after each block with its rows
+    [lo, hi) of the product (all its axes but the last flattened); returns whether it did
+    (column blocks: never)."""
     b = fn.b
     M, N, K, batch = _gemm_shape(ops, shapes, pshape)
     if math.prod(pshape) == 0:
-        return
+        return False
     if K == 0:
         with fn.loop(math.prod(pshape)) as i:
             b.store(const(dt, 0), b.gep(prod, [i]))
-        return
+        return False
     (a, ta, _), (bv, tb, cols) = ops
     if copy is not None:
         tb = False
@@ -828,7 +852,7 @@ def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None):
     if fn.range is None:
         with fn.loop(bsize) as q:
             one(q)
-        return
+        return False
     # a range body: unit u is block u % RB of batch element u // RB (gemm_blocks). The split
     # depends on the shapes alone: the same bits on any pool.
     count, rb = (llvm_small_gemm.blocks(form, M, N, bsize, GEMM_ROW_BLOCKS) if form
@@ -842,8 +866,12 @@ def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None):
         r1 = b.udiv(b.mul(b.add(r, c64(1)), c64(ext)), c64(rb))
         if count == "n":
             one(q, r0, None, b.sub(r1, r0))
+            if after is not None:       # rows r0..r1 of batch element q
+                base = b.mul(q, c64(M))
+                after(b.add(base, r0), b.add(base, r1))
         else:
             one(q, None, r0, b.sub(r1, r0))
+    return after is not None and count == "n"
 
 
 def _rows_table(fn, params, image):
