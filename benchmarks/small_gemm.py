@@ -20,7 +20,9 @@ SHAPES = [("LSTM step [16,128] @ [128,512]", 16, 128, 512, False),
           ("conv weight grad [16,1088] @ [1088,144] (dot)", 16, 1088, 144, True),
           ("LSTM backward [16,512] @ W[128,512].T (dot)", 16, 512, 128, True),
           ("MLP block [128,512] @ [512,784]", 128, 512, 784, False),
-          ("MLP block [128,784] @ W[512,784].T (dot)", 128, 784, 512, True)]
+          ("MLP block [128,784] @ W[512,784].T (dot)", 128, 784, 512, True),
+          ("GPT up projection [256,128] @ [128,512]", 256, 128, 512, False),
+          ("GPT down projection [256,512] @ [512,128]", 256, 512, 128, False)]
 
 
 def _median_us(call, calls):
