@@ -4,6 +4,7 @@
     python -m benchmarks.eager_overhead --gpt        # + eager GPT step, each framework in its
                                                      #   own process, median of --steps steps
     python -m benchmarks.eager_overhead --breakdown  # where one jitgrad op's time goes
+    python -m benchmarks.eager_overhead --gpt --foreach false   # the optimizers' per-tensor path
 
 Per-op numbers are the minimum over 5 loops of 20,000 calls (microseconds of process CPU time per
 call; `--wall` for wall-clock time), on 16 float32 elements (a + b, a + b with requires_grad, tanh) and a 64x64 float32 matmul.
@@ -114,8 +115,23 @@ def breakdown() -> None:
 
 # ----------------------------------------------------------------------------- GPT step
 
-def _gpt_child(fw: str, steps: int) -> None:
-    """Runs in its own process: median eager GPT step time (ms) of `fw`, printed as JSON."""
+def _timed(obj, name: str, sink: list) -> None:
+    """Wrap obj.<name> (an optimizer's step) to append each call's time (ms) to sink."""
+    method = getattr(obj, name)
+
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            sink.append((time.perf_counter() - t0) * 1e3)
+    setattr(obj, name, timed)
+
+
+def _gpt_child(fw: str, steps: int, foreach=None) -> None:
+    """Runs in its own process: median eager GPT step time (ms) of `fw` and of its optimizer's
+    step within it, printed as JSON. foreach: jitgrad's optimizer option (None: fused step)."""
+    opt_times = []
     from benchmarks.models import model_spec
     cfg = model_spec.FULL["gpt"]
     weights, data = model_spec.weights("gpt", cfg), model_spec.batch("gpt", cfg)
@@ -123,7 +139,9 @@ def _gpt_child(fw: str, steps: int) -> None:
         import torch
         torch.set_num_threads(1)
         from benchmarks.models.fw_torch import Trainer
-        step = Trainer("gpt", cfg, weights, data).step
+        trainer = Trainer("gpt", cfg, weights, data)
+        _timed(trainer.opt, "step", opt_times)
+        step = trainer.step
     else:
         import jitgrad as jg
         import jitgrad.numpy as jnp
@@ -131,7 +149,9 @@ def _gpt_child(fw: str, steps: int) -> None:
         model = MODULES["gpt"](cfg)
         model.load_state_dict(dict(weights))
         x, y = (jnp.asarray(a) for a in data)
-        opt = jg.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+        opt = jg.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay,
+                             foreach=foreach)
+        _timed(opt, "step", opt_times)
 
         def step():
             opt.zero_grad()
@@ -140,6 +160,7 @@ def _gpt_child(fw: str, steps: int) -> None:
             opt.step()
             return float(loss)
     losses = [step() for _ in range(3)]         # warm-up
+    del opt_times[:]
     times, cpu = [], []
     for _ in range(steps):
         t0, c0 = time.perf_counter(), time.process_time()
@@ -147,16 +168,17 @@ def _gpt_child(fw: str, steps: int) -> None:
         times.append((time.perf_counter() - t0) * 1e3)
         cpu.append((time.process_time() - c0) * 1e3)
     print(json.dumps({"median_ms": statistics.median(times), "min_ms": min(times),
-                      "cpu_median_ms": statistics.median(cpu), "first_losses": losses[:3]}))
+                      "cpu_median_ms": statistics.median(cpu), "first_losses": losses[:3],
+                      "opt_median_ms": statistics.median(opt_times)}))
 
 
-def gpt_step(fw: str, steps: int) -> dict:
+def gpt_step(fw: str, steps: int, foreach: str = "none") -> dict:
     # one thread each: torch.set_num_threads(1) in the child, jitgrad's pool and BLAS here
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                JITGRAD_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-m", "benchmarks.eager_overhead", "--gpt-child", fw,
-                          "--steps", str(steps)], capture_output=True, text=True, env=env,
-                         check=True)
+                          "--steps", str(steps), "--foreach", foreach], capture_output=True,
+                         text=True, env=env, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -166,13 +188,16 @@ def main(argv=None) -> None:
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--breakdown", action="store_true")
     p.add_argument("--wall", action="store_true", help="wall-clock instead of process CPU time")
+    p.add_argument("--foreach", choices=("none", "true", "false"), default="none",
+                   help="jitgrad optimizer's foreach option (false: the per-tensor eager path)")
     p.add_argument("--gpt-child", choices=("jitgrad", "torch"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     global TIMER
     if args.wall:
         TIMER = time.perf_counter
     if args.gpt_child:
-        return _gpt_child(args.gpt_child, args.steps)
+        return _gpt_child(args.gpt_child, args.steps,
+                          {"none": None, "true": True, "false": False}[args.foreach])
     print("uptime:", os.popen("uptime").read().strip())
     if args.breakdown:
         return breakdown()
@@ -180,13 +205,14 @@ def main(argv=None) -> None:
     if args.gpt:
         for fw in ("jitgrad", "torch"):
             try:
-                r = gpt_step(fw, args.steps)
+                r = gpt_step(fw, args.steps, args.foreach)
             except subprocess.CalledProcessError as e:
                 print(f"GPT eager step {fw}: failed\n{e.stderr[-2000:]}")
                 continue
             print(f"GPT eager step {fw:<8} median {r['median_ms']:.1f} ms  min "
                   f"{r['min_ms']:.1f} ms  CPU median {r['cpu_median_ms']:.1f} ms  "
-                  f"(losses {[round(v, 4) for v in r['first_losses']]})")
+                  f"(losses {[round(v, 4) for v in r['first_losses']]})  optimizer step median "
+                  f"{r['opt_median_ms']:.1f} ms ({r['opt_median_ms'] / r['median_ms']:.0%})")
 
 
 if __name__ == "__main__":

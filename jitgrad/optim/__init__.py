@@ -6,6 +6,8 @@ Functional, for jitted training steps (state is a pytree):
 PyTorch-style, for eager training:
     opt = jg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     loss.backward(); opt.step(); opt.zero_grad()
+  (foreach=None, the default: one compiled update per parameter group, fused_step.py;
+  foreach=False: eager ops per parameter)
 """
 from .functional import OptState, adam, adamw, sgd  # noqa: F401
 from .functional import FunctionalOptimizer  # noqa: F401

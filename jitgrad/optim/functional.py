@@ -57,7 +57,8 @@ def make(name: str, **hyper) -> FunctionalOptimizer:
         trainable = module_state.trainable_mask(params)    # module buffers stay as they are
         floats = [p for p, t in zip(p_leaves, trainable) if t]
         step_f = step.astype(floats[0].dtype if floats else "float32")
-        outs = [rule.fn(h, step_f, p, g, *s) if t else (p, *s)
+        scalars = rule.scalars(h, step_f)
+        outs = [rule.fn(h, scalars, p, g, *s) if t else (p, *s)
                 for t, p, g, *s in zip(trainable, p_leaves, g_leaves, *slot_leaves)]
         new = [tree_util.tree_unflatten(treedef, [o[i] for o in outs]) for i in range(1 + n_slots)]
         return new[0], OptState(step, tuple(new[1:]))

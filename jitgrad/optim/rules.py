@@ -1,8 +1,12 @@
 """Per-tensor update rules, shared by the functional and the PyTorch-style optimizers.
 
-A rule is `rule(h, step, p, g, *slots) -> (new_p, *new_slots)`: h holds the hyperparameters,
-step counts updates from 1, slots are per-parameter state tensors (momentum, moments). The math
-follows torch.optim exactly, so both forms give PyTorch's updates.
+A rule is `rule.fn(h, s, p, g, *slots) -> (new_p, *new_slots)`: h holds the hyperparameters,
+slots are per-parameter state tensors (momentum, moments) and s = rule.scalars(h, step) the
+values that change from step to step (the learning rate, Adam's bias corrections), with step
+counting updates from 1. The eager optimizers compute s on the host, as Python floats for the
+per-tensor path or as runtime arguments of the fused step (fused_step.py), so a new step or
+learning rate never recompiles; the functional ones compute it from a traced step. The math
+follows torch.optim exactly, so every form gives PyTorch's updates.
 """
 from __future__ import annotations
 
@@ -17,29 +21,41 @@ def _lr(h, step):
     return lr(step) if callable(lr) else lr
 
 
-def sgd_rule(h, step, p, g, *slots):
+def sgd_scalars(h, step):
+    return (_lr(h, step),)
+
+
+def sgd_rule(h, s, p, g, *slots):
+    (lr,) = s
     if h["weight_decay"]:
         g = g + h["weight_decay"] * p
     if h["momentum"]:
         (buf,) = slots
         buf = h["momentum"] * buf + g
         g = g + h["momentum"] * buf if h["nesterov"] else buf
-        return p - _lr(h, step) * g, buf
-    return (p - _lr(h, step) * g,)
+        return p - lr * g, buf
+    return (p - lr * g,)
 
 
-def adam_rule(h, step, p, g, m, v):
-    """Adam; with decoupled=True (AdamW) weight decay shrinks p instead of adding to g."""
+def adam_scalars(h, step):
+    """(lr, 1 - b1**step, 1 - b2**step, AdamW's shrink factor 1 - lr * weight_decay)."""
     lr = _lr(h, step)
+    b1, b2 = h["betas"]
+    return lr, 1 - b1 ** step, 1 - b2 ** step, 1 - lr * h["weight_decay"]
+
+
+def adam_rule(h, s, p, g, m, v):
+    """Adam; with decoupled=True (AdamW) weight decay shrinks p instead of adding to g."""
+    lr, bias1, bias2, shrink = s
     (b1, b2), wd = h["betas"], h["weight_decay"]
     if wd and h["decoupled"]:
-        p = p * (1 - lr * wd)
+        p = p * shrink
     elif wd:
         g = g + wd * p
     m = b1 * m + (1 - b1) * g
     v = b2 * v + (1 - b2) * (g * g)
-    m_hat = m / (1 - b1 ** step)
-    v_hat = v / (1 - b2 ** step)
+    m_hat = m / bias1
+    v_hat = v / bias2
     return p - lr * m_hat / (jnp.sqrt(v_hat) + h["eps"]), m, v
 
 
@@ -59,6 +75,7 @@ def _check_adam(h):
 class Rule:
     name: str
     fn: object
+    scalars: object        # (h, step) -> the per-step values fn takes as `s`
     defaults: dict
     slots: object          # h -> number of state tensors per parameter
     check: object
@@ -83,11 +100,11 @@ class Rule:
 
 _ADAM = {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8}
 RULES = {
-    "sgd": Rule("SGD", sgd_rule,
+    "sgd": Rule("SGD", sgd_rule, sgd_scalars,
                 {"lr": 1e-3, "momentum": 0.0, "nesterov": False, "weight_decay": 0.0},
                 lambda h: 1 if h["momentum"] else 0, _check_sgd),
-    "adam": Rule("Adam", adam_rule, {**_ADAM, "weight_decay": 0.0, "decoupled": False},
-                 lambda h: 2, _check_adam),
-    "adamw": Rule("AdamW", adam_rule, {**_ADAM, "weight_decay": 1e-2, "decoupled": True},
-                  lambda h: 2, _check_adam),
+    "adam": Rule("Adam", adam_rule, adam_scalars,
+                 {**_ADAM, "weight_decay": 0.0, "decoupled": False}, lambda h: 2, _check_adam),
+    "adamw": Rule("AdamW", adam_rule, adam_scalars,
+                  {**_ADAM, "weight_decay": 1e-2, "decoupled": True}, lambda h: 2, _check_adam),
 }

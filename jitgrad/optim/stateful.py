@@ -3,11 +3,16 @@
     opt = jg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     loss.backward(); opt.step(); opt.zero_grad()
 
-Parameters are updated in place with the same rules as the functional optimizers."""
+Parameters are updated in place with the same rules as the functional optimizers: by default
+(foreach=None) in one compiled step per parameter group (fused_step.py), as torch's foreach
+option; foreach=False updates each parameter with eager ops, foreach=True requires the fused
+step for every parameter. Parameters the fused step does not take (on another device, a dtype
+other than float32/float64, storage shared with another parameter) use the per-tensor path."""
 from __future__ import annotations
 
 from ..eager.grad_mode import enable_grad, no_grad
 from .. import numpy as jnp
+from .fused_step import FusedStep, fused_reason, shared_storage
 from .param_checks import group_params, param_list
 from .rules import RULES
 
@@ -17,7 +22,7 @@ class Optimizer:
     e.g. for learning-rate schedules) and per-parameter state."""
     rule_name = "sgd"
 
-    def __init__(self, params, **hyper):
+    def __init__(self, params, foreach=None, **hyper):
         self.rule = RULES[self.rule_name]
         self.defaults = self.rule.hyper(**hyper)
         who = type(self).__name__
@@ -28,10 +33,12 @@ class Optimizer:
             if not isinstance(g, dict) or "params" not in g:
                 raise TypeError(f"{who}: a parameter group is a dict with a 'params' entry, "
                                 f"got {type(g).__name__}")
-            extra = {k: v for k, v in g.items() if k != "params"}
+            extra = {k: v for k, v in g.items() if k not in ("params", "foreach")}
             self.param_groups.append({"params": group_params(g["params"], who, seen),
-                                      **self.rule.hyper(**{**hyper, **extra})})
+                                      **self.rule.hyper(**{**hyper, **extra}),
+                                      "foreach": _foreach(g.get("foreach", foreach), who)})
         self.state = {}           # parameter -> {"step": int, "slots": [tensors]}
+        self.fused = FusedStep(self.rule)     # its compiled steps (fused.compiles counts them)
 
     def zero_grad(self, set_to_none: bool = True):
         for group in self.param_groups:
@@ -46,19 +53,42 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
-                n_slots = self.rule.slots(group)
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    st = self.state.get(p)
-                    if st is None:
-                        st = self.state[p] = {"step": 0,
-                                              "slots": [jnp.zeros_like(p) for _ in range(n_slots)]}
-                    st["step"] += 1
-                    new_p, *st["slots"] = self.rule.fn(group, st["step"], p.detach(), p.grad,
-                                                      *st["slots"])
-                    p.copy_(new_p)
+                params = [p for p in group["params"] if p.grad is not None]
+                for p in params:
+                    if p not in self.state:
+                        self.state[p] = {"step": 0, "slots": [
+                            jnp.zeros_like(p) for _ in range(self.rule.slots(group))]}
+                fused, single = self._split(group, params)
+                for p in single:
+                    self._step_one(group, p)
+                if fused:
+                    self.fused(group, fused, self.state)
         return loss
+
+    def _split(self, group, params):
+        """(params for the fused step, params for the per-tensor path), by group["foreach"]."""
+        if group["foreach"] is False or not params:
+            return [], params
+        why = [fused_reason(p, p.grad, self.state[p]["slots"]) for p in params]
+        shared = shared_storage([p for p, w in zip(params, why) if w is None])
+        fused, single = [], []
+        for p, w in zip(params, why):
+            if w is None and id(p) in shared:
+                w = "its storage overlaps another parameter's"
+            if w is not None and group["foreach"]:
+                raise ValueError(f"{type(self).__name__}(foreach=True): a parameter cannot take "
+                                 f"the fused step: {w}; use foreach=None (the per-tensor path "
+                                 "for such parameters) or foreach=False")
+            (fused if w is None else single).append(p)
+        return fused, single
+
+    def _step_one(self, group, p):
+        """The per-tensor path: the rule as eager ops, written back with copy_."""
+        st = self.state[p]
+        st["step"] += 1
+        s = self.rule.scalars(group, st["step"])
+        new_p, *st["slots"] = self.rule.fn(group, s, p.detach(), p.grad, *st["slots"])
+        p.copy_(new_p)
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
@@ -68,23 +98,34 @@ class Optimizer:
         return "\n".join(lines + [")"])
 
 
+def _foreach(value, who):
+    if value not in (None, True, False):
+        raise ValueError(f"{who}: foreach must be None, True or False, got {value!r}")
+    return value
+
+
 class SGD(Optimizer):
     rule_name = "sgd"
 
-    def __init__(self, params, lr=1e-3, momentum=0.0, nesterov=False, weight_decay=0.0):
-        super().__init__(params, lr=lr, momentum=momentum, nesterov=nesterov,
+    def __init__(self, params, lr=1e-3, momentum=0.0, nesterov=False, weight_decay=0.0,
+                 foreach=None):
+        super().__init__(params, foreach, lr=lr, momentum=momentum, nesterov=nesterov,
                          weight_decay=weight_decay)
 
 
 class Adam(Optimizer):
     rule_name = "adam"
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0):
-        super().__init__(params, lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+                 foreach=None):
+        super().__init__(params, foreach, lr=lr, betas=tuple(betas), eps=eps,
+                         weight_decay=weight_decay)
 
 
 class AdamW(Optimizer):
     rule_name = "adamw"
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2):
-        super().__init__(params, lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay)
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 foreach=None):
+        super().__init__(params, foreach, lr=lr, betas=tuple(betas), eps=eps,
+                         weight_decay=weight_decay)

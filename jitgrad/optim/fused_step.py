@@ -1,0 +1,138 @@
+"""The fused multi-tensor step of the PyTorch-style optimizers (torch's foreach/fused options).
+
+One compiled function per parameter group updates all of the group's parameters that have a
+gradient: it takes their values, gradients and state slots as lists and returns the new ones,
+one fused kernel per parameter instead of ~14 eager ops that each allocate a result.
+
+It is compiled once per key: the rule, the hyperparameters other than lr, and per parameter
+its shape, dtype and which set of per-step scalars it takes. The per-step scalars (lr, with a
+schedule evaluated on the host; Adam's bias corrections 1 - b**step; AdamW's shrink factor) are
+runtime arguments, one set per distinct (step, dtype), so a new step or learning rate does not
+recompile; editing any other hyperparameter of a group does (and takes effect).
+
+Results: the parameter is written in place (one copy, as p.copy_ does: the same object and
+storage, its version counter moves, its views follow); the state slots become the new arrays,
+as on the per-tensor path. Nothing is donated (jit's donate_argnums). Measured on the GPT
+benchmark's AdamW step (53 parameters), the compiled step with params and slots donated took
+~4 ms a call against ~1.3 ms for fresh outputs plus the copy into the parameters (its kernels
+writing in place are the slow part); the runtime also copies outputs held in donated inputs out,
+and the memory planner may put a parameter's new value into a moment's storage.
+
+Parameters the fused step does not take (fused_reason) stay on the per-tensor path.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+from ..eager.tensor import Tensor
+from ..transforms.jit import jit
+
+FUSED_DTYPES = (np.dtype("float32"), np.dtype("float64"))
+MAX_ENTRIES = 16                              # compiled steps kept per optimizer
+
+
+def _array(t):
+    """t's host storage when it is a CPU NumPy array, else None."""
+    d = getattr(t, "_data", None)
+    return d if type(d) is np.ndarray and t.device.type == "cpu" else None
+
+
+def fused_reason(p, grad, slots) -> str | None:
+    """Why parameter p cannot take the fused step (None: it can)."""
+    data = _array(p)
+    if data is None:
+        return f"it is on {p.device}"
+    if data.dtype not in FUSED_DTYPES:
+        return f"its dtype is {data.dtype} (the fused step takes float32 and float64)"
+    if not data.flags.writeable:
+        return "its storage is read-only"
+    g = _array(grad)
+    if g is None or g.dtype != data.dtype or g.shape != data.shape:
+        return f"its gradient is {grad.dtype}{list(grad.shape)} on {grad.device}"
+    for s in slots:
+        a = _array(s)
+        if a is None or a.dtype != data.dtype or a.shape != data.shape:
+            return f"its state is {s.dtype}{list(s.shape)} on {s.device}"
+    return None
+
+
+def _root(a: np.ndarray):
+    while a.base is not None:
+        a = a.base
+    return a
+
+
+def shared_storage(params) -> set:
+    """ids of the parameters whose storage overlaps another's: updated one after the other on
+    the per-tensor path, each reading what the previous wrote."""
+    by_root, shared = {}, set()
+    for p in params:
+        a = p._data
+        same = by_root.setdefault(id(_root(a)), [])
+        for q in same:          # almost always none: each parameter owns its memory
+            if np.shares_memory(a, q._data):
+                shared |= {id(p), id(q)}
+        same.append(p)
+    return shared
+
+
+def _update_fn(rule, hyper, which):
+    """The traced step: per parameter k, rule.fn with scalar set which[k]."""
+    def fused_update(params, grads, slots, scalars):
+        new = [rule.fn(hyper, scalars[k], p, g, *s)
+               for k, p, g, s in zip(which, params, grads, slots)]
+        return [n[0] for n in new], [list(n[1:]) for n in new]
+    return fused_update
+
+
+class FusedStep:
+    """The compiled steps of one optimizer, by key; `compiles` counts traces + compiles."""
+
+    def __init__(self, rule):
+        self.rule = rule
+        self.cache = OrderedDict()
+        self.compiles = 0
+
+    def __call__(self, group, params, state) -> None:
+        """One update of `params` (all with a gradient and a fused_reason of None); `state`
+        maps each to {"step": int, "slots": [tensors]}, stepped here."""
+        hyper = {k: tuple(group[k]) if isinstance(group[k], list) else group[k]
+                 for k in self.rule.defaults if k != "lr"}    # lr: a per-step scalar
+        steps = [state[p]["step"] + 1 for p in params]
+        sets, which, scalars = {}, [], []          # one scalar set per (step, dtype)
+        for p, step in zip(params, steps):
+            k = sets.setdefault((step, p._data.dtype), len(scalars))
+            if k == len(scalars):
+                scalars.append([np.asarray(x, p._data.dtype)
+                                for x in self.rule.scalars(group, step)])
+            which.append(k)
+        values = [p._data for p in params]
+        slots = [[s._data for s in state[p]["slots"]] for p in params]
+        key = (tuple(sorted(hyper.items())), tuple(which),
+               tuple((a.shape, a.dtype) for a in values))
+        compiled = self.cache.get(key)
+        if compiled is None:
+            args = (values, [p.grad._data for p in params], slots, scalars)
+            compiled = self._compile(key, hyper, which, args)
+        outs = compiled.exe.run(values + [p.grad._data for p in params]
+                                + [a for s in slots for a in s] + [a for s in scalars for a in s])
+        it = iter(outs[len(params):])
+        for p, step, new in zip(params, steps, outs):
+            np.copyto(p._data, new)       # p.copy_(new), without the per-call dispatch
+            p._version[0] += 1
+            p._write_through()
+            st = state[p]
+            st["step"], st["slots"] = step, [Tensor._wrap(next(it)) for _ in st["slots"]]
+
+    def _compile(self, key, hyper, which, args):
+        fn = jit(_update_fn(self.rule, hyper, which))
+        compiled = fn.lower(*args).compile()
+        n_in = sum(len(a) if i < 2 else sum(map(len, a)) for i, a in enumerate(args))
+        assert len(compiled.exe.graph.inputs) == n_in, "fused step: inputs out of order"
+        self.compiles += 1
+        self.cache[key] = compiled
+        while len(self.cache) > MAX_ENTRIES:
+            self.cache.popitem(last=False)
+        return compiled
