@@ -1,5 +1,7 @@
 """The eager optimizers' fused multi-tensor step (jitgrad/optim/fused_step.py): the same updates
 as the per-tensor path and as torch's equations, PyTorch's in-place semantics, one compile."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -90,7 +92,7 @@ CASES = [
 def test_fused_matches_per_tensor_and_torch_equations(name, hyper, dtype, skip):
     fused, opt = _run(name, hyper, dtype, None, skip)
     single, opt_single = _run(name, hyper, dtype, False, skip)
-    assert opt.fused.compiles >= 1 and opt_single.fused.compiles == 0
+    assert opt.fused_step.compiles >= 1 and opt_single.fused_step.compiles == 0
     for a, b, want in zip(fused, single, _reference(name, hyper, dtype, skip)):
         assert a.dtype == dtype
         np.testing.assert_allclose(a, b, **TOL[dtype])
@@ -107,10 +109,26 @@ def test_second_step_does_not_recompile():
         for p in params:
             p.grad = jg.tensor(np.full(p.shape, 0.5, np.float32))
         opt.step()
-        assert opt.fused.compiles == 1 and len(opt.fused.cache) == 1
+        assert opt.fused_step.compiles == 1 and len(opt.fused_step.cache) == 1
     opt.param_groups[0]["lr"] = 0.5                 # a number instead of the schedule
     opt.step()
-    assert opt.fused.compiles == 1
+    assert opt.fused_step.compiles == 1
+
+
+def test_a_copied_optimizer_compiles_its_own_step():
+    p = nn.Parameter(np.ones(3, np.float32))
+    opt = optim.Adam([p], lr=0.1)
+    p.grad = jg.tensor(np.ones(3, np.float32))
+    opt.step()
+    twin = copy.deepcopy(opt)
+    assert len(twin.fused_step.cache) == 0
+    q = twin.param_groups[0]["params"][0]
+    assert q is not p and twin.state[q]["step"] == 1
+    q.grad = jg.tensor(np.ones(3, np.float32))
+    twin.step()
+    opt.step()
+    assert twin.fused_step.compiles == 2 and opt.fused_step.compiles == 1
+    np.testing.assert_array_equal(np.asarray(q.detach()), np.asarray(p.detach()))
 
 
 def test_group_edits_between_steps_take_effect():
@@ -128,7 +146,7 @@ def test_group_edits_between_steps_take_effect():
     for a, b, w in zip(fused, single, want):
         np.testing.assert_allclose(a, b, **TOL[np.float64])
         np.testing.assert_allclose(a, w, rtol=1e-10, atol=1e-12)
-    assert opt.fused.compiles == 2          # lr edits: none; the weight-decay edit: one
+    assert opt.fused_step.compiles == 2          # lr edits: none; the weight-decay edit: one
 
 
 def test_two_groups_with_different_hyperparameters():
@@ -146,7 +164,7 @@ def test_two_groups_with_different_hyperparameters():
         return [np.asarray(p.detach()) for p in params], opt
     fused, opt = run(None)
     single, _ = run(False)
-    assert opt.fused.compiles == 2              # one per group
+    assert opt.fused_step.compiles == 2              # one per group
     first = _reference("adam", dict(lr=0.1, betas=(0.5, 0.9)), np.float32)
     second = _reference("adam", dict(lr=0.01, weight_decay=0.3), np.float32)
     for a, b, w in zip(fused, single, first[:2] + second[2:]):
@@ -163,7 +181,7 @@ def test_parameter_identity_storage_views_and_version():
     params_before = list(opt.param_groups[0]["params"])
     p.grad = jg.tensor(np.ones((2, 3), np.float32))
     opt.step()
-    assert opt.fused.compiles == 1
+    assert opt.fused_step.compiles == 1
     assert opt.param_groups[0]["params"][0] is p and params_before[0] is p
     assert isinstance(p, nn.Parameter) and p.requires_grad and p.is_leaf
     want = np.arange(6, dtype=np.float32).reshape(2, 3) - 0.5
@@ -185,14 +203,14 @@ def test_where_the_fused_step_does_not_apply():
     opt.step()
     np.testing.assert_array_equal(np.asarray(half.detach()), np.float16(0.75))
     np.testing.assert_array_equal(np.asarray(full.detach()), np.float32(0.75))
-    assert len(opt.fused.cache) == 1            # the float32 parameter only
+    assert len(opt.fused_step.cache) == 1            # the float32 parameter only
     with pytest.raises(ValueError, match="foreach=True.*float16"):
         optim.SGD([half], lr=0.1, foreach=True).step()
     with pytest.raises(ValueError, match="foreach must be"):
         optim.Adam([full], foreach="yes")
     no_fused = optim.Adam([full], foreach=False)
     no_fused.step()
-    assert no_fused.fused.compiles == 0
+    assert no_fused.fused_step.compiles == 0
 
 
 def test_parameters_sharing_storage_use_the_per_tensor_path():
@@ -210,4 +228,4 @@ def test_parameters_sharing_storage_use_the_per_tensor_path():
     single, _ = run(False)
     np.testing.assert_array_equal(single, [-1.5, -0.5, 1.5, 2.5])
     np.testing.assert_array_equal(fused, single)
-    assert opt.fused.compiles == 0
+    assert opt.fused_step.compiles == 0

@@ -95,6 +95,9 @@ class FusedStep:
         self.cache = OrderedDict()
         self.compiles = 0
 
+    def __getstate__(self):         # copy.deepcopy / pickle of an optimizer: compile again
+        return {**self.__dict__, "cache": OrderedDict()}
+
     def __call__(self, group, params, state) -> None:
         """One update of `params` (all with a gradient and a fused_reason of None); `state`
         maps each to {"step": int, "slots": [tensors]}, stepped here."""

@@ -38,15 +38,16 @@ def sgd_rule(h, s, p, g, *slots):
 
 
 def adam_scalars(h, step):
-    """(lr, 1 - b1**step, 1 - b2**step, AdamW's shrink factor 1 - lr * weight_decay)."""
+    """(step size lr / (1 - b1**step), sqrt(1 - b2**step), AdamW's shrink factor
+    1 - lr * weight_decay): the bias corrections as torch.optim.Adam applies them."""
     lr = _lr(h, step)
     b1, b2 = h["betas"]
-    return lr, 1 - b1 ** step, 1 - b2 ** step, 1 - lr * h["weight_decay"]
+    return lr / (1 - b1 ** step), (1 - b2 ** step) ** 0.5, 1 - lr * h["weight_decay"]
 
 
 def adam_rule(h, s, p, g, m, v):
     """Adam; with decoupled=True (AdamW) weight decay shrinks p instead of adding to g."""
-    lr, bias1, bias2, shrink = s
+    step_size, bias2_sqrt, shrink = s
     (b1, b2), wd = h["betas"], h["weight_decay"]
     if wd and h["decoupled"]:
         p = p * shrink
@@ -54,9 +55,8 @@ def adam_rule(h, s, p, g, m, v):
         g = g + wd * p
     m = b1 * m + (1 - b1) * g
     v = b2 * v + (1 - b2) * (g * g)
-    m_hat = m / bias1
-    v_hat = v / bias2
-    return p - lr * m_hat / (jnp.sqrt(v_hat) + h["eps"]), m, v
+    denom = jnp.sqrt(v) / bias2_sqrt + h["eps"]      # torch: two divisions per element
+    return p - step_size * (m / denom), m, v
 
 
 def _check_sgd(h):

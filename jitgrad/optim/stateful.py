@@ -38,7 +38,7 @@ class Optimizer:
                                       **self.rule.hyper(**{**hyper, **extra}),
                                       "foreach": _foreach(g.get("foreach", foreach), who)})
         self.state = {}           # parameter -> {"step": int, "slots": [tensors]}
-        self.fused = FusedStep(self.rule)     # its compiled steps (fused.compiles counts them)
+        self.fused_step = FusedStep(self.rule)     # its compiled steps, counted in .compiles
 
     def zero_grad(self, set_to_none: bool = True):
         for group in self.param_groups:
@@ -62,7 +62,7 @@ class Optimizer:
                 for p in single:
                     self._step_one(group, p)
                 if fused:
-                    self.fused(group, fused, self.state)
+                    self.fused_step(group, fused, self.state)
         return loss
 
     def _split(self, group, params):
