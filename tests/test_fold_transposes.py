@@ -137,3 +137,57 @@ def test_batched_weight_gradient_through_reduce_sum():
     h = jg.make_graph(lambda a, b: jnp.sum(a @ b, axis=-1, keepdims=False)[None].T)(
         _rand(3, 4), _rand(4, 5))
     assert [n.op for n in fold_transposes(h).nodes] == [n.op for n in h.nodes]
+
+
+def _gathers(f, *args):
+    """The standalone transposes of f's schedule that move the last axis (element gathers)."""
+    return [n for n in _copies(f, *args)
+            if n.params["body"].nodes[0].params["perm"][-1] != len(n.outputs[0].type.shape) - 1]
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-5), (np.float64, 1e-12)])
+def test_head_transpose_of_an_operand_is_a_contiguous_copy_and_a_flag(dtype, rtol):
+    """q @ k^T with k in [b, t, h, d] layout: k.transpose(0, 2, 3, 1) moves k's last axis, so it
+    becomes transpose(k, (0, 2, 1, 3)) (contiguous runs of d) read by the matmul transposed;
+    the copy is shared with the plain (0, 2, 1, 3) transpose of the same k."""
+    def f(q, k):
+        kh = k.transpose(0, 2, 1, 3)
+        return q.transpose(0, 2, 1, 3) @ k.transpose(0, 2, 3, 1), kh @ q.transpose(0, 2, 3, 1)
+    q, k = _rand(2, 8, 3, 4, dtype=dtype), _rand(2, 8, 3, 4, dtype=dtype)
+    jf = jg.jit(f)
+    assert _gathers(jf, q, k) == []
+    assert len(_copies(jf, q, k)) == 2         # q and k, each copied once
+    want = f(*(jnp.asarray(a) for a in (q, k)))
+    for got, w in zip(jf(q, k), want):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(w), rtol=rtol, atol=rtol)
+    qt, kt = q.transpose(0, 2, 1, 3), k.transpose(0, 2, 1, 3)
+    np.testing.assert_allclose(np.asarray(jf(q, k)[0]), qt @ kt.swapaxes(-1, -2), rtol=rtol,
+                               atol=rtol)
+
+
+@pytest.mark.parametrize("dtype,rtol", [(np.float32, 1e-5), (np.float64, 1e-12)])
+def test_product_transposed_with_its_rows_last_is_folded(dtype, rtol):
+    """transpose(a @ b, (0, 3, 1, 2)) puts the product's row axis last: the product is computed
+    transposed (b^T a^T) and copied with (0, 2, 1, 3), contiguous runs."""
+    f = jg.jit(lambda a, b: jnp.transpose(a @ b, (0, 3, 1, 2)) * 2.0)
+    a, b = _rand(2, 3, 5, 4, dtype=dtype), _rand(2, 3, 4, 6, dtype=dtype)
+    assert _gathers(f, a, b) == []
+    np.testing.assert_allclose(np.asarray(f(a, b)), np.transpose(a @ b, (0, 3, 1, 2)) * 2,
+                               rtol=rtol, atol=rtol)
+
+
+def test_attention_gradients_with_head_transposes():
+    """The GPT block's attention (split heads, q k^T, softmax, @ v, merge heads): no gather
+    transpose left, gradients equal the interpreter's."""
+    def loss(x, w):
+        b, t, d, h = 2, 8, 12, 3
+        q, k, v = jnp.split(x @ w, 3, axis=-1)
+        q, k, v = (z.reshape(b, t, h, d // h).transpose(0, 2, 1, 3) for z in (q, k, v))
+        att = jg.nn.functional.softmax(q @ k.transpose(0, 1, 3, 2), axis=-1)
+        return jnp.sum(jnp.tanh((att @ v).transpose(0, 2, 1, 3).reshape(b, t, d)))
+    x, w = _rand(2, 8, 12), _rand(12, 36) * 0.3
+    g = jg.jit(jg.grad(loss, argnums=(0, 1)))
+    assert _gathers(g, x, w) == []
+    want = jg.grad(loss, argnums=(0, 1))(jnp.asarray(x), jnp.asarray(w))     # eager
+    for got, w_ in zip(g(x, w), want):
+        np.testing.assert_allclose(np.asarray(got), np.asarray(w_), rtol=2e-5, atol=1e-6)

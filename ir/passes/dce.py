@@ -9,14 +9,19 @@ from ..graph import Graph
 from .rewriter import Rewriter
 
 
-def dce(graph: Graph) -> Graph:
+def live_nodes(graph: Graph) -> list:
+    """The nodes the graph's outputs need, in graph order."""
     needed = set(graph.outputs)
     live = []
     for node in reversed(graph.nodes):
         if any(v in needed for v in node.outputs):
             live.append(node)
             needed.update(node.inputs)
+    return live[::-1]
+
+
+def dce(graph: Graph) -> Graph:
     rw = Rewriter(graph, subgraph_pass=dce)
-    for node in reversed(live):
+    for node in live_nodes(graph):
         rw.keep(node)
     return rw.finish()
