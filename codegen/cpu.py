@@ -154,13 +154,18 @@ class Layout:
 
 def output_results(graph, layout):
     """Per graph output: the index of its output array (first occurrence), or (Buffer, type) of
-    a copy (an input, a constant, a repeated output, ...)."""
-    seen, results = set(), []
+    a copy (an input, a constant, a repeated output, ...), or (Buffer, type, None) for the
+    first output written into a donated input: that array itself (the caller gave it up)."""
+    seen, taken, results = set(), set(), []
+    donated = getattr(layout.plan, "donated", {})
     for v in graph.outputs:
         b = layout.buffer.get(v)
         if b is not None and b.kind == OUTPUT and v not in seen:
             seen.add(v)
             results.append(b.index)
+        elif v in donated and b.index not in taken:
+            taken.add(b.index)
+            results.append((b, v.type, None))
         else:
             results.append((b, v.type))
     return results

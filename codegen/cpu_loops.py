@@ -59,7 +59,7 @@ class Sub:
             if isinstance(r, int):
                 outs.append(("base", bases.slot(Buffer(OUTPUT, r)).base))
             else:
-                b, t = r
+                b, t = r[:2]      # (a donated input given back: copied here)
                 s = bases.slot(b)
                 outs.append(("copy", s.base, s.offset, t.nbytes))
         return cls(exe, n_in, outs)

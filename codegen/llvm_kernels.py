@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import math
 import os
+import re
 
 import numpy as np
 from llvmlite import ir
@@ -252,7 +253,28 @@ class _Fn:
 
     def finish(self) -> str:
         self.b.ret(self.b.load(self._status) if self._status is not None else ir.Constant(I64, 0))
-        return str(self.module)
+        return _distinct_loop_metadata(str(self.module))
+
+    @contextlib.contextmanager
+    def parallel_loops(self):
+        """The loops built inside have independent iterations, which their latches say
+        (llvm.loop.parallel_accesses over one access group holding their loads and stores).
+        The memory plan stores an elementwise kernel's output in place of an input it reads at
+        the same index: LLVM's runtime overlap check then failed and sent the loop to its
+        scalar version (an in-place update of 1M floats: 1467 us against 190)."""
+        fn, first = self.fn, len(self.fn.blocks)
+        yield
+        m = self.module
+        group = m.add_metadata([ir.MetaDataString(m, _GROUP)])
+        loop = m.add_metadata([ir.MetaDataString(m, _LOOP), m.add_metadata(
+            [ir.MetaDataString(m, "llvm.loop.parallel_accesses"), group])])
+        heads = {blk for blk in fn.blocks[first:] if blk.name.startswith("head")}
+        for blk in fn.blocks[first:]:
+            for ins in blk.instructions:
+                if isinstance(ins, (ir.LoadInstr, ir.StoreInstr)):
+                    ins.set_metadata("llvm.access.group", group)
+                elif isinstance(ins, ir.Branch) and ins.operands[0] in heads:
+                    ins.set_metadata("llvm.loop", loop)
 
     # -- index-map-aligned shapes (as cpu_kernels._Kernel)
 
@@ -336,7 +358,25 @@ class _Point:
 
 # ----------------------------------------------------------------------------- elementwise
 
+# llvmlite writes no distinct (self-referencing) metadata: these markers are rewritten as text
+_GROUP, _LOOP = "jg.access.group", "jg.parallel.loop"
+_MD_GROUP = re.compile(r'^(!\d+) = !{ !"' + re.escape(_GROUP) + r'" }$', re.M)
+_MD_LOOP = re.compile(r'^(!\d+) = !{ !"' + re.escape(_LOOP) + r'", (!\d+) }$', re.M)
+
+
+def _distinct_loop_metadata(text: str) -> str:
+    """An access group is a distinct node without operands; a loop's own node refers to
+    itself."""
+    text = _MD_GROUP.sub(r"\1 = distinct !{}", text)
+    return _MD_LOOP.sub(r"\1 = distinct !{\1, \2}", text)
+
+
 def _elementwise(fn, outs):
+    with fn.parallel_loops():
+        _elementwise_body(fn, outs)
+
+
+def _elementwise_body(fn, outs):
     D = fn.info.domain
     if math.prod(D) == 0:
         return
@@ -358,7 +398,7 @@ def _elementwise_rows(fn, outs, lo, hi):
     D = fn.info.domain
     lead = D[:-1]
     shapes = {v: fn.shape_in(v) for v in fn.info.maps if v in fn.arrays or v in fn.outs}
-    with fn.loop(hi, lo) as r:
+    with fn.parallel_loops(), fn.loop(hi, lo) as r:
         head = _unravel(fn, lead, r) if len(lead) > 1 else [r]
         with fn.loop(D[-1]) as j:
             space = _Space(fn, D, [*head, j])

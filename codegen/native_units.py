@@ -189,7 +189,7 @@ def _entry(main, name, graph, layout, nodes, units, results, plan, align, loops=
     for j, r in enumerate(results):      # an output that is an input, a constant, another output
         if isinstance(r, int):
             continue
-        buf, t = r
+        buf, t = r[:2]      # (a donated input given back: copied to the output here)
         src = const(layout.bases.fixed[buf.index]) if buf.kind == FIXED else pointer(buf)
         _memcpy(b, outs[j], src, t.nbytes)
     b.ret(ir.Constant(I32, 0))

@@ -74,8 +74,16 @@ class Bases:
         return Slot(start + b.index, b.offset)
 
 
-def read(b: Buffer, type, xs, hs, arena, outs, fixed):
-    """A fresh copy of the value of `type` held in buffer b during a call."""
+def read(b: Buffer, type, *rest):
+    """A fresh copy of the value of `type` held in buffer b during a call; with a None before
+    the arrays, the donated input b itself (the kernels wrote the value into it)."""
+    if rest[0] is None:         # (not a reshaped view: the result must own it to be donated)
+        a = rest[1][b.index]
+        return a if a.shape == type.shape else a.reshape(type.shape)
+    return _copy(b, type, *rest)
+
+
+def _copy(b: Buffer, type, xs, hs, arena, outs, fixed):
     if b.kind == ARENA:
         return arena[b.offset:b.offset + type.nbytes].view(type.dtype).reshape(type.shape).copy()
     src = {INPUT: xs, HOST: hs, OUTPUT: outs, FIXED: fixed}[b.kind][b.index]

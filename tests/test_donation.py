@@ -166,3 +166,21 @@ def test_loaded_artifact_donates_like_jit(tmp_path):
     assert t.is_deleted()
     with pytest.raises(DeletedArrayError, match="donated"):
         f(t)
+
+
+def test_update_in_a_donated_buffer_is_returned_without_a_copy():
+    """x = f(x) with x donated: the kernel writes into x's memory (an in-place elementwise loop,
+    vectorized: codegen/llvm_kernels.parallel_loops) and that memory is the result, not a copy
+    of it; values over chained calls as NumPy's."""
+    f = jg.jit(lambda p, g: p - 0.1 * g * jnp.sqrt(g + 1.0), donate_argnums=0)
+    p0 = np.linspace(-1, 1, 4099, dtype=np.float32)
+    g = jnp.asarray(np.linspace(0, 2, 4099, dtype=np.float32))
+    x, want = jnp.asarray(p0.copy()), p0.copy()
+    for _ in range(3):
+        address = x._data.ctypes.data       # (holding the array would make it shared)
+        x = f(x, g)
+        want = want - np.float32(0.1) * np.asarray(g) * np.sqrt(np.asarray(g) + np.float32(1))
+        assert np.asarray(x).ctypes.data == address
+    np.testing.assert_allclose(np.asarray(x), want, rtol=1e-6)
+    out = f.lower(x, g).compile().units
+    assert any("llvm.loop.parallel_accesses" in u.source for u in out)
