@@ -19,10 +19,13 @@ transpose took 31 us a call where (0,2,1,3) took 6, 16 of them in a GPT step):
 - a transpose of a matmul (its only use) whose perm puts the product's row axis last is the
   folded product (B^T A^T) transposed with a perm that keeps its last axis (the gradient of
   `k` through `q @ k^T` with heads);
-- a transpose read only as matmul operands whose perm brings its input's last axis second to
-  last (k^T of heads in [b, t, h, d] layout: perm (0,2,3,1)) is transpose(x, (0,2,1,3))-style
-  with the last axis kept, then the swap of the last two axes the matmul reads as its
-  transposed-operand flag. Equal transposes made here are made once (cse has run already).
+- a transpose read only as the left operand of matmuls whose perm brings its input's last axis
+  second to last (in the attention's backward, a head tensor in [b, t, h, d] layout read with
+  perm (0,2,3,1)) is transpose(x, (0,2,1,3))-style with the last axis kept, then the swap of
+  the last two axes the matmul reads as its transposed-operand flag (a left operand is read
+  with any strides). Not a right operand: transposed, a batch of shallow products (K = 32
+  here) would run the dot form, whose horizontal sums cost more than the copy saves.
+  Equal transposes made here are made once (cse has run already).
 Uses are counted among live nodes: dce runs after this pass.
 """
 from __future__ import annotations
@@ -105,7 +108,8 @@ def _operand_split(node, readers):
     perm, n = tuple(node.params["perm"]), len(node.output.type.shape)
     mine = readers.get(node.output, ())
     if n < 3 or perm[-1] == n - 1 or perm[-2] != n - 1 or not mine or \
-            any(u is None or u.op != Op.matmul for u in mine):
+            any(u is None or u.op != Op.matmul or u.inputs[0] is not node.output
+                or u.inputs[1] is node.output for u in mine):
         return None       # (a 2-D transpose is the swap itself)
     return tuple(perm[s] for s in _swap_last(n))
 
