@@ -75,6 +75,7 @@ _LIBM_BASE = (
 _LIBM = {n for base in _LIBM_BASE for n in (base, base + "f")}
 _LIBC = {
     "memcpy", "memmove", "memset", "memcmp", "__stack_chk_fail",
+    "malloc", "free",       # heap scratch of large kernels (column sums, sorts, LAPACK)
     # weak references every gcc-linked shared object carries
     "__cxa_finalize", "__gmon_start__", "_ITM_deregisterTMCloneTable",
     "_ITM_registerTMCloneTable",
@@ -82,7 +83,11 @@ _LIBC = {
 _CBLAS = {
     f"cblas_{p}{op}" for p in "sd" for op in ("gemm", "gemv", "dot", "axpy", "scal", "copy", "nrm2")
 }
-PORTABLE_SYMBOLS: frozenset[str] = frozenset(_LIBM | _LIBC | _CBLAS)
+# the LAPACK routines of the decompositions (codegen/llvm_lapack.py), in OpenBLAS (Fortran names)
+_LAPACK = {
+    f"{p}{r}_" for p in "sd" for r in ("potrf", "syevd", "getrf", "gesv", "geqrf", "orgqr", "gesdd")
+}
+PORTABLE_SYMBOLS: frozenset[str] = frozenset(_LIBM | _LIBC | _CBLAS | _LAPACK)
 
 # Libraries a portable .so must never load (matched against ldd's names/paths).
 _FORBIDDEN_DEPS = ("libpython", "numba", "llvmlite", "libstdc++", "libgfortran-numba")
