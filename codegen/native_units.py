@@ -24,7 +24,9 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from ..ir.errors import UnsupportedOpError
 from ..ir.kernel import kernel_nodes
+from ..ir.ops import Op
 from ..ir.passes.manager import run_pipeline
 from ..runtime.executable import ARENA, FIXED, INPUT, OUTPUT
 from . import cpu_loops, llvm_kernels, llvm_lapack, llvm_small_gemm
@@ -58,11 +60,20 @@ def why_not(nodes, plan):
                     return f"{op}'s {g.name}: {why}"
             continue
         if runs_on_host(n):
-            return f"{n.params['body'].nodes[0].op} runs on the host"
+            return _host_reason(n.params["body"].nodes[0])
         why = llvm_kernels.why_not(n, matmul_product_hint(plan, i, n))
         if why is not None:
             return f"its {n.params['kind']} kernel has no LLVM unit ({why})"
     return None
+
+
+def _host_reason(op_node):
+    """Why a library cannot hold an op the JIT runs on the host (NumPy, between kernels)."""
+    if op_node.op == Op.random:
+        return ("it uses random, which runs in Python (NumPy's generator); pass random numbers "
+                "in as an input instead")
+    return str(UnsupportedOpError(op_node.op, "native", "the JIT runs it on the host (NumPy), "
+                                  "which a library has not", op_node.source_info))
 
 
 def build(optimized, nodes, plan, name, workspace_align):

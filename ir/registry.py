@@ -27,7 +27,7 @@ RESULTS = ("same", "bool", "real", "complex", "param")
 # "transcendental" ops are also what makes a numba kernel worth running on two threads sooner
 COST = {"cheap": 0.25, "divide": 2, "heavy": 8, "transcendental": 8}
 # scalar: how a backend computes one element of an elementwise op:
-#   ("math", name)  the C math function `name` (libm, libdevice, mathlib / llvm_math when the
+#   ("math", name)  the C math function `name` (libm, libdevice, llvm_math when the
 #                   record names a vector_math function); ("infix", sym) a Python/C operator;
 #   ("rule",)       a rule of the backend's own, keyed by op (codegen/*_exprs.py)
 BACKENDS = ("numba", "llvm", "cuda")
@@ -53,7 +53,7 @@ class Primitive:
     unbatchable: str = ""
     scalar: tuple = ()                   # elementwise: ("math", name) | ("infix", sym) | ("rule",)
     cost: str = "cheap"
-    vector_math: str = ""                # the mathlib / llvm_math function, if it has one
+    vector_math: str = ""                # the llvm_math function, if it has one
     gaps: dict = field(default_factory=dict)    # backend -> why it does not compile it (fallback)
     numpy: tuple = ()                    # jitgrad.numpy names (first: the def, then aliases)
     numpy_kind: str = ""                 # the jitgrad.numpy wrapper ("float_unary", "binary", ...)
