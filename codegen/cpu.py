@@ -12,7 +12,7 @@ sequencer runs on the thread pool). The per-call Python side
 addresses once, and runs.
 
 Host ops. `random` runs outside the kernels, with the NumPy reference: the reference stream is
-NumPy's Philox generator, which numba cannot reproduce bit for bit. So do kernels with complex
+NumPy's Philox generator, which no kernel reproduces bit for bit. So do kernels with complex
 values and ops without a CPU kernel (control flow, fft). The sequence is cut there and the host
 op's result is written into an array the later kernels read.
 """
@@ -32,7 +32,6 @@ from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Exe
 from ..runtime.sequencer import Program
 from . import cpu_loops, llvm_opaque, unit_prefetch
 from .cpu_units import kernel_unit
-from .entry import arena_layout
 
 HOST_OPS = frozenset({Op.random})
 
@@ -70,6 +69,16 @@ def matmul_product_hint(plan, i, node):
     if i in plan.scratch:
         return "scratch", plan.scratch[i][0]
     return None
+
+
+def arena_layout(values) -> tuple[dict, int]:
+    """Offsets for `values` laid out one after another (64-byte aligned), and the total size:
+    the arena when no memory plan is given."""
+    offsets, at = {}, 0
+    for v in values:
+        offsets[v] = at
+        at = -(-(at + max(v.type.nbytes, 1)) // 64) * 64
+    return offsets, max(at, 64)
 
 
 class Layout:

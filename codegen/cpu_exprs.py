@@ -1,10 +1,12 @@
-"""The per-op scalar expression table for generated CPU code (README: Layout).
+"""The per-op scalar expression table in numba's Python syntax (README: Layout): the rules
+codegen/cuda_exprs.py builds the CUDA table from (with the GPU's overrides), and the reducers
+(REDUCE_INIT, REDUCE_COMBINE; REDUCER_KIND, which the LLVM kernels read too). CPU kernels are
+LLVM units (codegen/llvm_exprs.py); no CPU code is generated from this table.
 
-`EXPR[op](ctx, args, in_dtypes, out_dtype, params) -> str` gives the numba expression computing
-one element of `op`'s output from its operands' expressions. `ctx` names typed constants
+`EXPR[op](ctx, args, in_dtypes, out_dtype, params) -> str` gives the expression computing one
+element of `op`'s output from its operands' expressions. `ctx` names typed constants
 (`ctx.const(1.0, float32)` -> a module-level `np.float32(1.0)`: a bare Python float would promote
-float32 arithmetic to float64) and math functions (`ctx.math("exp", float32)` -> mathlib's
-vectorizable `exp_f32`, or libm's `math.exp` where mathlib has none).
+float32 arithmetic to float64) and math functions (`ctx.math("exp", float32)`: the backend's).
 
 Kernels are compiled with numba's numpy error model, so `/`, `//` and `%` follow NumPy (inf, nan,
 0 for integer division by zero) and carry no raise branch that would stop vectorization.

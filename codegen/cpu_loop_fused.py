@@ -18,7 +18,7 @@ the failure report and the artifacts stay as they are), but
   shape ops and gathers) are linked into the module and called by name, so LLVM inlines the
   small ones; other kernels (reductions and softmax/layernorm rows, whose float sums must keep
   their exact bits; kernels over more than LINK_MAX elements, whose work hides a call and whose
-  inlining would cost optimizer time; numba units; a nested loop's kernel) are called by
+  inlining would cost optimizer time; a nested loop's kernel) are called by
   address, read once at entry from the sub-program's table;
 - while_loop's condition (fused into the body's sub-program by cpu_loops.body_then_cond, which
   writes the flag) is tested in the same function: one load per iteration.

@@ -1,7 +1,7 @@
 """The per-op scalar instruction table of the LLVM kernel backend.
 
 `EXPR[op](b, args, in_dtypes, out_dtype) -> value` emits one element of `op`'s output with
-llvmlite's IRBuilder `b`. Semantics are NumPy's, as the numba table (codegen/cpu_exprs.py) gives
+llvmlite's IRBuilder `b`. Semantics are NumPy's, as the Python-syntax table (codegen/cpu_exprs.py) gives
 them: NaN-propagating maximum/minimum, `!=` true for NaN, rint rounding half to even, integer
 arithmetic wrapping in the output's width. `supported(op, in_dtypes, out_dtype)` says whether
 the table covers an op at given dtypes (llvm_kernels.why_not's reason when it does not).

@@ -1,14 +1,14 @@
 """Kernel units as LLVM IR, built with llvmlite and compiled by codegen/llvm_jit.py.
 
-The C ABI and argv roles of codegen/cpu_units.py (the numba units had the same): `i64 kernel(i8 **argv)`,
-argv holding the body's inputs, its array constants, its outputs and (matmul) a scratch product,
-so the sequencer cannot tell them apart. The loop structure follows the numba generators
-(codegen/cpu_kernels.py), from the same index maps (ir/passes/fusion_rules.analyze_kernel):
+The C ABI and argv roles of codegen/cpu_units.py: `i64 kernel(i8 **argv)`, argv holding the
+body's inputs, its array constants, its outputs and (matmul) a scratch product, so the sequencer
+cannot tell them apart. The loop structure comes from the index maps
+(ir/passes/fusion_rules.analyze_kernel), with the thresholds of codegen/kernel_costs.py:
 
 - elementwise: axes over which every value is indexed alike are merged (space.collapse) and the
   nest runs with the unit-stride axis innermost;
 - reduce: scalar accumulators when the reduced axes are innermost, else accumulator rows
-  walked in memory order; long float sums in blocks (as numba's SUM_BLOCK);
+  walked in memory order; long float sums in blocks of SUM_BLOCK;
 - rowwise (softmax, layernorm): one walk of each row per dependent reduction level;
 - matmul: BLAS gemm (scipy's Fortran BLAS, by symbol) into the product, then the epilogue.
 
@@ -31,9 +31,9 @@ from llvmlite import ir
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
 from ..ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand, row_pass_levels
-from . import llvm_heap, llvm_int_gemm, llvm_lapack, llvm_opaque, llvm_small_gemm, llvm_sort
+from . import llvm_heap, llvm_int_gemm, llvm_opaque, llvm_small_gemm
 from .cpu_exprs import REDUCER_KIND
-from .cpu_kernels import PARALLEL_MIN, SUM_BLOCK, element_cost     # the same thresholds as numba's
+from .kernel_costs import PARALLEL_MIN, SUM_BLOCK, element_cost
 from .evaluator import array_constants
 from .llvm_jit import blas_symbol
 from .llvm_exprs import EXPR, I8, I64, LTYPE, const, counted_loop, icmp, ltype, supported
@@ -276,7 +276,7 @@ class _Fn:
                 elif isinstance(ins, ir.Branch) and ins.operands[0] in heads:
                     ins.set_metadata("llvm.loop", loop)
 
-    # -- index-map-aligned shapes (as cpu_kernels._Kernel)
+    # -- index-map-aligned shapes
 
     def shape_in(self, v, drop=()):
         spans = set(self.info.maps[v])
@@ -809,7 +809,7 @@ def _transposed_copy(fn, ops, shapes, pv):
     """For `x @ W.T` with a shallow K (the dot form's horizontal sums would cost as much as its
     products), W transposed into heap scratch here, once per call (llvm_small_gemm.
     transposed_first), for the broadcast form to read; else None. Not in native libraries
-    (no heap there)."""
+    (fn.blas set), which keep the dot form."""
     if fn.blas is not None or not _copies_b(ops, shapes, pv):
         return None
     bv, dt = ops[1][0], pv.type.dtype
@@ -1056,21 +1056,6 @@ GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": g
               "matmul": gen_matmul, "opaque": llvm_opaque.gen_opaque}
 
 
-def needs_heap(node) -> bool:
-    """Whether the kernel mallocs scratch (accumulator rows of a column reduction over 64 KiB,
-    a long sort line, LAPACK's matrices and workspaces)."""
-    if node.params["kind"] == "opaque":
-        n = node.params["body"].nodes[0]
-        return n.op in llvm_lapack.OPAQUE or (n.op in llvm_sort.OPAQUE and llvm_sort.needs_heap(n))
-    if node.params["kind"] != "reduce":
-        return False
-    info = analyze_kernel(node)
-    if not _outer_reduce(info):
-        return False
-    rsize = math.prod(info.domain[d] for d in range(len(info.domain)) if d not in info.reduce_axes)
-    return rsize * 8 > SCRATCH_STACK
-
-
 def parallel_form(node):
     """How the kernel runs on the runtime's thread pool: "range" (its outermost loop split into
     chunks), "blocks" (a full reduction in REDUCE_BLOCKS partial results), "columns" (a
@@ -1159,7 +1144,7 @@ def generator_version() -> str:
         here = os.path.dirname(__file__)
         llvm = sorted(f[:-3] for f in os.listdir(here) if f.startswith("llvm_") and f.endswith(".py"))
         for name in (*llvm, "math_constants", "space", "canonical", "evaluator", "cpu_exprs",
-                     "cpu_kernels"):
+                     "kernel_costs"):
             with open(os.path.join(here, name + ".py"), "rb") as f:
                 h.update(f.read())
         _VERSION.append(h.hexdigest()[:16])

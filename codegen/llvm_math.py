@@ -1,7 +1,7 @@
 """Vectorizable math functions as LLVM IR, for the LLVM kernel backend (codegen/llvm_kernels.py).
 
-The same branch-free algorithms and constants as codegen/mathlib.py (which numba kernels use):
-selects instead of branches, Horner polynomials with fmuladd, exponents built from bits. Each
+Branch-free algorithms with the constants of codegen/math_constants.py (Cephes, musl): selects
+instead of branches, Horner polynomials with fmuladd, exponents built from bits. Each
 function is emitted inline at its use, so the loop vectorizer sees straight-line code and packs
 it. `FUNCTIONS[(name, dtype name)](b, x) -> value`; a name/dtype pair missing here means the
 op is not supported by the LLVM backend (llvm_kernels.why_not says so).
@@ -85,8 +85,7 @@ def round_int(b, v):
 
 
 def ldexp(b, p, n):
-    """p * 2**n for p near 1, in two halves so neither factor leaves the normal range (see
-    mathlib._ldexp_f32)."""
+    """p * 2**n for p near 1, in two halves so neither factor leaves the normal range."""
     it, _, bias, mant = _FLOAT[p.type]
     half = b.ashr(n, ir.Constant(it, 1))
 
@@ -179,8 +178,7 @@ def expm1_f32(b, x):
 
 
 def pow_f32(b, x, y):
-    """x**y as NumPy's float32 power: exp(y log|x|) in float64, then C99 powf's special cases
-    (see mathlib.pow_f32)."""
+    """x**y as NumPy's float32 power: exp(y log|x|) in float64, then C99 powf's special cases."""
     one, zero, inf = fconst(F32, 1), fconst(F32, 0), fconst(F32, float("inf"))
     xd, yd = b.fpext(fabs(b, x), F64), b.fpext(y, F64)
     res = b.fptrunc(exp_f64(b, b.fmul(yd, log_f64(b, xd))), F32)

@@ -1,8 +1,7 @@
 """erf and the hyperbolic functions as LLVM IR, for the LLVM kernel units.
 
-erf (both types) and float32 sinh/cosh are the ports of codegen/mathlib.py (the same Cephes
-algorithms, so the same bits). float64 sinh/cosh use the same formulas over this backend's
-float64 exp/expm1 (mathlib calls libm there). asinh, acosh and atanh are musl's formulas over
+erf (both types) and float32 sinh/cosh are Cephes' algorithms. float64 sinh/cosh use the same
+formulas over this backend's float64 exp/expm1. asinh, acosh and atanh are musl's formulas over
 log/log1p/sqrt, selects instead of branches; float32 evaluates them in float64 and rounds once.
 """
 from __future__ import annotations
@@ -19,7 +18,7 @@ from .llvm_math import (F32, F64, clamp, copysign, exp_f32, exp_f64, expm1_f32, 
 
 I32, I64 = ir.IntType(32), ir.IntType(64)
 
-# Cephes erff (mathlib.erf_f32)
+# Cephes erff
 _ERF_T32 = (7.853861353153693e-5, -8.010193625184903e-4, 5.188327685732524e-3,
             -2.685381193529856e-2, 1.128358514861418e-1, -3.761262582423300e-1, 1.128379165726710e0)
 _ERFC_P32 = (2.326819970068386e-2, -1.387039388740657e-1, 3.687424674597105e-1,
@@ -28,7 +27,7 @@ _ERFC_P32 = (2.326819970068386e-2, -1.387039388740657e-1, 3.687424674597105e-1,
 _ERFC_R32 = (-1.047766399936249e1, 1.297719955372516e1, -7.495518717768503e0, 2.921019019210786e0,
              -1.015265279202700e0, 4.218463358204948e-1, -2.820767439740514e-1,
              5.641895067754075e-1)
-# Cephes erf (mathlib.erf_f64)
+# Cephes erf
 _ERF_T64 = (9.60497373987051638749e0, 9.00260197203842689217e1, 2.23200534594684319226e3,
             7.00332514112805075473e3, 5.55923013010394962768e4)
 _ERF_U64 = (1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970980127987e3,
@@ -75,7 +74,7 @@ _EXP_LIMITS = {F32: (C.EXP_MIN32, C.EXP_MAX32), F64: (C.EXP_MIN64, 712.0)}
 
 
 def _half_exp(b, x):
-    """exp(x) / 2 rounded once (mathlib._exp_times_pow2_f32(x, -1)): finite where exp(x) is not.
+    """exp(x) / 2 rounded once: finite where exp(x) is not.
     float64 clamps above 710 (sinh and cosh overflow only past 710.47)."""
     ty = x.type
     lo, hi = _EXP_LIMITS[ty]

@@ -1,12 +1,12 @@
 """Trigonometric functions and their inverses as LLVM IR, for the LLVM kernel units.
 
-float32: the ports of codegen/mathlib.py's branch-free versions (same algorithms, same constants,
-so the same bits): Payne-Hanek reduction by pi/2 in 64-bit integer arithmetic over a 96-bit window
+float32: branch-free versions (the algorithms and constants of jitgrad's former numba math
+library, so the same bits): Payne-Hanek reduction by pi/2 in 64-bit integer arithmetic over a 96-bit window
 of 2/pi picked by the exponent (a table gather, so every float32 reduces exactly), Cephes
 polynomials on [-pi/4, pi/4], Cephes atanf/asinf with two-part constants.
 
 float64: atan, asin, acos and atan2 are Cephes' double-precision rational forms (branch-free,
-vectorizable); sin, cos and tan call libm through LLVM's intrinsics, as the numba kernels did
+vectorizable); sin, cos and tan call libm through LLVM's intrinsics
 (no vectorizable float64 reduction yet: one scalar call per element).
 """
 from __future__ import annotations
@@ -34,8 +34,7 @@ def _two_over_pi_bits(n):
 
 
 def _windows():
-    """Per float32 biased exponent e, bits [e - 56 - 96, e - 56) of 2/pi as three 32-bit words
-    (mathlib._two_over_pi_windows)."""
+    """Per float32 biased exponent e, bits [e - 56 - 96, e - 56) of 2/pi as three 32-bit words."""
     bits = _two_over_pi_bits(260)
     out = ([], [], [])
     for e in range(256):
@@ -73,7 +72,7 @@ def _table(b, k):
 
 
 def _reduce_pio2_f32(b, a):
-    """(q & 3 as i32, r) with a = q pi/2 + r, |r| <= pi/4, for a = |x| (mathlib._reduce_pio2_f32)."""
+    """(q & 3 as i32, r) with a = q pi/2 + r, |r| <= pi/4, for a = |x|."""
     bits = b.bitcast(a, I32)
     e = b.zext(b.lshr(bits, ir.Constant(I32, 23)), I64)
     m = b.zext(b.or_(b.and_(bits, ir.Constant(I32, 0x7FFFFF)), ir.Constant(I32, 0x800000)), I64)
@@ -155,7 +154,7 @@ _ASIN_P32 = (4.2163199048e-2, 2.4181311049e-2, 4.5470025998e-2, 7.4953002686e-2,
 
 
 def _atan_nonneg_f32(b, a):
-    """atan(a) for a >= 0 or NaN (mathlib._atan_nonneg_f32)."""
+    """atan(a) for a >= 0 or NaN."""
     one = _f32(1)
     big = b.fcmp_ordered(">", a, _f32(_TAN_3PIO8))
     mid = b.fcmp_ordered(">", a, _f32(_TAN_PIO8))
@@ -178,7 +177,7 @@ def atan2_f32(b, y, x):
 
 
 def _atan2(b, y, x, atan_nonneg, it):
-    """atan2 from atan of a ratio in [0, 1] (mathlib.atan2_f32), in x's float type."""
+    """atan2 from atan of a ratio in [0, 1], in x's float type."""
     ty = x.type
     zero, one, inf = fconst(ty, 0), fconst(ty, 1), fconst(ty, float("inf"))
     ax, ay = fabs(b, x), fabs(b, y)

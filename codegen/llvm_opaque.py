@@ -2,7 +2,7 @@
 flip, pad, concatenate, im2col), col2im's sums and gathers/scatters (take, scatter_add) with
 NumPy's index rules.
 
-The same semantics as the numba versions (codegen/cpu_kernels.py): an index outside [-m, m)
+An index outside [-m, m)
 (or [0, m) for an assertion such as class labels) is never read or written; the first one is
 recorded in the status pair [1, index] and the kernel returns non-zero, so the caller raises the
 error eager mode raises (ir.errors.check_error). cumsum (codegen/llvm_cumulative.py) and

@@ -18,7 +18,7 @@ from llvmlite import ir
 from ..ir.ops import Op
 from .llvm_cumulative import pnq
 from .llvm_exprs import I64
-from .llvm_heap import SCRATCH_STACK, free, scratch
+from .llvm_heap import free, scratch
 
 
 def _less(b, kind, x, y):
@@ -93,12 +93,6 @@ def _sort(fn, n, x, out):
         for ptr, heap in buf:
             if heap:
                 free(fn, ptr)
-
-
-def needs_heap(n) -> bool:
-    """Whether sort/argsort node n mallocs its scratch (a line over SCRATCH_STACK bytes)."""
-    m = n.inputs[0].type.shape[n.params["axis"]] if n.inputs[0].type.shape else 1
-    return m * 8 > SCRATCH_STACK
 
 
 OPAQUE = {Op.sort: _sort, Op.argsort: _sort}

@@ -1,6 +1,5 @@
-"""Constants of the vectorizable math functions (Cephes/musl coefficients, range limits), shared
-by the numba implementation (codegen/mathlib.py) and the LLVM one (codegen/llvm_math.py).
-numpy only: importing this does not start numba."""
+"""Constants of the vectorizable math functions of the LLVM units (codegen/llvm_math*.py):
+Cephes/musl coefficients, range limits. numpy only."""
 
 import math
 
@@ -14,7 +13,7 @@ def as_f32(*values):
 
 
 # Adding 1.5 * 2**23 to |v| < 2**22 rounds v to an integer (ties to even), which
-# then sits in the low mantissa bits (see mathlib._round_f32).
+# then sits in the low mantissa bits.
 ROUNDER32 = F32(1.5 * 2**23)
 ROUNDER64 = 1.5 * 2**52
 

@@ -7,27 +7,35 @@ units are linked into one LLVM module, and NAME is an LLVM function that does wh
 does per call: for each kernel, an argv of pointers (the caller's inputs and outputs, the
 workspace at the memory plan's offsets, array constants as global arrays, the status pair) and
 a call. A kernel whose bounds check fails (take/gather index out of range) makes NAME return
-ERR_INDEX_OUT_OF_RANGE, where the numba-built library (codegen/native_entry.py) clamps the index.
-matmul calls C BLAS (cblas_sgemm/dgemm, column-major: the units' Fortran-style call).
+ERR_INDEX_OUT_OF_RANGE. matmul calls C BLAS (cblas_sgemm/dgemm, column-major: the units'
+Fortran-style call); the decompositions call OpenBLAS's LAPACK (`dpotrf_`, ...: the symbols the
+JIT registers as `jg_lapack_<routine>`). Kernels that need heap scratch (accumulator rows of a
+column reduction over 64 KiB, a long sort line, LAPACK's matrices and workspaces) call libc's
+malloc and free, as in the JIT.
 
-`why_not(nodes, plan)` says when this path cannot build the function (a kernel the LLVM units
-do not cover, or one that would allocate); export then goes through the numba entry, logged.
+`why_not(nodes, plan)` says when this path cannot build the function (an op that runs on the
+host, or a kernel the LLVM units do not cover); export then refuses it.
 """
 from __future__ import annotations
+
+import re
 
 import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from ..ir.errors import UnsupportedOpError
 from ..ir.kernel import kernel_nodes
+from ..ir.ops import Op
 from ..ir.passes.manager import run_pipeline
 from ..runtime.executable import ARENA, FIXED, INPUT, OUTPUT
-from . import cpu_loops, llvm_kernels, llvm_small_gemm
+from . import cpu_loops, llvm_kernels, llvm_lapack, llvm_small_gemm
 from .cpu import Layout, matmul_product_hint, output_results, runs_on_host
 
 I8, I32, I64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType(I8)
 STATUS = {"ERR_NULL_POINTER": 1, "ERR_WORKSPACE_ALIGN": 2, "ERR_INDEX_OUT_OF_RANGE": 3}
+_LAPACK_SYMBOL = re.compile(r'@"?jg_lapack_([a-z]+)"?')
 _BLAS = {"sgemm": (ir.FloatType(), "cblas_sgemm"), "dgemm": (ir.DoubleType(), "cblas_dgemm")}
 
 
@@ -52,20 +60,27 @@ def why_not(nodes, plan):
                     return f"{op}'s {g.name}: {why}"
             continue
         if runs_on_host(n):
-            return f"{n.params['body'].nodes[0].op} runs on the host"
+            return _host_reason(n.params["body"].nodes[0])
         why = llvm_kernels.why_not(n, matmul_product_hint(plan, i, n))
         if why is not None:
-            return f"its {n.params['kind']} kernel needs numba ({why})"
-        if llvm_kernels.needs_heap(n):
-            return f"its {n.params['kind']} kernel needs heap scratch"
+            return f"its {n.params['kind']} kernel has no LLVM unit ({why})"
     return None
+
+
+def _host_reason(op_node):
+    """Why a library cannot hold an op the JIT runs on the host (NumPy, between kernels)."""
+    if op_node.op == Op.random:
+        return ("it uses random, which runs in Python (NumPy's generator); pass random numbers "
+                "in as an input instead")
+    return str(UnsupportedOpError(op_node.op, "native", "the JIT runs it on the host (NumPy), "
+                                  "which a library has not", op_node.source_info))
 
 
 def build(optimized, nodes, plan, name, workspace_align):
     """(llvmlite module with the external function `name`, workspace bytes, uses BLAS)."""
     layout = Layout(optimized, nodes, plan,
                     lambda n: cpu_loops.control_op(n) is None and runs_on_host(n))
-    units, texts, blas, subs = [], {}, set(), []
+    units, texts, blas, subs, lapack = [], {}, set(), [], set()
     top = _round(layout.arena_bytes if _uses_arena(layout, plan) else 0, workspace_align)
     for i, n in enumerate(nodes):
         if cpu_loops.control_op(n) is not None:   # its sub-graphs as functions of this library
@@ -82,6 +97,7 @@ def build(optimized, nodes, plan, name, workspace_align):
         fn = texts.setdefault(text, f"jg_unit{len(texts)}")
         units.append((fn, roles, consts))
         blas.update(b for b in _BLAS if f"@\"jg_{b}32\"" in text or f"@jg_{b}32" in text)
+        lapack.update(llvm_lapack.routine_names(n))
     main = ir.Module(name=name)
     results = output_results(optimized, layout)
     entry = _entry(main, name, optimized, layout, nodes, units, results, plan, workspace_align,
@@ -93,6 +109,7 @@ def build(optimized, nodes, plan, name, workspace_align):
     mod = llvm.parse_assembly(str(main))
     mod.triple = llvm.get_process_triple()
     for text, fn in texts.items():
+        text = _LAPACK_SYMBOL.sub(r'@"\1_"', text)    # the JIT's name -> OpenBLAS's Fortran one
         unit = llvm.parse_assembly(text.replace(f'@"{llvm_kernels.FN}"', f'@"{fn}"'))
         unit.triple, unit.data_layout = mod.triple, mod.data_layout
         mod.link_in(unit)
@@ -111,7 +128,7 @@ def build(optimized, nodes, plan, name, workspace_align):
             g.linkage = llvm.Linkage.internal
     mod.verify()
     workspace = top if subs else (layout.arena_bytes if _uses_arena(layout, plan) else 0)
-    return mod, workspace, bool(blas)
+    return mod, workspace, bool(blas) or bool(lapack)
 
 
 def _uses_arena(layout, plan):

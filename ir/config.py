@@ -151,8 +151,8 @@ OPTIONS = {o.name: o for o in [
            lambda text: "interpreter" if text == "interpreter" else "compiled",
            _choice("compiled", "interpreter")),
     Option("cache_dir", "JITGRAD_CACHE_DIR", _cache_dir, "`$XDG_CACHE_HOME/jitgrad` or "
-           "`~/.cache/jitgrad`", "where compiled units (LLVM objects, numba sources and cache, "
-           "CUDA sources) live, in its `jitgrad-kernels/` subdirectory",
+           "`~/.cache/jitgrad`", "where compiled units (LLVM objects, CUDA sources and "
+           "numba.cuda's cache) live, in its `jitgrad-kernels/` subdirectory",
            "runtime (cache.py), codegen (disk_cache.py)", lambda text: text or _cache_dir()),
     Option("explain_recompiles", "JITGRAD_EXPLAIN_RECOMPILES", False, "False",
            "say which argument changed when a jitted function retraces",

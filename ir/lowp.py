@@ -40,9 +40,9 @@ def widened_params(params: dict) -> dict:
     return params
 
 
-# float16/bfloat16 values have no type in numba (the CPU fallback of ops whose record has an
-# "llvm" gap): fusion keeps them out of kernels holding such an op (ir/passes/fusion_rules.py),
-# so the converts run in LLVM units and the numba kernel sees float32
+# float16/bfloat16 values are converted only in LLVM units; an op whose record has an "llvm" gap
+# runs elsewhere (the host's NumPy reference): fusion keeps them out of kernels holding such an
+# op (ir/passes/fusion_rules.py), so the converts run in LLVM units and that op sees float32
 HALF_FLOATS = frozenset({float16, bfloat16})
 
 
@@ -52,6 +52,6 @@ def numba_bound(op) -> bool:
 
 
 def fusion_blocked(nodes) -> bool:
-    """Whether `nodes` mix a half-float value with an op the LLVM units leave to numba."""
+    """Whether `nodes` mix a half-float value with an op the LLVM units leave to another path."""
     return any(numba_bound(n.op) for n in nodes) and any(
         v.type.dtype in HALF_FLOATS for n in nodes for v in (*n.inputs, *n.outputs))

@@ -24,10 +24,11 @@ ACCEPTS = ("any", "numeric", "real", "ordered", "float", "inexact", "integer", "
 # result: an elementwise op's result dtype from its inputs' (param: params["dtype"])
 RESULTS = ("same", "bool", "real", "complex", "param")
 # cost: per element, in bytes-equivalent (fusion weighs recomputation against memory traffic);
-# "transcendental" ops are also what makes a numba kernel worth running on two threads sooner
+# "transcendental" ops are also what makes a kernel worth running on two threads sooner
+# (codegen/kernel_costs.element_cost)
 COST = {"cheap": 0.25, "divide": 2, "heavy": 8, "transcendental": 8}
 # scalar: how a backend computes one element of an elementwise op:
-#   ("math", name)  the C math function `name` (libm, libdevice, mathlib / llvm_math when the
+#   ("math", name)  the C math function `name` (libm, libdevice, llvm_math when the
 #                   record names a vector_math function); ("infix", sym) a Python/C operator;
 #   ("rule",)       a rule of the backend's own, keyed by op (codegen/*_exprs.py)
 BACKENDS = ("numba", "llvm", "cuda")
@@ -53,7 +54,7 @@ class Primitive:
     unbatchable: str = ""
     scalar: tuple = ()                   # elementwise: ("math", name) | ("infix", sym) | ("rule",)
     cost: str = "cheap"
-    vector_math: str = ""                # the mathlib / llvm_math function, if it has one
+    vector_math: str = ""                # the llvm_math function, if it has one
     gaps: dict = field(default_factory=dict)    # backend -> why it does not compile it (fallback)
     numpy: tuple = ()                    # jitgrad.numpy names (first: the def, then aliases)
     numpy_kind: str = ""                 # the jitgrad.numpy wrapper ("float_unary", "binary", ...)

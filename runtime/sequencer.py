@@ -12,7 +12,8 @@ A call is one ctypes call, `jg_call(header, arrays, end)`: it reads the data add
 array of the tuple `arrays` (inputs, host results, arena, outputs) into the bases and runs the
 kernels. The addresses are read from the objects themselves (CPython's tuple items, NumPy's
 `data` field), a layout checked once per process against `ndarray.ctypes.data`; where the check
-fails, runtime/fill.py (numba) writes them instead. A kernel that returns non-zero stops the run,
+fails (a CPython whose object headers differ, e.g. a Py_TRACE_REFS debug build), a Python loop
+over `ndarray.ctypes.data` writes them instead. A kernel that returns non-zero stops the run,
 which returns 1 + that kernel's position.
 
 Waves (issue 26): the memory plan groups chains of small kernels of independent branches into
@@ -305,11 +306,10 @@ def _self_test(fill) -> bool:
     return [int(v) for v in out] == [a.ctypes.data for a in arrays]
 
 
-def _numba_fill(bases, start, arrays):
-    """Where the layout check fails: runtime/fill.py writes the addresses (numba)."""
-    from .fill import CHUNK, fill     # lazy: numba (fill's kernels are numba functions)
-    for i in range(0, len(arrays), CHUNK):
-        fill(bases, start + i, *arrays[i:i + CHUNK])
+def _python_fill(bases, start, arrays):
+    """Where the layout check fails: the addresses from ndarray.ctypes.data, one by one."""
+    for i, a in enumerate(arrays):
+        bases[start + i] = a.ctypes.data
 
 
 @dataclass(frozen=True)
@@ -396,7 +396,7 @@ class Program:
     def fill(self, arrays):
         """Write the addresses of this call's arrays (inputs, host results, arena, outputs)."""
         if self._fill is None:
-            _numba_fill(self.bases, 0, tuple(arrays))
+            _python_fill(self.bases, 0, tuple(arrays))
         else:
             self._fill(self._bases, 0, tuple(arrays))
 

@@ -191,7 +191,7 @@ def test_random_inside_is_refused(tmp_path):
 
 def test_llvm_units_library_checks_indices(tmp_path, monkeypatch, capsys):
     """A function whose kernels are all LLVM units becomes a library of those units; a take
-    index out of range makes it return ERR_INDEX_OUT_OF_RANGE (the numba-built library clamps)."""
+    index out of range makes it return ERR_INDEX_OUT_OF_RANGE."""
     import ctypes
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     table = np.arange(12, dtype=np.float32).reshape(4, 3)
@@ -216,9 +216,10 @@ def test_llvm_units_library_checks_indices(tmp_path, monkeypatch, capsys):
     assert_standalone(lib.so_path, blas=False)
 
 
-def test_kernels_without_llvm_units_export_through_numba(tmp_path, monkeypatch, capsys):
-    """A kernel whose LLVM unit mallocs (a column sum's 80 KiB of accumulator rows) exports
-    through the numba entry; cumsum, an LLVM unit since issue 26, through the units."""
+def test_kernels_with_heap_scratch_export_through_the_units(tmp_path, monkeypatch, capsys):
+    """cumsum, and a kernel whose LLVM unit mallocs (a column sum's 80 KiB of accumulator rows:
+    libc's malloc and free, unless LLVM's optimizer elides the pair), export through the LLVM
+    units."""
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     x = np.linspace(-3, 3, 40, dtype=np.float32).reshape(4, 10)
     lib = native_entry.export(jg.jit(lambda x: jnp.cumsum(x * 2.0, axis=1)).lower(x).graph,
@@ -230,18 +231,15 @@ def test_kernels_without_llvm_units_export_through_numba(tmp_path, monkeypatch, 
     x = np.linspace(-3, 3, 40000, dtype=np.float32).reshape(4, 10000)
     lib = native_entry.export(jg.jit(lambda x: jnp.sum(x * 2.0, axis=0)).lower(x).graph,
                               tmp_path / "lib2", "colsum")
-    assert "through the numba entry (its reduce kernel needs heap scratch)" in capsys.readouterr().err
+    assert "LLVM kernel units" in capsys.readouterr().err
     (got,) = run_from_c(lib, tmp_path, [x])
     np.testing.assert_allclose(got, np.sum(x * 2, axis=0), rtol=1e-5, atol=1e-5)
     assert_standalone(lib.so_path, blas=False)
 
 
-def test_a_convolution_and_its_gradient_export_through_the_numba_entry(tmp_path, monkeypatch,
-                                                                      capsys):
-    """A convolution in a library that goes through the numba entry (a heap-scratch column sum
-    beside it): its three products read the columns from the image with loops (the forward one
-    and the input gradient's untransposed, the weight gradient's transposed); the value and both
-    gradients from C equal the jitted ones."""
+def test_a_convolution_and_its_gradient_export_through_the_units(tmp_path, monkeypatch, capsys):
+    """A convolution and its gradients in a library, with a heap-scratch column sum beside them:
+    the value and both gradients from C equal the jitted ones."""
     from jitgrad.nn import functional as F
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     rng = np.random.default_rng(0)
@@ -254,7 +252,33 @@ def test_a_convolution_and_its_gradient_export_through_the_numba_entry(tmp_path,
                                         argnums=(0, 1))(x, w)
         return y, gx, gw, jnp.sum(big * 2.0, axis=0)
     lib = native_entry.export(jg.jit(f).lower(x, w, big).graph, tmp_path / "lib", "convgrad")
-    assert "through the numba entry" in capsys.readouterr().err
+    assert "LLVM kernel units" in capsys.readouterr().err
     got = run_from_c(lib, tmp_path, [x, w, big])
     for g, want in zip(got, jg.jit(f)(x, w, big)):
         np.testing.assert_allclose(g, np.asarray(want), rtol=1e-4, atol=1e-4)
+
+
+@needs_blas
+def test_decompositions_and_a_long_sort_export_through_the_units(tmp_path, monkeypatch, capsys):
+    """LAPACK kernels (cholesky, slogdet, eigh) call OpenBLAS's LAPACK (dpotrf_, ...) and a sort
+    line over 64 KiB mallocs its scratch: the library holds them, and from C gives the jitted
+    values."""
+    monkeypatch.setenv("JITGRAD_DEBUG", "1")
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((3, 5, 5))
+    a = a @ a.transpose(0, 2, 1) + 5 * np.eye(5)
+    line = rng.standard_normal((2, 10000)).astype(np.float32)
+
+    def f(a, line):
+        sign, logdet = jnp.linalg.slogdet(a)
+        return (jnp.linalg.cholesky(a), sign * logdet, jnp.linalg.eigh(a)[0],
+                jnp.sort(line, axis=1))
+    lib = native_entry.export(jg.jit(f).lower(a, line).graph, tmp_path / "lib", "decomp")
+    assert "LLVM kernel units" in capsys.readouterr().err
+    got = run_from_c(lib, tmp_path, [a, line])
+    for g, want in zip(got, jg.jit(f)(a, line)):
+        np.testing.assert_allclose(g, np.asarray(want), rtol=1e-9, atol=1e-9)
+    undefined = set(native.undefined_symbols(lib.so_path))
+    assert {"dpotrf_", "dgetrf_", "dsyevd_", "malloc", "free"} <= undefined
+    assert undefined <= native.PORTABLE_SYMBOLS, undefined - native.PORTABLE_SYMBOLS
+    assert any(d.startswith("libopenblas") for d in native.shared_deps(lib.so_path))

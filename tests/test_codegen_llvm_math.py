@@ -1,7 +1,5 @@
-"""The LLVM kernels' math functions (codegen/llvm_math.py) against codegen/mathlib.py's (numba
-njit, themselves checked against NumPy in tests/test_mathlib.py; the native export's numba
-entry uses them): the same algorithms, so the same bits, on special values (zeros, infinities,
-NaN, subnormals, the overflow edges) and on random ones."""
+"""The LLVM kernels' math functions (codegen/llvm_math.py) against NumPy, on special values
+(zeros, infinities, NaN, subnormals, the overflow edges) and on random ones."""
 import numpy as np
 import pytest
 
@@ -10,7 +8,6 @@ import jitgrad.nn.functional as F
 import jitgrad.numpy as jnp
 from jitgrad.codegen import cpu_units
 from jitgrad.codegen.llvm_math import FUNCTIONS
-from mathlib_loops import mathlib_apply
 
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1.0, -1.0, 88.7, 89.5, -103.0, -110.0,
            1e30, -1e30, 0.5, 2.0, 3.0, -3.0, 1e-8, 709.0, 711.0, -745.0, -750.0]
@@ -38,14 +35,11 @@ def _run(f, args):
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("name", [*UNARY, "pow"])
-def test_llvm_math_matches_mathlib_bit_for_bit(name, dt):
+def test_llvm_math_matches_numpy(name, dt):
     assert (name, dt) in FUNCTIONS
     f = (lambda x, y: x ** y) if name == "pow" else (lambda x, y, g=UNARY[name]: g(x))
     args = _args(np.dtype(dt))
     a = _run(f, args)
-    b = mathlib_apply(name, *(args if name == "pow" else args[:1]))
-    same = (a == b) | (np.isnan(a) & np.isnan(b))
-    assert same.all(), (args[0][~same][:5], args[1][~same][:5], a[~same][:5], b[~same][:5])
     with np.errstate(all="ignore"):
         want = args[0] ** args[1] if name == "pow" else \
             (1 / (1 + np.exp(-args[0])) if name == "sigmoid" else getattr(np, name)(args[0]))

@@ -473,3 +473,18 @@ def test_chrome_trace_shows_the_branches_on_two_threads(threads, tmp_path):
     prof.export_chrome_trace(path)
     events = json.load(open(path))["traceEvents"]
     assert len({e["tid"] for e in events if e.get("cat") == "kernel"}) == 2
+
+
+def test_the_python_fill_writes_what_the_compiled_one_does():
+    """Where the object-layout check fails (runtime/sequencer._self_test), the addresses of a
+    call's arrays are written by a Python loop: the same bases, the same run."""
+    count = _kernel("count")
+    counters = [np.zeros(1, np.int64) for _ in range(2)]
+    program = Program([(count, [Slot(0, 0)]), (count, [Slot(1, 0)])], 2, [])
+    assert program.call(tuple(counters)) == 0
+    compiled = program.bases.copy()
+    program._fill = program._call = None
+    program.bases[:] = 0
+    assert program.call(tuple(counters)) == 0
+    assert (program.bases == compiled).all()
+    assert [int(c[0]) for c in counters] == [2, 2]

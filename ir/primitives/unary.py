@@ -26,7 +26,7 @@ def _rsqrt_1_minus_sq(e, x):
 def _float_unary(op, numpy, reference_fn, d, doc, *, complex_ok=True, vector_math="",
                  cost="transcendental", math_fn=None, gaps=None, method=()):
     """A float math function computed by the C math function of its name (libm, libdevice,
-    mathlib's vectorizable version where `vector_math` names one)."""
+    llvm_math's vectorizable version where `vector_math` names one)."""
     return unary(op, "float_unary", "inexact" if complex_ok else "float", reference_fn, d,
                  scalar=("math", math_fn or op.value), cost=cost, vector_math=vector_math,
                  gaps=gaps or {}, numpy=numpy, numpy_kind="float_unary", method=method, doc=doc)

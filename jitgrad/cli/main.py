@@ -23,7 +23,7 @@ def _info(args) -> int:
     import numba
 
     count, why = probe()
-    from jitgrad.codegen import BACKENDS  # lazy: loads numba and LLVM
+    from jitgrad.codegen import BACKENDS  # lazy: loads codegen and LLVM
     backends = ", ".join(sorted(BACKENDS))
     info = cache_info()
     print(f"jitgrad   {jg.__version__}")
@@ -106,7 +106,7 @@ def _argnums(text: str):
 
 def build_parser() -> Parser:
     p = Parser(prog="jitgrad", description="jitgrad: traced SSA IR, autodiff as an IR "
-               "transformation, fused numba kernels")
+               "transformation, fused LLVM kernels")
     p.add_argument("--version", action="version", version=f"jitgrad {jg.__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
