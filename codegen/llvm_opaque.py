@@ -49,6 +49,8 @@ def _collapse(shape, dst_coefs, src_coefs):
 
 
 def _nbytes(t):
+    if isinstance(t, ir.LiteralStructType):     # a complex value: {re, im}
+        return sum(_nbytes(e) for e in t.elements)
     return {"float": 4, "double": 8, "half": 2}.get(str(t), getattr(t, "width", 8) // 8)
 
 
@@ -320,6 +322,11 @@ OPAQUE = {Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev:
           **llvm_cumulative.OPAQUE, **llvm_sort.OPAQUE, **llvm_lapack.OPAQUE}
 
 
+# the kernels that only move elements: complex values too (the others add, compare or factor)
+COPIES = frozenset({Op.reshape, Op.transpose, Op.slice, Op.rev, Op.pad, Op.concatenate, Op.take,
+                    Op.im2col})
+
+
 def why_not(node):
     nodes = node.params["body"].nodes
     if len(nodes) != 1 or nodes[0].op not in OPAQUE:
@@ -327,6 +334,8 @@ def why_not(node):
     n = nodes[0]
     if n.op == Op.scatter_add and np.dtype(n.output.type.dtype).kind == "b":
         return "scatter_add on bool"
+    if n.op not in COPIES and any(np.dtype(v.type.dtype).kind == "c" for v in (*n.inputs, *n.outputs)):
+        return f"{n.op.name} of complex values"
     return None
 
 

@@ -1,0 +1,384 @@
+"""Complex arithmetic in the LLVM units.
+
+A complex64 (complex128) value is the literal struct {float, float} ({double, double}): real
+part, then imaginary part. That is NumPy's memory layout too (interleaved), so loads, stores,
+the copy kernels and BLAS's cgemm/zgemm read complex arrays as they are; InstCombine splits the
+struct loads and stores into their parts, so the loop vectorizer sees float code.
+
+`RULES[op](b, args, in_dtypes, out_dtype)` has llvm_exprs.EXPR's signature and is what EXPR
+calls when a dtype of the op is complex; `supported` says which ops and dtypes it covers.
+Semantics are NumPy's loops (numpy/_core/src/umath/loops.c.src and npy_math_complex.c.src,
+glibc's cexp/clog/csqrt behind them):
+- multiply, square: the textbook formula (no recovery of infinities: NumPy's loop has none);
+- divide: Smith's algorithm with NumPy's branch on |re| >= |im| of the divisor, and x / 0 as
+  the parts divided by |0|;
+- abs: hypot, scaled so no intermediate overflows or underflows, infinity beating NaN;
+- exp, log, sqrt: C99 Annex G's special values; log's real part through log1p near |z| = 1;
+- sign: z / |z| (NumPy 2), with NumPy's cases for infinite and NaN parts;
+- eq/ne, isnan/isinf: part by part; convert: complex -> real keeps the real part (as JAX).
+Ops not here (pow, the trigonometric and hyperbolic functions and their inverses, log1p,
+expm1) keep complex kernels that use them on the host (codegen/cpu.py, complex_gap).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir
+
+from ..ir.ops import Op
+from .llvm_math import fconst, intrinsic
+from .llvm_math_table import FUNCTIONS
+
+I1 = ir.IntType(1)
+F32, F64 = ir.FloatType(), ir.DoubleType()
+PART = {"complex64": "float32", "complex128": "float64"}
+TYPES = {name: ir.LiteralStructType([F32 if p == "float32" else F64] * 2) for name, p in PART.items()}
+
+
+def is_complex(dt) -> bool:
+    return np.dtype(dt).kind == "c"
+
+
+def part_dtype(dt) -> str:
+    """The dtype of a complex dtype's parts (float32 for complex64)."""
+    return PART[np.dtype(dt).name]
+
+
+def const(dt, value):
+    t = TYPES[np.dtype(dt).name]
+    v = complex(value)
+    return ir.Constant(t, [ir.Constant(t.elements[0], v.real), ir.Constant(t.elements[0], v.imag)])
+
+
+def parts(b, z):
+    return b.extract_value(z, 0), b.extract_value(z, 1)
+
+
+def pack(b, re, im):
+    t = ir.LiteralStructType([re.type, re.type])
+    return b.insert_value(b.insert_value(ir.Constant(t, ir.Undefined), re, 0), im, 1)
+
+
+def _math(name, x):
+    return FUNCTIONS[name, "float32" if x.type == F32 else "float64"]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def _fabs(b, x):
+    return intrinsic(b, "llvm.fabs", x.type, x)
+
+
+def _copysign(b, x, s):
+    return intrinsic(b, "llvm.copysign", x.type, x, s)
+
+
+def _isinf(b, x):
+    return b.fcmp_ordered("==", _fabs(b, x), fconst(x.type, math.inf))
+
+
+def _isnan(b, x):
+    return b.fcmp_unordered("uno", x, x)
+
+
+def _finite(b, x):
+    return b.fcmp_ordered("<", _fabs(b, x), fconst(x.type, math.inf))
+
+
+# |x| at or above BIG (below SMALL) is scaled by 1/SCALE (SCALE) before it is squared
+_SCALING = {F32: None, F64: (2.0 ** 500, 2.0 ** -500, 2.0 ** 600)}
+
+
+def _hypot_scaled(b, x, y):
+    """(h, k): hypot(x, y) = h * 2**k (k an exact float: 0 or +-600), so log|z| need not form
+    an overflowing h. float32: in double precision (the squares exact), then rounded."""
+    ty = x.type
+    if ty == F32:
+        xd, yd = b.fpext(x, F64), b.fpext(y, F64)
+        h = intrinsic(b, "llvm.sqrt", F64, b.fadd(b.fmul(xd, xd), b.fmul(yd, yd)))
+        h = b.fptrunc(h, F32)
+        k = fconst(F32, 0)
+    else:
+        big, small, scale = _SCALING[ty]
+        m = _max_abs(b, x, y)
+        up = b.fcmp_ordered("<", m, fconst(ty, small))
+        down = b.fcmp_ordered(">", m, fconst(ty, big))
+        s = b.select(down, fconst(ty, 1 / scale), b.select(up, fconst(ty, scale), fconst(ty, 1)))
+        k = b.select(down, fconst(ty, 600), b.select(up, fconst(ty, -600), fconst(ty, 0)))
+        xs, ys = b.fmul(x, s), b.fmul(y, s)
+        h = intrinsic(b, "llvm.sqrt", ty, b.fadd(b.fmul(xs, xs), b.fmul(ys, ys)))
+    inf = b.or_(_isinf(b, x), _isinf(b, y))         # hypot(inf, nan) = inf
+    return b.select(inf, fconst(ty, math.inf), h), b.select(inf, fconst(ty, 0), k)
+
+
+def _max_abs(b, x, y):
+    ax, ay = _fabs(b, x), _fabs(b, y)
+    return b.select(b.fcmp_ordered(">", ax, ay), ax, ay)
+
+
+def hypot(b, x, y):
+    h, k = _hypot_scaled(b, x, y)
+    if x.type == F32:
+        return h
+    ty, (_, _, scale) = x.type, _SCALING[x.type]
+    back = b.select(b.fcmp_ordered(">", k, fconst(ty, 0)), fconst(ty, scale),
+                    b.select(b.fcmp_ordered("<", k, fconst(ty, 0)), fconst(ty, 1 / scale),
+                             fconst(ty, 1)))
+    return b.fmul(h, back)
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+def _add(b, a, dts, dt):
+    (xr, xi), (yr, yi) = parts(b, a[0]), parts(b, a[1])
+    return pack(b, b.fadd(xr, yr), b.fadd(xi, yi))
+
+
+def _sub(b, a, dts, dt):
+    (xr, xi), (yr, yi) = parts(b, a[0]), parts(b, a[1])
+    return pack(b, b.fsub(xr, yr), b.fsub(xi, yi))
+
+
+def multiply(b, x, y):
+    (xr, xi), (yr, yi) = parts(b, x), parts(b, y)
+    return pack(b, b.fsub(b.fmul(xr, yr), b.fmul(xi, yi)), b.fadd(b.fmul(xr, yi), b.fmul(xi, yr)))
+
+
+def divide(b, x, y):
+    """NumPy's complex divide (Smith's algorithm), both branches computed and one selected."""
+    (ar, ai), (br, bi) = parts(b, x), parts(b, y)
+    ty = ar.type
+    one = fconst(ty, 1)
+    abr, abi = _fabs(b, br), _fabs(b, bi)
+    rat1 = b.fdiv(bi, br)                       # |br| >= |bi|
+    scl1 = b.fdiv(one, b.fadd(br, b.fmul(bi, rat1)))
+    re1 = b.fmul(b.fadd(ar, b.fmul(ai, rat1)), scl1)
+    im1 = b.fmul(b.fsub(ai, b.fmul(ar, rat1)), scl1)
+    rat2 = b.fdiv(br, bi)                       # |br| < |bi| (or a NaN)
+    scl2 = b.fdiv(one, b.fadd(bi, b.fmul(br, rat2)))
+    re2 = b.fmul(b.fadd(b.fmul(ar, rat2), ai), scl2)
+    im2 = b.fmul(b.fsub(b.fmul(ai, rat2), ar), scl2)
+    zero = b.and_(b.fcmp_ordered("==", abr, fconst(ty, 0)), b.fcmp_ordered("==", abi, fconst(ty, 0)))
+    re1 = b.select(zero, b.fdiv(ar, abr), re1)
+    im1 = b.select(zero, b.fdiv(ai, abr), im1)
+    first = b.fcmp_ordered(">=", abr, abi)
+    return pack(b, b.select(first, re1, re2), b.select(first, im1, im2))
+
+
+def _square(b, a, dts, dt):
+    xr, xi = parts(b, a[0])
+    return pack(b, b.fsub(b.fmul(xr, xr), b.fmul(xi, xi)), b.fadd(b.fmul(xr, xi), b.fmul(xi, xr)))
+
+
+def _neg(b, a, dts, dt):
+    xr, xi = parts(b, a[0])
+    return pack(b, b.fneg(xr), b.fneg(xi))
+
+
+def _conj(b, a, dts, dt):
+    xr, xi = parts(b, a[0])
+    return pack(b, xr, b.fneg(xi))
+
+
+def _abs(b, a, dts, dt):
+    return hypot(b, *parts(b, a[0]))
+
+
+def _sign(b, a, dts, dt):
+    """NumPy 2's sign: z / |z|; NaN when |z| is; a unit along the infinite part (NaN when both
+    are); 0 at 0."""
+    xr, xi = parts(b, a[0])
+    ty = xr.type
+    h = hypot(b, xr, xi)
+    zero, one, nan = fconst(ty, 0), fconst(ty, 1), fconst(ty, math.nan)
+    re, im = b.fdiv(xr, h), b.fdiv(xi, h)
+    at0 = b.fcmp_ordered("==", h, zero)
+    re, im = b.select(at0, zero, re), b.select(at0, zero, im)
+
+    def unit(v):
+        return b.select(b.fcmp_ordered(">", v, zero), one, fconst(ty, -1))
+    inf_r, inf_i = _isinf(b, xr), _isinf(b, xi)
+    inf_re = b.select(inf_i, nan, unit(xr))
+    inf_im = b.select(inf_i, nan, zero)
+    re = b.select(inf_r, inf_re, b.select(inf_i, zero, re))
+    im = b.select(inf_r, inf_im, b.select(inf_i, unit(xi), im))
+    isnan = _isnan(b, h)
+    return pack(b, b.select(isnan, nan, re), b.select(isnan, nan, im))
+
+
+# ----------------------------------------------------------------------------- exp, log, sqrt
+
+def _exp(b, a, dts, dt):
+    """exp(x) (cos y, sin y); exp(x/2)^2 past exp's overflow (so e^710 cos y may be finite);
+    a zero imaginary part kept (exp(inf + 0j) = inf + 0j); an infinite x with a non-finite y:
+    (0, 0) for -inf, (inf, nan) for +inf (glibc's cexp)."""
+    x, y = parts(b, a[0])
+    ty = x.type
+    big = fconst(ty, 88.0 if ty == F32 else 709.0)
+    c, s = _math("cos", y)(b, y), _math("sin", y)(b, y)
+    e = _math("exp", x)(b, x)
+    half = _math("exp", x)(b, b.fmul(x, fconst(ty, 0.5)))
+    over = b.fcmp_ordered(">", x, big)
+    re = b.select(over, b.fmul(b.fmul(half, c), half), b.fmul(e, c))
+    im = b.select(over, b.fmul(b.fmul(half, s), half), b.fmul(e, s))
+    yzero = b.fcmp_ordered("==", y, fconst(ty, 0))
+    re, im = b.select(yzero, e, re), b.select(yzero, y, im)
+    wild = b.and_(_isinf(b, x), b.not_(_finite(b, y)))
+    neg = b.fcmp_ordered("<", x, fconst(ty, 0))
+    re = b.select(wild, b.select(neg, fconst(ty, 0), x), re)
+    im = b.select(wild, b.select(neg, _copysign(b, fconst(ty, 0), y), fconst(ty, math.nan)), im)
+    return pack(b, re, im)
+
+
+def _log(b, a, dts, dt):
+    """(log|z|, atan2(y, x)); log|z| as log1p(|z|^2 - 1) / 2 where |z| is near 1 (the squares
+    summed exactly in double precision for complex64, with exact scaling else)."""
+    x, y = parts(b, a[0])
+    ty = x.type
+    im = _math("atan2", x)(b, y, x)
+    h, k = _hypot_scaled(b, x, y)
+    far = b.fadd(_math("log", h)(b, h), b.fmul(k, fconst(ty, math.log(2))))
+    m = _max_abs(b, x, y)
+    n = b.select(b.fcmp_ordered(">", _fabs(b, x), _fabs(b, y)), _fabs(b, y), _fabs(b, x))
+    wide = F64 if ty == F32 else ty
+    md, nd = (b.fpext(m, F64), b.fpext(n, F64)) if ty == F32 else (m, n)
+    one = fconst(wide, 1)
+    d = b.fadd(b.fmul(b.fsub(md, one), b.fadd(md, one)), b.fmul(nd, nd))    # |z|^2 - 1
+    near = b.fmul(_math("log1p", d)(b, d), fconst(wide, 0.5))
+    near = b.fptrunc(near, F32) if ty == F32 else near
+    close = b.and_(b.fcmp_ordered(">", m, fconst(ty, 0.5)), b.fcmp_ordered("<", m, fconst(ty, 2)))
+    return pack(b, b.select(close, near, far), im)
+
+
+def _sqrt(b, a, dts, dt):
+    """complex64 in double precision (then rounded), complex128 by _csqrt."""
+    x, y = parts(b, a[0])
+    if x.type == F64:
+        return pack(b, *_csqrt(b, x, y))
+    re, im = _csqrt(b, b.fpext(x, F64), b.fpext(y, F64))
+    return pack(b, b.fptrunc(re, F32), b.fptrunc(im, F32))
+
+
+def _csqrt(b, x, y):
+    """Kahan's csqrt (FreeBSD's, NumPy's fallback) in double precision: t = sqrt((|x| + |z|) / 2),
+    then (t, y / 2t) or (|y| / 2t, copysign(t, y)); inputs over THRESH scaled by 1/4 first, both
+    parts below 4 * DBL_MIN by 2^54 (then the root by 2^-27)."""
+    ty = F64
+    zero, inf, nan = fconst(ty, 0), fconst(ty, math.inf), fconst(ty, math.nan)
+    f = np.finfo(np.float64)
+    big = _max_abs(b, x, y)
+    scaled = b.fcmp_ordered(">=", big, fconst(ty, f.max / (1 + math.sqrt(2))))
+    tiny = b.fcmp_ordered("<", big, fconst(ty, 4 * f.tiny))
+    q = b.select(scaled, fconst(ty, 0.25), b.select(tiny, fconst(ty, 2.0 ** 54), fconst(ty, 1)))
+    back = b.select(scaled, fconst(ty, 2), b.select(tiny, fconst(ty, 2.0 ** -27), fconst(ty, 1)))
+    xs, ys = b.fmul(x, q), b.fmul(y, q)
+    t = intrinsic(b, "llvm.sqrt", ty, b.fmul(b.fadd(_fabs(b, xs), hypot(b, xs, ys)), fconst(ty, 0.5)))
+    two_t = b.fmul(t, fconst(ty, 2))
+    pos = b.fcmp_ordered(">=", xs, zero)
+    re = b.select(pos, t, b.fdiv(_fabs(b, ys), two_t))
+    im = b.select(pos, b.fdiv(ys, two_t), _copysign(b, t, ys))
+    re, im = b.fmul(re, back), b.fmul(im, back)
+    # the special cases, the last one here first (the first that applies wins)
+    xinf = _isinf(b, x)
+    nan_unless_finite = b.fsub(y, y)            # 0 for a finite y, NaN else
+    neg_inf = b.and_(xinf, b.fcmp_ordered("<", x, zero))
+    re = b.select(xinf, b.select(neg_inf, _fabs(b, nan_unless_finite), x), re)
+    im = b.select(xinf, b.select(neg_inf, _copysign(b, x, y), _copysign(b, nan_unless_finite, y)),
+                  im)
+    xnan = _isnan(b, x)
+    re, im = b.select(xnan, x, re), b.select(xnan, nan, im)
+    yinf = _isinf(b, y)
+    re, im = b.select(yinf, inf, re), b.select(yinf, y, im)
+    at0 = b.and_(b.fcmp_ordered("==", x, zero), b.fcmp_ordered("==", y, zero))
+    return b.select(at0, zero, re), b.select(at0, y, im)
+
+
+def _rsqrt(b, a, dts, dt):
+    """1 / sqrt(z), as the reference computes it (NumPy's complex divide)."""
+    return divide(b, const(dt, 1), _sqrt(b, a, dts, dt))
+
+
+# ----------------------------------------------------------------------------- parts, casts
+
+def convert(b, a, dts, dt, real_convert):
+    """real -> complex: (x, 0); complex -> complex: each part; complex -> real: the real part,
+    converted as a float of the part's width (`real_convert`: llvm_exprs' real rule)."""
+    src, dst = np.dtype(dts[0]), np.dtype(dt)
+    if src.kind != "c":
+        p = part_dtype(dst)
+        re = real_convert(b, a, dts, p)
+        return pack(b, re, fconst(re.type, 0))
+    re, im = parts(b, a[0])
+    if dst.kind == "c":
+        p = part_dtype(dst)
+        return pack(b, *(real_convert(b, [v], [part_dtype(src)], p) for v in (re, im)))
+    return real_convert(b, [re], [part_dtype(src)], dt)
+
+
+def _compare(sym):
+    def emit(b, a, dts, dt):
+        (xr, xi), (yr, yi) = parts(b, a[0]), parts(b, a[1])
+        if sym == "==":
+            return b.and_(b.fcmp_ordered("==", xr, yr), b.fcmp_ordered("==", xi, yi))
+        return b.or_(b.fcmp_unordered("!=", xr, yr), b.fcmp_unordered("!=", xi, yi))
+    return emit
+
+
+def _either(test):
+    return lambda b, a, dts, dt: b.or_(*(test(b, v) for v in parts(b, a[0])))
+
+
+def _select(b, a, dts, dt):
+    (xr, xi), (yr, yi) = parts(b, a[1]), parts(b, a[2])
+    return pack(b, b.select(a[0], xr, yr), b.select(a[0], xi, yi))
+
+
+def _binary(fn):
+    return lambda b, a, dts, dt: fn(b, a[0], a[1])
+
+
+def _unary(fn):
+    """A function of z from its parts: fn(b, x, y) -> (re, im)."""
+    return lambda b, a, dts, dt: pack(b, *fn(b, *parts(b, a[0])))
+
+
+RULES = {
+    Op.add: _add, Op.sub: _sub, Op.mul: _binary(multiply), Op.div: _binary(divide),
+    Op.neg: _neg, Op.conj: _conj, Op.square: _square, Op.abs: _abs, Op.sign: _sign,
+    Op.exp: _exp, Op.log: _log, Op.sqrt: _sqrt, Op.rsqrt: _rsqrt,
+    Op.real: lambda b, a, dts, dt: b.extract_value(a[0], 0),
+    Op.imag: lambda b, a, dts, dt: b.extract_value(a[0], 1),
+    Op.complex: lambda b, a, dts, dt: pack(b, a[0], a[1]),
+    Op.eq: _compare("=="), Op.ne: _compare("!="),
+    Op.isnan: _either(_isnan), Op.isinf: _either(_isinf),
+    Op.select: _select,
+    Op.stop_gradient: lambda b, a, dts, dt: a[0],
+}
+
+
+def supported(op, in_dtypes, out_dtype) -> bool:
+    """Whether RULES (or the convert rule) computes `op` where one of its dtypes is complex."""
+    names = [np.dtype(d).name for d in (*in_dtypes, out_dtype)]
+    if op == Op.convert:
+        return all(n in TYPES or np.dtype(n).kind in "fiub" for n in names)
+    if op not in RULES:
+        return False
+    if op == Op.complex:
+        return len(set(names[:2])) == 1 and PART.get(names[-1]) == names[0]
+    values = names[1:] if op == Op.select else names
+    return all(n in TYPES or np.dtype(n).kind == "b" or n == PART.get(values[0])
+               for n in values)
+
+
+# ----------------------------------------------------------------------------- reductions
+
+def combine(b, kind, acc, v):
+    """A reduction's accumulator absorbing v: sums part by part (reassociable, as the float
+    sums), products by the complex multiply."""
+    if kind == "sum":
+        (ar, ai), (vr, vi) = parts(b, acc), parts(b, v)
+        return pack(b, b.fadd(ar, vr, flags=("reassoc",)), b.fadd(ai, vi, flags=("reassoc",)))
+    if kind == "prod":
+        return multiply(b, acc, v)
+    return None
