@@ -9,7 +9,8 @@ struct loads and stores into their parts, so the loop vectorizer sees float code
 calls when a dtype of the op is complex; `supported` says which ops and dtypes it covers.
 Semantics are NumPy's loops (numpy/_core/src/umath/loops.c.src and npy_math_complex.c.src,
 glibc's cexp/clog/csqrt behind them):
-- multiply, square: the textbook formula (no recovery of infinities: NumPy's loop has none);
+- multiply, square: the textbook formula with NumPy's SIMD loops' fused multiply-adds,
+  (fma(xr, yr, -xi yi), fma(xr, yi, xi yr)) (no recovery of infinities: NumPy has none);
 - divide: Smith's algorithm with NumPy's branch on |re| >= |im| of the divisor, and x / 0 as
   the parts divided by |0|;
 - abs: hypot, scaled so no intermediate overflows or underflows, infinity beating NaN;
@@ -86,26 +87,34 @@ def _finite(b, x):
     return b.fcmp_ordered("<", _fabs(b, x), fconst(x.type, math.inf))
 
 
-# |x| at or above BIG (below SMALL) is scaled by 1/SCALE (SCALE) before it is squared
-_SCALING = {F32: None, F64: (2.0 ** 500, 2.0 ** -500, 2.0 ** 600)}
+# (threshold, factor): |z| (complex64) or its larger part (complex128) above the threshold is
+# scaled by 1/factor, below 1/threshold by factor, so squares and logarithms stay in range
+_SCALING = {F32: (2.0 ** 64, 2.0 ** 64), F64: (2.0 ** 500, 2.0 ** 600)}
+
+
+def _scale(b, m, ty):
+    """(factor, k) for a magnitude m: factor = 2**-k, k = 0 or +-log2(_SCALING's factor)."""
+    limit, factor = _SCALING[ty]
+    down = b.fcmp_ordered(">", m, fconst(m.type, limit))
+    up = b.fcmp_ordered("<", m, fconst(m.type, 1 / limit))
+    e = math.log2(factor)
+    s = b.select(down, fconst(m.type, 1 / factor), b.select(up, fconst(m.type, factor),
+                                                             fconst(m.type, 1)))
+    return s, b.select(down, fconst(ty, e), b.select(up, fconst(ty, -e), fconst(ty, 0)))
 
 
 def _hypot_scaled(b, x, y):
-    """(h, k): hypot(x, y) = h * 2**k (k an exact float: 0 or +-600), so log|z| need not form
-    an overflowing h. float32: in double precision (the squares exact), then rounded."""
+    """(h, k) with hypot(x, y) = h * 2**k, h neither overflowing nor subnormal (log|z| = log h
+    + k log 2). complex64: the squares summed in double precision (exactly), then scaled;
+    complex128: the parts scaled by a power of two first."""
     ty = x.type
     if ty == F32:
         xd, yd = b.fpext(x, F64), b.fpext(y, F64)
-        h = intrinsic(b, "llvm.sqrt", F64, b.fadd(b.fmul(xd, xd), b.fmul(yd, yd)))
-        h = b.fptrunc(h, F32)
-        k = fconst(F32, 0)
+        hd = intrinsic(b, "llvm.sqrt", F64, b.fadd(b.fmul(xd, xd), b.fmul(yd, yd)))
+        s, k = _scale(b, hd, ty)
+        h = b.fptrunc(b.fmul(hd, s), F32)
     else:
-        big, small, scale = _SCALING[ty]
-        m = _max_abs(b, x, y)
-        up = b.fcmp_ordered("<", m, fconst(ty, small))
-        down = b.fcmp_ordered(">", m, fconst(ty, big))
-        s = b.select(down, fconst(ty, 1 / scale), b.select(up, fconst(ty, scale), fconst(ty, 1)))
-        k = b.select(down, fconst(ty, 600), b.select(up, fconst(ty, -600), fconst(ty, 0)))
+        s, k = _scale(b, _max_abs(b, x, y), ty)
         xs, ys = b.fmul(x, s), b.fmul(y, s)
         h = intrinsic(b, "llvm.sqrt", ty, b.fadd(b.fmul(xs, xs), b.fmul(ys, ys)))
     inf = b.or_(_isinf(b, x), _isinf(b, y))         # hypot(inf, nan) = inf
@@ -118,12 +127,18 @@ def _max_abs(b, x, y):
 
 
 def hypot(b, x, y):
+    """sqrt(x^2 + y^2) without intermediate overflow or underflow; inf when a part is, even
+    beside a NaN."""
+    ty = x.type
     h, k = _hypot_scaled(b, x, y)
-    if x.type == F32:
-        return h
-    ty, (_, _, scale) = x.type, _SCALING[x.type]
-    back = b.select(b.fcmp_ordered(">", k, fconst(ty, 0)), fconst(ty, scale),
-                    b.select(b.fcmp_ordered("<", k, fconst(ty, 0)), fconst(ty, 1 / scale),
+    _, factor = _SCALING[ty]
+    e = math.log2(factor)
+    if ty == F32:           # from the double result: one rounding
+        xd, yd = b.fpext(x, F64), b.fpext(y, F64)
+        hd = b.fptrunc(intrinsic(b, "llvm.sqrt", F64, b.fadd(b.fmul(xd, xd), b.fmul(yd, yd))), F32)
+        return b.select(b.or_(_isinf(b, x), _isinf(b, y)), fconst(ty, math.inf), hd)
+    back = b.select(b.fcmp_ordered("==", k, fconst(ty, e)), fconst(ty, factor),
+                    b.select(b.fcmp_ordered("==", k, fconst(ty, -e)), fconst(ty, 1 / factor),
                              fconst(ty, 1)))
     return b.fmul(h, back)
 
@@ -140,9 +155,14 @@ def _sub(b, a, dts, dt):
     return pack(b, b.fsub(xr, yr), b.fsub(xi, yi))
 
 
+def _fma(b, x, y, z):
+    return intrinsic(b, "llvm.fma", x.type, x, y, z)
+
+
 def multiply(b, x, y):
+    """NumPy's SIMD loop: (fma(xr, yr, -xi yi), fma(xr, yi, xi yr))."""
     (xr, xi), (yr, yi) = parts(b, x), parts(b, y)
-    return pack(b, b.fsub(b.fmul(xr, yr), b.fmul(xi, yi)), b.fadd(b.fmul(xr, yi), b.fmul(xi, yr)))
+    return pack(b, _fma(b, xr, yr, b.fneg(b.fmul(xi, yi))), _fma(b, xr, yi, b.fmul(xi, yr)))
 
 
 def divide(b, x, y):
@@ -167,8 +187,7 @@ def divide(b, x, y):
 
 
 def _square(b, a, dts, dt):
-    xr, xi = parts(b, a[0])
-    return pack(b, b.fsub(b.fmul(xr, xr), b.fmul(xi, xi)), b.fadd(b.fmul(xr, xi), b.fmul(xi, xr)))
+    return multiply(b, a[0], a[0])
 
 
 def _neg(b, a, dts, dt):
@@ -186,23 +205,24 @@ def _abs(b, a, dts, dt):
 
 
 def _sign(b, a, dts, dt):
-    """NumPy 2's sign: z / |z|; NaN when |z| is; a unit along the infinite part (NaN when both
-    are); 0 at 0."""
+    """NumPy 2's sign, its branches in order: NaN where |z| is; where |z| is infinite (a part
+    infinite, or |z| over the largest float): (+-1, 0) along an infinite real part (NaN when
+    both are), else (0, +-1) by the imaginary part's sign; 0 at 0; else z / |z|."""
     xr, xi = parts(b, a[0])
     ty = xr.type
     h = hypot(b, xr, xi)
     zero, one, nan = fconst(ty, 0), fconst(ty, 1), fconst(ty, math.nan)
-    re, im = b.fdiv(xr, h), b.fdiv(xi, h)
-    at0 = b.fcmp_ordered("==", h, zero)
-    re, im = b.select(at0, zero, re), b.select(at0, zero, im)
 
     def unit(v):
         return b.select(b.fcmp_ordered(">", v, zero), one, fconst(ty, -1))
-    inf_r, inf_i = _isinf(b, xr), _isinf(b, xi)
-    inf_re = b.select(inf_i, nan, unit(xr))
-    inf_im = b.select(inf_i, nan, zero)
-    re = b.select(inf_r, inf_re, b.select(inf_i, zero, re))
-    im = b.select(inf_r, inf_im, b.select(inf_i, unit(xi), im))
+    at0 = b.fcmp_ordered("==", h, zero)
+    re = b.select(at0, zero, b.fdiv(xr, h))
+    im = b.select(at0, zero, b.fdiv(xi, h))
+    both = b.and_(_isinf(b, xr), _isinf(b, xi))
+    inf_re = b.select(_isinf(b, xr), b.select(both, nan, unit(xr)), zero)
+    inf_im = b.select(_isinf(b, xr), b.select(both, nan, zero), unit(xi))
+    hinf = _isinf(b, h)
+    re, im = b.select(hinf, inf_re, re), b.select(hinf, inf_im, im)
     isnan = _isnan(b, h)
     return pack(b, b.select(isnan, nan, re), b.select(isnan, nan, im))
 
