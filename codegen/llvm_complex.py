@@ -31,14 +31,9 @@ from ..ir.ops import Op
 from .llvm_math import fconst, intrinsic
 from .llvm_math_table import FUNCTIONS
 
-I1 = ir.IntType(1)
 F32, F64 = ir.FloatType(), ir.DoubleType()
 PART = {"complex64": "float32", "complex128": "float64"}
 TYPES = {name: ir.LiteralStructType([F32 if p == "float32" else F64] * 2) for name, p in PART.items()}
-
-
-def is_complex(dt) -> bool:
-    return np.dtype(dt).kind == "c"
 
 
 def part_dtype(dt) -> str:
