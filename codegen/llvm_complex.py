@@ -16,9 +16,10 @@ glibc's cexp/clog/csqrt behind them):
 - abs: hypot, scaled so no intermediate overflows or underflows, infinity beating NaN;
 - exp, log, sqrt: C99 Annex G's special values; log's real part through log1p near |z| = 1;
 - sign: z / |z| (NumPy 2), with NumPy's cases for infinite and NaN parts;
+- pow: NumPy's npy_cpow (integer exponents by repeated squaring, else exp(y log x));
 - eq/ne, isnan/isinf: part by part; convert: complex -> real keeps the real part (as JAX).
-Ops not here (pow, the trigonometric and hyperbolic functions and their inverses, log1p,
-expm1) keep complex kernels that use them on the host (codegen/cpu.py, complex_gap).
+Ops not here (the trigonometric and hyperbolic functions and their inverses, log1p, expm1)
+keep complex kernels that use them on the host (codegen/cpu.py, complex_gap).
 """
 from __future__ import annotations
 
@@ -309,6 +310,47 @@ def _csqrt(b, x, y):
     return b.select(at0, zero, re), b.select(at0, y, im)
 
 
+def _naive_multiply(b, x, y):
+    """(xr yr - xi yi, xr yi + xi yr), no fused multiply-add: NumPy's cmul in npy_cpow."""
+    (xr, xi), (yr, yi) = parts(b, x), parts(b, y)
+    return pack(b, b.fsub(b.fmul(xr, yr), b.fmul(xi, yi)), b.fadd(b.fmul(xr, yi), b.fmul(xi, yr)))
+
+
+POW_BITS = 7        # NumPy's integer powers: |n| < 100, n's bits from the lowest
+
+
+def _pow(b, a, dts, dt):
+    """NumPy's npy_cpow, its cases in order: x^0 = 1; 0^y = 0 for re y > 0, else NaN; an
+    integer y with |y| < 100 by repeated squaring (y = 1, 2, 3 unrolled; 1 / x^-y for y < 0);
+    else exp(y log x) (glibc's cpow). Every case is computed and one selected; a constant
+    exponent (x ** 2) folds to its own case."""
+    x, y = a
+    (xr, xi), (yr, yi) = parts(b, x), parts(b, y)
+    ty = xr.type
+    zero, one = fconst(ty, 0), const(dt, 1)
+    nan = const(dt, complex(math.nan, math.nan))
+    general = _exp(b, [_naive_multiply(b, y, _log(b, [x], dts, dt))], dts, dt)
+    small = b.fcmp_ordered("<", _fabs(b, yr), fconst(ty, 100))     # and not NaN
+    n = b.fptosi(b.select(small, yr, zero), ir.IntType(64))        # in range: no poison
+    integral = b.and_(b.and_(small, b.fcmp_ordered("==", yi, zero)),
+                      b.fcmp_ordered("==", b.sitofp(n, ty), yr))
+    m = b.select(b.icmp_signed("<", n, ir.Constant(n.type, 0)), b.neg(n), n)
+    p, acc = x, one
+    for k in range(POW_BITS):
+        bit = b.icmp_unsigned("!=", b.and_(m, ir.Constant(m.type, 1 << k)), ir.Constant(m.type, 0))
+        acc = b.select(bit, _naive_multiply(b, acc, p), acc)
+        p = _naive_multiply(b, p, p) if k < POW_BITS - 1 else p
+    square = _naive_multiply(b, x, x)
+    acc = b.select(b.fcmp_ordered("<", yr, zero), divide(b, one, acc), acc)
+    for k, v in ((3, _naive_multiply(b, x, square)), (2, square), (1, x)):
+        acc = b.select(b.icmp_signed("==", n, ir.Constant(n.type, k)), v, acc)
+    out = b.select(integral, acc, general)
+    x0 = b.and_(b.fcmp_ordered("==", xr, zero), b.fcmp_ordered("==", xi, zero))
+    out = b.select(x0, b.select(b.fcmp_ordered(">", yr, zero), const(dt, 0), nan), out)
+    y0 = b.and_(b.fcmp_ordered("==", yr, zero), b.fcmp_ordered("==", yi, zero))
+    return b.select(y0, one, out)
+
+
 def _rsqrt(b, a, dts, dt):
     """1 / sqrt(z), as the reference computes it (NumPy's complex divide)."""
     return divide(b, const(dt, 1), _sqrt(b, a, dts, dt))
@@ -361,7 +403,7 @@ def _unary(fn):
 RULES = {
     Op.add: _add, Op.sub: _sub, Op.mul: _binary(multiply), Op.div: _binary(divide),
     Op.neg: _neg, Op.conj: _conj, Op.square: _square, Op.abs: _abs, Op.sign: _sign,
-    Op.exp: _exp, Op.log: _log, Op.sqrt: _sqrt, Op.rsqrt: _rsqrt,
+    Op.exp: _exp, Op.log: _log, Op.sqrt: _sqrt, Op.rsqrt: _rsqrt, Op.pow: _pow,
     Op.real: lambda b, a, dts, dt: b.extract_value(a[0], 0),
     Op.imag: lambda b, a, dts, dt: b.extract_value(a[0], 1),
     Op.complex: lambda b, a, dts, dt: pack(b, a[0], a[1]),

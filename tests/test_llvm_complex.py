@@ -259,3 +259,36 @@ def test_an_op_without_a_complex_rule_keeps_its_kernel_on_the_host(monkeypatch, 
     assert "(complex values) runs on the host (NumPy reference): op sin on complex128" in err
     jg.jit(lambda a: jnp.exp(a * 2) + 1)(x)
     assert "runs on the host" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("dt", COMPLEX)
+def test_integer_powers_are_numpys_bit_for_bit(dt, llvm_unit):
+    """npy_cpow's integer exponents (|n| < 100): its repeated squaring, special values included;
+    a constant exponent (z ** 2, z ** -3) and an array of exponents."""
+    x = complex_values(dt)
+    n = np.array([0, 1, 2, 3, 4, 5, 7, -1, -2, -3, -8, 13, 64, 99, -99], dt)
+    with np.errstate(all="ignore"):
+        same_bits(jg.jit(lambda a, e: a ** e)(x[:, None], n[None, :]), np.power(x[:, None], n[None, :]))
+        for k in (2, 3, -3):
+            same_bits(jg.jit(lambda a: a ** k)(x), np.power(x, np.asarray(k, dt)))
+
+
+@pytest.mark.parametrize("dt", COMPLEX)
+def test_other_powers_are_exp_of_y_log_x(dt, llvm_unit):
+    """Non-integer (or |n| >= 100) exponents: exp(y log x) as glibc's cpow, within k eps |want|
+    (1 + |y log x|) (the product's rounding is magnified by exp), k = 8; 0 ** y, x ** 0."""
+    rng = np.random.default_rng(4)
+    x = (rng.uniform(-3, 3, 300) + 1j * rng.uniform(-3, 3, 300)).astype(dt)
+    y = (rng.uniform(-3, 3, 300) + 1j * rng.uniform(-1, 1, 300)).astype(dt)
+    y[:20] = [100, -100, 0.5, 2.5, 1e30, np.inf, *(rng.uniform(-3, 3, 14) + 0j)]
+    with np.errstate(all="ignore"):
+        want = np.power(x, y)
+        got = np.asarray(jg.jit(lambda a, e: a ** e)(x, y))
+    size = 1 + np.abs(y.astype(np.complex128) * np.log(x.astype(np.complex128)))
+    fin = np.isfinite(want) & np.isfinite(size)
+    err = np.abs(got[fin] - want[fin])
+    assert (err <= 8 * np.finfo(dt).eps * np.abs(want[fin]) * size[fin]).all()
+    same_bits(got[~fin], want[~fin])        # overflow to infinities, x ** inf
+    edges = np.array([0, 0, 0, 1 + 1j, 0], dt), np.array([2.5, -1, 1j, 0, 0], dt)
+    with np.errstate(all="ignore"):
+        same_bits(jg.jit(lambda a, e: a ** e)(*edges), np.power(*edges))
