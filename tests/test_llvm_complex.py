@@ -5,11 +5,16 @@ interpreter path (JITGRAD_BACKEND=interpreter); gradients through complex interm
 Bounds (measured here, NumPy 2.4 on glibc):
 - exact (the same bits as NumPy, NaN and the signs of zeros included): add, subtract,
   multiply, divide (Smith's algorithm as NumPy's loop), negative, conj, real, imag, square,
-  equal, not_equal, isnan, isinf, isfinite, where, casts, the copy kernels, sum/prod along
-  short axes;
-- normwise, |got - want| <= k eps |want| with NumPy's special values (infinities, NaNs, zero
-  parts) equal: abs k = 1, sqrt k = 2, sign k = 2, exp k = 4, log k = 2 (complex64: 4);
-- reductions and matmul: the float sums' blocked / reassociated order, k eps sum|x|.
+  equal, not_equal, isnan, isinf, isfinite, where, casts, the copy kernels;
+- integer powers (|n| < 100, NumPy's repeated squaring): exact; other powers exp(y log x),
+  within 8 eps |want| (1 + |y log x|);
+- normwise, |got - want| <= k (eps |want| + the smallest subnormal), NumPy's infinities and NaNs
+  (and a zero's sign where both give zero) equal: k = 2 for abs, sign and sqrt, k = 4 for exp
+  and log. Measured over 60k special, random, wide and near-|z| = 1 values, in eps of the
+  larger part (complex64 / complex128): abs 1.39 / 1.98 (NumPy's own hypot is not correctly
+  rounded), sign 0 / 1.41, sqrt 1.00 / 1.22, exp 2.04 / 1.33, log 1.98 / 2.10;
+- reductions (the float sums' blocked and reassociated order): 8 eps sum|x| (prod: 8 eps n
+  |want|); matmul (BLAS cgemm/zgemm): 8 eps |a| |b|.
 """
 import numpy as np
 import pytest
@@ -83,7 +88,7 @@ def close(got, want, ulps):
     w, g = want.astype(np.complex128), got.astype(np.complex128)
     fin = np.isfinite(w)
     err = np.abs(g[fin] - w[fin])
-    bound = ulps * eps * np.abs(w[fin])
+    bound = ulps * (eps * np.abs(w[fin]) + np.finfo(want.dtype).smallest_subnormal)
     worst = np.argmax(err - bound) if err.size else 0
     assert (err <= bound).all(), (err[worst] / (eps * np.abs(w[fin][worst])), g[fin][worst],
                                   w[fin][worst])
@@ -103,11 +108,11 @@ UNARY = {
     "isnan": (jnp.isnan, np.isnan, None),
     "isinf": (jnp.isinf, np.isinf, None),
     "isfinite": (jnp.isfinite, np.isfinite, None),
-    "abs": (jnp.abs, np.abs, (1, 2)),
+    "abs": (jnp.abs, np.abs, (2, 2)),
     "sign": (jnp.sign, np.sign, (2, 2)),
     "sqrt": (jnp.sqrt, np.sqrt, (2, 2)),
     "exp": (jnp.exp, np.exp, (4, 4)),
-    "log": (jnp.log, np.log, (4, 2)),
+    "log": (jnp.log, np.log, (4, 4)),
 }
 
 
