@@ -141,8 +141,8 @@ def hypot(b, x, y):
 
 # ----------------------------------------------------------------------------- arithmetic
 
-def _add(b, a, dts, dt):
-    (xr, xi), (yr, yi) = parts(b, a[0]), parts(b, a[1])
+def add(b, x, y):
+    (xr, xi), (yr, yi) = parts(b, x), parts(b, y)
     return pack(b, b.fadd(xr, yr), b.fadd(xi, yi))
 
 
@@ -401,7 +401,7 @@ def _unary(fn):
 
 
 RULES = {
-    Op.add: _add, Op.sub: _sub, Op.mul: _binary(multiply), Op.div: _binary(divide),
+    Op.add: _binary(add), Op.sub: _sub, Op.mul: _binary(multiply), Op.div: _binary(divide),
     Op.neg: _neg, Op.conj: _conj, Op.square: _square, Op.abs: _abs, Op.sign: _sign,
     Op.exp: _exp, Op.log: _log, Op.sqrt: _sqrt, Op.rsqrt: _rsqrt, Op.pow: _pow,
     Op.real: lambda b, a, dts, dt: b.extract_value(a[0], 0),

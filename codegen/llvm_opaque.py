@@ -303,7 +303,7 @@ def _scatter_add(fn, n, x, out):
     if P * I * Q == 0:
         return
     b = fn.b
-    add = b.fadd if np.dtype(dt).kind == "f" else b.add
+    add = llvm_cumulative.adder(b, dt)
 
     def body(i, j):
         def emit(pq):
@@ -322,9 +322,10 @@ OPAQUE = {Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev:
           **llvm_cumulative.OPAQUE, **llvm_sort.OPAQUE, **llvm_lapack.OPAQUE}
 
 
-# the kernels that only move elements: complex values too (the others add, compare or factor)
-COPIES = frozenset({Op.reshape, Op.transpose, Op.slice, Op.rev, Op.pad, Op.concatenate, Op.take,
-                    Op.im2col})
+# the kernels that take complex values: those that move elements, and the sums (the others
+# compare, or factor real matrices)
+COMPLEX_OK = frozenset({Op.reshape, Op.transpose, Op.slice, Op.rev, Op.pad, Op.concatenate,
+                        Op.take, Op.im2col, Op.cumsum, Op.scatter_add})
 
 
 def why_not(node):
@@ -334,7 +335,7 @@ def why_not(node):
     n = nodes[0]
     if n.op == Op.scatter_add and np.dtype(n.output.type.dtype).kind == "b":
         return "scatter_add on bool"
-    if n.op not in COPIES and any(np.dtype(v.type.dtype).kind == "c" for v in (*n.inputs, *n.outputs)):
+    if n.op not in COMPLEX_OK and any(np.dtype(v.type.dtype).kind == "c" for v in (*n.inputs, *n.outputs)):
         return f"{n.op.name} of complex values"
     return None
 

@@ -297,3 +297,20 @@ def test_other_powers_are_exp_of_y_log_x(dt, llvm_unit):
     edges = np.array([0, 0, 0, 1 + 1j, 0], dt), np.array([2.5, -1, 1j, 0, 0], dt)
     with np.errstate(all="ignore"):
         same_bits(jg.jit(lambda a, e: a ** e)(*edges), np.power(*edges))
+
+
+@pytest.mark.parametrize("dt", COMPLEX)
+def test_cumsum_and_scatter_add_of_complex_values(dt, llvm_unit):
+    """cumsum in NumPy's add order (exact); scatter_add (the gradient of indexing) exact too."""
+    x = complex_values(dt)[:240].reshape(8, 30)
+    with np.errstate(all="ignore"):
+        for axis in (0, 1):
+            same_bits(jg.jit(lambda a: jnp.cumsum(a, axis=axis))(x), np.cumsum(x, axis=axis))
+    rng = np.random.default_rng(5)
+    w = (rng.standard_normal((6, 4)) + 1j * rng.standard_normal((6, 4))).astype(dt)
+    idx = np.array([1, 4, 1, 0, 4, 4])
+    want = np.zeros((5, 4), dt)
+    np.add.at(want, idx, w)
+    base = np.zeros((5, 4), dt)
+    got = jg.jit(lambda u: jg.vjp(lambda a: a[jnp.asarray(idx)], base)[1](u)[0])(w)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=4 * np.finfo(dt).eps)
