@@ -34,7 +34,8 @@ from .llvm_math_table import FUNCTIONS
 
 F32, F64 = ir.FloatType(), ir.DoubleType()
 PART = {"complex64": "float32", "complex128": "float64"}
-TYPES = {name: ir.LiteralStructType([F32 if p == "float32" else F64] * 2) for name, p in PART.items()}
+TYPES = {name: ir.LiteralStructType([F32 if p == "float32" else F64] * 2)
+         for name, p in PART.items()}
 
 
 def part_dtype(dt) -> str:
@@ -175,7 +176,8 @@ def divide(b, x, y):
     scl2 = b.fdiv(one, b.fadd(bi, b.fmul(br, rat2)))
     re2 = b.fmul(b.fadd(b.fmul(ar, rat2), ai), scl2)
     im2 = b.fmul(b.fsub(b.fmul(ai, rat2), ar), scl2)
-    zero = b.and_(b.fcmp_ordered("==", abr, fconst(ty, 0)), b.fcmp_ordered("==", abi, fconst(ty, 0)))
+    zero = b.and_(b.fcmp_ordered("==", abr, fconst(ty, 0)),
+                  b.fcmp_ordered("==", abi, fconst(ty, 0)))
     re1 = b.select(zero, b.fdiv(ar, abr), re1)
     im1 = b.select(zero, b.fdiv(ai, abr), im1)
     first = b.fcmp_ordered(">=", abr, abi)
@@ -226,20 +228,19 @@ def _sign(b, a, dts, dt):
 # ----------------------------------------------------------------------------- exp, log, sqrt
 
 def _exp(b, a, dts, dt):
-    """exp(x) (cos y, sin y); exp(x/2)^2 past exp's overflow (so e^710 cos y may be finite);
-    a zero imaginary part kept (exp(inf + 0j) = inf + 0j); an infinite x with a non-finite y:
-    (0, 0) for -inf, (inf, nan) for +inf (glibc's cexp)."""
+    """exp(x) (cos y, sin y); past exp's overflow e^(x/2) (e^(x/2) cos y), so e^710 cos y may
+    be finite; a zero imaginary part kept (exp(inf + 0j) = inf + 0j); an infinite x with a
+    non-finite y: (0, 0) for -inf, (inf, nan) for +inf (glibc's cexp)."""
     x, y = parts(b, a[0])
     ty = x.type
     big = fconst(ty, 88.0 if ty == F32 else 709.0)
     c, s = _math("cos", y)(b, y), _math("sin", y)(b, y)
-    e = _math("exp", x)(b, x)
-    half = _math("exp", x)(b, b.fmul(x, fconst(ty, 0.5)))
     over = b.fcmp_ordered(">", x, big)
-    re = b.select(over, b.fmul(b.fmul(half, c), half), b.fmul(e, c))
-    im = b.select(over, b.fmul(b.fmul(half, s), half), b.fmul(e, s))
+    e = _math("exp", x)(b, b.select(over, b.fmul(x, fconst(ty, 0.5)), x))    # one exp
+    re = b.select(over, b.fmul(b.fmul(e, c), e), b.fmul(e, c))
+    im = b.select(over, b.fmul(b.fmul(e, s), e), b.fmul(e, s))
     yzero = b.fcmp_ordered("==", y, fconst(ty, 0))
-    re, im = b.select(yzero, e, re), b.select(yzero, y, im)
+    re, im = b.select(yzero, b.select(over, b.fmul(e, e), e), re), b.select(yzero, y, im)
     wild = b.and_(_isinf(b, x), b.not_(_finite(b, y)))
     neg = b.fcmp_ordered("<", x, fconst(ty, 0))
     re = b.select(wild, b.select(neg, fconst(ty, 0), x), re)
@@ -289,7 +290,8 @@ def _csqrt(b, x, y):
     q = b.select(scaled, fconst(ty, 0.25), b.select(tiny, fconst(ty, 2.0 ** 54), fconst(ty, 1)))
     back = b.select(scaled, fconst(ty, 2), b.select(tiny, fconst(ty, 2.0 ** -27), fconst(ty, 1)))
     xs, ys = b.fmul(x, q), b.fmul(y, q)
-    t = intrinsic(b, "llvm.sqrt", ty, b.fmul(b.fadd(_fabs(b, xs), hypot(b, xs, ys)), fconst(ty, 0.5)))
+    half = b.fmul(b.fadd(_fabs(b, xs), hypot(b, xs, ys)), fconst(ty, 0.5))
+    t = intrinsic(b, "llvm.sqrt", ty, half)
     two_t = b.fmul(t, fconst(ty, 2))
     pos = b.fcmp_ordered(">=", xs, zero)
     re = b.select(pos, t, b.fdiv(_fabs(b, ys), two_t))

@@ -335,7 +335,8 @@ def why_not(node):
     n = nodes[0]
     if n.op == Op.scatter_add and np.dtype(n.output.type.dtype).kind == "b":
         return "scatter_add on bool"
-    if n.op not in COMPLEX_OK and any(np.dtype(v.type.dtype).kind == "c" for v in (*n.inputs, *n.outputs)):
+    if n.op not in COMPLEX_OK and any(np.dtype(v.type.dtype).kind == "c"
+                                      for v in (*n.inputs, *n.outputs)):
         return f"{n.op.name} of complex values"
     return None
 

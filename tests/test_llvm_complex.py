@@ -55,7 +55,8 @@ def complex_values(dt, n=200, seed=0):
     re, im = np.meshgrid(special, special)
     rng = np.random.default_rng(seed)
     mag = np.exp(rng.uniform(-30, 30, (2, n)))
-    rand = [rng.uniform(-3, 3, (2, n)), rng.standard_normal((2, n)) * mag * rng.choice([-1, 1], (2, n)),
+    rand = [rng.uniform(-3, 3, (2, n)),
+            rng.standard_normal((2, n)) * mag * rng.choice([-1, 1], (2, n)),
             1 + rng.standard_normal((2, n)) * 1e-4]          # near |z| = 1: log's cancellation
     parts = np.concatenate([np.stack([re.ravel(), im.ravel()]), *rand], axis=1).astype(part)
     out = np.empty(parts.shape[1], dt)
@@ -273,7 +274,8 @@ def test_integer_powers_are_numpys_bit_for_bit(dt, llvm_unit):
     x = complex_values(dt)
     n = np.array([0, 1, 2, 3, 4, 5, 7, -1, -2, -3, -8, 13, 64, 99, -99], dt)
     with np.errstate(all="ignore"):
-        same_bits(jg.jit(lambda a, e: a ** e)(x[:, None], n[None, :]), np.power(x[:, None], n[None, :]))
+        same_bits(jg.jit(lambda a, e: a ** e)(x[:, None], n[None, :]),
+                  np.power(x[:, None], n[None, :]))
         for k in (2, 3, -3):
             same_bits(jg.jit(lambda a: a ** k)(x), np.power(x, np.asarray(k, dt)))
 
