@@ -316,3 +316,17 @@ def test_cumsum_and_scatter_add_of_complex_values(dt, llvm_unit):
     base = np.zeros((5, 4), dt)
     got = jg.jit(lambda u: jg.vjp(lambda a: a[jnp.asarray(idx)], base)[1](u)[0])(w)
     np.testing.assert_allclose(np.asarray(got), want, rtol=4 * np.finfo(dt).eps)
+
+
+@pytest.mark.parametrize("disable", ["", "fuse"])
+def test_large_chains_on_the_pool_and_unfused(disable, monkeypatch, llvm_unit):
+    """A chain over 2^18 elements (split over the thread pool) and the same with fusion off
+    (one unit per op), against NumPy."""
+    monkeypatch.setenv("JITGRAD_DISABLE", disable)
+    rng = np.random.default_rng(6)
+    z = (rng.standard_normal(1 << 18) + 1j * rng.standard_normal(1 << 18)).astype(np.complex128)
+
+    def fn(a, xp):
+        return (a * a + 1j) / (a - 2.0) * xp.conj(a) + xp.sqrt(a) * xp.exp(a * 0.25)
+    got = np.asarray(jg.jit(lambda a: fn(a, jnp))(z))
+    np.testing.assert_allclose(got, fn(z, np), rtol=1e-13, atol=1e-13)
