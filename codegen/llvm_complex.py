@@ -16,9 +16,11 @@ glibc's cexp/clog/csqrt behind them):
 - abs: hypot, scaled so no intermediate overflows or underflows, infinity beating NaN;
 - exp, log, sqrt: C99 Annex G's special values; log's real part through log1p near |z| = 1;
 - sign: z / |z| (NumPy 2), with NumPy's cases for infinite and NaN parts;
+- sinh, cosh (glibc's csinh/ccosh), sin = -i sinh(iz), cos = cosh(iz), with glibc's special
+  values;
 - pow: NumPy's npy_cpow (integer exponents by repeated squaring, else exp(y log x));
 - eq/ne, isnan/isinf: part by part; convert: complex -> real keeps the real part (as JAX).
-Ops not here (the trigonometric and hyperbolic functions and their inverses, log1p, expm1)
+Ops not here (tan, tanh, the inverse trigonometric and hyperbolic functions, log1p, expm1)
 keep complex kernels that use them on the host (codegen/cpu.py, complex_gap).
 """
 from __future__ import annotations
@@ -312,6 +314,66 @@ def _csqrt(b, x, y):
     return b.select(at0, zero, re), b.select(at0, y, im)
 
 
+def _sinh_cosh(b, x, y, odd):
+    """sinh(x + iy) = (sinh x cos y, cosh x sin y) (odd) or cosh(x + iy) = (cosh x cos y,
+    sinh x sin y), as glibc's csinh/ccosh: past the overflow of e^|x|, e^|x|/2 as
+    ((e^(|x|/2) / 2) part) e^(|x|/2) (so a subnormal y still counts); a zero y kept (with x's
+    sign in cosh); then Annex G's cases for an infinite or NaN y: (+-0, NaN) at x = +-0
+    (cosh: (NaN, 0)), (+inf, NaN) at an infinite x."""
+    ty = x.type
+    zero, half = fconst(ty, 0), fconst(ty, 0.5)
+    c, s = _math("cos", y)(b, y), _math("sin", y)(b, y)
+    sh, ch = _math("sinh", x)(b, x), _math("cosh", x)(b, x)
+    ax = _fabs(b, x)
+    over = b.fcmp_ordered(">", ax, fconst(ty, 88.0 if ty == F32 else 709.0))
+    e = _math("exp", x)(b, b.fmul(ax, half))
+    he = b.fmul(half, e)
+    big_c, big_s = b.fmul(b.fmul(he, c), e), b.fmul(b.fmul(he, s), e)
+    signed = _copysign(b, fconst(ty, 1), x)
+    if odd:
+        re = b.select(over, b.fmul(signed, big_c), b.fmul(sh, c))
+        im = b.select(over, big_s, b.fmul(ch, s))
+        im = b.select(b.fcmp_ordered("==", y, zero), y, im)
+    else:
+        re = b.select(over, big_c, b.fmul(ch, c))
+        im = b.select(over, b.fmul(signed, big_s), b.fmul(sh, s))
+        y0 = b.select(_isnan(b, x), y, b.fmul(signed, y))
+        im = b.select(b.fcmp_ordered("==", y, zero), y0, im)
+    wild = b.not_(_finite(b, y))
+    x0 = b.and_(wild, b.fcmp_ordered("==", x, zero))
+    if odd:
+        re = b.select(x0, _copysign(b, zero, x), re)
+    else:
+        im = b.select(x0, zero, im)
+    xinf = b.and_(wild, _isinf(b, x))
+    re = b.select(xinf, fconst(ty, math.inf), re)
+    im = b.select(xinf, b.fsub(y, y), im)
+    return re, im
+
+
+def _sinh(b, a, dts, dt):
+    return pack(b, *_sinh_cosh(b, *parts(b, a[0]), True))
+
+
+def _cosh(b, a, dts, dt):
+    return pack(b, *_sinh_cosh(b, *parts(b, a[0]), False))
+
+
+def _sin(b, a, dts, dt):
+    """-i sinh(iz) (iz = -y + ix), with glibc's csin's +inf imaginary part where y is infinite
+    and x is not finite."""
+    x, y = parts(b, a[0])
+    re, im = _sinh_cosh(b, b.fneg(y), x, True)
+    inf = b.and_(_isinf(b, y), b.not_(_finite(b, x)))
+    return pack(b, im, b.select(inf, fconst(x.type, math.inf), b.fneg(re)))
+
+
+def _cos(b, a, dts, dt):
+    """cosh(iz) (iz = -y + ix)."""
+    x, y = parts(b, a[0])
+    return pack(b, *_sinh_cosh(b, b.fneg(y), x, False))
+
+
 def _naive_multiply(b, x, y):
     """(xr yr - xi yi, xr yi + xi yr), no fused multiply-add: NumPy's cmul in npy_cpow."""
     (xr, xi), (yr, yi) = parts(b, x), parts(b, y)
@@ -406,6 +468,7 @@ RULES = {
     Op.add: _binary(add), Op.sub: _sub, Op.mul: _binary(multiply), Op.div: _binary(divide),
     Op.neg: _neg, Op.conj: _conj, Op.square: _square, Op.abs: _abs, Op.sign: _sign,
     Op.exp: _exp, Op.log: _log, Op.sqrt: _sqrt, Op.rsqrt: _rsqrt, Op.pow: _pow,
+    Op.sinh: _sinh, Op.cosh: _cosh, Op.sin: _sin, Op.cos: _cos,
     Op.real: lambda b, a, dts, dt: b.extract_value(a[0], 0),
     Op.imag: lambda b, a, dts, dt: b.extract_value(a[0], 1),
     Op.complex: lambda b, a, dts, dt: pack(b, a[0], a[1]),
