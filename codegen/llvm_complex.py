@@ -16,12 +16,13 @@ glibc's cexp/clog/csqrt behind them):
 - abs: hypot, scaled so no intermediate overflows or underflows, infinity beating NaN;
 - exp, log, sqrt: C99 Annex G's special values; log's real part through log1p near |z| = 1;
 - sign: z / |z| (NumPy 2), with NumPy's cases for infinite and NaN parts;
-- sinh, cosh (glibc's csinh/ccosh), sin = -i sinh(iz), cos = cosh(iz), with glibc's special
-  values;
+- sinh, cosh, tanh (glibc's csinh/ccosh/ctanh; tanh with the standard's edge of
+  complex_math.tanh), sin = -i sinh(iz), cos = cosh(iz), tan = -i tanh(iz), with glibc's
+  special values (csin's and ctan's own where they differ from the identity);
 - pow: NumPy's npy_cpow (integer exponents by repeated squaring, else exp(y log x));
 - eq/ne, isnan/isinf: part by part; convert: complex -> real keeps the real part (as JAX).
-Ops not here (tan, tanh, the inverse trigonometric and hyperbolic functions, log1p, expm1)
-keep complex kernels that use them on the host (codegen/cpu.py, complex_gap).
+Ops not here (the inverse trigonometric and hyperbolic functions, log1p, expm1) keep complex
+kernels that use them on the host (codegen/cpu.py, complex_gap).
 """
 from __future__ import annotations
 
@@ -374,6 +375,59 @@ def _cos(b, a, dts, dt):
     return pack(b, *_sinh_cosh(b, b.fneg(y), x, False))
 
 
+def _tanh_parts(b, x, y):
+    """glibc's ctanh: (sinh x cosh x, sin y cos y) / (sinh^2 x + cos^2 y) (cos^2 y alone where
+    sinh^2 x is below its rounding); past |x| = T (half the exponent range), (+-1, 4 sin y
+    cos y / e^(2|x|)) in two steps; an infinite x gives (+-1, copysign(0, y)) (the standard's
+    value, complex_math.tanh), a NaN x (NaN, y) at y = 0, else NaN."""
+    ty = x.type
+    zero, one = fconst(ty, 0), fconst(ty, 1)
+    t = 44 if ty == F32 else 354
+    eps = float(np.finfo(np.float32 if ty == F32 else np.float64).eps)
+    c, s = _math("cos", y)(b, y), _math("sin", y)(b, y)
+    sh, ch = _math("sinh", x)(b, x), _math("cosh", x)(b, x)
+    cc = b.fmul(c, c)
+    den = b.select(b.fcmp_ordered(">", _fabs(b, sh), b.fmul(_fabs(b, c), fconst(ty, eps))),
+                   b.fadd(b.fmul(sh, sh), cc), cc)
+    re = b.fdiv(b.fmul(sh, ch), den)
+    im = b.fdiv(b.fmul(s, c), den)
+    ax = _fabs(b, x)
+    rx = b.fsub(ax, fconst(ty, t))
+    e2t = fconst(ty, math.exp(2 * t))
+    rest = b.select(b.fcmp_ordered(">", rx, fconst(ty, t)), e2t,
+                    _math("exp", x)(b, b.fmul(rx, fconst(ty, 2))))
+    big_im = b.fdiv(b.fdiv(b.fmul(fconst(ty, 4), b.fmul(s, c)), e2t), rest)
+    big = b.fcmp_ordered(">", ax, fconst(ty, t))
+    unit = _copysign(b, one, x)
+    re, im = b.select(big, unit, re), b.select(big, big_im, im)
+    odd = b.not_(b.and_(_finite(b, x), _finite(b, y)))     # a part infinite or NaN
+    nan = fconst(ty, math.nan)
+    y0 = b.fcmp_ordered("==", y, zero)
+    odd_re = b.select(_isinf(b, x), unit, nan)
+    odd_im = b.select(_isinf(b, x), _copysign(b, zero, y), b.select(y0, y, nan))
+    return b.select(odd, odd_re, re), b.select(odd, odd_im, im)
+
+
+def _tanh(b, a, dts, dt):
+    return pack(b, *_tanh_parts(b, *parts(b, a[0])))
+
+
+def _tan(b, a, dts, dt):
+    """-i tanh(iz) (iz = -y + ix), with glibc's ctan's own edges: an infinite y gives
+    (copysign(0, sin x cos x) for a finite |x| > 1, else copysign(0, x); +-1), a non-finite x
+    with y = 0 (NaN, y)."""
+    x, y = parts(b, a[0])
+    ty = x.type
+    zero = fconst(ty, 0)
+    th_re, th_im = _tanh_parts(b, b.fneg(y), x)
+    re, im = th_im, b.fneg(th_re)
+    sc = b.fmul(_math("sin", x)(b, x), _math("cos", x)(b, x))
+    wide = b.and_(_finite(b, x), b.fcmp_ordered(">", _fabs(b, x), fconst(ty, 1)))
+    re = b.select(_isinf(b, y), _copysign(b, zero, b.select(wide, sc, x)), re)
+    nan_y0 = b.and_(b.not_(_finite(b, x)), b.fcmp_ordered("==", y, zero))
+    return pack(b, b.select(nan_y0, fconst(ty, math.nan), re), b.select(nan_y0, y, im))
+
+
 def _naive_multiply(b, x, y):
     """(xr yr - xi yi, xr yi + xi yr), no fused multiply-add: NumPy's cmul in npy_cpow."""
     (xr, xi), (yr, yi) = parts(b, x), parts(b, y)
@@ -468,7 +522,7 @@ RULES = {
     Op.add: _binary(add), Op.sub: _sub, Op.mul: _binary(multiply), Op.div: _binary(divide),
     Op.neg: _neg, Op.conj: _conj, Op.square: _square, Op.abs: _abs, Op.sign: _sign,
     Op.exp: _exp, Op.log: _log, Op.sqrt: _sqrt, Op.rsqrt: _rsqrt, Op.pow: _pow,
-    Op.sinh: _sinh, Op.cosh: _cosh, Op.sin: _sin, Op.cos: _cos,
+    Op.sinh: _sinh, Op.cosh: _cosh, Op.sin: _sin, Op.cos: _cos, Op.tanh: _tanh, Op.tan: _tan,
     Op.real: lambda b, a, dts, dt: b.extract_value(a[0], 0),
     Op.imag: lambda b, a, dts, dt: b.extract_value(a[0], 1),
     Op.complex: lambda b, a, dts, dt: pack(b, a[0], a[1]),
