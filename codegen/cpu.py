@@ -14,7 +14,7 @@ addresses once, and runs.
 Host ops. `random` runs outside the kernels, with the NumPy reference: the reference stream is
 NumPy's Philox generator, which numba cannot reproduce bit for bit. So do ops without a CPU
 kernel (control flow, fft) and the kernels with complex values that the LLVM units do not build
-(`complex_gap`: an op codegen/llvm_complex.py lacks, such as arcsin or expm1 of a complex). The
+(`complex_gap`: an op codegen/llvm_complex.py lacks, such as arcsin or log1p of a complex). The
 sequence is cut there and the host op's result is written into an array the later kernels read.
 """
 from __future__ import annotations

@@ -21,8 +21,10 @@ glibc's cexp/clog/csqrt behind them):
   special values (csin's and ctan's own where they differ from the identity);
 - pow: NumPy's npy_cpow (integer exponents by repeated squaring, else exp(y log x));
 - eq/ne, isnan/isinf: part by part; convert: complex -> real keeps the real part (as JAX).
-Ops not here (the inverse trigonometric and hyperbolic functions, log1p, expm1) keep complex
-kernels that use them on the host (codegen/cpu.py, complex_gap).
+- expm1: complex_math.expm1's accurate form (the reference's);
+Ops not here (the inverse trigonometric and hyperbolic functions, log1p: NumPy's log(1 + z)
+loses its own precision near 0, which no bound relative to it survives) keep complex kernels
+that use them on the host (codegen/cpu.py, complex_gap).
 """
 from __future__ import annotations
 
@@ -249,6 +251,24 @@ def _exp(b, a, dts, dt):
     re = b.select(wild, b.select(neg, fconst(ty, 0), x), re)
     im = b.select(wild, b.select(neg, _copysign(b, fconst(ty, 0), y), fconst(ty, math.nan)), im)
     return pack(b, re, im)
+
+
+def _expm1(b, a, dts, dt):
+    """complex_math.expm1 (the reference): (expm1(x) cos y - 2 sin(y/2)^2, e^x sin y), +0 + 0j
+    at +-0 + 0j; where a part is not finite, exp's value shifted by -1 (a zero y kept)."""
+    x, y = parts(b, a[0])
+    ty = x.type
+    zero = fconst(ty, 0)
+    h = _math("sin", y)(b, b.fmul(y, fconst(ty, 0.5)))
+    re = b.fsub(b.fmul(_math("expm1", x)(b, x), _math("cos", y)(b, y)),
+                b.fmul(fconst(ty, 2), b.fmul(h, h)))
+    at0 = b.and_(b.fcmp_ordered("==", x, zero), b.fcmp_ordered("==", y, zero))
+    re = b.select(at0, zero, re)
+    im = b.fmul(_math("exp", x)(b, x), _math("sin", y)(b, y))
+    er, ei = parts(b, _exp(b, a, dts, dt))
+    edge_im = b.select(b.fcmp_ordered("==", y, zero), y, ei)
+    fine = b.and_(_finite(b, x), _finite(b, y))
+    return pack(b, b.select(fine, re, b.fsub(er, fconst(ty, 1))), b.select(fine, im, edge_im))
 
 
 def _log(b, a, dts, dt):
@@ -521,7 +541,7 @@ def _unary(fn):
 RULES = {
     Op.add: _binary(add), Op.sub: _sub, Op.mul: _binary(multiply), Op.div: _binary(divide),
     Op.neg: _neg, Op.conj: _conj, Op.square: _square, Op.abs: _abs, Op.sign: _sign,
-    Op.exp: _exp, Op.log: _log, Op.sqrt: _sqrt, Op.rsqrt: _rsqrt, Op.pow: _pow,
+    Op.exp: _exp, Op.expm1: _expm1, Op.log: _log, Op.sqrt: _sqrt, Op.rsqrt: _rsqrt, Op.pow: _pow,
     Op.sinh: _sinh, Op.cosh: _cosh, Op.sin: _sin, Op.cos: _cos, Op.tanh: _tanh, Op.tan: _tan,
     Op.real: lambda b, a, dts, dt: b.extract_value(a[0], 0),
     Op.imag: lambda b, a, dts, dt: b.extract_value(a[0], 1),

@@ -10,11 +10,12 @@ Bounds (measured here, NumPy 2.4 on glibc):
   within 8 eps |want| (1 + |y log x|);
 - normwise, |got - want| <= k (eps |want| + the smallest subnormal), NumPy's infinities and NaNs
   (and a zero's sign where both give zero) equal: k = 2 for abs, sign and sqrt, k = 4 for exp,
-  log, sin, cos, tan, sinh, cosh and tanh. Measured over 60k special, random, wide and
+  expm1, log, sin, cos, tan, sinh, cosh and tanh. Measured over 60k special, random, wide and
   near-|z| = 1 values, in eps of the larger part (complex64 / complex128): abs 1.39 / 1.98
   (NumPy's own hypot is not correctly rounded), sign 0 / 1.41, sqrt 1.00 / 1.22, exp 2.04 /
   1.33, log 1.98 / 2.10, sinh 2.84 / 2.03, cosh 2.52 / 2.03, tanh 3.01 / 2.96, sin 2.44 /
-  2.13, cos 2.53 / 2.37, tan 2.96 / 2.99 (tanh against complex_math.tanh, the eager path);
+  2.13, cos 2.53 / 2.37, tan 2.96 / 2.99, expm1 3.00 / 1.97 (tanh and expm1 against
+  complex_math's, the eager path's);
 - reductions (the float sums' blocked and reassociated order): 8 eps sum|x| (prod: 8 eps n
   |want|); matmul (BLAS cgemm/zgemm): 8 eps |a| |b|.
 """
@@ -122,6 +123,7 @@ UNARY = {
     "cos": (jnp.cos, np.cos, (4, 4)),
     "tanh": (jnp.tanh, jnp.tanh, (4, 4)),         # eager: complex_math.tanh's standard edges
     "tan": (jnp.tan, np.tan, (4, 4)),
+    "expm1": (jnp.expm1, jnp.expm1, (4, 4)),      # eager: complex_math.expm1
 }
 
 
