@@ -12,9 +12,10 @@ sequencer runs on the thread pool). The per-call Python side
 addresses once, and runs.
 
 Host ops. `random` runs outside the kernels, with the NumPy reference: the reference stream is
-NumPy's Philox generator, which no kernel reproduces bit for bit. So do kernels with complex
-values and ops without a CPU kernel (control flow, fft). The sequence is cut there and the host
-op's result is written into an array the later kernels read.
+NumPy's Philox generator, which no kernel reproduces bit for bit. So do ops without a CPU
+kernel (control flow, fft) and the kernels with complex values that the LLVM units do not build
+(`complex_gap`: an op codegen/llvm_complex.py lacks, such as arcsin or log1p of a complex). The
+sequence is cut there and the host op's result is written into an array the later kernels read.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from ..runtime import threads
 from ..runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                   HostStep, SequencedRun)
 from ..runtime.sequencer import Program
-from . import cpu_loops, llvm_opaque, unit_prefetch
+from . import cpu_loops, llvm_kernels, llvm_opaque, unit_prefetch
 from .cpu_units import kernel_unit
 
 HOST_OPS = frozenset({Op.random})
@@ -46,13 +47,23 @@ def _complex(node) -> bool:
     return any(v.type.dtype.kind == "c" for n in body.nodes for v in (*n.inputs, *n.outputs))
 
 
+# a matmul product's place (the memory plan's) does not decide whether a kernel is built
+_ANY_PRODUCT = ("scratch", 0)
+
+
+def complex_gap(node):
+    """Why a kernel with complex values runs on the host (llvm_kernels.why_not's reason: an op,
+    reduction or matmul operand codegen/llvm_complex.py does not compute), or None: an LLVM
+    unit, or no complex values."""
+    return llvm_kernels.why_not(node, _ANY_PRODUCT) if _complex(node) else None
+
+
 def runs_on_host(node) -> bool:
-    """Random, kernels with complex values (the LLVM kernels implement no complex arithmetic)
-    and ops no CPU kernel implements (structured control flow: cond,
-    while_loop, scan hold sub-graphs; fft) run on the host with the NumPy reference between
-    kernels."""
+    """Random, kernels with complex values that the LLVM units do not build (complex_gap) and
+    ops no CPU kernel implements (structured control flow: cond, while_loop, scan hold
+    sub-graphs; fft) run on the host with the NumPy reference between kernels."""
     op = _only_op(node)
-    if op in HOST_OPS or _complex(node):
+    if op in HOST_OPS or complex_gap(node) is not None:
         return True
     if node.params["kind"] != "opaque":
         return False
@@ -259,9 +270,11 @@ def compile_cpu(graph, optimized, schedule, plan):
                 steps.append(("kernels", start, len(kernels)))
             start = len(kernels)
             what = _only_op(n) or f"a {n.params['kind']} kernel"
-            why = " (complex values)" if _complex(n) else ""
+            gap = complex_gap(n)
+            why = " (complex values)" if gap else ""
             if what not in cpu_loops.CONTROL:      # logged with its reason by _loop_plans
-                config.log(1, f"cpu backend: {what}{why} runs on the host (NumPy reference)")
+                config.log(1, f"cpu backend: {what}{why} runs on the host (NumPy reference)"
+                              + (f": {gap}" if gap else ""))
             steps.append(("host", HostStep(n, [(layout.buffer[v], v.type) for v in n.inputs],
                                            [layout.buffer[v].index for v in n.outputs])))
             return

@@ -12,7 +12,7 @@ units called directly (codegen/cpu_loop_fused.py, over the same argv and descrip
 stays the generic form (cpu_loop_fused.ENABLED = False), and cond / switch use jg_branch.
 
 `plan(node, compile_sub)` returns a LoopPlan, or a string saying why the node stays a host step
-(a sub-graph with a host op: random, complex values, fft — the records' declared gaps).
+(a sub-graph with a host op: random, fft, a complex kernel the LLVM units do not build).
 """
 from __future__ import annotations
 

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..ir import config
+from ..ir.ops import Op
 from ..runtime import thread_pool
 from . import canonical, llvm_jit, llvm_kernels, llvm_lapack, llvm_opaque, llvm_small_gemm
 
@@ -152,10 +153,18 @@ def small_gemm(node):
     return llvm_kernels.small_gemm(node) if node.params["kind"] == "matmul" else None
 
 
+def _gemms(node):
+    """The BLAS routines a matmul unit may call, registered before it loads: cgemm/zgemm too
+    for a complex product."""
+    complex_product = any(n.op == Op.matmul and n.output.type.dtype.kind == "c"
+                          for n in node.params["body"].nodes)
+    return ("sgemm", "dgemm", "cgemm", "zgemm") if complex_product else ("sgemm", "dgemm")
+
+
 def _llvm_name(node, product_hint, key) -> str:
     name = _NAMES.get(key)
     if name is None:
-        blas = [llvm_jit.blas_symbol(fn) for fn in ("sgemm", "dgemm")] \
+        blas = [llvm_jit.blas_symbol(fn) for fn in _gemms(node)] \
             if node.params["kind"] == "matmul" else []
         blas += llvm_lapack.symbols(node)       # LAPACK routines by address, before it loads
         name = _NAMES[key] = "jg_llvm_" + canonical.digest(

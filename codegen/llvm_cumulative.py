@@ -13,6 +13,7 @@ import numpy as np
 from llvmlite import ir
 
 from ..ir.ops import Op
+from . import llvm_complex
 from .llvm_exprs import I64
 
 
@@ -21,13 +22,23 @@ def pnq(shape, axis):
     return math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])
 
 
+# how an element is added on, by dtype kind (integers: add, wrapping)
+ADD = {"f": lambda b, x, y: b.fadd(x, y), "b": lambda b, x, y: b.or_(x, y),
+       "c": llvm_complex.add}
+
+
+def adder(b, dt):
+    """add(x, y) of dtype dt in the function b builds."""
+    rule = ADD.get(np.dtype(dt).kind, lambda b, x, y: b.add(x, y))
+    return lambda x, y: rule(b, x, y)
+
+
 def _cumsum(fn, n, x, out):
     P, m, Q = pnq(n.inputs[0].type.shape, n.params["axis"])
     if P * m * Q == 0:
         return
     b = fn.b
-    kind = np.dtype(n.output.type.dtype).kind
-    add = b.fadd if kind == "f" else (b.or_ if kind == "b" else b.add)
+    add = adder(b, n.output.type.dtype)
 
     def first(idx):
         p, q = idx

@@ -15,7 +15,7 @@ from llvmlite import ir
 
 from ..ir.ops import Op
 from ..ir.primitives import RECORDS
-from . import llvm_divmod, llvm_int, llvm_lowp
+from . import llvm_complex, llvm_divmod, llvm_int, llvm_lowp
 from .llvm_math import fconst, intrinsic
 from .llvm_math_table import FUNCTIONS
 
@@ -26,6 +26,7 @@ LTYPE = {"float32": F32, "float64": F64, "int32": I32, "int64": I64, "bool": I1}
 NARROW = {"float16": ir.HalfType(), "bfloat16": ir.IntType(16), "int8": I8, "int16": ir.IntType(16),
           "uint8": I8, "uint16": ir.IntType(16), "uint32": I32, "uint64": I64}
 LTYPE.update(NARROW)
+LTYPE.update(llvm_complex.TYPES)     # {re, im} structs (codegen/llvm_complex.py)
 
 
 def ltype(dt) -> ir.Type:
@@ -33,11 +34,13 @@ def ltype(dt) -> ir.Type:
 
 
 def _kind(dt) -> str:
-    """'f' float, 'i' signed int, 'b' bool."""
+    """'f' float, 'i' signed int, 'u' unsigned, 'b' bool, 'c' complex."""
     return np.dtype(dt).kind
 
 
 def const(dt, value):
+    if _kind(dt) == "c":
+        return llvm_complex.const(dt, value)
     t = ltype(dt)
     if np.dtype(dt).name in NARROW and _kind(dt) != "f":     # bfloat16's bits, unsigned ints
         a = np.asarray(value).astype(dt)                      # as the signed int of their width
@@ -205,12 +208,28 @@ EXPR = {**RULES, **{op: _math(name) for op, name in _MATH.items()}}
 EXPR.update({op: _by_kind(EXPR[op], rule) if op in EXPR else rule for op, rule in INTEGER.items()})
 
 
+def _or_complex(real_rule, complex_rule):
+    """complex_rule where a dtype of the op is complex (llvm_complex.RULES), else real_rule."""
+    def emit(b, a, dts, dt):
+        if any(_kind(d) == "c" for d in (*dts, dt)):
+            return complex_rule(b, a, dts, dt)
+        return real_rule(b, a, dts, dt)
+    return emit if real_rule is not None else complex_rule
+
+
+COMPLEX = {**llvm_complex.RULES,
+           Op.convert: lambda b, a, dts, dt: llvm_complex.convert(b, a, dts, dt, _convert)}
+EXPR.update({op: _or_complex(EXPR.get(op), rule) for op, rule in COMPLEX.items()})
+
+
 def supported(op, in_dtypes, out_dtype) -> bool:
     if op not in EXPR:
         return False
     names = [np.dtype(d).name for d in (*in_dtypes, out_dtype)]
     if any(n not in LTYPE for n in names):
         return False
+    if any(_kind(n) == "c" for n in names):
+        return llvm_complex.supported(op, in_dtypes, out_dtype)
     if op != Op.convert and any(n in NARROW and _kind(n) not in "iu" for n in names):
         return False        # half floats: widen_lowp leaves them only in converts
     if op in KINDS and (op not in _MATH or _kind(out_dtype) != "f"):

@@ -31,7 +31,7 @@ from llvmlite import ir
 from ..ir.ops import Op
 from ..ir.primitives import REDUCE
 from ..ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand, row_pass_levels
-from . import llvm_heap, llvm_int_gemm, llvm_opaque, llvm_small_gemm
+from . import llvm_complex, llvm_heap, llvm_int_gemm, llvm_opaque, llvm_small_gemm
 from .cpu_exprs import REDUCER_KIND
 from .kernel_costs import PARALLEL_MIN, SUM_BLOCK, element_cost
 from .evaluator import array_constants
@@ -65,6 +65,7 @@ COLUMN_MIN = 16                   # columns per block of a parallel column reduc
 REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
                                   # result does not depend on the number of threads)
 ARGV = ir.PointerType(ir.PointerType(I8))
+GEMM_NAMES = {"float32": "sgemm", "float64": "dgemm", "complex64": "cgemm", "complex128": "zgemm"}
 
 
 def _mem_type(dt):
@@ -93,14 +94,15 @@ def why_not(node, product_hint=None):
                 return f"op {n.op.name}"
             dt = np.dtype(n.inputs[0].type.dtype).name
             if np.dtype(dt).kind not in "fiu" and \
-                    not (dt == "bool" and REDUCER_KIND[n.op][0] in ("max", "min")):
+                    not (dt == "bool" and REDUCER_KIND[n.op][0] in ("max", "min")) and \
+                    not (np.dtype(dt).kind == "c" and REDUCER_KIND[n.op][0] in ("sum", "prod")):
                 return f"{n.op.name} over {n.inputs[0].type.dtype}"
             continue
         if not supported(n.op, [x.type.dtype for x in n.inputs], n.output.type.dtype):
             return f"op {n.op.name} on {', '.join(str(x.type.dtype) for x in n.inputs)}"
     if kind == "matmul":
         m = next(n for n in body.nodes if n.op == Op.matmul)
-        if np.dtype(m.output.type.dtype).kind not in "fiu":
+        if np.dtype(m.output.type.dtype).kind not in "fiuc":
             return f"a {m.output.type.dtype} matmul"
         producers = body.producers()
         if any(_operand(producers, x, body) is None for x in m.inputs):
@@ -451,6 +453,8 @@ class _Accs:
         b, kind, dt = self.fn.b, REDUCER_KIND[n.op][0], self.dtype(n)
         if dt != np.dtype(n.inputs[0].type.dtype) and not widened:
             v = (b.zext if dt.kind == "u" else b.sext)(v, ltype(dt))
+        if dt.kind == "c":
+            return llvm_complex.combine(b, kind, acc, v)
         if kind == "sum":
             return b.fadd(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.add(acc, v)
         if kind == "prod":
@@ -950,7 +954,7 @@ def _blas_call(fn, form, M, N, K, ta, tb, dt, table=None):
     b = fn.b
     symbol = fn.blas or blas_symbol
     name, bits = llvm_int_gemm.symbol(fn, dt) if np.dtype(dt).kind in "iu" else \
-        symbol("sgemm" if np.dtype(dt).name == "float32" else "dgemm")
+        symbol(GEMM_NAMES[np.dtype(dt).name])
     INT, ty = ir.IntType(bits), ltype(dt)
     pty = ir.PointerType(ty)
     ipt, cpt = ir.PointerType(INT), ir.PointerType(I8)

@@ -49,6 +49,8 @@ def _collapse(shape, dst_coefs, src_coefs):
 
 
 def _nbytes(t):
+    if isinstance(t, ir.LiteralStructType):     # a complex value: {re, im}
+        return sum(_nbytes(e) for e in t.elements)
     return {"float": 4, "double": 8, "half": 2}.get(str(t), getattr(t, "width", 8) // 8)
 
 
@@ -377,7 +379,7 @@ def _scatter_add(fn, n, x, out):
     if P * I * Q == 0:
         return
     b = fn.b
-    add = b.fadd if np.dtype(dt).kind == "f" else b.add
+    add = llvm_cumulative.adder(b, dt)
 
     def body(i, j):
         def emit(pq):
@@ -396,6 +398,12 @@ OPAQUE = {Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev:
           **llvm_cumulative.OPAQUE, **llvm_sort.OPAQUE, **llvm_lapack.OPAQUE}
 
 
+# the kernels that take complex values: those that move elements, and the sums (the others
+# compare, or factor real matrices)
+COMPLEX_OK = frozenset({Op.reshape, Op.transpose, Op.slice, Op.rev, Op.pad, Op.concatenate,
+                        Op.take, Op.im2col, Op.cumsum, Op.scatter_add})
+
+
 def why_not(node):
     nodes = node.params["body"].nodes
     if len(nodes) != 1 or nodes[0].op not in OPAQUE:
@@ -403,6 +411,9 @@ def why_not(node):
     n = nodes[0]
     if n.op == Op.scatter_add and np.dtype(n.output.type.dtype).kind == "b":
         return "scatter_add on bool"
+    if n.op not in COMPLEX_OK and any(np.dtype(v.type.dtype).kind == "c"
+                                      for v in (*n.inputs, *n.outputs)):
+        return f"{n.op.name} of complex values"
     return None
 
 

@@ -49,6 +49,11 @@ def _optimized(graph):
     return optimized, kernel_nodes(optimized, schedule), plan
 
 
+def _complex_values(node) -> bool:
+    return any(v.type.dtype.kind == "c" for n in node.params["body"].nodes
+               for v in (*n.inputs, *n.outputs))
+
+
 def why_not(nodes, plan):
     for i, n in enumerate(nodes):
         op = cpu_loops.control_op(n)
@@ -61,6 +66,8 @@ def why_not(nodes, plan):
             continue
         if runs_on_host(n):
             return _host_reason(n.params["body"].nodes[0])
+        if _complex_values(n):
+            return f"its {n.params['kind']} kernel has complex values (no C type here)"
         why = llvm_kernels.why_not(n, matmul_product_hint(plan, i, n))
         if why is not None:
             return f"its {n.params['kind']} kernel has no LLVM unit ({why})"

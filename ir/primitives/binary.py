@@ -120,7 +120,7 @@ RECORDS = [
              "x1 >> x2, arithmetic (0 or -1 for a count outside [0, bits), as NumPy)"),
     binary(Op.complex, "complex_part", "float", complex_math.complex_from_parts,
            result="complex", vjp=complex_rules.complex_vjp, jvp=complex_rules.complex_jvp,
-           gaps=COMPLEX_GAPS, doc="x1 + 1j * x2 (jax.lax.complex)"),
+           scalar=("rule",), gaps=COMPLEX_GAPS, doc="x1 + 1j * x2 (jax.lax.complex)"),
     Primitive(Op.select, "elementwise", select_rule, np.where, 3, "select", vjp=vjp_rules.select,
               jvp=jvp_rules.select, batch=batching.elementwise, scalar=("rule",),
               numpy=("where",), doc="x1 where the condition holds, else x2"),
