@@ -782,10 +782,9 @@ def gen_matmul(fn):
     fused = False
     if fn.parallel and flops >= GEMM_MIN:       # row blocks of the product on the pool
         state, seen = fn.range_body([copy] if copy is not None else ())
-        after = None
-        if rest and len(fn.outs.get(pv, ())) <= 1:
-            def after(lo, hi):      # the epilogue of a row block, while it is in cache
-                _elementwise_rows(fn, rest, lo, hi)
+        # the epilogue of each row block, while the block is in cache
+        after = (lambda lo, hi: _elementwise_rows(fn, rest, lo, hi)) \
+            if rest and len(fn.outs.get(pv, ())) <= 1 else None
         fused = _gemm(fn, ops, shapes, pv.type.shape, _product(fn, pv)[0], pv.type.dtype,
                       *seen, after=after)
         fn.end_range_body(state, GEMM_GRAIN, flops)
