@@ -6,6 +6,11 @@ view, not the fastest one); folding the stack into the rows, (B*T, K) @ (K, N), 
 about 25% faster at the GPT benchmark's sizes. A C-contiguous x reshapes without a copy;
 anything else takes np.matmul as it is.
 
+`select` (np.where) whose on-true operand has the result's shape (a mask applied to scores,
+`jnp.where(mask, att, -inf)`): a copy of it with the on-false value written where the condition
+is false (np.copyto with where=), about 30% faster than np.where broadcasting three operands;
+the same values (both only copy elements).
+
 `tanh` and `expm1` on real floats: their references handle complex edge cases around the NumPy
 ufunc; on float32/float64 they are the ufunc, called directly (the same values, one Python
 call less per op).
@@ -23,6 +28,16 @@ def folded_matmul(a, b):
     return np.matmul(a, b)
 
 
-FORMS = {Op.matmul: folded_matmul}     # op -> fn(*arrays) used instead of its NumPy reference
+def masked_copy(pred, on_true, on_false):
+    if on_true.dtype == on_false.dtype and pred.dtype == np.bool_ and \
+            np.broadcast_shapes(pred.shape, on_true.shape, on_false.shape) == on_true.shape:
+        out = on_true.copy()
+        np.copyto(out, on_false, where=np.logical_not(pred))
+        return out
+    return np.where(pred, on_true, on_false)
+
+
+# op -> fn(*arrays) used instead of its NumPy reference
+FORMS = {Op.matmul: folded_matmul, Op.select: masked_copy}
 # on real floating-point arrays: the NumPy function the reference calls after its complex branch
 REAL_FORMS = {Op.tanh: np.tanh, Op.expm1: np.expm1}
