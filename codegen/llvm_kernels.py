@@ -257,6 +257,17 @@ class _Fn:
         self.b.ret(self.b.load(self._status) if self._status is not None else ir.Constant(I64, 0))
         return _distinct_loop_metadata(str(self.module))
 
+    def may_run_in_place(self) -> bool:
+        """Whether the memory plan may store an output of this kernel in place of an input (an
+        input of an output's size) and every value is a float: the loops parallel_loops marks.
+        Only those: marked, a loop over integers computing a loop-invariant power (32 squarings
+        of a broadcast operand) hung LLVM's optimizer."""
+        body = self.body
+        sizes = {v.type.size for v in body.outputs}
+        return (any(v.type.size in sizes for v in body.inputs)
+                and all(np.dtype(v.type.dtype).kind == "f"
+                        for n in body.nodes for v in (*n.inputs, *n.outputs)))
+
     @contextlib.contextmanager
     def parallel_loops(self):
         """The loops built inside have independent iterations, which their latches say
@@ -266,17 +277,22 @@ class _Fn:
         scalar version (an in-place update of 1M floats: 1467 us against 190)."""
         fn, first = self.fn, len(self.fn.blocks)
         yield
+        if not self.may_run_in_place():
+            return
         m = self.module
         group = m.add_metadata([ir.MetaDataString(m, _GROUP)])
-        loop = m.add_metadata([ir.MetaDataString(m, _LOOP), m.add_metadata(
-            [ir.MetaDataString(m, "llvm.loop.parallel_accesses"), group])])
-        heads = {blk for blk in fn.blocks[first:] if blk.name.startswith("head")}
-        for blk in fn.blocks[first:]:
+        accesses = m.add_metadata([ir.MetaDataString(m, "llvm.loop.parallel_accesses"), group])
+        blocks = fn.blocks[first:]
+        heads = {blk: k for k, blk in enumerate(blocks) if blk.name.startswith("head")}
+        for k, blk in enumerate(blocks):
             for ins in blk.instructions:
                 if isinstance(ins, (ir.LoadInstr, ir.StoreInstr)):
                     ins.set_metadata("llvm.access.group", group)
-                elif isinstance(ins, ir.Branch) and ins.operands[0] in heads:
-                    ins.set_metadata("llvm.loop", loop)
+                elif isinstance(ins, ir.Branch) and heads.get(ins.operands[0], k) < k:
+                    # a latch (the back edge to its loop's head), each loop its own id; not
+                    # the edge into an inner loop (a loop id there hung LLVM's optimizer)
+                    ins.set_metadata("llvm.loop", m.add_metadata(
+                        [ir.MetaDataString(m, f"{_LOOP}{len(m.metadata)}"), accesses]))
 
     # -- index-map-aligned shapes
 
@@ -363,7 +379,7 @@ class _Point:
 # llvmlite writes no distinct (self-referencing) metadata: these markers are rewritten as text
 _GROUP, _LOOP = "jg.access.group", "jg.parallel.loop"
 _MD_GROUP = re.compile(r'^(!\d+) = !{ !"' + re.escape(_GROUP) + r'" }$', re.M)
-_MD_LOOP = re.compile(r'^(!\d+) = !{ !"' + re.escape(_LOOP) + r'", (!\d+) }$', re.M)
+_MD_LOOP = re.compile(r'^(!\d+) = !{ !"' + re.escape(_LOOP) + r'\d+", (!\d+) }$', re.M)
 
 
 def _distinct_loop_metadata(text: str) -> str:
