@@ -45,9 +45,10 @@ _RELABEL = (Op.reshape, Op.broadcast_to)
 FN = "jg_kernel"
 POOL_ENTRY = "jg_parallel_for"    # runtime/thread_pool.py, resolved by name when a unit loads
 GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chunk of a thread
-GEMM_MIN = 1 << 21                # multiply-adds (~40 us on one core): below, a GEMM stays on one
-                                  # thread (a scan body's 16x128x128 step paid more to wake the pool;
-                                  # the LSTM's 16x128x512 step, 19 us unpacked: 5.0-5.6 -> 4.3-4.6 ms)
+GEMM_MIN = 1 << 20                # multiply-adds (~20 us on one core): below, a GEMM stays on one
+                                  # thread. The LSTM's 16x128x512 step product is on the pool since
+                                  # its workers wait awake between kernels (LSTM step 3.9-4.1 ->
+                                  # 3.4-3.6 ms); while they slept it paid more to wake them
 GEMM_GRAIN = 1 << 17              # multiply-adds per chunk at least
 GEMM_ROW_BLOCKS = 16              # a product's rows in at most this many blocks (fixed, as below)
 GEMM_BLOCK_ROWS = 128             # rows per row block at least: each block re-packs the other
