@@ -19,6 +19,7 @@ from llvmlite import ir
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.codegen import cpu_units, llvm_jit
+from jitgrad.codegen.llvm_exprs import counted_loop
 from jitgrad.codegen.llvm_math_table import FUNCTIONS
 
 #          name: (jnp function, reference, float32 bound, float64 bound)
@@ -151,20 +152,10 @@ def test_float32_loops_compile_to_packed_simd(name):
     fn = ir.Function(mod, ir.FunctionType(ir.VoidType(), [ptr, ptr, i64]), name="loop")
     x, out, n = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    head, body, done = (fn.append_basic_block(s) for s in ("head", "body", "done"))
-    entry = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(i64)
-    i.add_incoming(ir.Constant(i64, 0), entry)
-    b.cbranch(b.icmp_signed("<", i, n), body, done)
-    b.position_at_end(body)
-    v = b.load(b.gep(x, [i], inbounds=True))
-    args = (v, v) if name in BINARY else (v,)
-    b.store(FUNCTIONS[name, "float32"](b, *args), b.gep(out, [i], inbounds=True))
-    i.add_incoming(b.add(i, ir.Constant(i64, 1), flags=("nsw",)), b.block)
-    b.branch(head)
-    b.position_at_end(done)
+    with counted_loop(b, n) as i:
+        v = b.load(b.gep(x, [i], inbounds=True))
+        args = (v, v) if name in BINARY else (v,)
+        b.store(FUNCTIONS[name, "float32"](b, *args), b.gep(out, [i], inbounds=True))
     b.ret_void()
     asm = llvm_jit.assembly(str(mod))
     assert re.search(r"\b\w+p[sd]\s+%[xyz]mm", asm), f"{name}: no packed float instruction"

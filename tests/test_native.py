@@ -10,6 +10,7 @@ import pytest
 from llvmlite import ir
 
 from jitgrad.codegen import native
+from jitgrad.codegen.llvm_exprs import counted_loop
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("gcc") is None, reason="native export needs gcc"),
@@ -67,19 +68,9 @@ def ew_chain_module(name="ew_chain"):
     tanhf = ir.Function(mod, ir.FunctionType(f32, [f32]), name="tanhf")
     x, out, n, _ = fn.args
     b = ir.IRBuilder(fn.append_basic_block("entry"))
-    head, body, done = (fn.append_basic_block(s) for s in ("head", "body", "done"))
-    entry = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(i64)
-    i.add_incoming(ir.Constant(i64, 0), entry)
-    b.cbranch(b.icmp_signed("<", i, n), body, done)
-    b.position_at_end(body)
-    v = b.fadd(b.fmul(b.load(b.gep(x, [i])), ir.Constant(f32, 1.5)), ir.Constant(f32, 0.3))
-    b.store(b.call(tanhf, [v]), b.gep(out, [i]))
-    i.add_incoming(b.add(i, ir.Constant(i64, 1)), body)
-    b.branch(head)
-    b.position_at_end(done)
+    with counted_loop(b, n) as i:
+        v = b.fadd(b.fmul(b.load(b.gep(x, [i])), ir.Constant(f32, 1.5)), ir.Constant(f32, 0.3))
+        b.store(b.call(tanhf, [v]), b.gep(out, [i]))
     b.ret(ir.Constant(ir.IntType(32), 0))
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
