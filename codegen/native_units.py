@@ -49,9 +49,10 @@ def _optimized(graph):
     return optimized, kernel_nodes(optimized, schedule), plan
 
 
-def _complex_values(node) -> bool:
-    return any(v.type.dtype.kind == "c" for n in node.params["body"].nodes
-               for v in (*n.inputs, *n.outputs))
+def _complex_op(node):
+    """The first op of a kernel with a complex value, or None."""
+    return next((n for n in node.params["body"].nodes
+                 if any(v.type.dtype.kind == "c" for v in (*n.inputs, *n.outputs))), None)
 
 
 def why_not(nodes, plan):
@@ -66,8 +67,10 @@ def why_not(nodes, plan):
             continue
         if runs_on_host(n):
             return _host_reason(n.params["body"].nodes[0])
-        if _complex_values(n):
-            return f"its {n.params['kind']} kernel has complex values (no C type here)"
+        c = _complex_op(n)
+        if c is not None:
+            return str(UnsupportedOpError(c.op, "native", "complex values (a C library's "
+                                          "signature has no complex type)", c.source_info))
         why = llvm_kernels.why_not(n, matmul_product_hint(plan, i, n))
         if why is not None:
             return f"its {n.params['kind']} kernel has no LLVM unit ({why})"

@@ -78,15 +78,22 @@ def test_an_op_without_a_cpu_kernel_runs_on_the_host(monkeypatch, capsys):
 
 
 def test_native_export_of_a_host_op_names_op_backend_and_line(tmp_path):
-    """fft runs on the host with complex values: the first of them (the conversion to complex)
-    is named."""
+    """fft has complex values: the first op holding one (the conversion to complex, an LLVM
+    unit in the JIT) is named, with the reason and the line; fft on a complex input is named as
+    the op the JIT runs on the host."""
     x = np.linspace(-1, 1, 8, dtype=np.float32)
     graph = jg.jit(lambda x: jnp.fft.fft(x)).lower(x).graph
     with pytest.raises(native_entry.NativeExportError,
-                       match=rf"cannot export .*: convert is not supported by the native backend: the "
+                       match=rf"cannot export .*: convert is not supported by the native backend: "
+                             rf"complex values .*\(at .*{HERE}\)"):
+        native_entry.export(graph, tmp_path, "spectrum")
+    z = (x + 1j * x).astype(np.complex64)
+    graph = jg.jit(lambda z: jnp.fft.fft(z)).lower(z).graph
+    with pytest.raises(native_entry.NativeExportError,
+                       match=rf"cannot export .*: fft is not supported by the native backend: the "
                              rf"JIT runs it on the host \(NumPy\), which a library has not "
                              rf"\(at .*{HERE}\)"):
-        native_entry.export(graph, tmp_path, "spectrum")
+        native_entry.export(graph, tmp_path, "spectrum2")
 
 
 # ----------------------------------------------------------------------------- CUDA, no device
