@@ -160,3 +160,19 @@ def test_float32_loops_compile_to_packed_simd(name):
     asm = llvm_jit.assembly(str(mod))
     assert re.search(r"\b\w+p[sd]\s+%[xyz]mm", asm), f"{name}: no packed float instruction"
     assert not re.search(r"call\s+\w*(sin|cos|tan|erf|asinh|acosh|atanh)f?\b", asm), name
+
+
+@pytest.mark.parametrize("n", [3, 4, -3.0, 2.5])
+def test_constant_exponents_float32(n):
+    """x**3 and x**4 with a constant exponent are products in float64 rounded once
+    (llvm_math.SMALL_POWERS): the float64 reference rounded to float32 exactly, special values
+    and signed zeros included; other constants keep the exp/log form within its bound."""
+    x, _ = samples("float32")
+    got = np.asarray(jg.jit(lambda x: x ** n)(x))
+    with np.errstate(all="ignore"):
+        want = (x.astype(np.float64) ** n).astype(np.float32)
+    exact = n in (3, 4)
+    err = ulps(got, want)
+    assert err.max() <= (0 if exact else ULP_BOUND["pow"][2]), (x[err.argmax()], got[err.argmax()])
+    if exact:
+        assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
