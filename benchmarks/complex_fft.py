@@ -4,7 +4,7 @@ and a complex elementwise chain, with the real chain the compiled backend fuses 
     python -m benchmarks.complex_fft [--repeat 20]
 
 Under jit the fft is a host step (numpy.fft) and the complex elementwise and reduction kernels
-around it are LLVM units (codegen/llvm_complex.py). Best of --repeat calls after one warm-up
+around it are LLVM units (codegen/cpu/llvm_complex.py). Best of --repeat calls after one warm-up
 call, in milliseconds.
 """
 from __future__ import annotations

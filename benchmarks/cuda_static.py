@@ -12,7 +12,7 @@ spills or fails to compile; the other goals of issue 30 are reported as met/miss
 No inputs are allocated: the cases' make_inputs draw from a shape-only generator (zero-stride
 arrays), and the functions are lowered from jg.ShapeDtype. The schedule is the pass pipeline's,
 which is the same for every device; the kernel generators are the CUDA backend's own
-(codegen/cuda_fused.py), so what is assembled here is what a GPU would run.
+(codegen/cuda/fused.py), so what is assembled here is what a GPU would run.
 """
 from __future__ import annotations
 
@@ -84,8 +84,9 @@ def _flops(node) -> int:
 def case_kernels(case) -> list[Kernel]:
     """The kernels the CUDA backend generates for one GpuCase at its full size."""
     import jitgrad as jg
-    from ..codegen import canonical
-    from ..codegen.cuda_fused import GENERATORS, why_not
+    from ..codegen import coverage
+    from ..codegen.cuda.fused import GENERATORS
+    from ..codegen.kernel import canonical
     from ..ir.kernel import kernel_nodes
     from ..ir.passes.manager import run_pipeline
     from . import impl_jitgrad
@@ -101,7 +102,7 @@ def case_kernels(case) -> list[Kernel]:
         k = Kernel(label, name, kind, nbytes=sum(v.type.nbytes for v in
                                                  list(node.inputs) + list(node.outputs)),
                    flops=_flops(node) if kind == "matmul" else 0)
-        k.why = why_not(node) if kind in GENERATORS else f"{kind} kernel: eager per-op kernels"
+        k.why = coverage.why_not(node, "cuda")
         if k.why is None:
             fused = GENERATORS[kind](name, node)
             k.source, k.grid, k.block, k.kind = fused.source, fused.grid, fused.block, \
@@ -112,7 +113,7 @@ def case_kernels(case) -> list[Kernel]:
 
 def analyse(k: Kernel, archs=ARCHS, cache=None) -> None:
     """PTX for each arch, ptxas -v, cuobjdump -sass; results in k.arch (errors in k.error)."""
-    from ..codegen import cuda_toolchain as tc
+    from ..codegen.cuda import toolchain as tc
     if k.source is None:
         return
     cache = {} if cache is None else cache
@@ -259,7 +260,7 @@ def failures(kernels) -> list[str]:
 
 
 def main(args, argv) -> int:
-    from ..codegen import cuda_toolchain as tc
+    from ..codegen.cuda import toolchain as tc
     if tc.cuda_simulator_enabled():     # compile_ptx cannot run beside the simulator
         env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
         return subprocess.call([sys.executable, "-m", __package__, *argv], env=env)

@@ -1,4 +1,4 @@
-"""The unpacked GEMM functions (codegen/llvm_small_gemm.py) against the OpenBLAS jitgrad calls
+"""The unpacked GEMM functions (codegen/cpu/llvm_small_gemm.py) against the OpenBLAS jitgrad calls
 otherwise, one call at a time on one core: `python -m benchmarks.small_gemm [--calls N]`.
 
 Both are called through ctypes with their arguments prepared once (the same ~0.7 us of call
@@ -12,7 +12,7 @@ import time
 import llvmlite.binding as llvm
 import numpy as np
 
-from jitgrad.codegen import llvm_jit, llvm_small_gemm
+from jitgrad.codegen.cpu import llvm_jit, llvm_small_gemm
 
 # (label, M, K, N, B stored transposed)
 SHAPES = [("LSTM step [16,128] @ [128,512]", 16, 128, 512, False),

@@ -1,16 +1,32 @@
-"""Code generation backends: device type -> fn(graph, optimized, schedule, plan) -> Executable.
-Each backend's modules load on its first compile (the CUDA ones never on a CPU-only run)."""
+"""Code generation: device type -> backend, `BACKENDS[device](graph, optimized, schedule, plan)
+-> Executable`. Each backend's modules load on its first compile (the CUDA ones never on a
+CPU-only run).
+
+Laid out by stage and target:
+
+    kernel/     target-independent: a kernel node's canonical text (its cache name), iteration
+                spaces, the scalar evaluator and Python-syntax expression table the source
+                renderers share, control-flow nodes, cost thresholds, source buffers
+    cpu/        the CPU backend: LLVM units built with llvmlite (llvm_*.py: kernels, expressions,
+                math, complex, LAPACK, small GEMMs, the JIT), sequenced over the memory plan
+                (backend.py, units.py, host.py), loops (loops.py, loop_fused.py), cold-compile
+                prefetch (unit_prefetch.py)
+    cuda/       the CUDA backend: numba.cuda kernels generated from the same kernel description
+                (fused.py), eager per-op kernels (eager.py), host loops, the toolchain
+    native/     ahead-of-time export: the CPU's LLVM units linked into a C library
+    coverage.py why_not(node, target): why a target does not build a kernel, one table
+    disk_cache.py  the kernel cache on disk that every target (and the pipeline cache) writes
+"""
 
 
 def _cpu(*args):
-    from .cpu import compile_cpu       # lazy: the CPU backend loads llvmlite on the first compile
+    from .cpu.backend import compile_cpu    # lazy: llvmlite loads on the first CPU compile
     return compile_cpu(*args)
 
 
 def _cuda(*args):
-    from .cuda import compile_cuda     # lazy: the CUDA backend loads numba.cuda, never on a CPU run
+    from .cuda.backend import compile_cuda  # lazy: numba.cuda, never loaded on a CPU run
     return compile_cuda(*args)
 
 
 BACKENDS = {"cpu": _cpu, "cuda": _cuda}
-

@@ -3,7 +3,7 @@ probed for writing, else compiling in memory with one warning per cache director
 writes (temp file + os.replace: a reader never sees half a file, two processes writing the same
 entry both leave a whole one), and sealed entries (`write_sealed`/`read_sealed`: the payload
 behind its SHA-256; a damaged one is logged and rebuilt, never used). The LLVM units
-(codegen/llvm_jit.py), the pipeline cache and the CUDA sources (codegen/cuda_source.py, beside
+(codegen/cpu/llvm_jit.py), the pipeline cache and the CUDA sources (codegen/cuda/source.py, beside
 which numba.cuda keeps its own cache) use it; `install` writes the entries a verified artifact
 carries.
 """

@@ -25,7 +25,7 @@ ACCEPTS = ("any", "numeric", "real", "ordered", "float", "inexact", "integer", "
 RESULTS = ("same", "bool", "real", "complex", "param")
 # cost: per element, in bytes-equivalent (fusion weighs recomputation against memory traffic);
 # "transcendental" ops are also what makes a kernel worth running on two threads sooner
-# (codegen/kernel_costs.element_cost)
+# (codegen/kernel/costs.element_cost)
 COST = {"cheap": 0.25, "divide": 2, "heavy": 8, "transcendental": 8}
 # scalar: how a backend computes one element of an elementwise op:
 #   ("math", name)  the C math function `name` (libm, libdevice, llvm_math when the

@@ -20,7 +20,7 @@ def run_eager(op, arrays, params, out_types):
     if any(kind_of(t.dtype) == "c" for t in out_types) or any(kind_of(a.dtype) == "c" for a in arrays):
         raise NotImplementedError(f"{op} on cuda: complex numbers and the fft run on the CPU "
                                   "only (move the arrays with .to('cpu'))")
-    from .codegen.cuda_eager import HOST_OPS, run      # lazy: numba.cuda
+    from .codegen.cuda.eager import HOST_OPS, run      # lazy: numba.cuda
     if op not in HOST_OPS and lowp.needs_widening(op, [a.dtype for a in arrays],
                                                   [t.dtype for t in out_types]):
         return _widened(run, op, arrays, params, out_types)

@@ -213,7 +213,7 @@ class SequencedRun:
 
     def failure(self, st, status):
         """The error of kernel st - 1's failed bounds check (status: [1, offending index]); a
-        loop kernel's entry names the sub-program that failed (codegen/cpu_loops.py)."""
+        loop kernel's entry names the sub-program that failed (codegen/cpu/loops.py)."""
         if hasattr(self.checks[st - 1], "failed"):
             return self.checks[st - 1].failed()
         index = int(status[1])

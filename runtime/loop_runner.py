@@ -10,7 +10,7 @@ scratch of the second carry copy, the condition's flag). Per iteration it writes
 input and output base from a formula, runs the sub-program's kernels (the sequencer's jg_run loop,
 inlined here), and copies what no kernel writes (an output that is an input, a constant, a
 repeated value). The module is optimized once (LLVM O3) when the process first needs it.
-(codegen/cpu_loop_fused.py builds, per scan / while_loop node, a specialized function over the
+(codegen/cpu/loop_fused.py builds, per scan / while_loop node, a specialized function over the
 same argv and descriptor that calls the body's units directly; jg_loop is the generic form.)
 
 Address formula (a, s, p): argv[a + (p & it)] + i * s. `it` is the iteration count and `i` the

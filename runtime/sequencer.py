@@ -1,6 +1,6 @@
 """The sequencer: runs a schedule's compiled kernels in order, by address, over typed buffers.
 
-Every kernel is compiled on its own (codegen/cpu_units.py) to a C-ABI function
+Every kernel is compiled on its own (codegen/cpu/units.py) to a C-ABI function
 `int64 kernel(void **argv)`, argv[j] the address of its j-th flat array. A Program is a table:
 per kernel its address and, per argument, a Slot (base, byte offset); the bases are the addresses
 of the call's arrays (inputs, host-op results, the arena, outputs: written on every call) and of

@@ -2,7 +2,7 @@
 
 Kernels run inside the sequencer's native loop, a ctypes call that has released the GIL, so the
 pool is native too: a few LLVM IR functions (built once per process with llvmlite, like the
-sequencer) over pthreads. A parallel kernel unit (codegen/llvm_kernels.py) calls
+sequencer) over pthreads. A parallel kernel unit (codegen/cpu/llvm_kernels.py) calls
 
     void jg_parallel_for(void (*body)(i8 *ctx, i64 begin, i64 end), i8 *ctx, i64 n, i64 grain)
 

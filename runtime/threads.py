@@ -10,10 +10,10 @@ other needs: an MLP training step with prange loops around np.dot measured 44-46
 5.4 ms serial (FACTS.md). With
 OMP_WAIT_POLICY=passive the OpenMP workers sleep as soon as a region ends, and the same step took
 5.7 ms; regions then pay a wake-up (microseconds), which only kernels above
-codegen.kernel_costs.PARALLEL_MIN take in jitgrad's own pool too. That is the choice made here.
+codegen.kernel.costs.PARALLEL_MIN take in jitgrad's own pool too. That is the choice made here.
 
-`configure()` must run before the OpenMP runtime starts; codegen.cpu calls it before compiling
-anything. Settings the user made in the environment win.
+`configure()` must run before the OpenMP runtime starts; codegen/cpu/backend.py calls it before
+compiling anything. Settings the user made in the environment win.
 """
 from __future__ import annotations
 

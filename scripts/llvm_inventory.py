@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 
 import jitgrad as jg  # noqa: E402
 import jitgrad.numpy as jnp  # noqa: E402
-from jitgrad.codegen import cpu_units, llvm_kernels  # noqa: E402
+from jitgrad.codegen.cpu import units as cpu_units, llvm_kernels  # noqa: E402
 
 SEEN: dict = collections.defaultdict(set)     # (kind, reason) -> record ids
 CURRENT = ["?"]

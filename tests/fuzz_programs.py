@@ -190,7 +190,7 @@ def _shape_op(rng, a, sa, pick, new_input):
 
 
 def _control(rng, a, sa, pick, new_input):
-    """A loop or branch whose body is a random unary chain (compiled: codegen/cpu_loops.py)."""
+    """A loop or branch whose body is a random unary chain (compiled: codegen/cpu/loops.py)."""
     def body(v):
         return UNARY[int(rng.integers(len(UNARY)))].format(a=v)
     r = rng.random()

@@ -11,12 +11,12 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import native, native_entry
+from jitgrad.codegen.native import link as native_link, export as native_export
 from jitgrad.ir.types import parse_type
 
 pytestmark = [pytest.mark.skipif(shutil.which(t) is None, reason=f"native export needs {t}")
               for t in ("gcc", "nm", "ldd")]
-needs_blas = pytest.mark.skipif(not native.blas_available(for_linking=True),
+needs_blas = pytest.mark.skipif(not native_link.blas_available(for_linking=True),
                                 reason="OpenBLAS not installed (apt-get install libopenblas-dev)")
 
 USER_MODULE = '''
@@ -92,12 +92,12 @@ def run_from_c(lib, tmp_path, inputs):
 
 
 def assert_standalone(so_path, blas):
-    deps = native.shared_deps(so_path)
+    deps = native_link.shared_deps(so_path)
     assert not any(bad in d for d in deps for bad in ("python", "numba", "llvmlite")), deps
     assert any(d.startswith("libm.so") for d in deps) or not blas, deps
     assert any(d.startswith("libopenblas") for d in deps) == blas, deps
-    undefined = set(native.undefined_symbols(so_path))
-    assert undefined <= native.PORTABLE_SYMBOLS, undefined - native.PORTABLE_SYMBOLS
+    undefined = set(native_link.undefined_symbols(so_path))
+    assert undefined <= native_link.PORTABLE_SYMBOLS, undefined - native_link.PORTABLE_SYMBOLS
     assert ("cblas_sgemm" in undefined) == blas
 
 
@@ -116,7 +116,7 @@ def user(tmp_path_factory):
 def test_elementwise_chain_from_c(user, tmp_path):
     mod, _ = user
     x = np.random.default_rng(1).standard_normal((3, 37)).astype(np.float32)
-    lib = native_entry.export(jg.jit(mod.ew_chain).lower(x).graph, tmp_path / "lib", "ew_chain")
+    lib = native_export.export(jg.jit(mod.ew_chain).lower(x).graph, tmp_path / "lib", "ew_chain")
     assert lib.workspace_bytes == 0 and not lib.blas
     header = lib.header_path.read_text()
     assert "int32_t ew_chain(const float* in0, float* out0, void* workspace);" in header
@@ -131,7 +131,7 @@ def test_elementwise_chain_from_c(user, tmp_path):
 def test_kernel_kinds_shape_ops_and_an_output_that_is_an_input(user, tmp_path):
     mod, _ = user
     x = np.random.default_rng(2).standard_normal((5, 300)).astype(np.float32)
-    lib = native_entry.export(jg.jit(mod.kinds).lower(x).graph, tmp_path / "lib", "kinds")
+    lib = native_export.export(jg.jit(mod.kinds).lower(x).graph, tmp_path / "lib", "kinds")
     assert [p.ctype for p in lib.outputs] == ["float", "float", "int64_t", "float", "float"]
     got = run_from_c(lib, tmp_path, [x])
     want = [np.asarray(w) for w in jg.jit(mod.kinds)(x)]
@@ -142,7 +142,7 @@ def test_kernel_kinds_shape_ops_and_an_output_that_is_an_input(user, tmp_path):
 
 
 def test_cli_native_mlp_from_c(user, tmp_path):
-    # the products run the library's own unpacked GEMMs (codegen/llvm_small_gemm.py): no BLAS
+    # the products run the library's own unpacked GEMMs (codegen/cpu/llvm_small_gemm.py): no BLAS
     mod, src = user
     proc = subprocess.run([sys.executable, "-m", "jitgrad.cli", "aot", "aot_native_model:predict",
                            "--arg", "f32[16,64]", "-o", str(tmp_path / "lib"), "--native"],
@@ -158,10 +158,10 @@ def test_cli_native_mlp_from_c(user, tmp_path):
     assert f"#define PREDICT_WORKSPACE_BYTES {workspace}\n" in header
     assert workspace >= 16 * 128 * 4     # the hidden activations live in the workspace
 
-    lib = native_entry.NativeLibrary(
+    lib = native_export.NativeLibrary(
         "predict", tmp_path / "lib" / "libpredict.so", tmp_path / "lib" / "predict.h",
-        [native_entry.Port("in0", "x", parse_type("f32[16,64]"))],
-        [native_entry.Port("out0", "output 0", parse_type("f32[16,10]"))], workspace, False)
+        [native_export.Port("in0", "x", parse_type("f32[16,64]"))],
+        [native_export.Port("out0", "output 0", parse_type("f32[16,10]"))], workspace, False)
     x = np.random.default_rng(3).standard_normal((16, 64)).astype(np.float32)
     (got,) = run_from_c(lib, tmp_path, [x])
     np.testing.assert_allclose(got, np.asarray(jg.jit(mod.predict)(x)), rtol=1e-5, atol=1e-5)
@@ -174,8 +174,8 @@ def test_a_product_of_two_transposed_operands_links_openblas(tmp_path):
     called through C BLAS from the library."""
     rng = np.random.default_rng(5)
     a, b = (rng.standard_normal(s).astype(np.float32) for s in ((40, 48), (56, 40)))
-    lib = native_entry.export(jg.jit(lambda a, b: jnp.matmul(a.T, b.T)).lower(a, b).graph,
-                              tmp_path / "lib", "tt")
+    lib = native_export.export(jg.jit(lambda a, b: jnp.matmul(a.T, b.T)).lower(a, b).graph,
+                               tmp_path / "lib", "tt")
     (got,) = run_from_c(lib, tmp_path, [a, b])
     np.testing.assert_allclose(got, a.T @ b.T, rtol=1e-5, atol=1e-5)
     assert_standalone(lib.so_path, blas=True)
@@ -185,8 +185,8 @@ def test_random_inside_is_refused(tmp_path):
     def noisy(key, x):
         return x + jg.random.normal(key, (8,))
     graph = jg.jit(noisy).lower(jg.random.key(0), np.zeros(8, np.float32)).graph
-    with pytest.raises(native_entry.NativeExportError, match="pass random numbers in as an input"):
-        native_entry.export(graph, tmp_path, "noisy")
+    with pytest.raises(native_export.NativeExportError, match="pass random numbers in as an input"):
+        native_export.export(graph, tmp_path, "noisy")
 
 
 def test_llvm_units_library_checks_indices(tmp_path, monkeypatch, capsys):
@@ -199,7 +199,7 @@ def test_llvm_units_library_checks_indices(tmp_path, monkeypatch, capsys):
     def gather(idx, x):
         return jnp.take(x, idx, axis=0) * 2.0
     idx = np.array([0, 3, -1], np.int32)
-    lib = native_entry.export(jg.jit(gather).lower(idx, table).graph, tmp_path / "lib", "gather")
+    lib = native_export.export(jg.jit(gather).lower(idx, table).graph, tmp_path / "lib", "gather")
     assert "LLVM kernel units" in capsys.readouterr().err
     assert "#define GATHER_ERR_INDEX_OUT_OF_RANGE 3\n" in lib.header_path.read_text()
     so = ctypes.CDLL(str(lib.so_path))
@@ -222,15 +222,15 @@ def test_kernels_with_heap_scratch_export_through_the_units(tmp_path, monkeypatc
     units."""
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     x = np.linspace(-3, 3, 40, dtype=np.float32).reshape(4, 10)
-    lib = native_entry.export(jg.jit(lambda x: jnp.cumsum(x * 2.0, axis=1)).lower(x).graph,
-                              tmp_path / "lib", "wave")
+    lib = native_export.export(jg.jit(lambda x: jnp.cumsum(x * 2.0, axis=1)).lower(x).graph,
+                               tmp_path / "lib", "wave")
     assert "LLVM kernel units" in capsys.readouterr().err
     (got,) = run_from_c(lib, tmp_path, [x])
     np.testing.assert_allclose(got, np.cumsum(x * 2, axis=1), rtol=1e-5, atol=1e-5)
     assert_standalone(lib.so_path, blas=False)
     x = np.linspace(-3, 3, 40000, dtype=np.float32).reshape(4, 10000)
-    lib = native_entry.export(jg.jit(lambda x: jnp.sum(x * 2.0, axis=0)).lower(x).graph,
-                              tmp_path / "lib2", "colsum")
+    lib = native_export.export(jg.jit(lambda x: jnp.sum(x * 2.0, axis=0)).lower(x).graph,
+                               tmp_path / "lib2", "colsum")
     assert "LLVM kernel units" in capsys.readouterr().err
     (got,) = run_from_c(lib, tmp_path, [x])
     np.testing.assert_allclose(got, np.sum(x * 2, axis=0), rtol=1e-5, atol=1e-5)
@@ -251,7 +251,7 @@ def test_a_convolution_and_its_gradient_export_through_the_units(tmp_path, monke
         y, (gx, gw) = jg.value_and_grad(lambda x, w: jnp.sum(F.conv2d(x, w, padding=1) ** 2),
                                         argnums=(0, 1))(x, w)
         return y, gx, gw, jnp.sum(big * 2.0, axis=0)
-    lib = native_entry.export(jg.jit(f).lower(x, w, big).graph, tmp_path / "lib", "convgrad")
+    lib = native_export.export(jg.jit(f).lower(x, w, big).graph, tmp_path / "lib", "convgrad")
     assert "LLVM kernel units" in capsys.readouterr().err
     got = run_from_c(lib, tmp_path, [x, w, big])
     for g, want in zip(got, jg.jit(f)(x, w, big)):
@@ -273,12 +273,12 @@ def test_decompositions_and_a_long_sort_export_through_the_units(tmp_path, monke
         sign, logdet = jnp.linalg.slogdet(a)
         return (jnp.linalg.cholesky(a), sign * logdet, jnp.linalg.eigh(a)[0],
                 jnp.sort(line, axis=1))
-    lib = native_entry.export(jg.jit(f).lower(a, line).graph, tmp_path / "lib", "decomp")
+    lib = native_export.export(jg.jit(f).lower(a, line).graph, tmp_path / "lib", "decomp")
     assert "LLVM kernel units" in capsys.readouterr().err
     got = run_from_c(lib, tmp_path, [a, line])
     for g, want in zip(got, jg.jit(f)(a, line)):
         np.testing.assert_allclose(g, np.asarray(want), rtol=1e-9, atol=1e-9)
-    undefined = set(native.undefined_symbols(lib.so_path))
+    undefined = set(native_link.undefined_symbols(lib.so_path))
     assert {"dpotrf_", "dgetrf_", "dsyevd_", "malloc", "free"} <= undefined
-    assert undefined <= native.PORTABLE_SYMBOLS, undefined - native.PORTABLE_SYMBOLS
-    assert any(d.startswith("libopenblas") for d in native.shared_deps(lib.so_path))
+    assert undefined <= native_link.PORTABLE_SYMBOLS, undefined - native_link.PORTABLE_SYMBOLS
+    assert any(d.startswith("libopenblas") for d in native_link.shared_deps(lib.so_path))

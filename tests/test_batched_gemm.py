@@ -1,5 +1,5 @@
 """Batched products lowered as few BLAS calls: x[..., m, k] @ w[k, n] with a broadcast 2-D right
-operand is one GEMM over prod(batch)*m rows (codegen/llvm_kernels._rows_merge); values against
+operand is one GEMM over prod(batch)*m rows (codegen/cpu/llvm_kernels._rows_merge); values against
 NumPy on the compiled and interpreter paths, gradients against finite differences (float64), and
 the cases that keep one call per batch element."""
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen.llvm_kernels import gemm_calls
+from jitgrad.codegen.cpu.llvm_kernels import gemm_calls
 
 rng = np.random.default_rng(0)
 
@@ -110,7 +110,7 @@ def test_pool_blocks_follow_the_shapes():
     fewer (rows of a forward GEMM, columns of a weight gradient), a whole small product per
     batch element (attention), few row blocks (of 128 rows at least) for products too wide for thin blocks. The test
     above runs the column (96x300x700) and row (512-row) forms against NumPy."""
-    from jitgrad.codegen.llvm_kernels import gemm_blocks
+    from jitgrad.codegen.cpu.llvm_kernels import gemm_blocks
     assert gemm_blocks(512, 128, 512, 1) == ("n", 35)
     assert gemm_blocks(128, 512, 512, 1) == ("m", 35)
     assert gemm_blocks(96, 700, 300, 1)[0] == "m"

@@ -1,6 +1,6 @@
 """CPU code generation against the reference interpreter: op records, hand-built kernels of every
 kind, random graphs, broadcasting, non-contiguous / 0-d / empty inputs, int and bool kernels.
-Every kernel is an LLVM unit (codegen/llvm_kernels.py; numba builds no CPU kernels since
+Every kernel is an LLVM unit (codegen/cpu/llvm_kernels.py; numba builds no CPU kernels since
 issue 26).
 
 Cases are batched: many independent computations traced into
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import ir, tree_util
-from jitgrad.codegen.cpu import compile_cpu
+from jitgrad.codegen.cpu.backend import compile_cpu
 from jitgrad.transforms.compile_graph import compile_graph
 from jitgrad.transforms.compiled_units import units_of
 from jitgrad.ir import Op
@@ -27,7 +27,7 @@ BATCH = 40
 
 @pytest.fixture(autouse=True)
 def kernels():
-    from jitgrad.codegen import cpu_units
+    from jitgrad.codegen.cpu import units as cpu_units
     cpu_units.forget()
     yield "llvm"
     cpu_units.forget()

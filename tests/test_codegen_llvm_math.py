@@ -1,4 +1,4 @@
-"""The LLVM kernels' math functions (codegen/llvm_math.py) against NumPy, on special values
+"""The LLVM kernels' math functions (codegen/cpu/llvm_math.py) against NumPy, on special values
 (zeros, infinities, NaN, subnormals, the overflow edges) and on random ones."""
 import numpy as np
 import pytest
@@ -6,8 +6,8 @@ import pytest
 import jitgrad as jg
 import jitgrad.nn.functional as F
 import jitgrad.numpy as jnp
-from jitgrad.codegen import cpu_units
-from jitgrad.codegen.llvm_math import FUNCTIONS
+from jitgrad.codegen.cpu import units as cpu_units
+from jitgrad.codegen.cpu.llvm_math import FUNCTIONS
 
 SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1.0, -1.0, 88.7, 89.5, -103.0, -110.0,
            1e30, -1e30, 0.5, 2.0, 3.0, -3.0, 1e-8, 709.0, 711.0, -745.0, -750.0]

@@ -120,7 +120,7 @@ def test_second_process_reuses_units_of_another_graph(tmp_path, kernels):
 def test_llvm_matmul_blas_from_a_wheel_or_cython_blas(monkeypatch, source):
     """LLVM matmul units call the OpenBLAS bundled with scipy (32-bit integers) or NumPy (64-bit)
     or, without either, scipy's cython_blas: the unit's IR differs, the results do not."""
-    from jitgrad.codegen import cpu_units, llvm_jit
+    from jitgrad.codegen.cpu import units as cpu_units, llvm_jit
     monkeypatch.setattr(llvm_jit, "BUNDLED_BLAS",
                         tuple(b for b in llvm_jit.BUNDLED_BLAS if b[0] == source))
     monkeypatch.setattr(llvm_jit, "_BLAS", {})

@@ -9,7 +9,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 import jitgrad.nn.functional as F
-from jitgrad.codegen import cpu_units
+from jitgrad.codegen.cpu import units as cpu_units
 
 PACKED = re.compile(r"\bv(?:add|sub|mul|div|max|min|fmadd\w*|fnmadd\w*)ps\s+.*%[yz]mm")
 

@@ -403,7 +403,7 @@ def test_profiled_calls_report_the_thread_of_each_kernel(threads):
 
 def test_loop_body_with_branches_agrees(threads):
     """A loop body with independent branches: its sub-program has waves, which the native loop
-    runs in order (codegen/cpu_loops.py); the result is the one-thread result."""
+    runs in order (codegen/cpu/loops.py); the result is the one-thread result."""
     rng = np.random.default_rng(7)
     x, y = (rng.standard_normal((192, 64)).astype(np.float32) for _ in range(2))
     ws = (rng.standard_normal((4, 64, 64)) * 0.2).astype(np.float32)

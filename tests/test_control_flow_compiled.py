@@ -1,4 +1,4 @@
-"""Control flow compiled on the CPU (codegen/cpu_loops.py, runtime/loop_runner.py): scan,
+"""Control flow compiled on the CPU (codegen/cpu/loops.py, runtime/loop_runner.py): scan,
 while_loop, fori_loop, cond and switch run their compiled sub-graphs from one native kernel.
 
 Every case runs compiled and on the reference interpreter (JITGRAD_BACKEND=interpreter) against a
@@ -393,7 +393,7 @@ def test_the_body_kernels_run_n_times_from_one_native_call(monkeypatch):
     loop kernel, jg_loop: the specialized loop function calls this body's unit directly,
     tests/test_loop_fused.py.)"""
     import ctypes
-    from jitgrad.codegen import cpu_loop_fused
+    from jitgrad.codegen.cpu import loop_fused as cpu_loop_fused
     monkeypatch.setattr(cpu_loop_fused, "ENABLED", False)
     w, xs = _f64(4, 4, seed=26) * 0.3, _f64(37, 4, seed=27)
 
@@ -402,7 +402,7 @@ def test_the_body_kernels_run_n_times_from_one_native_call(monkeypatch):
     c, units = _compiled(f, w, xs)
     want = [np.asarray(v) for v in c(w, xs)]
     assert "host" not in _targets(units)    # one native call runs the whole schedule
-    # internal on purpose: the body's native function table (codegen/cpu_loops.py LoopPlan)
+    # internal on purpose: the body's native function table (codegen/cpu/loops.py LoopPlan)
     run = c.exe.run
     loop = [u for u in run.units if getattr(u, "op", None) is control_flow.SCAN][0]
     table = loop.subs[0].run.program.fns

@@ -1,4 +1,4 @@
-"""Loops and branches in the native library (codegen/native_units.py): a function with scan,
+"""Loops and branches in the native library (codegen/native/library.py): a function with scan,
 while_loop, cond and switch exported as libNAME.so, called from C, equal to jit in Python."""
 import shutil
 
@@ -7,7 +7,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import native_entry
+from jitgrad.codegen.native import export as native_export
 from test_aot_native import assert_standalone, run_from_c
 
 pytestmark = [pytest.mark.skipif(shutil.which(t) is None, reason=f"native export needs {t}")
@@ -31,8 +31,8 @@ def loops(w, xs, k):
 def test_loops_and_branches_from_c(tmp_path):
     rng = np.random.default_rng(0)
     w, xs = rng.random(4).astype(np.float32), rng.random((7, 4)).astype(np.float32)
-    lib = native_entry.export(jg.jit(loops).lower(w, xs, np.int32(0)).graph, tmp_path / "lib",
-                              "loops")
+    lib = native_export.export(jg.jit(loops).lower(w, xs, np.int32(0)).graph, tmp_path / "lib",
+                               "loops")
     for k in (-1, 1, 2, 5):
         got = run_from_c(lib, tmp_path, [w, xs, np.int32(k)])
         want = [np.asarray(v) for v in jg.jit(loops)(w, xs, np.int32(k))]
@@ -47,7 +47,7 @@ def test_a_scan_with_a_matmul_body_from_c(tmp_path):
 
     def rnn(w, xs):
         return jg.scan(lambda h, x: (jnp.tanh(x + h @ w),) * 2, jnp.zeros((3, 8), jnp.float32), xs)
-    lib = native_entry.export(jg.jit(rnn).lower(w, xs).graph, tmp_path / "lib", "rnn")
+    lib = native_export.export(jg.jit(rnn).lower(w, xs).graph, tmp_path / "lib", "rnn")
     got = run_from_c(lib, tmp_path, [w, xs])
     for g, v in zip(got, jg.jit(rnn)(w, xs)):
         np.testing.assert_allclose(g, np.asarray(v), rtol=1e-5, atol=1e-6)

@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 
-from jitgrad.codegen import cuda_toolchain as tc
+from jitgrad.codegen.cuda import toolchain as tc
 
 if tc.cuda_simulator_enabled():
     pytest.skip("NUMBA_ENABLE_CUDASIM=1: compile_ptx cannot run beside the simulator",
@@ -13,7 +13,7 @@ if tc.cuda_simulator_enabled():
 if not tc.cuda_toolchain_available():
     pytest.skip(f"CUDA toolchain not installed: {tc.INSTALL_HINT}", allow_module_level=True)
 
-from jitgrad.codegen import cuda_exprs, cuda_kernels as K  # noqa: E402
+from jitgrad.codegen.cuda import exprs as cuda_exprs, kernels as K  # noqa: E402
 from jitgrad.ir.ops import Op  # noqa: E402
 from jitgrad.ir.primitives import ELEMENTWISE, RECORDS  # noqa: E402
 from jitgrad.ir.registry import infer_types  # noqa: E402
@@ -104,7 +104,7 @@ def _fused_kernels():
     import jitgrad as jg
     import jitgrad.nn.functional as F
     import jitgrad.numpy as jnp
-    from jitgrad.codegen.cuda_fused import GENERATORS
+    from jitgrad.codegen.cuda.fused import GENERATORS
     from jitgrad.transforms.compile_graph import optimize
     from jitgrad.ir.kernel import kernel_nodes
 
@@ -174,5 +174,5 @@ def test_fused_kernels_compile_and_link(fused, cc):
         assert f".target {arch}" in ptx and src.name in ptx, name
         assert ".extern .func" not in ptx, f"{name}: generated kernels must be self-contained"
         assert tc.link_cubin(ptx, arch)[:4] == b"\x7fELF", name
-        if "vectors" in name:       # codegen/cuda_vector.py's intrinsics reach the PTX
+        if "vectors" in name:       # codegen/cuda/vector.py's intrinsics reach the PTX
             assert "ld.global.v4." in ptx or "ld.global.nc.v4." in ptx, name

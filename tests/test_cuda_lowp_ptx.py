@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from jitgrad.codegen import cuda_toolchain as tc
+from jitgrad.codegen.cuda import toolchain as tc
 
 if tc.cuda_simulator_enabled():
     pytest.skip("NUMBA_ENABLE_CUDASIM=1: compile_ptx cannot run beside the simulator",
@@ -18,7 +18,7 @@ if not tc.cuda_toolchain_available():
 
 import ml_dtypes  # noqa: E402
 
-from jitgrad.codegen import cuda_exprs, cuda_kernels as K  # noqa: E402
+from jitgrad.codegen.cuda import exprs as cuda_exprs, kernels as K  # noqa: E402
 from jitgrad.ir.ops import Op  # noqa: E402
 
 HALVES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
@@ -72,7 +72,7 @@ def test_fused_half_float_kernels_compile():
     import jitgrad as jg
     import jitgrad.nn.functional as F
     import jitgrad.numpy as jnp
-    from jitgrad.codegen.cuda_fused import GENERATORS
+    from jitgrad.codegen.cuda.fused import GENERATORS
     from jitgrad.ir.kernel import kernel_nodes
     from jitgrad.transforms.compile_graph import optimize
 

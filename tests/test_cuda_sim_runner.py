@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 from tests import early_children
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

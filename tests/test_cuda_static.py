@@ -14,7 +14,7 @@ import pytest
 from jitgrad.benchmarks import cuda_sass as S
 from jitgrad.benchmarks import cuda_static
 from jitgrad.benchmarks.cuda_workloads import CASES
-from jitgrad.codegen import cuda_toolchain as tc
+from jitgrad.codegen.cuda import toolchain as tc
 
 needs_ptxas = pytest.mark.skipif(S.tools_available() is not None,
                                  reason=f"{S.tools_available()}")

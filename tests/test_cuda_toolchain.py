@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from jitgrad.codegen import cuda_toolchain as tc
+from jitgrad.codegen.cuda import toolchain as tc
 
 if tc.cuda_simulator_enabled():
     pytest.skip(
@@ -125,7 +125,7 @@ def test_missing_extra_is_reported_cleanly(monkeypatch):
 
 def test_importing_the_toolchain_module_loads_no_cuda_package():
     code = (
-        "import sys, jitgrad.codegen.cuda_toolchain\n"
+        "import sys, jitgrad.codegen.cuda.toolchain\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba_cuda', 'cuda')"
         " or m.startswith('numba.cuda')))"
     )

@@ -11,7 +11,9 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import cpu_units, cuda_eager, cuda_fused, llvm_kernels, native_entry
+from jitgrad.codegen.cpu import units as cpu_units, llvm_kernels
+from jitgrad.codegen.cuda import eager as cuda_eager, fused as cuda_fused
+from jitgrad.codegen.native import export as native_export
 from jitgrad.transforms.compile_graph import optimize
 from jitgrad.ir.kernel import kernel_nodes
 from jitgrad.ir.ops import Op
@@ -62,7 +64,7 @@ def test_a_kernel_the_llvm_units_do_not_cover_is_an_internal_error(monkeypatch, 
 
 def test_an_op_without_a_cpu_kernel_runs_on_the_host(monkeypatch, capsys):
     """cpu.py: random, complex values and ops no CPU kernel implements (fft) run with the NumPy
-    reference between the compiled kernels; control flow compiles (codegen/cpu_loops.py)."""
+    reference between the compiled kernels; control flow compiles (codegen/cpu/loops.py)."""
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     x = np.linspace(-1, 1, 8, dtype=np.float32)
     got = jg.jit(lambda x: jnp.fft.fft(x * 2.0))(x)
@@ -83,17 +85,17 @@ def test_native_export_of_a_host_op_names_op_backend_and_line(tmp_path):
     the op the JIT runs on the host."""
     x = np.linspace(-1, 1, 8, dtype=np.float32)
     graph = jg.jit(lambda x: jnp.fft.fft(x)).lower(x).graph
-    with pytest.raises(native_entry.NativeExportError,
+    with pytest.raises(native_export.NativeExportError,
                        match=rf"cannot export .*: convert is not supported by the native backend: "
                              rf"complex values .*\(at .*{HERE}\)"):
-        native_entry.export(graph, tmp_path, "spectrum")
+        native_export.export(graph, tmp_path, "spectrum")
     z = (x + 1j * x).astype(np.complex64)
     graph = jg.jit(lambda z: jnp.fft.fft(z)).lower(z).graph
-    with pytest.raises(native_entry.NativeExportError,
+    with pytest.raises(native_export.NativeExportError,
                        match=rf"cannot export .*: fft is not supported by the native backend: the "
                              rf"JIT runs it on the host \(NumPy\), which a library has not "
                              rf"\(at .*{HERE}\)"):
-        native_entry.export(graph, tmp_path, "spectrum2")
+        native_export.export(graph, tmp_path, "spectrum2")
 
 
 # ----------------------------------------------------------------------------- CUDA, no device

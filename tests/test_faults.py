@@ -21,7 +21,8 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.aot import artifact
 from jitgrad.cli import main as cli
-from jitgrad.codegen import cpu_units, disk_cache
+from jitgrad.codegen.cpu import units as cpu_units
+from jitgrad.codegen import disk_cache
 from jitgrad.codegen.disk_cache import CacheWarning
 from jitgrad.transforms.compile_graph import compile_graph
 from jitgrad.runtime import cache

@@ -5,7 +5,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen.llvm_kernels import gemm_blocks
+from jitgrad.codegen.cpu.llvm_kernels import gemm_blocks
 
 
 def test_split():

@@ -1,4 +1,4 @@
-"""Issue 26: complex kernels are LLVM units (codegen/llvm_complex.py), not host steps, checked
+"""Issue 26: complex kernels are LLVM units (codegen/cpu/llvm_complex.py), not host steps, checked
 against NumPy on special and random values, complex64 and complex128, and against the
 interpreter path (JITGRAD_BACKEND=interpreter); gradients through complex intermediates too.
 
@@ -24,7 +24,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import cpu, llvm_kernels
+from jitgrad.codegen.cpu import host, llvm_kernels
 
 COMPLEX = (np.complex64, np.complex128)
 
@@ -33,7 +33,7 @@ COMPLEX = (np.complex64, np.complex128)
 def llvm_unit(monkeypatch):
     """Fails the test if a complex kernel it compiles runs on the host (or any kernel is
     refused by the LLVM units)."""
-    why_not, gap = llvm_kernels.why_not, cpu.complex_gap
+    why_not, gap = llvm_kernels.why_not, host.complex_gap
 
     def checked(node, product_hint=None):
         why = why_not(node, product_hint)
@@ -45,7 +45,7 @@ def llvm_unit(monkeypatch):
         assert why is None, f"{node.params['kind']} kernel with complex values on the host: {why}"
         return why
     monkeypatch.setattr(llvm_kernels, "why_not", checked)
-    monkeypatch.setattr(cpu, "complex_gap", no_gap)
+    monkeypatch.setattr(host, "complex_gap", no_gap)
 
 
 def complex_values(dt, n=200, seed=0):
@@ -265,7 +265,7 @@ def test_gradients_through_complex_intermediates(dt, monkeypatch, llvm_unit):
 
 
 def test_an_op_without_a_complex_rule_keeps_its_kernel_on_the_host(monkeypatch, capsys):
-    """The one rule (codegen/cpu.complex_gap): a kernel with complex values runs on the host
+    """The one rule (codegen/cpu/host.complex_gap): a kernel with complex values runs on the host
     when llvm_kernels.why_not refuses it, logged with its reason at JITGRAD_DEBUG=1."""
     monkeypatch.setenv("JITGRAD_DEBUG", "1")
     x = complex_values(np.complex128)[196:260]

@@ -11,7 +11,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import llvm_kernels
+from jitgrad.codegen.cpu import llvm_kernels
 
 INTS = (np.int32, np.int64)
 FLOATS = (np.float32, np.float64)

@@ -1,5 +1,5 @@
 """The LLVM units' trigonometric, inverse-trigonometric, hyperbolic and erf functions
-(codegen/llvm_math_trig.py, llvm_math_special.py) against NumPy/SciPy, in ulps of the result
+(codegen/cpu/llvm_math_trig.py, llvm_math_special.py) against NumPy/SciPy, in ulps of the result
 type, on special values (zeros, infinities, NaN, subnormals, huge values, the branch points of
 each algorithm) and random ones; float32 loops over them compile to packed SIMD.
 
@@ -18,9 +18,9 @@ from llvmlite import ir
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import cpu_units, llvm_jit
-from jitgrad.codegen.llvm_exprs import counted_loop
-from jitgrad.codegen.llvm_math_table import FUNCTIONS
+from jitgrad.codegen.cpu import units as cpu_units, llvm_jit
+from jitgrad.codegen.cpu.llvm_exprs import counted_loop
+from jitgrad.codegen.cpu.llvm_math_table import FUNCTIONS
 
 #          name: (jnp function, reference, float32 bound, float64 bound)
 ULP_BOUND = {
@@ -133,7 +133,7 @@ def test_special_values_exactly_as_numpy(dt, monkeypatch):
 
 
 def test_every_record_math_function_has_both_dtypes():
-    from jitgrad.codegen.llvm_exprs import EXPR
+    from jitgrad.codegen.cpu.llvm_exprs import EXPR
     from jitgrad.ir.ops import Op
     for op in (Op.sin, Op.cos, Op.tan, Op.asin, Op.acos, Op.atan, Op.atan2, Op.sinh, Op.cosh,
                Op.asinh, Op.acosh, Op.atanh, Op.erf, Op.pow):

@@ -1,4 +1,4 @@
-"""A loop node as one LLVM function (codegen/cpu_loop_fused.py): the same values as the generic
+"""A loop node as one LLVM function (codegen/cpu/loop_fused.py): the same values as the generic
 loop kernel (runtime/loop_runner.py jg_loop, `cpu_loop_fused.ENABLED = False`), bit for bit, and
 as the reference interpreter; the body's elementwise / matmul / opaque units are called directly
 (no table call per iteration), reductions through the table."""
@@ -11,7 +11,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import cpu_loop_fused
+from jitgrad.codegen.cpu import loop_fused as cpu_loop_fused
 from jitgrad.lax import fori_loop
 from jitgrad.runtime import loop_runner
 

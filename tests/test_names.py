@@ -9,10 +9,12 @@ import import_graph
 # module-level functions that were defined in two files with two meanings (issue 15)
 ONCE = {"collapse", "copy_into"}
 # file names allowed in more than one folder: the folder says what each one is for
-# (front end vs runtime/ir/codegen, ir/autodiff vs ir/batching, jitgrad.numpy vs ir/autodiff, ...)
+# (front end vs runtime/ir/codegen, ir/autodiff vs ir/batching, jitgrad.numpy vs ir/autodiff,
+# codegen's targets: cpu/ vs cuda/ vs kernel/ (the shared part), ir/lowp.py vs codegen/cuda/lowp.py)
 SHARED_FILE_NAMES = {"__init__.py", "control.py", "rules.py", "emitter.py", "transform.py",
                      "linalg.py", "functional.py", "creation.py", "config.py", "errors.py",
-                     "cuda.py", "reductions.py", "elementwise.py"}
+                     "reductions.py", "elementwise.py", "backend.py", "loops.py",
+                     "exprs.py", "lowp.py"}
 
 
 def _definitions():

@@ -1,4 +1,4 @@
-"""codegen/native.py: an llvmlite module -> standalone libNAME.so + NAME.h, called from C; the
+"""codegen/native/link.py: an llvmlite module -> standalone libNAME.so + NAME.h, called from C; the
 portability check. (Whole functions exported from jitted graphs: tests/test_aot_native.py.)"""
 
 import shutil
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from llvmlite import ir
 
-from jitgrad.codegen import native
-from jitgrad.codegen.llvm_exprs import counted_loop
+from jitgrad.codegen.native import link as native_link
+from jitgrad.codegen.cpu.llvm_exprs import counted_loop
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("gcc") is None, reason="native export needs gcc"),
@@ -50,12 +50,13 @@ def compile_and_run(tmp_path, lib_dir, name, source):
 
 
 def assert_standalone(so_path):
-    deps = native.shared_deps(so_path)
+    deps = native_link.shared_deps(so_path)
     assert not any("python" in d or "numba" in d or "llvmlite" in d for d in deps), deps
     assert any(d.startswith("libc.so") for d in deps), deps
-    undefined = native.undefined_symbols(so_path)
-    assert set(undefined) <= native.PORTABLE_SYMBOLS, set(undefined) - native.PORTABLE_SYMBOLS
-    native.check_portable(so_path)
+    undefined = native_link.undefined_symbols(so_path)
+    allowed = native_link.PORTABLE_SYMBOLS
+    assert set(undefined) <= allowed, set(undefined) - allowed
+    native_link.check_portable(so_path)
     return undefined
 
 
@@ -82,9 +83,9 @@ def ew_chain_module(name="ew_chain"):
 
 def test_elementwise_chain_from_c(tmp_path):
     lib_dir = tmp_path / "lib"
-    so, h = native.link_module(ew_chain_module(), "ew_chain", lib_dir, header_decl=DECL,
-                               defines={"EW_CHAIN_WORKSPACE_BYTES": 0},
-                               comment="out[i] = tanh(x[i]*1.5+0.3)")
+    so, h = native_link.link_module(ew_chain_module(), "ew_chain", lib_dir, header_decl=DECL,
+                                    defines={"EW_CHAIN_WORKSPACE_BYTES": 0},
+                                    comment="out[i] = tanh(x[i]*1.5+0.3)")
     assert so == lib_dir / "libew_chain.so" and h == lib_dir / "ew_chain.h"
     header = h.read_text()
     assert "#define EW_CHAIN_WORKSPACE_BYTES 0" in header
@@ -112,16 +113,16 @@ int main(void) {
 
 
 def test_generic_cpu_target(tmp_path):
-    so, h = native.link_module(ew_chain_module("ew_generic"), "ew_generic", tmp_path,
-                               header_decl=DECL.replace("ew_chain", "ew_generic"), cpu="x86-64",
-                               keep_intermediates=True)
+    so, h = native_link.link_module(ew_chain_module("ew_generic"), "ew_generic", tmp_path,
+                                    header_decl=DECL.replace("ew_chain", "ew_generic"),
+                                    cpu="x86-64", keep_intermediates=True)
     assert "'x86-64'" in h.read_text()
     assert (tmp_path / "ew_generic.ll").exists() and (tmp_path / "ew_generic.o").exists()
-    native.check_portable(so)
+    native_link.check_portable(so)
 
 
 def test_heap_and_lapack_symbols_are_portable():
-    assert {"malloc", "free", "dpotrf_", "sgesdd_"} <= native.PORTABLE_SYMBOLS
+    assert {"malloc", "free", "dpotrf_", "sgesdd_"} <= native_link.PORTABLE_SYMBOLS
 
 
 def test_check_portable_rejects_stray_symbols(tmp_path):
@@ -129,15 +130,15 @@ def test_check_portable_rejects_stray_symbols(tmp_path):
     src.write_text("void* NRT_Allocate(long);\nvoid* f(void) { return NRT_Allocate(8); }\n")
     so = tmp_path / "libstray.so"
     subprocess.run(["gcc", "-shared", "-fPIC", str(src), "-o", str(so)], check=True)
-    assert "NRT_Allocate" in native.undefined_symbols(so)
-    with pytest.raises(native.NotPortableError, match=r"NRT_Allocate[\s\S]*not in libc/libm"):
-        native.check_portable(so)
-    native.check_portable(so, extra_allowed={"NRT_Allocate"})
+    assert "NRT_Allocate" in native_link.undefined_symbols(so)
+    with pytest.raises(native_link.NotPortableError, match=r"NRT_Allocate[\s\S]*not in libc/libm"):
+        native_link.check_portable(so)
+    native_link.check_portable(so, extra_allowed={"NRT_Allocate"})
 
 
 def test_bad_inputs(tmp_path, monkeypatch):
-    with pytest.raises(native.NativeBuildError, match="C identifier"):
-        native.link_module(ew_chain_module(), "not-a-name", tmp_path, header_decl=DECL)
+    with pytest.raises(native_link.NativeBuildError, match="C identifier"):
+        native_link.link_module(ew_chain_module(), "not-a-name", tmp_path, header_decl=DECL)
     monkeypatch.setenv("CC", str(tmp_path / "no-such-gcc"))
-    with pytest.raises(native.NativeToolMissing, match="apt-get install gcc"):
-        native.link_module(ew_chain_module(), "ew_chain", tmp_path, header_decl=DECL)
+    with pytest.raises(native_link.NativeToolMissing, match="apt-get install gcc"):
+        native_link.link_module(ew_chain_module(), "ew_chain", tmp_path, header_decl=DECL)

@@ -13,7 +13,7 @@ import numpy as np
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import nn
-from jitgrad.codegen import native_entry
+from jitgrad.codegen.native import export as native_export
 from jitgrad.nn import functional as F
 
 jg.manual_seed(0)
@@ -35,7 +35,7 @@ def conv(x, w):
                              argnums=(0, 1))(x, w)
 xc = rng.standard_normal((2, 3, 6, 5)).astype(np.float32)
 wc = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
-native_entry.export(jg.jit(conv).lower(xc, wc).graph, tempfile.mkdtemp(), "convgrad")
+native_export.export(jg.jit(conv).lower(xc, wc).graph, tempfile.mkdtemp(), "convgrad")
 print("numba" in sys.modules)
 """
 

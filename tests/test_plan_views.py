@@ -9,7 +9,7 @@ import numpy as np
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import native_entry
+from jitgrad.codegen.native import export as native_export
 from jitgrad.ir.passes.manager import run_pipeline
 
 
@@ -92,7 +92,7 @@ def test_a_view_inside_a_loop_body(rng):
 
 def test_a_native_library_reads_a_reshaped_input_in_place(rng, tmp_path):
     x = rng.standard_normal((2, 3, 8, 8)).astype(np.float32)
-    lib = native_entry.export(jg.jit(pool).lower(x).graph, tmp_path / "lib", "pool")
+    lib = native_export.export(jg.jit(pool).lower(x).graph, tmp_path / "lib", "pool")
     so = ctypes.CDLL(str(lib.so_path))
     out = np.zeros((2, 3, 4, 4), np.float32)
     ws = np.zeros(lib.workspace_bytes + 64, np.uint8)

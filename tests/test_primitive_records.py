@@ -10,7 +10,9 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import cpu_exprs, cuda_exprs, llvm_exprs, llvm_math_table, llvm_opaque
+from jitgrad.codegen.kernel import exprs as kernel_exprs
+from jitgrad.codegen.cuda import exprs as cuda_exprs
+from jitgrad.codegen.cpu import llvm_exprs, llvm_math_table, llvm_opaque
 from jitgrad.ir.errors import UnsupportedOpError
 from jitgrad.ir.ops import Op
 from jitgrad.ir.registry import (BACKENDS, BATCH_RULES, JVP_RULES, NON_DIFFERENTIABLE, OP_COST,
@@ -20,7 +22,7 @@ from jitgrad.ir.registry import (BACKENDS, BATCH_RULES, JVP_RULES, NON_DIFFERENT
 ALL = sorted(RECORDS.values(), key=lambda r: r.op.value)
 ELEMENTWISE = [r for r in ALL if r.kind == "elementwise"]
 # what each backend computes one element of an elementwise op with
-SCALAR_TABLES = {"numba": cpu_exprs.EXPR, "cuda": cuda_exprs.EXPR, "llvm": llvm_exprs.EXPR}
+SCALAR_TABLES = {"numba": kernel_exprs.EXPR, "cuda": cuda_exprs.EXPR, "llvm": llvm_exprs.EXPR}
 
 
 def test_every_op_has_exactly_one_record():
@@ -132,8 +134,8 @@ def test_a_record_without_a_derivative_or_a_reason_is_refused():
 def test_an_uncovered_op_is_a_clear_error_naming_op_and_backend():
     with pytest.raises(UnsupportedOpError, match=r"real is not supported by the numba backend: "
                                                  r"complex-valued kernels run as NumPy host steps"):
-        cpu_exprs.scalar_expr(None, Op.real, ["a"], [np.dtype("complex64")],
-                              np.dtype("float32"), {})
+        kernel_exprs.scalar_expr(None, Op.real, ["a"], [np.dtype("complex64")],
+                                 np.dtype("float32"), {})
 
 
 def test_compiled_and_eager_agree_for_every_float_unary_record():

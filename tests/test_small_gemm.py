@@ -1,4 +1,4 @@
-"""The unpacked GEMMs (codegen/llvm_small_gemm.py) and the convolution products that read their
+"""The unpacked GEMMs (codegen/cpu/llvm_small_gemm.py) and the convolution products that read their
 columns in place: which products take them, their values against NumPy (float64 references)
 at tile edges, transposed operands, batches and pool blocks, the same bits on one thread and
 on two, and the rewrite of a convolution's input gradient (ir/passes/conv_input_grad.py)."""
@@ -11,7 +11,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen import llvm_kernels, llvm_small_gemm
+from jitgrad.codegen.cpu import llvm_kernels, llvm_small_gemm
 from jitgrad.ir.interpreter import interpret
 from jitgrad.ir.ops import Op
 from jitgrad.ir.passes.conv_input_grad import conv_input_grad

@@ -1,5 +1,5 @@
 """The runtime's thread pool (runtime/thread_pool.py) and the LLVM units that run on it
-(codegen/llvm_kernels.parallel_form): kernels above the parallel threshold give NumPy's values
+(codegen/cpu/llvm_kernels.parallel_form): kernels above the parallel threshold give NumPy's values
 and the same bits on any number of threads, from several user threads at once; one thread runs
 everything on the calling thread; the size comes from the affinity mask, JITGRAD_NUM_THREADS or
 jg.config.update("num_threads", n)."""
@@ -16,7 +16,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.nn.functional as F
 import jitgrad.numpy as jnp
-from jitgrad.codegen import cpu_units
+from jitgrad.codegen.cpu import units as cpu_units
 from jitgrad.runtime import thread_pool
 
 RNG = np.random.default_rng(0)

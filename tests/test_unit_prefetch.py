@@ -1,4 +1,4 @@
-"""Cold compiles on two processes (codegen/unit_prefetch.py): the units a schedule misses are
+"""Cold compiles on two processes (codegen/cpu/unit_prefetch.py): the units a schedule misses are
 built by this process and a forked child at once; values are those of a compile without it; the
 child's units land in the disk cache; no fork with one thread, another Python thread, or
 no usable cache. Each case runs in a fresh process (a fork depends on the process's threads)."""
@@ -9,7 +9,7 @@ import sys
 PROGRAM = r"""
 import os, sys, threading, time
 import numpy as np, jitgrad as jg, jitgrad.numpy as jnp
-from jitgrad.codegen import unit_prefetch
+from jitgrad.codegen.cpu import unit_prefetch
 if os.environ.get("SIDE_THREAD"):
     stop = threading.Event()
     threading.Thread(target=stop.wait, daemon=True).start()
@@ -76,7 +76,7 @@ def test_no_fork_without_a_usable_cache(tmp_path):
 def test_no_fork_in_an_mpi_rank(monkeypatch, tmp_path):
     """Open MPI does not support fork() in its processes: with mpi4py.MPI loaded, no prefetch."""
     import types
-    from jitgrad.codegen import unit_prefetch
+    from jitgrad.codegen.cpu import unit_prefetch
     monkeypatch.setenv("JITGRAD_CACHE_DIR", str(tmp_path / "c"))
     monkeypatch.setitem(sys.modules, "mpi4py.MPI", types.ModuleType("mpi4py.MPI"))
     assert not unit_prefetch.forks_allowed()

@@ -80,7 +80,7 @@ def _duplicate_cheap(graph: Graph):
 
 # A kernel body holds at most this many nodes: legality and profitability are checked on the
 # merged group at each merge, so unbounded groups make fusion quadratic in a long chain; bounded
-# ones also make a long chain a few identical kernels, compiled once (codegen/cpu_units.py).
+# ones also make a long chain a few identical kernels, compiled once (codegen/cpu/units.py).
 MAX_KERNEL_NODES = 64
 
 

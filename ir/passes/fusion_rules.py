@@ -92,7 +92,7 @@ def im2col_operand_ok(mm, forms) -> bool:
     """Whether a matmul with operands `forms` (matmul_operand's results) can read its im2col
     operands in place: only the right operand, float32/float64, and, when it is transposed
     (`x @ cols^T`, a convolution's weight gradient), a plain left operand. The CPU's unpacked
-    GEMMs (codegen/llvm_small_gemm.py) read the columns by a table of row starts; the CUDA
+    GEMMs (codegen/cpu/llvm_small_gemm.py) read the columns by a table of row starts; the CUDA
     matmul loads them through the same table."""
     a, b = forms
     if a[3] is not None:

@@ -96,7 +96,7 @@ def _artifact(fn, args, name) -> list[str]:
 
 
 def _native(fn, args, name) -> list[str]:
-    from ..codegen.native_entry import export  # lazy: codegen, LLVM
+    from ..codegen.native.export import export  # lazy: codegen, LLVM
     lib = export(jg.jit(fn).lower(*args.arg).graph, args.out, name)
     decl = next(line for line in lib.header_path.read_text().splitlines()
                 if line.startswith(f"int32_t {name}("))

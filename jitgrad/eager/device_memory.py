@@ -22,14 +22,14 @@ def to_host(t) -> np.ndarray:
 
 def to_device(host: np.ndarray, device: Device):
     """A device array holding a copy of `host`."""
-    from ..codegen.cuda_eager import upload  # lazy: numba.cuda
+    from ..codegen.cuda.eager import upload  # lazy: numba.cuda
     return upload(host, device.index or 0)
 
 
 def copy_into(dst, src) -> None:
     """dst's storage <- src's values (same shape and dtype, same cuda device)."""
-    from ..codegen.cuda_eager import strided_copy as kernel_copy  # lazy: numba.cuda
-    from ..codegen.space import c_strides
+    from ..codegen.cuda.eager import strided_copy as kernel_copy  # lazy: numba.cuda
+    from ..codegen.kernel.space import c_strides
     strides = c_strides(dst.shape)
     kernel_copy(dst._data, 0, strides, src._data, 0, strides, dst.shape, dst.device.index or 0)
 

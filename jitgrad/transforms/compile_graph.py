@@ -23,7 +23,8 @@ def optimize(graph: Graph, donated=()):
 
 def _complex_reason(graph: Graph):
     """Why the CUDA backend cannot take this graph (complex values: its kernels do not implement
-    complex arithmetic), else None. (On the CPU such kernels run on the host: codegen/cpu.py.)"""
+    complex arithmetic), else None. (On the CPU such kernels are LLVM units or run on the host:
+    codegen/cpu/host.py.)"""
     for n in graph.nodes:
         for v in list(n.inputs) + list(n.outputs):
             if kind_of(v.type.dtype) == "c":

@@ -7,8 +7,9 @@
 One `CompiledUnit` per step of the schedule, in the order a call runs them: each compiled kernel
 (a unit: a CPU LLVM unit or a CUDA kernel), each control-flow kernel (its sub-graphs' units
 under `.units`), and each step that runs on the host instead (random numbers, complex values;
-`target="host"`, no source). The backends build these objects (codegen/cpu.py, codegen/cuda.py);
-this module only reads what they already keep for the profiler and the artifacts.
+`target="host"`, no source). The backends build these objects (codegen/cpu/backend.py,
+codegen/cuda/backend.py); this module only reads what they already keep for the profiler and the
+artifacts.
 """
 from __future__ import annotations
 
@@ -129,7 +130,7 @@ def _cpu(run):
 
 def _cpu_unit(unit, node):
     subs = getattr(unit, "subs", None)
-    if subs is not None:        # a loop / branch kernel (codegen/cpu_loops.py LoopPlan)
+    if subs is not None:        # a loop / branch kernel (codegen/cpu/loops.py LoopPlan)
         units = [u for s in subs for u in units_of(s.exe)]
         loop = _LOOP_OPS.get(unit.op.value, "loop")
         return _described(node, "jg_" + loop, "cpu-llvm", units, unit.files,
@@ -140,7 +141,7 @@ def _cpu_unit(unit, node):
 
 def _cuda_step(step):
     subs = getattr(step, "subs", None)
-    if subs is not None:        # a control-flow node: a host loop (codegen/cuda_loops.py)
+    if subs is not None:        # a control-flow node: a host loop (codegen/cuda/loops.py)
         units = [u for exe in subs for u in units_of(exe)]
         return _described(step.node, f"host_{step.op.value}", "host", units,
                           source=step.source)

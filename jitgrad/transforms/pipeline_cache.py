@@ -2,7 +2,7 @@
 
 A jitted function's first call in a new process traces it, runs the pass pipeline and loads
 its kernels from the disk cache. The kernels are cached by their canonical text
-(codegen/cpu_units.py), but the pipeline (fusion above all: half a second for a GPT step) ran
+(codegen/cpu/units.py), but the pipeline (fusion above all: half a second for a GPT step) ran
 again every time. Its result, (optimized graph, schedule, memory plan), depends only on the
 traced graph, the graph inputs the caller donates, the passes switched off and the code of the
 passes, so it is stored under a key hashing those:

@@ -7,7 +7,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
@@ -15,7 +15,7 @@ if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is Non
 
 import jitgrad as jg  # noqa: E402
 import jitgrad.numpy as jnp  # noqa: E402
-from jitgrad.codegen import cuda_eager  # noqa: E402
+from jitgrad.codegen.cuda import eager as cuda_eager  # noqa: E402
 from jitgrad.runtime.cuda_memory import allocator, size_class  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -145,7 +145,7 @@ def test_eager_full_reductions_split_over_blocks(rng):
 
 
 def test_argmax_has_no_partials_form():
-    from jitgrad.codegen import cuda_kernels
+    from jitgrad.codegen.cuda import kernels as cuda_kernels
     from jitgrad.ir.ops import Op
     with pytest.raises(ValueError, match="reduce_block: argmax has no partials form"):
         cuda_kernels.reduce_block(Op.argmax, np.dtype("float32"), partials=True)

@@ -5,7 +5,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",

@@ -7,7 +7,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
@@ -35,9 +35,9 @@ def test_a_kernel_the_generators_do_not_cover_runs_op_by_op(fn, arrays, want, re
 
 
 def test_an_op_without_a_cuda_kernel_is_named_with_the_users_line(monkeypatch):
-    # every op has a CUDA kernel or a host path now (loops: codegen/cuda_loops.py; the fft is
+    # every op has a CUDA kernel or a host path now (loops: codegen/cuda/loops.py; the fft is
     # refused earlier, as complex): take sort's away to see the error an uncovered op gets
-    from jitgrad.codegen import cuda_eager
+    from jitgrad.codegen.cuda import eager as cuda_eager
     from jitgrad.ir.ops import Op
     real = cuda_eager.why_not
     monkeypatch.setattr(cuda_eager, "why_not",

@@ -1,12 +1,12 @@
 """@jit on cuda under the simulator: scan, while_loop, cond and switch run their compiled
-sub-graphs from a host loop (codegen/cuda_loops.py), equal to the CPU; gradients of a scan too.
+sub-graphs from a host loop (codegen/cuda/loops.py), equal to the CPU; gradients of a scan too.
 Run by tests/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
 import pytest
 
-from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",

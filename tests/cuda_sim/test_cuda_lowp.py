@@ -1,5 +1,5 @@
 """The low-precision dtypes on cuda under the simulator: float16, bfloat16, int8, uint8, int16,
-uint16, uint32 and uint64, eager and jitted, give the CPU's bits (codegen/cuda_lowp.py).
+uint16, uint32 and uint64, eager and jitted, give the CPU's bits (codegen/cuda/lowp.py).
 Run by tests/test_cuda_sim_runner.py.
 
 Reductions and matmuls use values whose float32 sums are exact (multiples of 1/8), so the
@@ -10,7 +10,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",

@@ -7,7 +7,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
@@ -18,7 +18,7 @@ import jitgrad.nn.functional as F  # noqa: E402
 import jitgrad.numpy as jnp  # noqa: E402
 from numba import cuda  # noqa: E402
 
-from jitgrad.codegen.cuda_fused import GENERATORS  # noqa: E402
+from jitgrad.codegen.cuda.fused import GENERATORS  # noqa: E402
 from jitgrad.ir.kernel import kernel_nodes  # noqa: E402
 from jitgrad.ir.passes.manager import run_pipeline  # noqa: E402
 

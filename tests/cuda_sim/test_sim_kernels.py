@@ -9,7 +9,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from jitgrad.codegen.cuda_toolchain import cuda_simulator_enabled
+from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled():
     pytest.skip(

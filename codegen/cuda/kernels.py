@@ -1,0 +1,481 @@
+"""Kernel generators for the CUDA backend, one per kernel shape.
+
+Conventions shared by every kernel: arrays are passed flat (1-D, C-contiguous) and indexed with
+explicit int64 strides, which lets one kernel per (op, dtypes, rank) serve every shape and
+broadcast pattern (a broadcast axis has stride 0). Loops over elements are grid-stride loops, so
+any grid size is correct and the launcher picks one for occupancy.
+
+  elementwise   out[i] = f(a[...], b[...]) over a rank-r index space, strided operands
+  copy          out[ooff + i.ostrides] = a[aoff + i.astrides]: transpose, broadcast, slice, rev,
+                concatenate and pad pieces are all this one kernel
+  fill          out[i] = value
+  reduce_thread one thread per row (short rows); reduce_block one block per row: tree reduction
+                through warp shuffles and shared memory (long rows)
+  scan/sort     one thread per row (cumsum, stable insertion sort, argsort)
+  take/scatter  gathers along one axis; scatter_add with atomics
+  matmul        one thread per output (small) or shared-memory tiles of up to 64 x 64 outputs,
+                4 x 4 per thread in registers (shared with the fused generator)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...ir.ops import Op
+from ...ir.types import is_bool, is_float
+from ..kernel.buffer import CSE, IndentedBuffer
+from . import exprs
+from .source import NUMBA_TYPE, CudaKernelSource, module_text, short
+
+WARP = 32
+BLOCK = 256            # threads per block of block-per-row reductions (8 warps)
+MM_THREADS = 16        # matmul blocks are MM_THREADS x MM_THREADS threads ...
+MM_REGS = 4            # ... each computing up to MM_REGS x MM_REGS outputs in registers
+FULL_MASK = "0xFFFFFFFF"
+I64 = "int64"
+
+
+def _arr(dtype) -> str:
+    return f"{NUMBA_TYPE[np.dtype(dtype)]}[::1]"
+
+
+def grid_stride(buf, n="n"):
+    buf.writeline("i = cuda.grid(1)")
+    buf.writeline("step = cuda.gridsize(1)")
+    return buf.indent(f"while i < {n}:")
+
+
+def _unravel(buf, rank, index="i", dims="d", prefix="i"):
+    """Write i0..i{rank-1}, the multi-index of flat `index` (C order); d0 is never needed."""
+    if rank == 0:
+        return []
+    buf.writeline(f"r = {index}")
+    for k in range(rank - 1, 0, -1):
+        buf.writeline(f"{prefix}{k} = r % {dims}{k}")
+        buf.writeline(f"r = r // {dims}{k}")
+    buf.writeline(f"{prefix}0 = r")
+    return [f"{prefix}{k}" for k in range(rank)]
+
+
+def _offset(idx, strides, base=None) -> str:
+    terms = ([base] if base else []) + [f"{i} * {s}" for i, s in zip(idx, strides)]
+    return " + ".join(terms) or "0"
+
+
+def _finish(name, comment, ctx, buf, arg_types, extra=()) -> CudaKernelSource:
+    text = module_text(comment, ctx.prologue() if ctx else [], buf.lines, extra)
+    return CudaKernelSource(name, text, tuple(arg_types))
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+def elementwise(name, comment, in_dtypes, out_dtypes, rank, body) -> CudaKernelSource:
+    """out_k[i] = body(ctx, cse, loads)[k] over a rank-`rank` index space.
+
+    Parameters: outputs, inputs, n, d1..d{rank-1}, then each input's strides s{j}_0..s{j}_{rank-1}.
+    `body(ctx, cse, loads, in_dtypes)` returns one expression per output."""
+    ctx = exprs.ExprContext()
+    outs = [f"o{k}" for k in range(len(out_dtypes))]
+    ins = [f"a{j}" for j in range(len(in_dtypes))]
+    dims = [f"d{k}" for k in range(1, rank)]
+    strides = [[f"s{j}_{k}" for k in range(rank)] for j in range(len(in_dtypes))]
+    params = outs + ins + ["n"] + dims + [s for ss in strides for s in ss]
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}({', '.join(params)}):"):
+        with grid_stride(buf):
+            idx = _unravel(buf, rank)
+            cse = CSE(buf, "t")
+            loads = [cse.get(f"{a}[{_offset(idx, s)}]") for a, s in zip(ins, strides)]
+            for o, expr in zip(outs, body(ctx, cse, loads, in_dtypes)):
+                buf.writeline(f"{o}[i] = {expr}")
+            buf.writeline("i += step")
+    types = [_arr(d) for d in out_dtypes] + [_arr(d) for d in in_dtypes] + \
+        [I64] * (1 + len(dims) + rank * len(in_dtypes))
+    return _finish(name, comment, ctx, buf, types)
+
+
+def op_body(op, params, out_dtype):
+    """The elementwise body of one primitive (eager mode)."""
+    def body(ctx, cse, loads, in_dtypes):
+        return [exprs.scalar_expr(ctx, op, loads, list(in_dtypes), out_dtype, params)]
+    return body
+
+
+def elementwise_op(op, params, in_dtypes, out_dtype, rank) -> CudaKernelSource:
+    tag = "_".join(short(d) for d in in_dtypes)
+    extra = f"_{short(params['dtype'])}" if op is Op.convert else ""
+    name = f"ew_{op.value}_{tag}{extra}_r{rank}"
+    return elementwise(name, f"eager {op.value}: {tag} -> {short(out_dtype)}, rank {rank}",
+                       in_dtypes, [out_dtype], rank, op_body(op, params, out_dtype))
+
+
+# ----------------------------------------------------------------------------- data movement
+
+def copy(dtype, rank) -> CudaKernelSource:
+    """o[ooff + sum i_k*os_k] = a[aoff + sum i_k*as_k] over a rank-`rank` index space."""
+    name = f"copy_{short(dtype)}_r{rank}"
+    dims = [f"d{k}" for k in range(1, rank)]
+    ostr = [f"os{k}" for k in range(rank)]
+    astr = [f"as{k}" for k in range(rank)]
+    params = ["o", "a", "n"] + dims + ["ooff"] + ostr + ["aoff"] + astr
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}({', '.join(params)}):"):
+        with grid_stride(buf):
+            idx = _unravel(buf, rank)
+            buf.writeline(f"o[{_offset(idx, ostr, 'ooff')}] = a[{_offset(idx, astr, 'aoff')}]")
+            buf.writeline("i += step")
+    types = [_arr(dtype)] * 2 + [I64] * (1 + len(dims) + 2 * (rank + 1))
+    return _finish(name, f"strided copy, {short(dtype)}, rank {rank}", None, buf, types)
+
+
+def fill(dtype) -> CudaKernelSource:
+    name = f"fill_{short(dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, value, n):"):
+        with grid_stride(buf):
+            buf.writeline("o[i] = value")
+            buf.writeline("i += step")
+    return _finish(name, f"fill, {short(dtype)}", None, buf,
+                   [_arr(dtype), NUMBA_TYPE[np.dtype(dtype)], I64])
+
+
+# ----------------------------------------------------------------------------- reductions
+
+def _acc_dtype(dtype):
+    """Bools reduce as int32 0/1 (shuffles and shared memory need a number)."""
+    return np.dtype("int32") if is_bool(dtype) else np.dtype(dtype)
+
+
+def _store(out_dtype, value) -> str:
+    return f"{value} != 0" if is_bool(out_dtype) else value
+
+
+def reduce_thread(op, dtype) -> CudaKernelSource:
+    """o[row] = reduce(a[row, :]) with one thread per row of a contiguous (rows, m) array."""
+    kind, is_arg = exprs.REDUCER_KIND[op]
+    acc_dt = _acc_dtype(dtype)
+    ctx = exprs.ExprContext()
+    name = f"reduce_thread_{op.value}_{short(dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, rows, m):"):
+        with grid_stride(buf, "rows"):
+            buf.writeline("base = i * m")
+            if is_arg:
+                buf.writeline("best = a[base]")
+                buf.writeline("at = 0")
+                with buf.indent("for j in range(1, m):"):
+                    buf.writeline("v = a[base + j]")
+                    with buf.indent(f"if {exprs.arg_better('v', 'best', kind, dtype)}:"):
+                        buf.writeline("best = v")
+                        buf.writeline("at = j")
+                buf.writeline("o[i] = at")
+            else:
+                buf.writeline(f"acc = {exprs.REDUCE_INIT[kind](ctx, acc_dt)}")
+                with buf.indent("for j in range(m):"):
+                    buf.writeline(f"v = {_cast(acc_dt, dtype, 'a[base + j]')}")
+                    buf.writeline(f"acc = {exprs.REDUCE_COMBINE[kind]('acc', 'v', acc_dt)}")
+                buf.writeline(f"o[i] = {_store(dtype, 'acc')}")
+            buf.writeline("i += step")
+    out_dt = np.dtype("int64") if is_arg else dtype
+    return _finish(name, f"{op.value} over rows, one thread per row, {short(dtype)}", ctx, buf,
+                   [_arr(out_dt), _arr(dtype), I64, I64])
+
+
+def _cast(acc_dt, dtype, value) -> str:
+    return f"np.int32({value})" if acc_dt != dtype else value
+
+
+def shuffle_down(value, dtype) -> str:
+    """`value` (of `dtype`) from the lane `offset` below, as cuda.shfl_down_sync gives it. numba
+    shuffles signed ints and floats only, so an unsigned value (a uint64 sum) travels as its
+    signed twin: the same bits."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "u":
+        twin = f"np.int{dtype.itemsize * 8}({value})"
+        return f"np.{dtype.name}(cuda.shfl_down_sync({FULL_MASK}, {twin}, offset))"
+    return f"cuda.shfl_down_sync({FULL_MASK}, {value}, offset)"
+
+
+def _shuffle_down(buf, names, combine):
+    """Fold the 32 lanes of a warp into lane 0: log2(32) shuffle steps. names: name -> dtype."""
+    buf.writeline("offset = 16")
+    with buf.indent("while offset > 0:"):
+        for n, dt in names.items():
+            buf.writeline(f"{n}_o = {shuffle_down(n, dt)}")
+        combine()
+        buf.writeline("offset //= 2")
+
+
+def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
+    """o[row] = reduce(a[row, :]): one block per row (grid-striding over rows); each thread folds
+    a strided slice, warps fold through shuffles, warp results meet in shared memory.
+    partials: one row (rows == 1) split over the grid, block b writing its partial to o[b]; a
+    second launch reduces the partials (not for argmax/argmin, whose partials need indices)."""
+    kind, is_arg = exprs.REDUCER_KIND[op]
+    if partials and is_arg:
+        raise ValueError(f"reduce_block: {op.value} has no partials form")
+    acc_dt = _acc_dtype(dtype)
+    ctx = exprs.ExprContext()
+    name = f"reduce_block_{op.value}_{short(dtype)}_b{block}" + ("_partials" if partials else "")
+    warps = block // WARP
+    init = exprs.REDUCE_INIT[kind](ctx, acc_dt)
+    combine = exprs.REDUCE_COMBINE[kind]
+    buf = IndentedBuffer()
+
+    def fold_plain():
+        buf.writeline(f"acc = {combine('acc', 'acc_o', acc_dt)}")
+
+    def fold_arg():
+        # the other lane's pair wins if strictly better, or equal with a smaller index
+        better = exprs.arg_better("acc_o", "acc", kind, dtype)
+        same = "(acc_o == acc or (acc_o != acc_o and acc != acc))" if is_float(dtype) \
+            else "acc_o == acc"
+        with buf.indent(f"if at_o >= 0 and (at < 0 or {better} or ({same} and at_o < at)):"):
+            buf.writeline("acc = acc_o")
+            buf.writeline("at = at_o")
+
+    names = {"acc": acc_dt, "at": np.dtype("int64")} if is_arg else {"acc": acc_dt}
+    fold = fold_arg if is_arg else fold_plain
+    with buf.indent(f"def {name}(o, a, rows, m):"):
+        buf.writeline(f"warp_acc = cuda.shared.array(WARPS, {NUMBA_TYPE[acc_dt]})")
+        if is_arg:
+            buf.writeline("warp_at = cuda.shared.array(WARPS, int64)")
+        buf.writeline("tid = cuda.threadIdx.x")
+        buf.writeline("lane = tid % 32")
+        buf.writeline("warp = tid // 32")
+        buf.writeline("row = 0" if partials else "row = cuda.blockIdx.x")
+        with buf.indent("while row < rows:"):
+            buf.writeline("base = row * m")
+            buf.writeline(f"acc = {init}")
+            if is_arg:   # at = -1 marks "no element seen yet"; acc is then ignored
+                buf.writeline("at = int64(-1)")
+            buf.writeline("j = cuda.blockIdx.x * BLOCK + tid" if partials else "j = tid")
+            with buf.indent("while j < m:"):
+                buf.writeline(f"acc_o = {_cast(acc_dt, dtype, 'a[base + j]')}")
+                if is_arg:
+                    buf.writeline("at_o = int64(j)")
+                fold()
+                buf.writeline("j += cuda.gridDim.x * BLOCK" if partials else "j += BLOCK")
+            _shuffle_down(buf, names, fold)
+            with buf.indent("if lane == 0:"):
+                buf.writeline("warp_acc[warp] = acc")
+                if is_arg:
+                    buf.writeline("warp_at[warp] = at")
+            buf.writeline("cuda.syncthreads()")
+            with buf.indent("if warp == 0:"):
+                buf.writeline(f"acc = warp_acc[lane] if lane < WARPS else {init}")
+                if is_arg:
+                    buf.writeline("at = warp_at[lane] if lane < WARPS else int64(-1)")
+                _shuffle_down(buf, names, fold)
+                with buf.indent("if lane == 0:"):
+                    at = "cuda.blockIdx.x" if partials else "row"
+                    buf.writeline(f"o[{at}] = {'at' if is_arg else _store(dtype, 'acc')}")
+            buf.writeline("cuda.syncthreads()   # warp_acc is reused by the next row")
+            buf.writeline("row += 1" if partials else "row += cuda.gridDim.x")
+    out_dt = np.dtype("int64") if is_arg else dtype
+    consts = (f"BLOCK = {block}", f"WARPS = {warps}  # shared.array needs a module constant", "")
+    return _finish(name, f"{op.value} over rows, one block of {block} per row, {short(dtype)}",
+                   ctx, buf, [_arr(out_dt), _arr(dtype), I64, I64], consts)
+
+
+# ----------------------------------------------------------------------------- scans and sorts
+
+def _less(a, b, dtype) -> str:
+    """a sorts before b; NaNs sort last, as NumPy."""
+    if is_float(dtype):
+        return f"({a} < {b} or ({b} != {b} and {a} == {a}))"
+    return f"({a} < {b})" if not is_bool(dtype) else f"((not {a}) and {b})"
+
+
+def scan_rows(op, dtype) -> CudaKernelSource:
+    """cumsum / sort / argsort of each row of a contiguous (rows, m) array, one thread per row.
+    Sorting is a stable insertion sort in the output row: O(m^2), meant for short rows."""
+    ctx = exprs.ExprContext()
+    name = f"scan_{op.value}_{short(dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, rows, m):"):
+        with grid_stride(buf, "rows"):
+            buf.writeline("base = i * m")
+            if op is Op.cumsum:
+                buf.writeline(f"acc = {ctx.const(0, dtype)}")
+                with buf.indent("for j in range(m):"):
+                    buf.writeline("acc = acc + a[base + j]")
+                    buf.writeline("o[base + j] = acc")
+            else:
+                arg = op is Op.argsort
+                with buf.indent("for j in range(m):"):
+                    buf.writeline(f"o[base + j] = {'j' if arg else 'a[base + j]'}")
+                with buf.indent("for j in range(1, m):"):
+                    buf.writeline("cur = o[base + j]")
+                    key = "a[base + cur]" if arg else "cur"
+                    buf.writeline(f"key = {key}")
+                    buf.writeline("k = j - 1")
+                    prev = "a[base + o[base + k]]" if arg else "o[base + k]"
+                    with buf.indent("while k >= 0:"):
+                        with buf.indent(f"if not {_less('key', prev, dtype)}:"):
+                            buf.writeline("break")
+                        buf.writeline("o[base + k + 1] = o[base + k]")
+                        buf.writeline("k -= 1")
+                    buf.writeline("o[base + k + 1] = cur")
+            buf.writeline("i += step")
+    out_dt = np.dtype("int64") if op is Op.argsort else dtype
+    return _finish(name, f"{op.value} of rows, one thread per row, {short(dtype)}", ctx, buf,
+                   [_arr(out_dt), _arr(dtype), I64, I64])
+
+
+# ----------------------------------------------------------------------------- gather / scatter
+
+def _gather_index(buf, wrap=True):
+    """From flat i over (P, J, Q): p, j, q, and k = idx[j] with negative indices wrapped. An
+    index outside [-N, N) is recorded in st ([1, index], the host raises IndexError) and its
+    element skipped: one compare per index."""
+    buf.writeline("q = i % Q")
+    buf.writeline("t = i // Q")
+    buf.writeline("j = t % J")
+    buf.writeline("p = t // J")
+    buf.writeline("k = idx[j]")
+    if wrap:
+        with buf.indent("if k < 0:"):
+            buf.writeline("k += N")
+    with buf.indent("if k < 0 or k >= N:"):
+        buf.writeline("st[1] = idx[j]")
+        buf.writeline("st[0] = 1")
+        buf.writeline("i += step")
+        buf.writeline("continue")
+
+
+def take(dtype, idx_dtype, wrap=True) -> CudaKernelSource:
+    """o (P, J, Q) = a (P, N, Q) gathered along the middle axis by idx (J); wrap=False for
+    assertions such as class labels (negative indices are out of bounds)."""
+    name = f"take_{short(dtype)}_{short(idx_dtype)}{'' if wrap else '_nowrap'}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, idx, n, J, Q, N, st):"):
+        with grid_stride(buf):
+            _gather_index(buf, wrap)
+            buf.writeline("o[i] = a[(p * N + k) * Q + q]")
+            buf.writeline("i += step")
+    return _finish(name, f"take along an axis, {short(dtype)}", None, buf,
+                   [_arr(dtype), _arr(dtype), _arr(idx_dtype), I64, I64, I64, I64, _arr(I64)])
+
+
+def scatter_add(dtype, idx_dtype) -> CudaKernelSource:
+    """o (P, N, Q), zero-filled first, += upd (P, J, Q) at idx (J) along the middle axis."""
+    name = f"scatter_add_{short(dtype)}_{short(idx_dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, idx, upd, n, J, Q, N, st):"):
+        with grid_stride(buf):
+            _gather_index(buf)
+            buf.writeline("cuda.atomic.add(o, (p * N + k) * Q + q, upd[i])")
+            buf.writeline("i += step")
+    return _finish(name, f"scatter_add along an axis, {short(dtype)}", None, buf,
+                   [_arr(dtype), _arr(idx_dtype), _arr(dtype), I64, I64, I64, I64, _arr(I64)])
+
+
+# ----------------------------------------------------------------------------- matmul
+
+def matmul_thread(dtype) -> CudaKernelSource:
+    """o (B, M, N) = a (B, M, K) @ b (B, K, N), one thread per output element."""
+    ctx = exprs.ExprContext()
+    name = f"matmul_thread_{short(dtype)}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, b, n, M, N, K):"):
+        with grid_stride(buf):
+            buf.writeline("col = i % N")
+            buf.writeline("t = i // N")
+            buf.writeline("row = t % M")
+            buf.writeline("bat = t // M")
+            buf.writeline("arow = (bat * M + row) * K")
+            buf.writeline("bcol = bat * K * N + col")
+            buf.writeline(f"acc = {ctx.const(0, dtype)}")
+            with buf.indent("for k in range(K):"):
+                buf.writeline("acc += a[arow + k] * b[bcol + k * N]")
+            buf.writeline("o[i] = acc")
+            buf.writeline("i += step")
+    return _finish(name, f"batched matmul, one thread per output, {short(dtype)}", ctx, buf,
+                   [_arr(dtype)] * 3 + [I64] * 4)
+
+
+def matmul_regs(m, n, threads=MM_THREADS) -> tuple:
+    """Outputs per thread along rows and columns: MM_REGS along a side long enough to fill it."""
+    return tuple(MM_REGS if side >= threads * MM_REGS else 1 for side in (m, n))
+
+
+def matmul_module_consts(threads, rm, rn) -> list:
+    bm, bn, bk = threads * rm, threads * rn, threads
+    return [f"BM = {bm}", f"BN = {bn}", f"BK = {bk}", f"PAD_BK = {bk + 1}",
+            f"PAD_BN = {bn + 1}  # shared.array sizes must be literals", ""]
+
+
+def matmul_prologue(buf, nt, threads):
+    """Shared tiles (padded one column against bank conflicts) and thread coordinates."""
+    buf.writeline(f"a_tile = cuda.shared.array((BM, PAD_BK), {nt})")
+    buf.writeline(f"b_tile = cuda.shared.array((BK, PAD_BN), {nt})")
+    for line in ("tx = cuda.threadIdx.x", "ty = cuda.threadIdx.y", f"t = ty * {threads} + tx",
+                 "bat = cuda.blockIdx.z", "row0 = cuda.blockIdx.y * BM",
+                 "col0 = cuda.blockIdx.x * BN"):
+        buf.writeline(line)
+
+
+def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
+    """The register-tiled product after matmul_prologue: each of threads x threads threads keeps
+    rm x rn accumulators (rows ty + threads*i, columns tx + threads*j, so shared reads and stores
+    run along tx); per step a (BM, BK) tile of a and a (BK, BN) tile of b pass through shared
+    memory, each operand loaded along its contiguous axis. `a`, `b`: (name, base offset,
+    transposed), b optionally with the name of a table of its rows' starts; `dims`: M, N, K as
+    code; store(i, j, acc) writes one output where in range."""
+    T = threads
+    M, N, Kd = dims
+    (a, abase, at), (b, bbase, bt, *brows) = a, b
+    brows = brows[0] if brows else None     # b's rows start at brows[row] (an im2col operand)
+    accs = {(i, j): f"acc{i}_{j}" for i in range(rm) for j in range(rn)}
+    for acc in accs.values():
+        buf.writeline(f"{acc} = {zero}")
+    with buf.indent(f"for k0 in range(0, {Kd}, BK):"):
+        buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
+        for q in range(rm):     # the (BM, BK) tile of a: rm elements per thread
+            buf.writeline(f"e = t + {T * T * q}")
+            buf.writeline("ma = e % BM" if at else "ma = e // BK")
+            buf.writeline("ka = e // BM" if at else "ka = e % BK")
+            src = f"(k0 + ka) * {M} + row0 + ma" if at else f"(row0 + ma) * {Kd} + k0 + ka"
+            buf.writeline(f"a_tile[ma, ka] = {a}[{abase} + {src}] "
+                          f"if row0 + ma < {M} and k0 + ka < {Kd} else {zero}")
+        for q in range(rn):     # the (BK, BN) tile of b: rn elements per thread
+            buf.writeline(f"e = t + {T * T * q}")
+            buf.writeline("kb = e % BK" if bt else "kb = e // BN")
+            buf.writeline("nb = e // BK" if bt else "nb = e % BN")
+            if brows is not None:
+                src = f"{brows}[col0 + nb] + k0 + kb" if bt else f"{brows}[k0 + kb] + col0 + nb"
+            else:
+                src = f"(col0 + nb) * {Kd} + k0 + kb" if bt else f"(k0 + kb) * {N} + col0 + nb"
+            buf.writeline(f"b_tile[kb, nb] = {b}[{bbase} + {src}] "
+                          f"if k0 + kb < {Kd} and col0 + nb < {N} else {zero}")
+        buf.writeline("cuda.syncthreads()")
+        with buf.indent("for kk in range(BK):"):
+            for i in range(rm):
+                buf.writeline(f"a{i} = a_tile[ty + {T * i}, kk]")
+            for j in range(rn):
+                buf.writeline(f"b{j} = b_tile[kk, tx + {T * j}]")
+            for (i, j), acc in accs.items():
+                buf.writeline(f"{acc} += a{i} * b{j}")
+        buf.writeline("cuda.syncthreads()")
+    for (i, j), acc in accs.items():
+        buf.writeline(f"row = row0 + ty + {T * i}")
+        buf.writeline(f"col = col0 + tx + {T * j}")
+        with buf.indent(f"if row < {M} and col < {N}:"):
+            store(i, j, acc)
+
+
+def matmul_tiled(dtype, rm, rn, threads=MM_THREADS) -> CudaKernelSource:
+    """o (B, M, N) = a (B, M, K) @ b (B, K, N), register-tiled (matmul_main); grid
+    (ceil(N/BN), ceil(M/BM), B) of (threads, threads) blocks."""
+    ctx = exprs.ExprContext()
+    name = f"matmul_tiled_{short(dtype)}_{threads}t_{rm}x{rn}"
+    buf = IndentedBuffer()
+    with buf.indent(f"def {name}(o, a, b, M, N, K):"):
+        matmul_prologue(buf, NUMBA_TYPE[np.dtype(dtype)], threads)
+        matmul_main(buf, ctx.const(0, dtype), threads, rm, rn, ("a", "bat * M * K", False),
+                    ("b", "bat * K * N", False), ("M", "N", "K"),
+                    lambda i, j, acc: buf.writeline(f"o[(bat * M + row) * N + col] = {acc}"))
+    bm, bn = threads * rm, threads * rn
+    return _finish(name, f"batched matmul, {bm}x{bn} tiles, {rm}x{rn} outputs per thread, "
+                   f"{short(dtype)}", ctx, buf, [_arr(dtype)] * 3 + [I64] * 3,
+                   matmul_module_consts(threads, rm, rn))

@@ -1,0 +1,114 @@
+"""Scalar evaluation of a kernel body at one point of an iteration space.
+
+`Evaluator.expr(v)` returns the expression for body value `v` at the current point, emitting a
+CSE'd temporary per node (in body order, so the source reads like the IR). Body inputs and array
+constants are loads from their flat arrays; one-element constants are typed module globals;
+`given` supplies values computed elsewhere (accumulators, scratch rows).
+"""
+from __future__ import annotations
+
+from ...ir.ops import Op
+from .exprs import scalar_expr
+from .space import at, broadcast_gap
+
+# Ops that only relabel the shape of a value: at one iteration point they are the identity when
+# the value fills its space (flat offsets do not change) or is a single element.
+_RESHAPES = (Op.reshape, Op.broadcast_to)
+
+
+class Evaluator:
+    def __init__(self, ctx, body, arrays, space_of, cse, given=None, load_shapes=None,
+                 expr_table=None, aligned=False):
+        """aligned: `load_shapes` gives every value its shape aligned to its space by the
+        kernel's index maps (ir.passes.fusion_rules), so reshapes and broadcasts are the identity
+        at a point; otherwise operands broadcast NumPy-style against the space."""
+        self.ctx, self.arrays, self.space_of, self.cse = ctx, arrays, space_of, cse
+        self.aligned = aligned
+        self.scalar_expr = expr_table or scalar_expr     # the CUDA renderer passes its own
+        self.load_shapes = load_shapes or {}
+        self.producers = body.producers()
+        self.memo = dict(given or {})
+
+    def load(self, v, shape=None) -> str:
+        space = self.space_of(v)
+        shape = shape or self.load_shapes.get(v, v.type.shape)
+        return self.cse.get(f"{self.arrays[v]}[{at(space.offset(shape))}]")
+
+    def expr(self, v) -> str:
+        hit = self.memo.get(v)
+        if hit is not None:
+            return hit
+        node = self.producers.get(v)
+        if node is None or v in self.arrays:      # an input, array constant or stored product
+            e = self.load(v)
+        elif node.op == Op.constant:
+            e = self._constant(node, v)
+        elif node.op in _RESHAPES:
+            e = self._relabel(node, v)
+        else:
+            args = [self.expr(x) for x in node.inputs]
+            e = self.cse.get(self.scalar_expr(self.ctx, node.op, args, [x.type.dtype for x in node.inputs],
+                                         v.type.dtype, node.params))
+        self.memo[v] = e
+        return e
+
+    def _constant(self, node, v):
+        lit = node.params["value"]
+        if lit.size == 1:
+            return self.ctx.const(lit.array.reshape(-1)[0], lit.dtype)
+        return self.load(v)
+
+    def _relabel(self, node, v):
+        x = node.inputs[0]
+        how = relabel(node, v, self.space_of, self.arrays, self.aligned)
+        if how == "reload":                 # reread the input in its new shape
+            return self.load(x, v.type.shape)
+        if how == "same":
+            return self.expr(x)
+        raise AssertionError(f"codegen: {node.op} {x.type} -> {v.type} inside a kernel (a "
+                             "generator's coverage check let it through)")
+
+
+def relabel(node, v, space_of, arrays, aligned=False):
+    """How reshape/broadcast_to `node` gives v at a point: "same" (x's value at the point), "reload"
+    (x, an array, read in v's shape) or None (neither: not computable at a point of this space)."""
+    (x,) = node.inputs
+    space, xspace = space_of(v), space_of(x)
+    if aligned:             # index maps place x and v at the same element of every point
+        return "same"
+    if x.type.size in (1, space.size) and xspace.size == space.size:
+        return "same"
+    if x in arrays and node.op == Op.reshape:
+        return "reload"
+    if node.op == Op.broadcast_to and xspace is space:
+        return "same"                       # right-aligned, as broadcasting is
+    return None
+
+
+def gap(body, arrays, space_of, values, given=()) -> str | None:
+    """None when an Evaluator (not aligned) over the spaces `space_of` gives (bare ones do:
+    space.bare) computes `values`, else why not. Walks the body as Evaluator.expr does, by the
+    same rules (space.broadcast_gap, relabel), writing no code."""
+    producers, seen = body.producers(), set(given)
+
+    def walk(v):
+        if v in seen:
+            return None
+        seen.add(v)
+        node = producers.get(v)
+        if node is None or v in arrays or (node.op == Op.constant and v.type.size > 1):
+            return broadcast_gap(space_of(v).shape, v.type.shape)
+        if node.op in _RESHAPES:
+            how = relabel(node, v, space_of, arrays)
+            if how is None:
+                return f"{node.op} {node.inputs[0].type} -> {v.type} inside a kernel"
+            if how == "reload":
+                return broadcast_gap(space_of(node.inputs[0]).shape, v.type.shape)
+        return next((g for g in map(walk, node.inputs) if g is not None), None)
+
+    return next((g for g in map(walk, values) if g is not None), None)
+
+
+def array_constants(body, every=False):
+    """Constant nodes of a body that are read as arrays (more than one element, or `every`)."""
+    return [n for n in body.nodes if n.op == Op.constant and (every or n.params["value"].size > 1)]
