@@ -13,6 +13,8 @@ from ..numpy._convert import normalize_axes, operands
 from ..transforms.autodiff import stop_gradient
 from .fused_eager import fused_in_eager
 
+_GELU_CUBIC, _SQRT_2_OVER_PI = 0.044715, math.sqrt(2.0 / math.pi)
+
 
 def relu(x):
     # a select, not max(x, 0): relu'(0) = 0 as in PyTorch (max splits a tie's gradient in half);
@@ -59,15 +61,41 @@ def silu(x):
 swish = silu
 
 
-@fused_in_eager("x")           # eagerly: one compiled call once hot
-def gelu(x, approximate=False):
-    """Exact (erf) GELU by default as in PyTorch; approximate=True or 'tanh' gives the tanh form."""
+def _gelu_fwd(x, approximate=False):
+    """(GELU, its saved term s = 1 + erf(x / sqrt 2) or 1 + tanh(inner)): y = x/2 * s."""
     (x,) = operands(x, float_only=True)
     if approximate in (True, "tanh"):
-        inner = jnp.multiply(jnp.add(x, jnp.multiply(jnp.multiply(jnp.multiply(x, x), x), 0.044715)),
-                             math.sqrt(2.0 / math.pi))
-        return jnp.multiply(jnp.multiply(x, 0.5), jnp.add(jnp.tanh(inner), 1.0))
-    return jnp.multiply(jnp.multiply(x, 0.5), jnp.add(jnp.erf(jnp.multiply(x, 1 / math.sqrt(2.0))), 1.0))
+        cube = jnp.multiply(jnp.multiply(x, x), x)
+        inner = jnp.multiply(jnp.add(x, jnp.multiply(cube, _GELU_CUBIC)), _SQRT_2_OVER_PI)
+        s = jnp.add(jnp.tanh(inner), 1.0)
+    else:
+        s = jnp.add(jnp.erf(jnp.multiply(x, 1 / math.sqrt(2.0))), 1.0)
+    return jnp.multiply(jnp.multiply(x, 0.5), s), (s,)
+
+
+def _gelu_bwd(args, residuals, g):
+    """From the saved s, no erf or tanh again: exact, s/2 + x * phi(x) (phi the normal
+    density); tanh form, s/2 + x/2 * (1 - t^2) * inner'(x) with 1 - t^2 = s (2 - s)."""
+    x, approximate = args
+    (s,) = residuals
+    half_s = jnp.multiply(s, 0.5)
+    if approximate in (True, "tanh"):
+        slope = jnp.multiply(jnp.add(jnp.multiply(jnp.multiply(x, x), 3 * _GELU_CUBIC), 1.0),
+                             _SQRT_2_OVER_PI)
+        sech2 = jnp.multiply(s, jnp.subtract(2.0, s))
+        d = jnp.add(half_s, jnp.multiply(jnp.multiply(jnp.multiply(x, 0.5), sech2), slope))
+    else:
+        phi = jnp.multiply(jnp.exp(jnp.multiply(jnp.multiply(x, x), -0.5)),
+                           1 / math.sqrt(2 * math.pi))
+        d = jnp.add(half_s, jnp.multiply(x, phi))
+    return (jnp.multiply(g, d),)
+
+
+# eagerly: one compiled call once hot; under autograd the backward reads the saved s
+@fused_in_eager("x", fwd=_gelu_fwd, bwd=_gelu_bwd)
+def gelu(x, approximate=False):
+    """Exact (erf) GELU by default as in PyTorch; approximate=True or 'tanh' gives the tanh form."""
+    return _gelu_fwd(x, approximate)[0]
 
 
 def tanh(x):
@@ -85,7 +113,23 @@ def logsumexp(x, axis=None, keepdims=False):
     return out if keepdims else jnp.squeeze(out, axes) if axes else out
 
 
-@fused_in_eager("x")
+def log_softmax_grad(y, g, axis):
+    """PyTorch's log_softmax backward from the output y: g - exp(y) * sum(g)."""
+    return jnp.subtract(g, jnp.multiply(jnp.exp(y), jnp.sum(g, axis=axis, keepdims=True)))
+
+
+def _log_softmax_bwd(args, residuals, g):
+    return (log_softmax_grad(residuals[0], g, args[1]),)
+
+
+def _softmax_bwd(args, residuals, g):
+    """PyTorch's softmax backward from the output y: y * (g - sum(g * y))."""
+    (y,), axis = residuals, args[1]
+    dot = jnp.sum(jnp.multiply(g, y), axis=axis, keepdims=True)
+    return (jnp.multiply(y, jnp.subtract(g, dot)),)
+
+
+@fused_in_eager("x", bwd=_log_softmax_bwd)      # the backward reads the output
 def log_softmax(x, axis=-1):
     """(x - m) - log(sum(exp(x - m))), shift first: x - (m + log s) would round the large
     m + log s and lose the small differences that matter (470 ulp at logits ~1e4)."""
@@ -95,7 +139,7 @@ def log_softmax(x, axis=-1):
     return jnp.subtract(shifted, jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True)))
 
 
-@fused_in_eager("x")
+@fused_in_eager("x", bwd=_softmax_bwd)          # the backward reads the output
 def softmax(x, axis=-1):
     (x,) = operands(x, float_only=True)
     m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))

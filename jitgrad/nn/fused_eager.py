@@ -12,6 +12,11 @@ op by op, so a one-off call never waits for a compile. Anything else (traced val
 arrays or lists, other devices, the interpreter-only setting) runs the function as written.
 Both tiers compute the same function; they may differ in the last bits (a fused kernel rounds
 where NumPy's passes round), as eager and jit do.
+
+`bwd=` (and `fwd=`) give a function a backward that reads saved values, as PyTorch's native
+kernels have (softmax's backward reads its output instead of running max, exp and sum again):
+see fused_saving.py. Calls not recorded for autograd compile the function alone; the op-by-op
+tier and traced calls never use the rule (autodiff of the decomposition needs none).
 """
 from __future__ import annotations
 
@@ -26,15 +31,18 @@ from ..runtime.device import CPU
 from ..eager.jit_in_autograd import needs_record, record_call
 from ..trace.tracing import trace_to_graph
 from ..transforms.compile_graph import compile_graph
+from .fused_saving import compile_saving, recorded, run_saving, saves_output
 
 HOT = 2                 # op-by-op calls of one signature before it runs compiled
 _MAX_SIGNATURES = 256   # per function: a flood of new signatures resets the caches
 _NOT_FUSED = object()   # a signature whose trace is not one graph of one output
 
 
-def fused_in_eager(*array_params):
-    """Decorator: `array_params` names the parameters that take tensors (or None)."""
+def fused_in_eager(*array_params, fwd=None, bwd=None):
+    """Decorator: `array_params` names the parameters that take tensors (or None); fwd and bwd
+    a backward from saved values (see the module's doc)."""
     def decorate(fn):
+        saves = fwd or (bwd and saves_output(fn))
         params = list(inspect.signature(fn).parameters.values())
         names = [p.name for p in params]
         defaults = [p.default for p in params]
@@ -49,11 +57,14 @@ def fused_in_eager(*array_params):
                 n = seen.get(key, 0)
                 if n >= HOT:
                     tensors = [full[i] for i in arrays if full[i] is not None]
-                    unit = compiled.get(key)
+                    saving = bwd is not None and recorded(tensors)
+                    unit = compiled.get((key, saving))
                     if unit is None:
-                        unit = compiled[key] = _compile(fn, full, arrays, tensors)
+                        unit = compiled[key, saving] = (
+                            _compile_with_rule(saves, bwd, full, arrays, tensors) if saving
+                            else _compile(fn, full, arrays, tensors))
                     if unit is not _NOT_FUSED:
-                        return _run(unit, tensors)
+                        return (run_saving if saving else _run)(unit, tensors)
                 else:
                     if len(seen) >= _MAX_SIGNATURES:
                         seen.clear()
@@ -101,22 +112,37 @@ def _key(full, arrays):
     return tuple(parts), statics
 
 
-def _compile(fn, full, arrays, tensors):
-    """(graph, executable) of fn on these tensors, the static values (and the None tensors)
-    of this call baked in; _NOT_FUSED when the trace is not one graph with one output."""
+def _with_args(fn, full, arrays, name=None):
+    """fn(args) -> fn's result on `full` with its live tensors replaced by args (the static
+    values and the None tensors baked in; the template holds no tensor)."""
     live = [i for i in arrays if full[i] is not None]
-    template = [None if i in live else v for i, v in enumerate(full)]   # holds no tensor
+    template = [None if i in live else v for i, v in enumerate(full)]
 
     def call(*ts):
         args = list(template)
         for i, t in zip(live, ts):
             args[i] = t
-        return fn(*args)
-    call.__name__ = call.__qualname__ = getattr(fn, "__name__", "fused")
+        return fn(args)
+    call.__name__ = call.__qualname__ = name or getattr(fn, "__name__", "fused")
+    return call
+
+
+def _compile(fn, full, arrays, tensors):
+    """(graph, executable) of fn on these tensors, the static values (and the None tensors)
+    of this call baked in; _NOT_FUSED when the trace is not one graph with one output."""
+    call = _with_args(lambda args: fn(*args), full, arrays, getattr(fn, "__name__", None))
     graph, _, captures, _ = trace_to_graph(call, tuple(tensors))
     if captures or len(graph.outputs) != 1:
         return _NOT_FUSED
     return graph, compile_graph(graph, "cpu")
+
+
+def _compile_with_rule(fwd, bwd, full, arrays, tensors):
+    """fused_saving's unit for fwd and bwd on this call's signature, or _NOT_FUSED."""
+    live = [n for n, i in enumerate(arrays) if full[i] is not None]
+    unit = compile_saving(fwd, bwd, lambda f, name=None: _with_args(f, full, arrays, name),
+                          live, tensors)
+    return _NOT_FUSED if unit is None else unit
 
 
 def _run(unit, tensors):

@@ -8,7 +8,8 @@ from ..ir.errors import bad_label
 from ..numpy._convert import asarray
 from ..numpy.checks import checked
 from ..eager.tensor import Tensor
-from .activations import log_softmax, one_hot, softplus
+from ..transforms.autodiff import vjp
+from .activations import log_softmax, log_softmax_grad, one_hot, softplus
 from ..ir.types import kind_of
 from .fused_eager import fused_in_eager
 
@@ -65,29 +66,55 @@ def nll_loss(log_probs, target, reduction="mean", ignore_index=-100):
     return _reduce_labels(jnp.negative(picked), keep, reduction, "nll_loss")
 
 
-@fused_in_eager("logits", "target")      # eagerly: one compiled call once hot
+def _loss_of_log_probs(log_probs, target, reduction, label_smoothing, ignore_index):
+    """cross_entropy given log_softmax(logits): its loss as a function of the log-probabilities
+    (what its backward differentiates)."""
+    n_classes = log_probs.shape[-1]
+    keep = None
+    if kind_of(target.dtype) in "iu":
+        if target.shape != log_probs.shape[:-1]:
+            raise ValueError(f"cross_entropy: logits of shape {tuple(log_probs.shape)} need "
+                             f"integer labels of shape {tuple(log_probs.shape[:-1])}, "
+                             f"got {tuple(target.shape)}")
+        labels, keep = _labels(target, n_classes, ignore_index, "cross_entropy")
+        target = one_hot(labels, n_classes, log_probs.dtype)
+    elif target.shape != log_probs.shape:
+        raise ValueError(f"cross_entropy: probability targets must have the logits' shape "
+                         f"{tuple(log_probs.shape)}, got {tuple(target.shape)}")
+    target = target.astype(log_probs.dtype)
+    if label_smoothing:
+        target = jnp.add(jnp.multiply(target, 1.0 - label_smoothing), label_smoothing / n_classes)
+    loss = jnp.negative(jnp.sum(jnp.multiply(target, log_probs), axis=-1))
+    return _reduce_labels(loss, keep, reduction, "cross_entropy")
+
+
+def _cross_entropy_fwd(logits, target, *options):
+    """(the loss, the log-probabilities its backward reads)."""
+    log_probs = log_softmax(asarray(logits), axis=-1)
+    return _loss_of_log_probs(log_probs, asarray(target), *options), (log_probs,)
+
+
+def _cross_entropy_bwd(args, residuals, g):
+    """The loss's VJP in the saved log-probabilities, then log_softmax's from its output: no
+    max, exp-sum or log of the logits again. Probability targets get their gradient too."""
+    _, target, *options = args
+    (log_probs,) = residuals
+    if kind_of(target.dtype) in "fc":
+        _, pull = vjp(lambda lp, t: _loss_of_log_probs(lp, t, *options), log_probs, target)
+        g_log_probs, g_target = pull(g)
+    else:
+        _, pull = vjp(lambda lp: _loss_of_log_probs(lp, target, *options), log_probs)
+        (g_log_probs,), g_target = pull(g), None
+    return log_softmax_grad(log_probs, g_log_probs, -1), g_target
+
+
+# eagerly: one compiled call once hot; under autograd the backward reads the log-probabilities
+@fused_in_eager("logits", "target", fwd=_cross_entropy_fwd, bwd=_cross_entropy_bwd)
 def cross_entropy(logits, target, reduction="mean", label_smoothing=0.0, ignore_index=-100):
     """Softmax cross-entropy of logits (N, C) against integer labels (N,) or class
     probabilities (N, C) (one-hot or soft). Integer labels outside [0, C) raise IndexError;
     those equal to ignore_index count as zero (PyTorch's semantics)."""
-    logits, target = asarray(logits), asarray(target)
-    n_classes = logits.shape[-1]
-    keep = None
-    if kind_of(target.dtype) in "iu":
-        if target.shape != logits.shape[:-1]:
-            raise ValueError(f"cross_entropy: logits of shape {tuple(logits.shape)} need integer "
-                             f"labels of shape {tuple(logits.shape[:-1])}, "
-                             f"got {tuple(target.shape)}")
-        labels, keep = _labels(target, n_classes, ignore_index, "cross_entropy")
-        target = one_hot(labels, n_classes, logits.dtype)
-    elif target.shape != logits.shape:
-        raise ValueError(f"cross_entropy: probability targets must have the logits' shape "
-                         f"{tuple(logits.shape)}, got {tuple(target.shape)}")
-    target = target.astype(logits.dtype)
-    if label_smoothing:
-        target = jnp.add(jnp.multiply(target, 1.0 - label_smoothing), label_smoothing / n_classes)
-    loss = jnp.negative(jnp.sum(jnp.multiply(target, log_softmax(logits, axis=-1)), axis=-1))
-    return _reduce_labels(loss, keep, reduction, "cross_entropy")
+    return _cross_entropy_fwd(logits, target, reduction, label_smoothing, ignore_index)[0]
 
 
 def mse_loss(input, target, reduction="mean"):
