@@ -34,6 +34,7 @@ from ...ir.primitives import REDUCE
 from ..kernel.costs import PARALLEL_MIN, SUM_BLOCK, element_cost
 from ..kernel.evaluator import array_constants
 from ..kernel.exprs import REDUCER_KIND
+from ..kernel.nest import reduce_nest
 from ..kernel.space import c_strides, collapse
 from . import llvm_complex, llvm_heap, llvm_int_gemm, llvm_opaque, llvm_small_gemm
 from .llvm_exprs import EXPR, I8, I64, LTYPE, const, counted_loop, icmp, ltype, supported
@@ -111,11 +112,6 @@ def why_not(node, product_hint=None):
         if product_hint is None and m.output not in body.outputs:
             return "a matmul product without a buffer"
     return None
-
-
-def _outer_reduce(info):
-    return (info.kind == "reduce" and info.reduce_axes and
-            info.reduce_axes[-1] != len(info.domain) - 1)
 
 
 def _operand(producers, v, body):
@@ -515,20 +511,16 @@ class _Accs:
 
 
 def gen_reduce(fn):
-    body, info = fn.body, fn.info
-    reds = [n for n in body.nodes if n.op in REDUCE]
-    D, axes = info.domain, info.reduce_axes
-    kept = [d for d in range(len(D)) if d not in axes]
-    rshape = tuple(D[d] for d in kept)
-    pre = [v for v in dict.fromkeys(body.outputs) if fn.reduced(v)]
-    post = [v for v in dict.fromkeys(body.outputs) if not fn.reduced(v)]
+    nest = reduce_nest(fn.body, fn.info)
+    reds, D, axes, kept, rshape = nest.reds, nest.domain, nest.axes, nest.kept, nest.rshape
+    pre, post = nest.pre, nest.post
     if math.prod(D) == 0 and math.prod(rshape) == 0:
         return
     full = {v: fn.shape_in(v) for v in fn.info.maps}
     part = {v: fn.shape_in(v, axes) for v in fn.info.maps}
     shapes = {v: full[v] if fn.reduced(v) else part[v] for v in fn.info.maps}
     accs = _Accs(fn, reds)
-    if _outer_reduce(info):
+    if nest.layout == "columns":
         return _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part)
     inner = [D[d] for d in axes]
     sums = [n for n in reds if REDUCER_KIND[n.op][0] in ("sum", "prod")]
@@ -580,13 +572,10 @@ def gen_reduce_blocks(fn):
     """A full reduction on the thread pool: the first reduced axis cut into REDUCE_BLOCKS
     blocks (a 1-D float sum: runs of SUM_BLOCK-element sums), each block's accumulators into a
     row of partial results on the kernel's stack, folded in block order after the pool returns."""
-    body, info, b = fn.body, fn.info, fn.b
-    reds = [n for n in body.nodes if n.op in REDUCE]
-    D, axes = info.domain, info.reduce_axes
-    kept = [d for d in range(len(D)) if d not in axes]
-    rshape = tuple(D[d] for d in kept)
-    pre = [v for v in dict.fromkeys(body.outputs) if fn.reduced(v)]
-    post = [v for v in dict.fromkeys(body.outputs) if not fn.reduced(v)]
+    info, b = fn.info, fn.b
+    nest = reduce_nest(fn.body, info)
+    reds, D, axes, kept, rshape = nest.reds, nest.domain, nest.axes, nest.kept, nest.rshape
+    pre, post = nest.pre, nest.post
     full = {v: fn.shape_in(v) for v in info.maps}
     part = {v: fn.shape_in(v, axes) for v in info.maps}
     shapes = {v: full[v] if fn.reduced(v) else part[v] for v in info.maps}
@@ -1094,12 +1083,12 @@ def parallel_form(node):
         return "range"
     if kind == "rowwise":
         return "range" if math.prod(D[:-1]) >= 2 else None
-    if _outer_reduce(info):
+    nest = reduce_nest(node.params["body"], info)
+    if nest.layout == "columns":
         return "columns" if D[-1] >= 2 * COLUMN_MIN else None
-    kept = [D[d] for d in range(len(D)) if d not in info.reduce_axes]
-    if math.prod(kept) >= 2:
-        return "range"
-    return "blocks" if info.reduce_axes and D[info.reduce_axes[0]] >= 2 else None
+    if nest.layout == "rows":
+        return "range" if nest.rows >= 2 else None
+    return "blocks" if nest.axes and D[nest.axes[0]] >= 2 else None
 
 
 def build(node, product_hint=None, blas=None, parallel=False, shifted=False):

@@ -39,13 +39,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir.ops import Op
-from ...ir.passes.fusion_rules import im2col_rows, matmul_operand, row_pass_levels
+from ...ir.passes.fusion_rules import (analyze, analyze_kernel, im2col_rows, matmul_operand,
+                                       row_pass_levels)
 from ...ir.primitives import REDUCE
 from ...ir.types import is_bool, is_float
 from ..kernel import canonical
 from ..kernel.buffer import CSE, IndentedBuffer
 from ..kernel.control import control_op
 from ..kernel.evaluator import Evaluator, array_constants, gap
+from ..kernel.nest import reduce_nest
 from ..kernel.space import Space, bare, broadcast_gap, flat_space, rows_space
 from . import exprs
 from . import kernels as KK
@@ -249,15 +251,6 @@ def _block_prologue(k, block, reds, rows):
     return k.buf.indent(f"while r < {rows}:")
 
 
-def _post(body, reds):
-    """Body values computed from reduction results (the epilogue)."""
-    post = {r.output for r in reds}
-    for n in body.nodes:
-        if n.op not in REDUCE and any(x in post for x in n.inputs):
-            post.update(n.outputs)
-    return post
-
-
 def gen_reduce(name, node) -> Fused:
     """One of three layouts, by the shape of the reduction:
       columns  the innermost axis is kept (x.sum(axis=0)): lane l of every warp folds outputs
@@ -271,26 +264,24 @@ def gen_reduce(name, node) -> Fused:
                finish (an atomic ticket) folds the partials and writes the epilogue
       rows     otherwise: one block per output element, threads stride over its elements"""
     k = _FusedKernel(name, node, "reduce")
-    reds = [n for n in k.body.nodes if n.op in REDUCE]
-    xshape, axes = reds[0].inputs[0].type.shape, tuple(sorted(reds[0].params["axes"]))
-    shape = _ReduceShape(xshape, axes)
-    red = _BlockReductions(k, reds)
-    if len(xshape) - 1 not in axes and shape.rows >= WARP:
+    nest = reduce_nest(k.body, analyze_kernel(node))
+    shape = _ReduceShape(nest)
+    red = _BlockReductions(k, list(nest.reds))
+    if nest.layout == "columns" and shape.rows >= WARP:
         return _reduce_columns(k, red, shape)
-    if shape.rows == 1 and shape.length >= 2 * SPLIT_ELEMS:
+    if nest.layout == "full" and shape.length >= 2 * SPLIT_ELEMS:
         return _reduce_split(k, red, shape)
     return _reduce_rows(k, red, shape)
 
 
 class _ReduceShape:
-    """x's shape split into kept dims (output element r) and reduced dims (element j)."""
+    """A reduce kernel's nest (codegen/kernel/nest.py) as the CUDA loops index it: x's shape
+    split into kept dims (output element r) and reduced dims (element j)."""
 
-    def __init__(self, xshape, axes):
-        self.xshape, self.axes = xshape, axes
-        self.kept = [d for d in range(len(xshape)) if d not in axes]
-        self.rshape = tuple(xshape[d] for d in self.kept)
-        self.jshape = tuple(xshape[d] for d in axes)
-        self.rows, self.length = math.prod(self.rshape), math.prod(self.jshape)
+    def __init__(self, nest):
+        self.xshape, self.axes, self.kept = nest.domain, nest.axes, nest.kept
+        self.rshape, self.jshape = nest.rshape, nest.jshape
+        self.rows, self.length = nest.rows, nest.length
 
     def xspace(self, cse, j="j", r="r"):
         """x's space at output element `r`, reduced element `j`."""
@@ -797,10 +788,13 @@ def _reduce_why_not(body, arrays, reds):
     if any(tuple(sorted(r.params["axes"])) != axes or r.inputs[0].type.shape != xshape
            for r in reds):
         return "reductions over different axes in one kernel"
-    post = _post(body, reds)
-    if any(v not in post for v in body.outputs):
+    info = analyze(body.nodes, body.outputs)
+    if info is None or info.kind != "reduce":
+        return "a body that is not one reduction nest"
+    nest = reduce_nest(body, info)
+    if any(v not in nest.epilogue for v in body.outputs):
         return "a reduce kernel output computed before its reductions"
-    shape = _ReduceShape(xshape, axes)
+    shape = _ReduceShape(nest)
     return (_points(body, arrays, bare(xshape), [r.inputs[0] for r in reds]) or
             _points(body, arrays, bare(shape.rshape), body.outputs, {r.output for r in reds}))
 
