@@ -20,10 +20,12 @@ RETAINED: "weakref.WeakSet" = weakref.WeakSet()
 class Record:
     """What one eager op needs for backward: the op, its params, and per input the tensor, its
     data and version when the op ran, and the record (and output index) that produced it."""
-    __slots__ = ("op", "params", "ins", "outs", "n_outputs", "freed", "__weakref__")
+    __slots__ = ("op", "params", "ins", "outs", "n_outputs", "freed", "born", "__weakref__")
 
     def __init__(self, op, params, inputs, outputs):
         self.op, self.params, self.freed = op, params, False
+        versions = tuple([o._version[0] for o in outputs])
+        self.born = versions if any(versions) else None
         n = self.n_outputs = len(outputs)
         # one output: its _ctx is this record (index 0); several: weak references, for indices
         self.outs = None if n == 1 else [weakref.ref(o) for o in outputs]
@@ -61,6 +63,11 @@ class Record:
     @property
     def grad_leaves(self):
         return self.ins[6::STRIDE]
+
+    def born_version(self, index) -> int:
+        """The version output `index` had when this op computed it (a later write in place,
+        unrecorded, moves its counter on)."""
+        return 0 if self.born is None else self.born[index]
 
     def versions(self):
         """(tensor, its version counter, the counter's value when the op ran) per input."""
@@ -127,6 +134,7 @@ def record_pair(op, a, b, out) -> None:
     rec.freed = False
     rec.n_outputs = 1
     rec.outs = None
+    rec.born = None         # `out` is new: version 0
     ca, cb, pa, pb = a._version, b._version, a._ctx, b._ctx
     rec.ins = (a, a._data, ca, ca[0], pa, 0 if pa is None or pa.outs is None
                else output_index(pa, a), pa is None and a.requires_grad,
@@ -144,6 +152,7 @@ def record_one(op, a, out) -> None:
     rec.freed = False
     rec.n_outputs = 1
     rec.outs = None
+    rec.born = None         # `out` is new: version 0
     c, p = a._version, a._ctx
     rec.ins = (a, a._data, c, c[0], p, 0 if p is None or p.outs is None else output_index(p, a),
                p is None and a.requires_grad)

@@ -19,6 +19,7 @@ from ..transforms.compile_graph import compile_graph
 from .array_base import register_methods
 from .autograd_record import RETAINED, STRIDE, producer
 from .grad_mode import no_grad
+from .modified_inputs import straight_through, was_written
 from .saved_values import RECOMPUTED, fed, reuse_saved
 from .tensor import Tensor
 
@@ -189,7 +190,12 @@ def _structure(root, records):
         ins, key_ins = rec.ins, []
         for j in range(0, len(ins), STRIDE):
             x, d, p = ins[j], ins[j + 1], ins[j + 4]
-            if p is not None:
+            if p is not None and was_written(rec, j):   # read as written (modified_inputs.py)
+                if id(d) not in consts:
+                    consts[id(d)] = -1 - len(arrays)
+                    arrays.append(d)
+                key_ins.append(((index[p], ins[j + 5]), consts[id(d)], d.shape, d.dtype))
+            elif p is not None:
                 where = (index[p], ins[j + 5])
                 key_ins.append(where)
                 if p.op not in RECOMPUTED and where not in saved:
@@ -244,10 +250,13 @@ def _graph(root, records):
         return consts[id(data)][0]
 
     for rec in records:
-        ins = [values[p] if p is not None else leaf(x) if is_leaf else const(d)
-               for x, d, p, is_leaf in zip(rec.inputs, rec.datas, rec.parents, rec.grad_leaves)]
-        for d, p in zip(rec.datas, rec.parents):
-            if p is not None and p not in saved and fed(p[0].op):
+        written = [was_written(rec, j) for j in range(0, len(rec.ins), STRIDE)]
+        ins = [(straight_through(b, values[p], const(d)) if w else values[p]) if p is not None
+               else leaf(x) if is_leaf else const(d)
+               for x, d, p, is_leaf, w in zip(rec.inputs, rec.datas, rec.parents,
+                                              rec.grad_leaves, written)]
+        for d, p, w in zip(rec.datas, rec.parents, written):
+            if p is not None and not w and p not in saved and fed(p[0].op):
                 saved[p] = d
         outs = b.emit(rec.op, ins, rec.params)
         values.update(((rec, i), v) for i, v in enumerate(outs))
