@@ -85,6 +85,20 @@ def test_out_of_bounds_scatter_raises_on_every_path(backend):
     assert f(a, np.array([-1])).tolist() == [10, 20, 99]
 
 
+def test_a_shared_kernel_names_each_callers_line(backend):
+    """Two functions whose kernels compile to one unit (same canonical text, other lines):
+    each failed bounds check names its own function's line, not the first compile's."""
+    f = jg.jit(lambda a, i: a.at[i].set(99.0))
+    g = jg.jit(lambda a, i: a.at[i].set(99.0))
+    a = jnp.asarray([10.0, 20.0, 30.0])
+    seen = []
+    for h in (f, g):
+        with pytest.raises(IndexError) as e:
+            h(a, np.array([7]))
+        seen.append(re.search(r"\(at test_semantics\.py:(\d+)\)", str(e.value)).group(1))
+    assert int(seen[1]) == int(seen[0]) + 1, seen
+
+
 @pytest.mark.parametrize("fn", [lambda a, i: jnp.take(a, i), lambda a, i: a[i],
                                 lambda a, i: F.embedding(i, a.reshape(3, 1))])
 def test_out_of_bounds_gathers_raise_on_every_path(backend, fn):

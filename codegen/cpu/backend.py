@@ -247,7 +247,8 @@ def compile_cpu(graph, optimized, schedule, plan):
         units.append(unit)
         placed.append(n)
         kernels.append((unit.address, layout.slots(unit, n, i)))
-        checks.append(unit.check)
+        # a unit is shared by every kernel of its canonical text: the user's line is this node's
+        checks.append(None if unit.check is None else unit.check[:3] + (n.source_info,))
 
     def concurrent(i, n):
         """Whether kernel i may run in a wave's lane: a compiled kernel without a bounds check
