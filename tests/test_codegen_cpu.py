@@ -197,6 +197,23 @@ def test_rowwise_layernorm_with_affine_row_input():
     _run_kernel("rowwise", [T(x.shape, F32), T(g.shape, F32)], build, [x, g])
 
 
+@pytest.mark.parametrize("L", [10, 20000])
+def test_rowwise_softmax_keeps_its_exp_row_between_passes(L):
+    """softmax's exp(x - max) is summed in one pass and divided in the next: it is computed
+    once and kept in a stack row (llvm_kernels._kept_rows), the same values as computing it
+    again; a row too long for the stack (20000 floats) computes it again."""
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((3, L)) * 4).astype(F32)
+
+    def build(b, a):
+        m = b.emit1(Op.reshape, (b.emit1(Op.reduce_max, (a,), {"axes": (1,)}),), {"shape": (3, 1)})
+        e = b.emit1(Op.exp, (b.emit1(Op.sub, (a, m)),))
+        s = b.emit1(Op.reshape, (b.emit1(Op.reduce_sum, (e,), {"axes": (1,)}),), {"shape": (3, 1)})
+        return (b.emit1(Op.div, (e, s)),)
+    exe = _run_kernel("rowwise", [T(x.shape, F32)], build, [x])
+    assert ("alloca float, i64 %d" % L in exe.kernels) == (L == 10)
+
+
 def test_matmul_transposed_operand_batched_and_epilogue():
     rng = np.random.default_rng(4)
     a, w, bias = (rng.standard_normal(s).astype(F32) for s in [(5, 3), (5, 4), (4,)])
