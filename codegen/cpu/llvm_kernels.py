@@ -29,13 +29,13 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.ops import Op
-from ...ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand, row_pass_levels
+from ...ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand
 from ...ir.primitives import REDUCE
 from ...ir.registry import TRANSCENDENTAL
 from ..kernel.costs import PARALLEL_MIN, SUM_BLOCK, element_cost
 from ..kernel.evaluator import array_constants
 from ..kernel.exprs import REDUCER_KIND
-from ..kernel.nest import reduce_nest
+from ..kernel.nest import reduce_nest, row_nest
 from ..kernel.space import c_strides, collapse
 from . import llvm_complex, llvm_heap, llvm_int_gemm, llvm_opaque, llvm_small_gemm
 from .llvm_exprs import EXPR, I8, I64, LTYPE, const, counted_loop, icmp, ltype, supported
@@ -720,25 +720,20 @@ def _extern(fn, name, fnty):
 
 def gen_rowwise(fn):
     body, info = fn.body, fn.info
-    reds = [n for n in body.nodes if n.op in REDUCE]
-    D = info.domain
-    nd = len(D)
-    L, rows = D[-1], math.prod(D[:-1])
-    per_row = {v for v in info.maps if not fn.reduced(v)}
+    per_row = {v for v in info.maps if not fn.reduced(v)}      # read at the row's index
     outs = list(dict.fromkeys(body.outputs))
+    nest = row_nest(body, [v for v in outs if v not in per_row])
+    reds, D, L, rows = nest.reds, nest.domain, nest.L, nest.rows
+    nd = len(D)
     if rows * L == 0 and not any(v in per_row and v.type.size for v in outs):
         return
-    level, _ = row_pass_levels(body, reds)
-    passes = 1 + max([level[r.inputs[0]] for r in reds] +
-                     [level.get(v, 0) for v in outs if v not in per_row])
     accs = _Accs(fn, reds)
     R = (nd - 1,)
     full = {v: fn.shape_in(v) for v in info.maps}
     part = {v: fn.shape_in(v, R) for v in info.maps}
     shapes = {v: full[v] if fn.reduced(v) else part[v] for v in info.maps}
     rshape = D[:-1]
-    work = [([n for n in reds if level[n.inputs[0]] == p],
-             [v for v in outs if v not in per_row and level[v] == p]) for p in range(passes)]
+    work = nest.work([v for v in outs if v not in per_row])
     kept = _kept_rows(body, work, per_row, L)
     rows_of = {v: fn.alloca(ltype(v.type.dtype), L) for v in kept}
 

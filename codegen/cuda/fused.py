@@ -47,7 +47,7 @@ from ..kernel import canonical
 from ..kernel.buffer import CSE, IndentedBuffer
 from ..kernel.control import control_op
 from ..kernel.evaluator import Evaluator, array_constants, gap
-from ..kernel.nest import reduce_nest
+from ..kernel.nest import reduce_nest, row_nest
 from ..kernel.space import Space, bare, broadcast_gap, flat_space, rows_space
 from . import exprs
 from . import kernels as KK
@@ -545,12 +545,9 @@ def _reduce_split(k, red, shape) -> Fused:
 
 def gen_rowwise(name, node) -> Fused:
     k = _FusedKernel(name, node, "rowwise")
-    reds = [n for n in k.body.nodes if n.op in REDUCE]
-    xshape = reds[0].inputs[0].type.shape
-    L, rows = xshape[-1], math.prod(xshape[:-1])
-    level, per_row = row_pass_levels(k.body, reds)
-    passes = 1 + max([level[r.inputs[0]] for r in reds] +
-                     [level[v] for v in k.body.outputs if v not in per_row])
+    nest = row_nest(k.body)
+    reds, xshape, L, rows = list(nest.reds), nest.domain, nest.L, nest.rows
+    level, per_row, passes = nest.level, nest.per_row, nest.passes
     # per-row values read by row elements, handed to the element passes once computed
     feeds = [v for n in k.body.nodes if n.output not in per_row for v in n.inputs
              if v in per_row]

@@ -1,6 +1,11 @@
-"""How a reduce kernel's loops nest: decided once here, from the kernel's index maps
-(ir/passes/fusion_rules.analyze_kernel), and read by every target's renderer
+"""How a reduce or rowwise kernel's loops nest: decided once here, from the kernel's index maps
+(ir/passes/fusion_rules.analyze_kernel, row_pass_levels), and read by every target's renderer
 (codegen/cpu/llvm_kernels.py, codegen/cuda/fused.py).
+
+A rowwise kernel (softmax, layernorm) walks each row of its domain in `passes` passes: pass p
+computes the values of level p (a value that needs a row's reduction results comes one pass
+after the reductions' inputs), folds the reductions whose inputs are of that level, and stores
+the element outputs of that level (RowNest.work).
 
 A reduce kernel folds its domain (the reductions' input shape) along the reduced axes into one
 result per kept index. The nest says where each value lives:
@@ -27,6 +32,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ...ir.passes.fusion_rules import row_pass_levels
 from ...ir.primitives import REDUCE
 
 
@@ -83,3 +89,39 @@ def reduce_nest(body, info) -> ReduceNest:
     return ReduceNest(reds, tuple(info.domain), axes,
                       tuple(v for v in outputs if spans(v)),
                       tuple(v for v in outputs if not spans(v)), frozenset(epilogue))
+
+
+@dataclass(frozen=True)
+class RowNest:
+    reds: tuple         # the reductions (all over the last axis), in body order
+    domain: tuple       # the iteration shape: rows x L
+    level: dict         # body value -> the pass it is computed in
+    per_row: frozenset  # reduction results and what is computed from them (and scalars) alone
+    passes: int
+
+    @property
+    def L(self) -> int:
+        return self.domain[-1]
+
+    @property
+    def rows(self) -> int:
+        return math.prod(self.domain[:-1])
+
+    def work(self, element_outputs) -> list:
+        """Per pass: (the reductions folded in it, the element outputs stored in it)."""
+        return [([n for n in self.reds if self.level[n.inputs[0]] == p],
+                 [v for v in element_outputs if self.level[v] == p])
+                for p in range(self.passes)]
+
+
+def row_nest(body, element_outputs=None) -> RowNest:
+    """The nest of a rowwise kernel `body` whose outputs stored per element are
+    `element_outputs` (default: the outputs not in per_row; the CPU reads its operands by
+    index maps and names them itself)."""
+    reds = tuple(n for n in body.nodes if n.op in REDUCE)
+    level, per_row = row_pass_levels(body, reds)
+    if element_outputs is None:
+        element_outputs = [v for v in body.outputs if v not in per_row]
+    passes = 1 + max([level[r.inputs[0]] for r in reds] +
+                     [level.get(v, 0) for v in element_outputs])
+    return RowNest(reds, tuple(reds[0].inputs[0].type.shape), level, frozenset(per_row), passes)
