@@ -19,9 +19,9 @@ and which of three layouts the fold has:
 - "full": one output from every element (a full reduction): a target splits the elements into
   partial results folded in a fixed order (CPU: REDUCE_BLOCKS blocks on the pool; CUDA:
   grid-stride blocks and a ticket);
-- "columns": several outputs and the innermost axis kept (`x.sum(axis=0)`): one output's elements are strided in
-  memory, so a target folds many outputs at once along the contiguous axis (CPU: accumulator
-  rows walked in memory order; CUDA: warp lanes over columns);
+- "columns": several outputs and the innermost axis kept (`x.sum(axis=0)`): one output's
+  elements are strided in memory, so a target folds many outputs at once along the contiguous
+  axis (CPU: accumulator rows walked in memory order; CUDA: warp lanes over columns);
 - "rows": otherwise, the reduced axes innermost: one output at a time, scalar accumulators.
 
 A target may run a small case in a simpler layout (CUDA folds fewer than a warp of columns as
