@@ -31,7 +31,6 @@ from llvmlite import ir
 from ...ir.ops import Op
 from ...ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand
 from ...ir.primitives import REDUCE
-from ...ir.registry import TRANSCENDENTAL
 from ..kernel.costs import PARALLEL_MIN, SUM_BLOCK, element_cost
 from ..kernel.evaluator import array_constants
 from ..kernel.exprs import REDUCER_KIND
@@ -734,7 +733,7 @@ def gen_rowwise(fn):
     shapes = {v: full[v] if fn.reduced(v) else part[v] for v in info.maps}
     rshape = D[:-1]
     work = nest.work([v for v in outs if v not in per_row])
-    kept = _kept_rows(body, work, per_row, L)
+    kept = _kept_rows(nest, work, per_row, L)
     rows_of = {v: fn.alloca(ltype(v.type.dtype), L) for v in kept}
 
     def row(ridx):
@@ -763,36 +762,11 @@ def gen_rowwise(fn):
     fn.outer_nest(rshape, row, flat=True)
 
 
-def _kept_rows(body, work, per_row, L) -> dict:
-    """Row values worth keeping between passes: a transcendental value of the row computed in
-    one pass and needed again in a later one (softmax's exp(x - max): summed in one pass,
-    divided in the next) is stored in a row of scratch on the stack and read back, instead of
-    being computed again. value -> (its pass, the later passes reading it); {} when the rows
-    would not fit in SCRATCH_STACK."""
-    producers = body.producers()
-    done = {n.output for mine, _ in work for n in mine}
-
-    def needs(roots):
-        seen, stack = set(), list(roots)
-        while stack:
-            v = stack.pop()
-            if v in seen or v in done or v in per_row:
-                continue
-            seen.add(v)
-            n = producers.get(v)
-            if n is not None:
-                stack.extend(n.inputs)
-        return seen
-    evaluated = [needs([n.inputs[0] for n in mine] + stores) for mine, stores in work]
-    kept = {}
-    for p, vals in enumerate(evaluated):
-        for v in vals:
-            n = producers.get(v)
-            if v in kept or n is None or n.op not in TRANSCENDENTAL:
-                continue
-            later = {q for q in range(p + 1, len(work)) if v in evaluated[q]}
-            if later:
-                kept[v] = (p, later)
+def _kept_rows(nest, work, per_row, L) -> dict:
+    """nest.reused values (softmax's exp(x - max): summed in one pass, divided in the next),
+    each kept in a row of scratch on the stack and read back instead of computed again; {} when
+    the rows would not fit in SCRATCH_STACK."""
+    kept = nest.reused(work, per_row)
     size = sum(L * np.dtype(v.type.dtype).itemsize for v in kept)
     return kept if size <= SCRATCH_STACK else {}
 

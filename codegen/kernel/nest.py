@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from ...ir.passes.fusion_rules import row_pass_levels
 from ...ir.primitives import REDUCE
+from ...ir.registry import TRANSCENDENTAL
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class RowNest:
     level: dict         # body value -> the pass it is computed in
     per_row: frozenset  # reduction results and what is computed from them (and scalars) alone
     passes: int
+    body_producers: dict    # body value -> the node computing it, in body order
 
     @property
     def L(self) -> int:
@@ -106,6 +108,35 @@ class RowNest:
     @property
     def rows(self) -> int:
         return math.prod(self.domain[:-1])
+
+    def reused(self, work, per_row) -> dict:
+        """Transcendental row values one pass computes and a later pass needs again (softmax's
+        exp(x - max): summed in one pass, divided in the next), in body order: value -> (its
+        pass, the later passes reading it). A target keeps them (a stack row, shared memory)
+        or computes them again. work: self.work(...); per_row: values read per row."""
+        producers = self.body_producers
+        done = {n.output for mine, _ in work for n in mine}
+
+        def needs(roots):
+            seen, stack = set(), list(roots)
+            while stack:
+                v = stack.pop()
+                if v in seen or v in done or v in per_row:
+                    continue
+                seen.add(v)
+                n = producers.get(v)
+                if n is not None:
+                    stack.extend(n.inputs)
+            return seen
+        evaluated = [needs([n.inputs[0] for n in mine] + stores) for mine, stores in work]
+        out = {}
+        for v, n in producers.items():
+            if n.op not in TRANSCENDENTAL:
+                continue
+            passes = [p for p, vals in enumerate(evaluated) if v in vals]
+            if len(passes) > 1:
+                out[v] = (passes[0], set(passes[1:]))
+        return out
 
     def work(self, element_outputs) -> list:
         """Per pass: (the reductions folded in it, the element outputs stored in it)."""
@@ -124,4 +155,5 @@ def row_nest(body, element_outputs=None) -> RowNest:
         element_outputs = [v for v in body.outputs if v not in per_row]
     passes = 1 + max([level[r.inputs[0]] for r in reds] +
                      [level.get(v, 0) for v in element_outputs])
-    return RowNest(reds, tuple(reds[0].inputs[0].type.shape), level, frozenset(per_row), passes)
+    return RowNest(reds, tuple(reds[0].inputs[0].type.shape), level, frozenset(per_row), passes,
+                   body.producers())

@@ -186,17 +186,22 @@ def _structure(root, records):
     hashed (the graph's text is the key then)."""
     index, leaves, consts, arrays, wrt, parts = {}, {}, {}, [], [], []
     saved, saved_arrays = set(), []
+
+    def const(d):
+        if id(d) not in consts:
+            consts[id(d)] = -1 - len(arrays)
+            arrays.append(d)
+        return consts[id(d)], d.shape, d.dtype
+
     for n, rec in enumerate(records):
         ins, key_ins = rec.ins, []
         for j in range(0, len(ins), STRIDE):
             x, d, p = ins[j], ins[j + 1], ins[j + 4]
-            if p is not None and was_written(rec, j):   # read as written (modified_inputs.py)
-                if id(d) not in consts:
-                    consts[id(d)] = -1 - len(arrays)
-                    arrays.append(d)
-                key_ins.append(((index[p], ins[j + 5]), consts[id(d)], d.shape, d.dtype))
-            elif p is not None:
+            if p is not None:
                 where = (index[p], ins[j + 5])
+                if was_written(rec, j):         # read as written (modified_inputs.py)
+                    key_ins.append((where, *const(d)))
+                    continue
                 key_ins.append(where)
                 if p.op not in RECOMPUTED and where not in saved:
                     saved.add(where)
@@ -210,10 +215,7 @@ def _structure(root, records):
                     wrt.append(x)
                 key_ins.append((leaves[id(x)], x._data.shape, x._data.dtype))
             else:
-                if id(d) not in consts:
-                    consts[id(d)] = -1 - len(arrays)
-                    arrays.append(d)
-                key_ins.append((consts[id(d)], d.shape, d.dtype))
+                key_ins.append(const(d))
         index[rec] = n
         params = tuple([(k, type(v), _param_key(v)) for k, v in rec.params.items()]) \
             if rec.params else ()

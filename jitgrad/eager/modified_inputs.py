@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import functools
 
-from ..ir import Builder, Graph
 from ..ir.autodiff import CUSTOM_VJP
-from ..ir.autodiff.emitter import Emitter
-from ..ir.passes.dce import dce
-from .saved_residuals import saving_params
+from .saved_residuals import graph_of, saving_params
 
 
 def was_written(rec, j: int) -> bool:
@@ -34,15 +31,8 @@ def straight_through(builder, produced, written):
     return builder.emit(CUSTOM_VJP, [produced, written], _params(produced.type))[0]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=256)
 def _params(t) -> dict:
-    fwd = _graph("written_fwd", [t, t], lambda e, ins: [ins[1]])
-    bwd = _graph("written_bwd", [t, t, t], lambda e, ins: [ins[2], e.zeros(t)])
+    fwd = graph_of("written_fwd", [t, t], lambda e, ins: [ins[1]])
+    bwd = graph_of("written_bwd", [t, t, t], lambda e, ins: [ins[2], e.zeros(t)])
     return saving_params(fwd, 1, bwd)
-
-
-def _graph(name, in_types, emit) -> Graph:
-    b = Builder(Graph(name=name))
-    ins = [b.add_input(t) for t in in_types]
-    b.graph.outputs = emit(Emitter(b), ins)
-    return dce(b.graph)

@@ -30,11 +30,11 @@ def saving_params(fwd: Graph, n_out: int, bwd: Graph) -> dict:
     leaf_types = [v.type for v in fwd.inputs]
     res_types = [v.type for v in fwd.outputs[n_out:]]
     out_types = [v.type for v in fwd.outputs[:n_out]]
-    return {"body": _graph(f"{fwd.name}_body", leaf_types + res_types,
+    return {"body": graph_of(f"{fwd.name}_body", leaf_types + res_types,
                            lambda e, ins: e.inline(fwd, ins[:len(leaf_types)])[:n_out]),
-            "fwd": _graph(f"{fwd.name}_fwd", leaf_types + res_types,
+            "fwd": graph_of(f"{fwd.name}_fwd", leaf_types + res_types,
                           lambda e, ins: e.inline(fwd, ins[:len(leaf_types)])[:n_out] + ins),
-            "bwd": _graph(f"{fwd.name}_bwd", leaf_types + res_types + out_types,
+            "bwd": graph_of(f"{fwd.name}_bwd", leaf_types + res_types + out_types,
                           lambda e, ins: e.inline(bwd, ins) + [e.zeros(t) for t in res_types])}
 
 
@@ -49,7 +49,8 @@ def record_saving(params: dict, leaves, residuals, outs, shares=None) -> None:
     record(CUSTOM_VJP, params, list(leaves) + saved, outs)
 
 
-def _graph(name, in_types, emit) -> Graph:
+def graph_of(name, in_types, emit) -> Graph:
+    """A graph of inputs `in_types` whose outputs are emit(Emitter, inputs), dead code dropped."""
     b = Builder(Graph(name=name))
     ins = [b.add_input(t) for t in in_types]
     b.graph.outputs = emit(Emitter(b), ins)
