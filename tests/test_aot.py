@@ -141,7 +141,7 @@ def test_other_versions_recompile_from_ir_and_say_so_once(saved, tmp_path):
         import numpy as np
         import jitgrad.aot.save_load
         real = jitgrad.aot.save_load._versions
-        jitgrad.aot.save_load._versions = lambda: {**real(), "cpu": "another-cpu"}
+        jitgrad.aot.save_load._versions = lambda b="cpu": {**real(b), "cpu": "another-cpu"}
         f = jitgrad.aot.save_load.load(sys.argv[1])
         x = np.load(sys.argv[2])
         np.save(sys.argv[3], np.asarray(f(x)))

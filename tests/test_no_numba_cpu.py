@@ -1,5 +1,5 @@
-"""numba builds no CPU code (issue 26): a jitted training step and a native library export run
-in a process that never imports numba (CUDA is what may still load it)."""
+"""numba builds no CPU code (issue 26): a jitted training step, a native library export and an
+AOT artifact saved and loaded run in a process that never imports numba (CUDA is what may still load it)."""
 import os
 import shutil
 import subprocess
@@ -36,12 +36,17 @@ def conv(x, w):
 xc = rng.standard_normal((2, 3, 6, 5)).astype(np.float32)
 wc = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
 native_export.export(jg.jit(conv).lower(xc, wc).graph, tempfile.mkdtemp(), "convgrad")
+path = tempfile.mkdtemp() + "/conv.jgx"
+jg.jit(conv).lower(xc, wc).compile().save(path)
+got = jg.load(path)(xc, wc)
+want = conv(xc, wc)
+assert np.allclose(np.asarray(got[0]), np.asarray(want[0]), rtol=1e-6)
 print("numba" in sys.modules)
 """
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="native export needs gcc")
-def test_a_training_step_and_a_native_export_never_import_numba():
+def test_a_training_step_an_export_and_an_artifact_never_import_numba():
     res = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, cwd="/",
                          env=os.environ.copy(), timeout=600)
     assert res.returncode == 0, res.stderr

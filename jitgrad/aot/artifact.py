@@ -1,14 +1,15 @@
 """The AOT artifact: one zip holding everything needed to run a compiled function in another
-process without the user's code, tracing, or (on the same CPU and versions) numba compiling.
+process without the user's code, tracing, or (on the same CPU and versions) compiling kernels.
 
 Members
-  manifest.json        format version, jitgrad/numba/llvmlite versions, CPU, backend,
+  manifest.json        format version, versions of jitgrad and what the backend's code needs
+                       (llvmlite; numba/numba-cuda for CUDA), CPU, backend,
                        input/output pytree structures and types, SHA-256 of every other member
   signature.hmac       optional: HMAC-SHA256 of manifest.json's bytes under the saver's key
   graph.ir             the traced graph (text IR)
   optimized.ir         the schedule the backend compiled (text IR, kernel nodes)
   constants/<digest>.npy   large constants, saved with allow_pickle=False
-  code/<path>          the backend's generated source and numba's cache files (optional)
+  code/<path>          the backend's kernel objects from the disk cache (optional)
 
 Reading checks the zip, the format version and every member's hash before using anything, and
 says whether the manifest (so every member) carries a valid signature under the reader's key.

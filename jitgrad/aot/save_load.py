@@ -5,11 +5,11 @@ its own kernel source from it.
 
 Trust: the SHA-256 of every member catches a damaged artifact, not someone who also rewrites
 the manifest. The IR and constants are read as data (no pickle), so a hostile IR can at worst
-compute wrong numbers. The carried numba cache files are machine code inside numba's pickles:
-they are installed into the kernel cache only when the artifact is signed (HMAC-SHA256 of the
-manifest) with the loader's key (`key=` or $JITGRAD_ARTIFACT_KEY) and built for this machine's
-CPU and versions. Otherwise the loader says once why and compiles from the IR (or finds the
-kernels in this machine's cache).
+compute wrong numbers. The carried kernel objects (the LLVM units' machine code) are installed
+into the kernel cache only when the artifact is signed (HMAC-SHA256 of the manifest) with the
+loader's key (`key=` or $JITGRAD_ARTIFACT_KEY) and built for this machine's CPU and the versions
+its backend's code depends on (`_versions`). Otherwise the loader says once why and compiles
+from the IR (or finds the kernels in this machine's cache).
 
 Argument structures: an artifact stores tuples, lists, dicts and None, not registered classes.
 A model's parameters go in as a dict (`model.state_dict()`, or any dict of arrays), matched by
@@ -20,6 +20,7 @@ import os
 import platform
 import sys
 from collections import OrderedDict
+from importlib import metadata
 
 import numpy as np
 
@@ -40,14 +41,26 @@ from . import artifact
 from .artifact import ArtifactError
 
 
-def _versions() -> dict:
-    import llvmlite  # lazy: numba and LLVM load with the first compile, not with jg.load
-    import llvmlite.binding as llvm
-    import numba
+# the distributions whose versions a backend's carried code depends on, beyond jitgrad's and
+# the CPU's: the LLVM units' objects on llvmlite; CUDA kernels are compiled by numba-cuda
+_CODE_DEPENDS = {"cpu": ("llvmlite",), "cuda": ("llvmlite", "numba", "numba-cuda")}
 
-    return {"jitgrad": __version__, "numba": numba.__version__,
-            "llvmlite": llvmlite.__version__, "cpu": llvm.get_host_cpu_name(),
-            "machine": platform.machine()}
+
+def _dist_version(name: str):
+    try:
+        return metadata.version(name)      # read from the installed metadata: nothing is imported
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _versions(backend: str = "cpu") -> dict:
+    """What must match for an artifact's carried code to run here. A CPU artifact's check
+    imports llvmlite (which the LLVM units load anyway), never numba."""
+    import llvmlite.binding as llvm  # lazy: LLVM loads with the first compile, not with jg.load
+
+    return {"jitgrad": __version__, "cpu": llvm.get_host_cpu_name(),
+            "machine": platform.machine(),
+            **{d: _dist_version(d) for d in _CODE_DEPENDS.get(backend, ())}}
 
 
 def _spec_json(spec):
@@ -81,7 +94,7 @@ def save(compiled, path, key=None) -> None:
         except FileNotFoundError:
             continue        # compiled in memory (no usable cache): the artifact carries only IR
     manifest = {
-        **_versions(), "backend": exe.backend, "name": compiled.name,
+        **_versions(exe.backend), "backend": exe.backend, "name": compiled.name,
         "inputs": [_spec_json(s) for s in compiled.sig.leaves],
         "input_tree": artifact.treedef_to_json(compiled.sig.tree),
         "output_tree": artifact.treedef_to_json(compiled.out_tree),
@@ -124,7 +137,7 @@ class LoadedFunction:
                 or self.out_tree.num_leaves != len(optimized.outputs)):
             raise ArtifactError(f"{path}: the manifest's argument or result structure does not "
                                 "match the carried IR")
-        ours = _versions()
+        ours = _versions(manifest.get("backend", "cpu"))
         theirs = {k: manifest.get(k) for k in ours}
         code = {n[len("code/"):]: d for n, d in members.items() if n.startswith("code/")}
         if code and theirs != ours:
@@ -148,7 +161,7 @@ class LoadedFunction:
 
     def _install_code(self, code, mtimes):
         try:
-            from ..codegen import disk_cache  # lazy: numba and codegen load on first compile
+            from ..codegen import disk_cache  # lazy: codegen loads on first compile
             disk_cache.install(code, mtimes if isinstance(mtimes, dict) else {})
         except ValueError as e:
             raise ArtifactError(f"{self.path}: {e}") from None
