@@ -1,15 +1,14 @@
 """The kernel cache directory's shared mechanics: a usable directory per backend (created and
 probed for writing, else compiling in memory with one warning per cache directory), atomic
-writes (temp file + os.replace: a reader never sees half a file, two processes writing the same
-entry both leave a whole one), and sealed entries (`write_sealed`/`read_sealed`: the payload
-behind its SHA-256; a damaged one is logged and rebuilt, never used). The LLVM units
+writes and sealed entries (the payload behind its SHA-256; a damaged one is logged and rebuilt,
+never used: the file operations are runtime/cache.py's, which the runtime's own native code
+uses too), a failing write giving up on the directory. The LLVM units
 (codegen/cpu/llvm_jit.py), the pipeline cache and the CUDA sources (codegen/cuda/source.py, beside
 which numba.cuda keeps its own cache) use it; `install` writes the entries a verified artifact
 carries.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 import warnings
@@ -83,37 +82,16 @@ def give_up(root: str, e: OSError) -> None:
 
 
 def read_sealed(path: str):
-    """(payload, 'hit' | 'miss' | 'rebuilt') of an entry `write_sealed` wrote: the SHA-256 of its
-    payload, then the payload. A truncated or garbled one is logged and reported 'rebuilt' (the
-    caller computes it again), never returned."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None, "miss"
-    digest, payload = data[:32], data[32:]
-    if len(data) > 32 and hashlib.sha256(payload).digest() == digest:
-        return payload, "hit"
-    config.log(1, f"kernel cache: {path} fails its checksum; rebuilding it")
-    return None, "rebuilt"
+    """(payload, 'hit' | 'miss' | 'rebuilt'): runtime/cache.read_sealed."""
+    return cache.read_sealed(path)
 
 
 def write_sealed(root: str, path: str, payload: bytes) -> None:
     """Write `payload` behind its SHA-256, atomically; a failing write gives up on `root`."""
     try:
-        write_atomic(path, hashlib.sha256(payload).digest() + payload)
+        cache.write_sealed(path, payload)
     except OSError as e:        # full disk, permissions changed meanwhile: as if unusable
         give_up(root, e)
 
 
-def write_atomic(path: str, data) -> None:
-    suffix = os.path.splitext(path)[1]
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=suffix)
-    try:
-        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+write_atomic = cache.write_atomic

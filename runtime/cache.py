@@ -9,6 +9,7 @@ own files, so jitgrad keeps everything it writes in one subdirectory it marks as
         <backend>/<name>.sha256           the entry's checksums: every file of the entry
         <backend>/__pycache__/<name>.*    numba's index (.nbi) and object code (.nbc)
         llvm/<name>.obj                   an LLVM unit's object code behind its SHA-256
+        runtime/<name>.obj                the runtime's native helpers (runtime/native_code.py)
         pipeline/<name>.pkl               a graph's optimized form (jitgrad/transforms/pipeline_cache.py)
 
 `cache_clear` deletes only files under the marked subdirectory whose names jitgrad gives its
@@ -16,8 +17,10 @@ entries; on a directory without the marker it refuses and deletes nothing.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+import tempfile
 
 from ..ir import config
 
@@ -30,7 +33,7 @@ MARKER_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
 _ENTRY = r"(jg_[a-z]+_[0-9a-f]{24}|\w+-[0-9a-f]{16})"
 _OWN_FILE = re.compile(_ENTRY + r"(\.py|\.sha256|\.obj|\.pkl|\..+\.nb[ic])(\.tmp\.\w+|\.\d+\.tmp)?"
                        r"|\.tmp-\w+\.(py|sha256|obj|pkl)")
-_OWN_DIRS = {"cpu", "native", "cuda", "llvm", "pipeline", "__pycache__"}
+_OWN_DIRS = {"cpu", "native", "cuda", "llvm", "pipeline", "runtime", "__pycache__"}
 _ENTRY_PATH = re.compile(_ENTRY + r"\.(py|obj)|__pycache__/" + _ENTRY + r"\.[^/]+\.nb[ic]")
 
 
@@ -50,6 +53,42 @@ def kernel_dir(backend: str) -> str:
 def is_entry_path(rel: str) -> bool:
     """Whether rel (relative to a backend's kernel dir) names a module or numba's code for it."""
     return _ENTRY_PATH.fullmatch(rel) is not None
+
+
+def read_sealed(path: str):
+    """(payload, 'hit' | 'miss' | 'rebuilt') of an entry `write_sealed` wrote: the SHA-256 of its
+    payload, then the payload. A truncated or garbled one is logged and reported 'rebuilt' (the
+    caller computes it again), never returned."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None, "miss"
+    digest, payload = data[:32], data[32:]
+    if len(data) > 32 and hashlib.sha256(payload).digest() == digest:
+        return payload, "hit"
+    config.log(1, f"kernel cache: {path} fails its checksum; rebuilding it")
+    return None, "rebuilt"
+
+
+def write_sealed(path: str, payload: bytes) -> None:
+    """Write `payload` behind its SHA-256, atomically (OSError when it cannot)."""
+    write_atomic(path, hashlib.sha256(payload).digest() + payload)
+
+
+def write_atomic(path: str, data) -> None:
+    """Write a whole file or nothing: a temporary file, then os.replace (a reader never sees
+    half a file; two processes writing the same entry both leave a whole one)."""
+    suffix = os.path.splitext(path)[1]
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=suffix)
+    try:
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def make_root() -> str:

@@ -4,7 +4,7 @@ native call, with no Python per iteration.
 A control-flow node's sub-graphs (body, condition, branches) are compiled like any graph into a
 sequenced Program (runtime/sequencer.py) whose inputs and outputs are bases it does not own. The
 node itself becomes one kernel of the enclosing program, `int64 jg_loop(void **argv)` or
-`jg_branch(argv)`, built once per process from the IR below: argv[0] is its descriptor (an int64
+`jg_branch(argv)`, built once per machine from the IR below (runtime/native_code.py): argv[0] is its descriptor (an int64
 table, below), argv[1:] the addresses of the enclosing buffers (the node's inputs and outputs, the
 scratch of the second carry copy, the condition's flag). Per iteration it writes each sub-program
 input and output base from a formula, runs the sub-program's kernels (the sequencer's jg_run loop,
@@ -36,6 +36,8 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+
+from . import native_code
 
 _IR = r"""
 declare void @llvm.memmove.p0i8.p0i8.i64(i8*, i8*, i64, i1)
@@ -338,28 +340,17 @@ fail:
 """
 
 _lock = threading.Lock()
-_ENGINE = None          # (jg_loop, jg_branch, the execution engine that owns their code)
+_ENGINE = None          # (address of jg_loop, address of jg_branch)
 
 
 def entry_points():
-    """(address of jg_loop, address of jg_branch), compiled once per process."""
+    """(address of jg_loop, address of jg_branch), compiled once per machine."""
     global _ENGINE
     with _lock:
         if _ENGINE is None:
-            import llvmlite.binding as llvm     # lazy: LLVM (25 ms); import jitgrad does not load it
-            llvm.initialize_native_target()
-            llvm.initialize_native_asmprinter()
-            mod = llvm.parse_assembly(_IR)
-            mod.verify()
-            tm = llvm.Target.from_default_triple().create_target_machine(opt=3)
-            pto = llvm.create_pipeline_tuning_options(3)   # inline the helpers, hoist the loads
-            llvm.create_pass_builder(tm, pto).getModulePassManager().run(
-                mod, llvm.create_pass_builder(tm, pto))
-            engine = llvm.create_mcjit_compiler(mod, tm)
-            engine.finalize_object()
-            _ENGINE = (engine.get_function_address("jg_loop"),
-                       engine.get_function_address("jg_branch"), engine)
-    return _ENGINE[:2]
+            # the O3 module passes inline the helpers and hoist the loads
+            _ENGINE = tuple(native_code.load(_IR, ["jg_loop", "jg_branch"], opt=3, passes=True))
+    return _ENGINE
 
 
 LOOP_HEADER, BRANCH_HEADER = 10, 6

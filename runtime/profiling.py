@@ -18,7 +18,7 @@ import threading
 
 import numpy as np
 
-from . import sequencer
+from . import native_code, sequencer
 
 active: list = []          # the open profilers (jitgrad.profiler.Profile), innermost last
 
@@ -61,33 +61,25 @@ define internal i64 @now(i32 (i32, %timespec*)* %clock) {
 """)
 
 _lock = threading.Lock()
-_TIMED = None            # (ctypes function, clock_gettime's address, the engine owning the code)
+_TIMED = None            # (ctypes function, clock_gettime's address, gettid's address)
 
 
 def _timed_runner():
     global _TIMED
     with _lock:
         if _TIMED is None:
-            import llvmlite.binding as llvm     # lazy: LLVM (25 ms); import jitgrad does not load it
-            llvm.initialize_native_target()
-            llvm.initialize_native_asmprinter()
-            mod = llvm.parse_assembly(_TIMED_IR)
-            mod.verify()
-            tm = llvm.Target.from_default_triple().create_target_machine(opt=2)
-            engine = llvm.create_mcjit_compiler(mod, tm)
-            engine.finalize_object()
+            (at,) = native_code.load(_TIMED_IR, ["jg_run_timed"])
             i64, ptr = ctypes.c_int64, ctypes.c_void_p
-            fn = ctypes.CFUNCTYPE(i64, ptr, i64, i64, ptr, ptr, ptr)(
-                engine.get_function_address("jg_run_timed"))
+            fn = ctypes.CFUNCTYPE(i64, ptr, i64, i64, ptr, ptr, ptr)(at)
             libc = ctypes.CDLL(None)
             clock = ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value
             gettid = ctypes.cast(libc.gettid, ctypes.c_void_p).value
-            _TIMED = (fn, clock, gettid, engine)
+            _TIMED = (fn, clock, gettid)
     return _TIMED
 
 
 def prepare() -> None:
-    """Build the timed runner (once per process; llvmlite loads here)."""
+    """Build the timed runner (once per process, from the kernel cache after the first; llvmlite loads here)."""
     _timed_runner()
 
 
@@ -97,7 +89,7 @@ def run_timed(program, start: int, end: int, in_order: bool = False):
     and the native id of the thread that ran it (threading.get_native_id's; a wave's lanes run
     on the pool's threads); rows of kernels that did not run are 0). in_order: no wave, every
     kernel on the calling thread in order."""
-    fn, clock, gettid, _ = _timed_runner()
+    fn, clock, gettid = _timed_runner()
     times = np.zeros((max(end - start, 0), 3), np.int64)
     header = program.in_order if in_order else program.header
     st = fn(int(header.ctypes.data), start, end, times.ctypes.data, clock, gettid)

@@ -4,8 +4,8 @@ Every kernel is compiled on its own (codegen/cpu/units.py) to a C-ABI function
 `int64 kernel(void **argv)`, argv[j] the address of its j-th flat array. A Program is a table:
 per kernel its address and, per argument, a Slot (base, byte offset); the bases are the addresses
 of the call's arrays (inputs, host-op results, the arena, outputs: written on every call) and of
-fixed ones (array constants, the status pair). One small LLVM function, built once per process
-with llvmlite, walks the table: a new signature compiles nothing of its own, its set-up is linear
+fixed ones (array constants, the status pair). One small LLVM function, built once per machine
+with llvmlite (runtime/native_code.py), walks the table: a new signature compiles nothing of its own, its set-up is linear
 in the number of kernels, and no kernel body is re-typed, inlined or re-optimized.
 
 A call is one ctypes call, `jg_call(header, arrays, end)`: it reads the data address of each
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import thread_pool
+from . import native_code, thread_pool
 
 # The walk over a Program's table, kernel by kernel: a template, so that the profiler's timed
 # variant (runtime/profiling.py) is this same loop with hooks around each kernel call. A wave
@@ -271,30 +271,21 @@ define i64 @jg_call(i64* %hdr, i8* %arrays, i64 %end) {
 """ + FIELD_IR
 
 _lock = threading.Lock()
-_RUN = None          # (run, fill, call, the execution engine that owns their code)
+_RUN = None          # (run, fill, call)
 
 
 def _runner():
     global _RUN
     with _lock:
         if _RUN is None:
-            import llvmlite.binding as llvm     # lazy: LLVM (25 ms); import jitgrad does not load it
-            llvm.initialize_native_target()
-            llvm.initialize_native_asmprinter()
-            mod = llvm.parse_assembly(_RUNNER_IR)
-            mod.verify()
-            tm = llvm.Target.from_default_triple().create_target_machine(opt=2)
-            engine = llvm.create_mcjit_compiler(mod, tm)
-            engine.finalize_object()
+            at = native_code.load(_RUNNER_IR, ["jg_run", "jg_fill", "jg_call"])
             i64, ptr = ctypes.c_int64, ctypes.c_void_p
-            run = ctypes.CFUNCTYPE(i64, ptr, i64, i64)(engine.get_function_address("jg_run"))
-            fill = ctypes.CFUNCTYPE(None, ptr, i64, ctypes.py_object)(
-                engine.get_function_address("jg_fill"))
-            call = ctypes.CFUNCTYPE(i64, ptr, ctypes.py_object, i64)(
-                engine.get_function_address("jg_call"))
+            run = ctypes.CFUNCTYPE(i64, ptr, i64, i64)(at[0])
+            fill = ctypes.CFUNCTYPE(None, ptr, i64, ctypes.py_object)(at[1])
+            call = ctypes.CFUNCTYPE(i64, ptr, ctypes.py_object, i64)(at[2])
             if not _self_test(fill):
                 fill = call = None
-            _RUN = (run, fill, call, engine)
+            _RUN = (run, fill, call)
     return _RUN
 
 
@@ -367,7 +358,7 @@ class Program:
         self.header_address = int(self.header.ctypes.data)
         self._in_order_header()
         self._bases = int(self.bases.ctypes.data)
-        self._run, self._fill, self._call, _ = _runner()
+        self._run, self._fill, self._call = _runner()
 
     def _in_order_header(self):
         """The same table with no wave: every kernel in order on the calling thread."""

@@ -1,8 +1,8 @@
 """The process's one thread pool for compiled CPU kernels: native workers that yield, then block.
 
 Kernels run inside the sequencer's native loop, a ctypes call that has released the GIL, so the
-pool is native too: a few LLVM IR functions (built once per process with llvmlite, like the
-sequencer) over pthreads. A parallel kernel unit (codegen/cpu/llvm_kernels.py) calls
+pool is native too: a few LLVM IR functions (compiled once per machine with llvmlite and kept
+in the kernel cache, like the sequencer: runtime/native_code.py) over pthreads. A parallel kernel unit (codegen/cpu/llvm_kernels.py) calls
 
     void jg_parallel_for(void (*body)(i8 *ctx, i64 begin, i64 end), i8 *ctx, i64 n, i64 grain)
 
@@ -35,6 +35,7 @@ import os
 import threading
 
 from ..ir import config
+from . import native_code
 
 _POOL_IR = r"""
 %body_t = type void (i8*, i64, i64)*
@@ -367,21 +368,13 @@ def dispatched() -> int:
 
 
 def _build():
-    import llvmlite.binding as llvm     # lazy: LLVM (25 ms), when the pool first starts
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    mod = llvm.parse_assembly(_POOL_IR.replace("SPIN", str(SPIN_YIELDS)))
-    mod.verify()
-    tm = llvm.Target.from_default_triple().create_target_machine(opt=2)
-    engine = llvm.create_mcjit_compiler(mod, tm)
-    engine.finalize_object()
+    entry, set_threads, dispatched, after_fork = native_code.load(
+        _POOL_IR.replace("SPIN", str(SPIN_YIELDS)),
+        ["jg_parallel_for", "jg_pool_set_threads", "jg_pool_dispatched", "jg_pool_after_fork"])
     i64 = ctypes.c_int64
-    _state.update(
-        engine=engine,
-        entry=engine.get_function_address("jg_parallel_for"),
-        set=ctypes.CFUNCTYPE(i64, i64)(engine.get_function_address("jg_pool_set_threads")),
-        dispatched=ctypes.CFUNCTYPE(i64)(engine.get_function_address("jg_pool_dispatched")),
-        after_fork=ctypes.CFUNCTYPE(None)(engine.get_function_address("jg_pool_after_fork")))
+    _state.update(entry=entry, set=ctypes.CFUNCTYPE(i64, i64)(set_threads),
+                  dispatched=ctypes.CFUNCTYPE(i64)(dispatched),
+                  after_fork=ctypes.CFUNCTYPE(None)(after_fork))
     _state["threads"] = _state["set"](num_threads())
     if hasattr(os, "register_at_fork") and not _state.get("fork_hook"):
         os.register_at_fork(after_in_child=_after_fork_in_child)

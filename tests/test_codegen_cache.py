@@ -75,3 +75,26 @@ def test_two_processes_compiling_at_once(cache_dir, kernels):
     for p in procs:
         _finish(p)
     assert "llvm hit" in _run(cache_dir)
+
+
+def test_the_runtime_native_code_is_cached_and_a_damaged_object_rebuilt(cache_dir):
+    """The sequencer's runner (and the pool, the loop runner: runtime/native_code.py) compile
+    once per machine; a later process links their objects from runtime/, and a damaged one is
+    compiled again, never linked."""
+    env = {**os.environ, "JITGRAD_CACHE_DIR": str(cache_dir), "JITGRAD_DEBUG": "2"}
+
+    def run():
+        p = subprocess.run([sys.executable, "-c", PROGRAM], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0 and p.stdout.strip() == "ok", p.stderr
+        return [line for line in p.stderr.splitlines() if "runtime code" in line and "jg_run," in line]
+    first = run()
+    assert len(first) == 1 and first[0].endswith(": miss"), first
+    assert run()[0].endswith(": hit")
+    objs = glob.glob(str(entries(cache_dir, "runtime") / "jg_runtime_*.obj"))
+    assert objs
+    for obj in objs:
+        with open(obj, "r+b") as f:
+            f.truncate(os.path.getsize(obj) // 2)
+    assert run()[0].endswith(": rebuilt")
+    assert run()[0].endswith(": hit")
