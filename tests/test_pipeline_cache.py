@@ -51,6 +51,31 @@ def test_second_optimization_loads_the_same_result(cache_dir):
     assert all(a is b for a, b in zip(second[1], second[0].nodes))
 
 
+def test_a_loaded_schedule_carries_its_kernels_canonical_text(cache_dir, monkeypatch):
+    """The entry carries each kernel's canonical text, so loading a schedule's units from disk
+    prints no body again; it is the text printing would give."""
+    from jitgrad.codegen.kernel import canonical
+    run = Counting()
+    pipeline_cache.cached(_graph(), (), run)
+    printed = []
+    real = canonical._SOURCE_LINE
+
+    class Spy:
+        def sub(self, *a):
+            printed.append(1)
+            return real.sub(*a)
+    monkeypatch.setattr(canonical, "_SOURCE_LINE", Spy())
+    loaded = pipeline_cache.cached(_graph(), (), run)
+    kernels = [n for n in loaded[1] if n.op.name == "kernel"]
+    assert run.calls == 1 and kernels
+    lines = [canonical.body_lines(n) for n in kernels]
+    assert not printed
+    monkeypatch.undo()
+    for n, got in zip(kernels, lines):
+        del canonical._LINES[n.params["body"]]
+        assert canonical.body_lines(n) == got
+
+
 def test_key_tells_apart_graphs_lines_donation_and_passes(cache_dir, monkeypatch):
     g = _graph()
     base = pipeline_cache.key(g, ())

@@ -12,7 +12,9 @@ passes, so it is stored under a key hashing those:
 The key is the traced graph's text (ir/printer.py: every node, param and source line; large
 constants by the digest of their bytes), so two graphs that print alike optimize alike, and a
 graph whose source lines moved gets its own entry (kernel names and errors name the lines).
-The code version is a hash of the ir/ package's source. An entry whose checksum fails is
+The code version is a hash of the ir/ package's source and of codegen/kernel/canonical.py: an
+entry also carries each scheduled kernel's canonical text, which names its unit, so a later
+process does not print the bodies again. An entry whose checksum fails is
 logged and recomputed; an unusable cache directory means no caching (codegen/disk_cache.py
 warns once). The pipeline runs as before whenever the user asks to see it run
 (JITGRAD_PRINT_AFTER) and under JITGRAD_DISABLE's own key.
@@ -28,21 +30,22 @@ import numpy as np
 
 from .. import ir
 from ..ir import Graph, config
+from ..ir.kernel import KERNEL
 
 _VERSION: list = []
 
 
 def _code_version() -> str:
-    """A hash of every source file of the ir package (the passes and what they read)."""
+    """A hash of every source file of the ir package (the passes and what they read) and of
+    the kernels' canonical text (an entry carries it)."""
     if not _VERSION:
         h = hashlib.sha256(f"python={sys.version_info[:2]} numpy={np.__version__}".encode())
         root = os.path.dirname(ir.__file__)
-        for dirpath, dirnames, names in sorted(os.walk(root)):
-            dirnames.sort()
-            for n in sorted(names):
-                if n.endswith(".py"):
-                    with open(os.path.join(dirpath, n), "rb") as f:
-                        h.update(n.encode() + b"\0" + f.read())
+        files = [os.path.join(dirpath, n) for dirpath, _, names in os.walk(root)
+                 for n in names if n.endswith(".py")]
+        for path in sorted(files) + [_canonical().__file__]:
+            with open(path, "rb") as f:
+                h.update(os.path.basename(path).encode() + b"\0" + f.read())
         _VERSION.append(h.hexdigest()[:16])
     return _VERSION[0]
 
@@ -91,16 +94,38 @@ def _read(path: str):
     if payload is None:
         return None
     try:
-        return pickle.loads(payload)
+        entry = pickle.loads(payload)
     except Exception as e:  # noqa: BLE001 - a class renamed since: recompute
         config.log(1, f"pipeline cache: {path} does not load ({type(e).__name__}: {e}); "
                       "recomputing it")
         return None
+    if not isinstance(entry, dict):     # an entry written before the kernels' texts were kept
+        return entry
+    canonical = _canonical()
+    for node, lines in zip(_kernels(entry["result"]), entry["lines"]):
+        canonical.remember(node, lines)
+    return entry["result"]
+
+
+def _canonical():
+    from ..codegen.kernel import canonical    # lazy, as _disk_cache
+    return canonical
+
+
+def _kernels(result) -> list:
+    """The scheduled kernel nodes of a pipeline result (optimized graph, schedule, plan)."""
+    _, schedule, _ = result
+    return [n for n in schedule if n.op == KERNEL]
 
 
 def _write(root: str, path: str, result) -> None:
+    # with each kernel's canonical text (codegen/kernel/canonical.py): the backend names the
+    # units a schedule loads from disk by it, and printing the bodies again in a later process
+    # cost ~20 ms of a GPT step's 0.25 s first call
+    canonical = _canonical()
+    entry = {"result": result, "lines": [canonical.body_lines(n) for n in _kernels(result)]}
     try:
-        payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # noqa: BLE001 - a param no pickle can hold: just not cached
         config.log(1, f"pipeline cache: not stored ({type(e).__name__}: {e})")
         return
