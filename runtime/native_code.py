@@ -26,8 +26,8 @@ _engines: list = []         # every engine stays alive: its code is called until
 def load(ir_text: str, functions, opt: int = 2, passes: bool = False) -> list:
     """The addresses of `functions` in `ir_text` compiled at `opt` (`passes`: the module pass
     pipeline at O3 first, which inlines helpers and hoists loads)."""
-    import llvmlite
-    import llvmlite.binding as llvm     # lazy: LLVM (25 ms); import jitgrad does not load it
+    import llvmlite  # lazy: LLVM (25 ms) loads with the first compile; import jitgrad does not
+    import llvmlite.binding as llvm     # lazy: as above
     with _lock:
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()

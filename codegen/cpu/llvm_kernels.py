@@ -29,6 +29,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.ops import Op
+from ...ir.passes import fusion_rules
 from ...ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand
 from ...ir.primitives import REDUCE
 from ..kernel.costs import PARALLEL_MIN, SUM_BLOCK, element_cost
@@ -1158,16 +1159,18 @@ _VERSION: list = []
 
 
 def generator_version() -> str:
-    """A hash of the generator's own source (these modules and the math constants): a unit
-    cached on disk by its kernel's canonical text is valid only for the code that built it."""
+    """A hash of the generator's own source (these modules, the math constants, every module of
+    the shared kernel description codegen/kernel/, and the fusion rules' index maps they read):
+    a unit cached on disk by its kernel's canonical text is valid only for the code that built
+    it."""
     if not _VERSION:
         h = hashlib.sha256()
         here = os.path.dirname(__file__)                   # codegen/cpu
         kernel = os.path.join(os.path.dirname(here), "kernel")
         llvm = sorted(f for f in os.listdir(here) if f.startswith("llvm_") and f.endswith(".py"))
         paths = [os.path.join(here, f) for f in (*llvm, "math_constants.py")] + \
-            [os.path.join(kernel, f + ".py") for f in ("space", "canonical", "evaluator", "exprs",
-                                                       "costs")]
+            [os.path.join(kernel, f) for f in sorted(os.listdir(kernel)) if f.endswith(".py")] + \
+            [fusion_rules.__file__]
         for path in paths:
             with open(path, "rb") as f:
                 h.update(f.read())

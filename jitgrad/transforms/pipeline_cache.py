@@ -108,7 +108,7 @@ def _read(path: str):
 
 
 def _canonical():
-    from ..codegen.kernel import canonical    # lazy, as _disk_cache
+    from ..codegen.kernel import canonical    # lazy: as _disk_cache, codegen loads on first compile
     return canonical
 
 
