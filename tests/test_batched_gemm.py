@@ -1,7 +1,7 @@
 """Batched products lowered as few BLAS calls: x[..., m, k] @ w[k, n] with a broadcast 2-D right
-operand is one GEMM over prod(batch)*m rows (codegen/cpu/llvm_kernels._rows_merge); values against
-NumPy on the compiled and interpreter paths, gradients against finite differences (float64), and
-the cases that keep one call per batch element."""
+operand is one GEMM over prod(batch)*m rows (codegen/kernel/nest.MatmulNest.rows_merge); values
+against NumPy on the compiled and interpreter paths, gradients against finite differences
+(float64), and the cases that keep one call per batch element."""
 import numpy as np
 import pytest
 

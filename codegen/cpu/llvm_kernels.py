@@ -2,15 +2,15 @@
 
 The C ABI and argv roles of codegen/cpu/units.py: `i64 kernel(i8 **argv)`, argv holding the
 body's inputs, its array constants, its outputs and (matmul) a scratch product, so the sequencer
-cannot tell them apart. The loop structure comes from the index maps
-(ir/passes/fusion_rules.analyze_kernel), with the thresholds of codegen/kernel/costs.py:
+cannot tell them apart. The loop structure is the kernel's nest (codegen/kernel/nest.py, shared
+with the CUDA renderer), with the thresholds of codegen/kernel/costs.py:
 
-- elementwise: axes over which every value is indexed alike are merged (space.collapse) and the
-  nest runs with the unit-stride axis innermost;
+- elementwise: the ElementwiseNest's collapsed shape, the unit-stride axis innermost;
 - reduce: scalar accumulators when the reduced axes are innermost, else accumulator rows
   walked in memory order; long float sums in blocks of SUM_BLOCK;
 - rowwise (softmax, layernorm): one walk of each row per dependent reduction level;
-- matmul: BLAS gemm (scipy's Fortran BLAS, by symbol) into the product, then the epilogue.
+- matmul: the MatmulNest's GEMMs through BLAS gemm (scipy's Fortran BLAS, by symbol) or the
+  unpacked kernels of llvm_small_gemm.py into the product, then the epilogue.
 
 `why_not(node, hint)` says why these units do not build a kernel (an op or dtype the
 instruction table lacks; since issue 26 every kernel the fusion pass forms is covered, and a
@@ -30,13 +30,13 @@ from llvmlite import ir
 
 from ...ir.ops import Op
 from ...ir.passes import fusion_rules
-from ...ir.passes.fusion_rules import analyze_kernel, im2col_rows, matmul_operand
+from ...ir.passes.fusion_rules import analyze_kernel, matmul_operand
 from ...ir.primitives import REDUCE
 from ..kernel.costs import PARALLEL_MIN, SUM_BLOCK, element_cost
 from ..kernel.evaluator import array_constants
 from ..kernel.exprs import REDUCER_KIND
-from ..kernel.nest import reduce_nest, row_nest
-from ..kernel.space import c_strides, collapse
+from ..kernel.nest import aligned_shape, elementwise_nest, matmul_nest, reduce_nest, row_nest
+from ..kernel.space import c_strides
 from . import llvm_complex, llvm_heap, llvm_int_gemm, llvm_opaque, llvm_small_gemm
 from .llvm_exprs import EXPR, I8, I64, LTYPE, const, counted_loop, icmp, ltype, supported
 from .llvm_jit import blas_symbol
@@ -108,19 +108,11 @@ def why_not(node, product_hint=None):
         if np.dtype(m.output.type.dtype).kind not in "fiuc":
             return f"a {m.output.type.dtype} matmul"
         producers = body.producers()
-        if any(_operand(producers, x, body) is None for x in m.inputs):
+        if any(matmul_operand(producers, x) is None for x in m.inputs):
             return "a matmul operand computed in the kernel"
         if product_hint is None and m.output not in body.outputs:
             return "a matmul product without a buffer"
     return None
-
-
-def _operand(producers, v, body):
-    """(value read, transposed?, im2col params or None) of a matmul operand: a body input (or a
-    reshape of one: the same buffer; or an im2col of one: the columns read from the image), or
-    its last-two-axes swap."""
-    got = matmul_operand(producers, v)
-    return None if got is None else (got[0], got[2], got[3])
 
 
 # ----------------------------------------------------------------------------- the function
@@ -295,9 +287,7 @@ class _Fn:
     # -- index-map-aligned shapes
 
     def shape_in(self, v, drop=()):
-        spans = set(self.info.maps[v])
-        D = self.info.domain
-        return tuple(D[a] if a in spans else 1 for a in range(len(D)) if a not in drop)
+        return aligned_shape(self.info, v, drop)
 
     def reduced(self, v):
         return any(a in self.info.reduce_axes for a in self.info.maps[v])
@@ -387,25 +377,14 @@ def _distinct_loop_metadata(text: str) -> str:
     return _MD_LOOP.sub(r"\1 = distinct !{\1, \2}", text)
 
 
-def _elementwise(fn, outs):
-    with fn.parallel_loops():
-        _elementwise_body(fn, outs)
-
-
-def _elementwise_body(fn, outs):
-    D = fn.info.domain
-    if math.prod(D) == 0:
-        return
-    values = [v for v in fn.info.maps if v in fn.arrays or v in fn.outs]
-    cshape, cshapes = collapse(D, [fn.shape_in(v) for v in values])
-    shapes = dict(zip(values, cshapes))
-    cshape = cshape or (1,)
-    shapes = {v: (s or (1,)) for v, s in shapes.items()}
-
+def _elementwise(fn, nest):
+    """The ElementwiseNest's loops over its collapsed shape, storing its outputs."""
     def emit(idx):
-        space = _Space(fn, cshape, idx)
-        _Point(fn, lambda v: space, shapes).store_all(outs)
-    fn.outer_nest(cshape, emit)
+        space = _Space(fn, nest.shape, idx)
+        _Point(fn, lambda v: space, nest.shapes).store_all(nest.outputs)
+    with fn.parallel_loops():
+        if nest.size:
+            fn.outer_nest(nest.shape, emit)
 
 
 def _elementwise_rows(fn, outs, lo, hi):
@@ -422,7 +401,7 @@ def _elementwise_rows(fn, outs, lo, hi):
 
 
 def gen_elementwise(fn):
-    _elementwise(fn, list(dict.fromkeys(fn.body.outputs)))
+    _elementwise(fn, elementwise_nest(fn.body, fn.info))
 
 
 # ----------------------------------------------------------------------------- reductions
@@ -790,52 +769,49 @@ def _product(fn, pv):
 
 def gen_matmul(fn):
     body = fn.body
-    producers = body.producers()
-    (m,) = [n for n in body.nodes if n.op == Op.matmul]
-    ops = [_operand(producers, x, body) for x in m.inputs]
-    pv = m.output
-    shapes = [x.type.shape for x in m.inputs]
-    flops = pv.type.size * shapes[0][-1]
-    copy = _transposed_copy(fn, ops, shapes, pv)
-    rest = [v for v in dict.fromkeys(body.outputs) if v is not pv]
+    nest = matmul_nest(body)
+    pv = nest.product
+    flops = pv.type.size * nest.K
+    copy = _transposed_copy(fn, nest)
+    rest = list(nest.epilogue)
     fused = False
     if fn.parallel and flops >= GEMM_MIN:       # row blocks of the product on the pool
         state, seen = fn.range_body([copy] if copy is not None else ())
         # the epilogue of each row block, while the block is in cache
         after = (lambda lo, hi: _elementwise_rows(fn, rest, lo, hi)) \
             if rest and len(fn.outs.get(pv, ())) <= 1 else None
-        fused = _gemm(fn, ops, shapes, pv.type.shape, _product(fn, pv)[0], pv.type.dtype,
-                      *seen, after=after)
+        fused = _gemm(fn, nest, _product(fn, pv)[0], *seen, after=after)
         fn.end_range_body(state, GEMM_GRAIN, flops)
     prod, dest = _product(fn, pv)
     if not (fn.parallel and flops >= GEMM_MIN):
-        _gemm(fn, ops, shapes, pv.type.shape, prod, pv.type.dtype, copy)
+        _gemm(fn, nest, prod, copy)
     if copy is not None:
         llvm_heap.free(fn, copy)
     b, n = fn.b, pv.type.size
     for extra in dest[1:]:
         with fn.loop(n) as i:
             b.store(b.load(b.gep(prod, [i])), b.gep(extra, [i]))
-    if fused:
+    if fused or not rest:
         return
-    if rest and fn.parallel and n * element_cost(body.nodes) >= PARALLEL_MIN:
+    epilogue = elementwise_nest(body, fn.info, rest, product=pv)
+    if fn.parallel and n * element_cost(body.nodes) >= PARALLEL_MIN:
         state, _ = fn.range_body()
         _product(fn, pv)
-        _elementwise(fn, rest)
+        _elementwise(fn, epilogue)
         fn.end_range_body(state, GRAIN)
-    elif rest:
-        _elementwise(fn, rest)
+    else:
+        _elementwise(fn, epilogue)
 
 
-def _transposed_copy(fn, ops, shapes, pv):
+def _transposed_copy(fn, nest):
     """For `x @ W.T` with a shallow K (the dot form's horizontal sums would cost as much as its
     products), W transposed into heap scratch here, once per call (llvm_small_gemm.
     transposed_first), for the broadcast form to read; else None. Not in native libraries
     (fn.blas set), which keep the dot form."""
-    if fn.blas is not None or not _copies_b(ops, shapes, pv):
+    if fn.blas is not None or not _copies_b(nest):
         return None
-    bv, dt = ops[1][0], pv.type.dtype
-    N, K = pv.type.shape[-1], shapes[0][-1]
+    bv, dt = nest.b.value, nest.product.type.dtype
+    N, K = nest.N, nest.K
     b = fn.b
     copy = llvm_heap.malloc(fn, ltype(dt), N * K * np.dtype(dt).itemsize)
     src = fn.arrays[bv]
@@ -846,54 +822,47 @@ def _transposed_copy(fn, ops, shapes, pv):
     return copy
 
 
-def _copies_b(ops, shapes, pv) -> bool:
+def _copies_b(nest) -> bool:
     """Whether the JIT's kernel transposes B first (_transposed_copy): llvm_small_gemm.
     transposed_first of a product whose B is one stored matrix, not an im2col."""
-    (_, ta, _), (_, tb, cols) = ops
-    M, N, K, _ = _gemm_shape(ops, shapes, pv.type.shape)
-    return (cols is None and math.prod(shapes[1][:-2]) == 1
-            and llvm_small_gemm.transposed_first(M, N, K, ta, tb, pv.type.dtype))
+    M, N, K, _ = nest.gemm
+    return (nest.b.im2col is None and math.prod(nest.b.shape[:-2]) == 1
+            and llvm_small_gemm.transposed_first(M, N, K, nest.a.transposed, nest.b.transposed,
+                                                 nest.product.type.dtype))
 
 
-def _gemm_shape(ops, shapes, pshape):
-    """(M, N, K, batch) of the GEMM calls: x[..., m, k] @ w[k, n] is one GEMM of prod(batch)*m
-    rows (_rows_merge), else one per batch element."""
-    M, N, K, batch = pshape[-2], pshape[-1], shapes[0][-1], pshape[:-2]
-    if _rows_merge(ops, shapes, batch):
-        return M * math.prod(batch), N, K, ()
-    return M, N, K, batch
-
-
-def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None, after=None):
-    """The product into `prod` (`copy`: B transposed in scratch by _transposed_copy). In a
-    range body split into row blocks, `after(lo, hi)` runs after each block with its rows
+def _gemm(fn, nest, prod, copy=None, after=None):
+    """The MatmulNest's GEMMs into `prod` (`copy`: B transposed in scratch by _transposed_copy).
+    In a range body split into row blocks, `after(lo, hi)` runs after each block with its rows
     [lo, hi) of the product (all its axes but the last flattened); returns whether it did
     (column blocks: never)."""
     b = fn.b
-    M, N, K, batch = _gemm_shape(ops, shapes, pshape)
+    M, N, K, batch = nest.gemm
+    pshape, dt = nest.product.type.shape, nest.product.type.dtype
     if math.prod(pshape) == 0:
         return False
     if K == 0:
         with fn.loop(math.prod(pshape)) as i:
             b.store(const(dt, 0), b.gep(prod, [i]))
         return False
-    (a, ta, _), (bv, tb, cols) = ops
+    a, ta = nest.a.value, nest.a.transposed
+    bv, tb, cols = nest.b.value, nest.b.transposed, nest.b.im2col
     if copy is not None:
         tb = False
     form = llvm_small_gemm.use_for(M, N, K, ta, tb, dt, cols is not None)
-    table = _rows_table(fn, cols, bv) if cols else None
+    table = _rows_table(fn, nest.b.rows) if cols else None
     call = (_small_call if form else _blas_call)(fn, form, M, N, K, ta, tb, dt, table)
     bsize = math.prod(batch)
     c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
-    bmat = math.prod(bv.type.shape[-2:]) if cols else K * N     # B's matrix stride
+    bmat = nest.b.matrix
     barr = fn.arrays[bv] if copy is None else copy
 
     def one(q, r0=None, j0=None, extent=None):
         """The product of batch element q (its `extent` rows from r0 on, or its `extent` columns
         from j0 on)."""
         space = _Space(fn, batch or (1,), [q] if len(batch) <= 1 else _unravel(fn, batch, q))
-        oa = space.offset(_batch_shape(shapes[0], batch)) if batch else c64(0)
-        ob = space.offset(_batch_shape(shapes[1], batch)) if batch else c64(0)
+        oa = space.offset(nest.batch_shape(nest.a)) if batch else c64(0)
+        ob = space.offset(nest.batch_shape(nest.b)) if batch else c64(0)
         a0 = b.mul(oa, c64(M * K))
         c0 = b.mul(q, c64(M * N))
         rows, cols = c64(M), c64(N)
@@ -936,10 +905,9 @@ def _gemm(fn, ops, shapes, pshape, prod, dt, copy=None, after=None):
     return after is not None and count == "n"
 
 
-def _rows_table(fn, params, image):
-    """A pointer to the constant table of where each row of an im2col's columns starts in its
-    image (fusion_rules.im2col_rows), a global of the unit."""
-    starts = im2col_rows(params, image.type.shape)
+def _rows_table(fn, starts):
+    """A pointer to the constant table `starts` (MatmulOperand.rows: where each row of an
+    im2col's columns starts in its image), a global of the unit."""
     ty = ir.ArrayType(I64, len(starts))
     g = ir.GlobalVariable(fn.module, ty, name=f"jg_rows{len(fn.module.global_values)}")
     g.linkage, g.global_constant = "internal", True
@@ -1021,48 +989,24 @@ def gemm_blocks(M, N, K, bsize, small=True):
     return best or ("n", max(1, min(M // GEMM_BLOCK_ROWS, want)))
 
 
-def _rows_merge(ops, shapes, batch):
-    """Whether a batched product is one GEMM over the left operand's rows: the right operand is
-    one matrix broadcast over the batch (its batch dims all 1) and the left one is stored
-    untransposed with the whole batch, so its batch and rows are one contiguous [B*m, k] matrix,
-    as are the product's."""
-    (_, ta, _), _ = ops
-    return (bool(batch) and not ta and math.prod(shapes[1][:-2]) == 1
-            and tuple(shapes[0][:-2]) == tuple(batch))
-
-
 def gemm_calls(node) -> int:
     """How many BLAS gemm calls one run of the matmul kernel `node` makes (row blocks on the
-    pool aside): one per batch element of the product, one in all when the rows merge."""
-    body = node.params["body"]
-    producers = body.producers()
-    (m,) = [n for n in body.nodes if n.op == Op.matmul]
-    ops = [_operand(producers, x, body) for x in m.inputs]
-    batch = m.output.type.shape[:-2]
-    shapes = [x.type.shape for x in m.inputs]
-    return 1 if _rows_merge(ops, shapes, batch) else math.prod(batch)
+    pool aside): one per batch element of the product, one in all when the rows merge
+    (MatmulNest.rows_merge)."""
+    nest = matmul_nest(node.params["body"])
+    return 1 if nest.rows_merge else math.prod(nest.batch)
 
 
 def small_gemm(node):
     """(form, dtype) of the llvm_small_gemm function the matmul kernel `node` calls, or None."""
-    body = node.params["body"]
-    producers = body.producers()
-    (m,) = [n for n in body.nodes if n.op == Op.matmul]
-    ops = [_operand(producers, x, body) for x in m.inputs]
-    (_, ta, _), (_, tb, cols) = ops
-    shapes = [x.type.shape for x in m.inputs]
-    dt = np.dtype(m.output.type.dtype)
-    if _copies_b(ops, shapes, m.output):   # the JIT's kernel: B transposed first, then bcast
+    nest = matmul_nest(node.params["body"])
+    dt = np.dtype(nest.product.type.dtype)
+    if _copies_b(nest):     # the JIT's kernel: B transposed first, then bcast
         return "bcast", dt.name
-    M, N, K, _ = _gemm_shape(ops, shapes, m.output.type.shape)
-    form = llvm_small_gemm.use_for(M, N, K, ta, tb, dt, cols is not None)
+    M, N, K, _ = nest.gemm
+    form = llvm_small_gemm.use_for(M, N, K, nest.a.transposed, nest.b.transposed, dt,
+                                   nest.b.im2col is not None)
     return (form, dt.name) if form else None
-
-
-def _batch_shape(shape, batch):
-    """An operand's batch dims aligned to the product's (right-aligned, ones in front)."""
-    lead = tuple(shape[:-2])
-    return (1,) * (len(batch) - len(lead)) + lead
 
 
 def _unravel(fn, shape, q):

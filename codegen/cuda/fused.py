@@ -1,10 +1,12 @@
 """Fused CUDA kernel generators for @jit: one numba.cuda kernel per scheduled kernel node.
 
 Each generator writes the kernel body with the shared Evaluator (codegen/kernel/evaluator.py) and
-iteration spaces (codegen/kernel/space.py), passing the CUDA expression table; what is CUDA-specific
-is the prologue and the loop structure around the body:
+iteration spaces (codegen/kernel/space.py), passing the CUDA expression table, over the kernel's
+nest (codegen/kernel/nest.py: the loop structure the CPU renderer reads too); what is
+CUDA-specific is the prologue and how threads walk the nest:
 
-  elementwise  a grid-stride loop over the kernel's domain
+  elementwise  a grid-stride loop over the ElementwiseNest's collapsed shape: one flat index,
+               unravelled by divmod over the collapsed dims an operand spans
   reduce       one block per output element (grid-striding over them): each thread folds a
                strided slice of the reduced elements, with the elementwise prologue computed in
                the fold; warps fold through shuffles, warp partials meet in shared memory, and
@@ -39,15 +41,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir.ops import Op
-from ...ir.passes.fusion_rules import (analyze, analyze_kernel, im2col_rows, matmul_operand,
-                                       row_pass_levels)
+from ...ir.passes.fusion_rules import analyze, analyze_kernel, row_pass_levels
 from ...ir.primitives import REDUCE
 from ...ir.types import is_bool, is_float
 from ..kernel import canonical
 from ..kernel.buffer import CSE, IndentedBuffer
 from ..kernel.control import control_op
 from ..kernel.evaluator import Evaluator, array_constants, gap
-from ..kernel.nest import reduce_nest, row_nest
+from ..kernel.nest import elementwise_nest, matmul_nest, reduce_nest, row_nest
 from ..kernel.space import Space, bare, broadcast_gap, flat_space, rows_space
 from . import exprs
 from . import kernels as KK
@@ -101,13 +102,15 @@ class _FusedKernel:
         params += [w[0] for w in self.workspace]
         return self.buf.indent(f"def {self.name}({', '.join(params)}):")
 
-    def evaluator(self, space_of, cse, given=None):
-        return Evaluator(self.ctx, self.body, self.arrays, space_of, cse, given,
-                         expr_table=exprs.scalar_expr)
+    def evaluator(self, space_of, cse, given=None, shapes=None):
+        """shapes: every array's shape in the space by the index maps (an ElementwiseNest's),
+        else operands broadcast NumPy-style against it."""
+        return Evaluator(self.ctx, self.body, self.arrays, space_of, cse, given, shapes,
+                         expr_table=exprs.scalar_expr, aligned=shapes is not None)
 
-    def store(self, v, space, expr):
+    def store(self, v, space, expr, shape=None):
         for o in self.outs[v]:
-            self.buf.writeline(f"{o}[{space.offset(v.type.shape)}] = {expr}")
+            self.buf.writeline(f"{o}[{space.offset(shape or v.type.shape)}] = {expr}")
 
     def finish(self, grid, block) -> Fused:
         dtypes = [v.type.dtype for v in self.body.inputs] + \
@@ -128,42 +131,42 @@ class _FusedKernel:
 
 def gen_elementwise(name, node) -> Fused:
     k = _FusedKernel(name, node, "elementwise")
-    shape = max((v.type.shape for v in k.body.outputs), key=math.prod)
-    n = math.prod(shape)
+    nest = elementwise_nest(k.body, analyze_kernel(node))
+    n = nest.size
     vp = VV.plan(k.arrays, k.outs, n)
     with k.header():
         if vp is not None:
-            _elementwise_vectors(k, vp, shape, n)
+            _elementwise_vectors(k, vp, nest)
         with grid_stride(k.buf, str(n)) if vp is None else k.buf.indent(f"while i < {n}:"):
             cse = CSE(k.buf)
-            space = flat_space(shape, "i", cse)
-            ev = k.evaluator(lambda v: space, cse)
-            for v in k.outs:
-                k.store(v, space, ev.expr(v))
+            space = flat_space(nest.shape, "i", cse)
+            ev = k.evaluator(lambda v: space, cse, shapes=nest.shapes)
+            for v in nest.outputs:
+                k.store(v, space, ev.expr(v), nest.shapes[v])
             k.buf.writeline("i += step")
     per_thread = vp.lanes if vp is not None else 1
     threads = min(MAX_BLOCK, max(WARP, -(-n // (WARP * per_thread)) * WARP))
     return k.finish((min(MAX_BLOCKS, max(1, -(-n // (threads * per_thread)))),), (threads,))
 
 
-def _elementwise_vectors(k, vp, shape, n):
+def _elementwise_vectors(k, vp, nest):
     """The 128-bit path (codegen/cuda/vectorize.py), then `i` at the first element the scalar
     loop after it covers: the tail, or everything when an array is not 16-byte aligned."""
     k.kind = f"elementwise: {vp.lanes}-wide vectors"
     k.extra_imports.append(VV.IMPORT)
-    groups, buf = n // vp.lanes, k.buf
+    groups, buf = nest.size // vp.lanes, k.buf
     buf.writeline("i = cuda.grid(1)")
     buf.writeline("step = cuda.gridsize(1)")
     with buf.indent(f"if {VV.aligned_check(k.arrays, k.outs, vp)}:   # once per launch"):
         with buf.indent(f"while i < {groups}:"):
             lanes = VV.load_group(buf, k.arrays, vp, "i")
-            results = {v: [] for v in k.outs}
+            results = {v: [] for v in nest.outputs}
             for lane in range(vp.lanes):
                 cse = CSE(buf, f"l{lane}_")
-                space = flat_space(shape, cse.get(f"i * {vp.lanes} + {lane}"), cse)
+                space = flat_space(nest.shape, cse.get(f"i * {vp.lanes} + {lane}"), cse)
                 ev = k.evaluator(lambda v: space, cse,
-                                 {v: names[lane] for v, names in lanes.items()})
-                for v in k.outs:
+                                 {v: names[lane] for v, names in lanes.items()}, nest.shapes)
+                for v in nest.outputs:
                     results[v].append(ev.expr(v))
             VV.store_group(buf, k.outs, vp, "i", results)
             buf.writeline("i += step")
@@ -692,34 +695,30 @@ def _row_cache(k, passes, L, rows) -> dict:
 
 # ----------------------------------------------------------------------------- matmul
 
-def _operand(k, v, producers):
-    """(array name, shape as read, transposed, the name of its table of row starts or None,
-    matrix stride) of a matmul operand: a reshaped input is read in place, and so is an im2col
-    (row r of the columns starts at ROWS[r] in its image; fusion_rules.im2col_rows)."""
-    src, shape, trans, cols = matmul_operand(producers, v)
-    if cols is None:
-        return k.arrays[src], shape, trans, None, math.prod(shape[-2:])
+def _rows_table(k, operand):
+    """The module constant holding an im2col operand's row starts (MatmulOperand.rows: row r of
+    the columns starts at ROWS[r] in its image), or None for an operand read as stored."""
+    if operand.im2col is None:
+        return None
     table = f"ROWS{len(k.module_consts)}"
-    k.module_consts += [f"{table} = np.array({im2col_rows(cols, src.type.shape)}, dtype=np.int64)", ""]
-    return k.arrays[src], shape, trans, table, math.prod(src.type.shape[-2:])
+    k.module_consts += [f"{table} = np.array({operand.rows}, dtype=np.int64)", ""]
+    return table
 
 
 def gen_matmul(name, node) -> Fused:
-    """o = a @ b (+ epilogue) register-tiled (kernels.matmul_main), the epilogue applied to
-    each accumulator before its only store."""
+    """o = a @ b (+ epilogue) register-tiled (kernels.matmul_main) over the MatmulNest's
+    product, one batch element per grid.z, the epilogue applied to each accumulator before its
+    only store."""
     k = _FusedKernel(name, node, "matmul")
-    producers = k.body.producers()
-    (mm,) = [n for n in k.body.nodes if n.op == Op.matmul]
-    D = mm.output.type.shape
-    dt = mm.output.type.dtype
-    M, N = D[-2], D[-1]
-    Kdim = mm.inputs[0].type.shape[-1]
-    batch = D[:-2]
+    nest = matmul_nest(k.body)
+    mm, M, N, Kdim, batch = nest.node, nest.M, nest.N, nest.K, nest.batch
+    D, dt = mm.output.type.shape, mm.output.type.dtype
     T = KK.MM_THREADS
     rm, rn = KK.matmul_regs(M, N)
     k.kind = f"matmul: {T * rm}x{T * rn} tiles, {rm}x{rn} outputs per thread"
-    (a, ashape, at, _, amat), (b, bshape, bt, brows, bmat) = (_operand(k, v, producers)
-                                                              for v in mm.inputs)
+    a, b = k.arrays[nest.a.value], k.arrays[nest.b.value]
+    at, bt = nest.a.transposed, nest.b.transposed
+    brows = _rows_table(k, nest.b)      # only B is an im2col (fusion_rules.im2col_operand_ok)
     k.module_consts += KK.matmul_module_consts(T, rm, rn)
     buf = k.buf
     with k.header():
@@ -728,15 +727,15 @@ def gen_matmul(name, node) -> Fused:
             buf.writeline(f"rows_b = cuda.const.array_like({brows})")
         cse = CSE(buf, "b")
         bspace = flat_space(batch, "bat", cse)
-        abase = f"({bspace.offset(ashape[:-2])}) * {amat}"
-        bbase = f"({bspace.offset(bshape[:-2])}) * {bmat}"
+        abase = f"({bspace.offset(nest.batch_shape(nest.a))}) * {nest.a.matrix}"
+        bbase = f"({bspace.offset(nest.batch_shape(nest.b))}) * {nest.b.matrix}"
 
         def store(i, j, acc):
             ecse = CSE(buf, f"e{i}_{j}_", cse)
             space = Space(D, [functools.partial(bspace.index, d) for d in range(len(batch))]
                           + ["row", "col"], ecse)
             ev = k.evaluator(lambda v: space, ecse, {mm.output: acc})
-            for v in k.outs:
+            for v in nest.outputs:
                 k.store(v, space, ev.expr(v))
         KK.matmul_main(buf, k.ctx.const(0, dt), T, rm, rn, (a, abase, at),
                        (b, bbase, bt, None if brows is None else "rows_b"), (M, N, Kdim), store)

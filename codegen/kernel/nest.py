@@ -1,6 +1,19 @@
-"""How a reduce or rowwise kernel's loops nest: decided once here, from the kernel's index maps
-(ir/passes/fusion_rules.analyze_kernel, row_pass_levels), and read by every target's renderer
-(codegen/cpu/llvm_kernels.py, codegen/cuda/fused.py).
+"""How a kernel's loops nest and what its product reads: decided once here, from the kernel's
+index maps (ir/passes/fusion_rules.analyze_kernel, row_pass_levels, matmul_operand), and read by
+every target's renderer (codegen/cpu/llvm_kernels.py, codegen/cuda/fused.py).
+
+An elementwise kernel walks its domain with adjacent dims merged where every array (operand,
+array constant, output) broadcasts alike and unit dims dropped (space.collapse): a (B, L) + (L,)
+kernel walks 2 dims whatever the domain's rank, a same-shape one walks 1. ElementwiseNest gives
+the walked shape and each array's shape in its dims (1 where the array broadcasts).
+
+A matmul kernel is one GEMM per batch element of its product (or one over prod(batch) * M rows
+when the right operand is one matrix and the left one is stored untransposed with the whole
+batch: MatmulNest.rows_merge), its operands read in place (a reshape, an im2col's columns by a
+table of row starts, either one transposed), then an elementwise epilogue over the product.
+MatmulNest gives M, N, K, the batch and each operand's buffer, shape as read, transposition,
+im2col and matrix stride; how a target runs the GEMM (BLAS or its own kernels, tiles, blocks)
+is the target's.
 
 A rowwise kernel (softmax, layernorm) walks each row of its domain in `passes` passes: pass p
 computes the values of level p (a value that needs a row's reduction results comes one pass
@@ -32,10 +45,126 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ...ir.passes.fusion_rules import row_pass_levels
+from ...ir.ops import Op
+from ...ir.passes.fusion_rules import im2col_rows, matmul_operand, row_pass_levels
 from ...ir.primitives import REDUCE
 from ...ir.registry import TRANSCENDENTAL
+from .evaluator import array_constants
+from .space import collapse
 
+
+def aligned_shape(info, v, drop=()) -> tuple:
+    """Body value v's shape aligned to the domain of KernelInfo `info` by its index map: the
+    domain's extent on the axes v spans, 1 on the others (the axes in `drop` left out)."""
+    spans = set(info.maps[v])
+    D = info.domain
+    return tuple(D[a] if a in spans else 1 for a in range(len(D)) if a not in drop)
+
+
+# ----------------------------------------------------------------------------- elementwise
+
+@dataclass(frozen=True)
+class ElementwiseNest:
+    domain: tuple       # the iteration shape (KernelInfo.domain)
+    shape: tuple        # the shape walked: the domain collapsed ((1,) when nothing is left)
+    shapes: dict        # array or output -> its shape in the walked dims (1 where it broadcasts)
+    outputs: tuple      # the values stored, in order, each once
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.domain)
+
+
+def elementwise_nest(body, info, outputs=None, product=None) -> ElementwiseNest:
+    """The nest of an elementwise kernel `body` with KernelInfo `info` storing `outputs`
+    (default: every body output); or of a matmul kernel's epilogue, its `product` read as an
+    array. Every array the body reads and every output take part in the collapse."""
+    arrays = {*body.inputs, *(n.output for n in array_constants(body)), *body.outputs}
+    if product is not None:
+        arrays.add(product)
+    values = [v for v in info.maps if v in arrays]
+    D = tuple(info.domain)
+    shape, shapes = collapse(D, [aligned_shape(info, v) for v in values])
+    return ElementwiseNest(D, shape or (1,), {v: s or (1,) for v, s in zip(values, shapes)},
+                           tuple(dict.fromkeys(body.outputs if outputs is None else outputs)))
+
+
+# ----------------------------------------------------------------------------- matmul
+
+@dataclass(frozen=True)
+class MatmulOperand:
+    value: object       # the body input whose buffer is read (an im2col's image)
+    shape: tuple        # the shape it is read as: (..., k, m) for a transposed A, (..., n, k) for B
+    transposed: bool    # stored with its last two axes swapped
+    im2col: dict | None     # the im2col's params when its columns are read from the image
+    matrix: int         # elements from one matrix of a batch to the next (an im2col: image)
+
+    @property
+    def rows(self) -> list | None:
+        """Where each row of an im2col's columns starts in its image (fusion_rules.im2col_rows)."""
+        return None if self.im2col is None else im2col_rows(self.im2col, self.value.type.shape)
+
+
+@dataclass(frozen=True)
+class MatmulNest:
+    """rows_merge: the right operand is one matrix broadcast over the batch (its batch dims all
+    1) and the left one is stored untransposed with the whole batch, so its batch and rows are
+    one contiguous [B*M, K] matrix, as are the product's: one GEMM, not one per batch element."""
+    node: object        # the matmul node: its output is the product
+    M: int              # the product's rows,
+    N: int              # its columns,
+    K: int              # and the extent summed over
+    batch: tuple        # the product's batch dims
+    a: MatmulOperand
+    b: MatmulOperand
+    rows_merge: bool    # the batch runs as one GEMM over prod(batch) * M rows
+    outputs: tuple      # the values stored, in order, each once (the product when an output)
+
+    @property
+    def product(self):
+        return self.node.output
+
+    @property
+    def epilogue(self) -> tuple:
+        """The outputs computed from the product (every output but the product itself)."""
+        return tuple(v for v in self.outputs if v is not self.product)
+
+    @property
+    def gemm(self) -> tuple:
+        """(M, N, K, batch) of the GEMMs: one per batch element, or one when the rows merge."""
+        if self.rows_merge:
+            return self.M * math.prod(self.batch), self.N, self.K, ()
+        return self.M, self.N, self.K, self.batch
+
+    def batch_shape(self, operand) -> tuple:
+        """An operand's batch dims aligned to the product's (right-aligned, ones in front)."""
+        lead = tuple(operand.shape[:-2])
+        return (1,) * (len(self.batch) - len(lead)) + lead
+
+
+def matmul_nest(body) -> MatmulNest:
+    """The nest of a matmul kernel `body`: its one matmul's operands must be read in place
+    (fusion_rules.matmul_operand; a target's coverage check says so first)."""
+    producers = body.producers()
+    (mm,) = [n for n in body.nodes if n.op == Op.matmul]
+    ops = []
+    for x in mm.inputs:
+        got = matmul_operand(producers, x)
+        if got is None:
+            raise ValueError(f"kernel {body.name}: a matmul operand computed in the kernel")
+        src, shape, trans, cols = got
+        matrix = math.prod((shape if cols is None else src.type.shape)[-2:])
+        ops.append(MatmulOperand(src, tuple(shape), trans, cols, matrix))
+    a, b = ops
+    pshape = tuple(mm.output.type.shape)
+    batch = pshape[:-2]
+    merge = (bool(batch) and not a.transposed and math.prod(b.shape[:-2]) == 1
+             and a.shape[:-2] == batch)
+    return MatmulNest(mm, pshape[-2], pshape[-1], mm.inputs[0].type.shape[-1], batch, a, b,
+                      merge, tuple(dict.fromkeys(body.outputs)))
+
+
+# ----------------------------------------------------------------------------- reduce, rowwise
 
 @dataclass(frozen=True)
 class ReduceNest:
