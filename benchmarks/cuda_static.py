@@ -107,6 +107,8 @@ def case_kernels(case) -> list[Kernel]:
             fused = GENERATORS[kind](name, node)
             k.source, k.grid, k.block, k.kind = fused.source, fused.grid, fused.block, \
                 _layout(fused.source.text)
+            # partials (split reductions, split-K products) are written once and read once
+            k.nbytes += 2 * sum(np.dtype(dt).itemsize * n for dt, n in fused.workspace)
         out.append(k)
     return out
 

@@ -60,6 +60,11 @@ MAX_BLOCK = 256            # threads per block of reduce / rowwise kernels (8 wa
 MAX_BLOCKS = 4096          # grid-stride over rows / output elements beyond this many blocks
 SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
 MAX_SPLIT = 1024           # ... up to this many (an H100 holds 132 SMs x 8 blocks of 256)
+SMS = 132                  # an H100's SMs: a product with fewer tiles splits K (k_split) ...
+SPLIT_K_BLOCKS = 264       # ... into shares for this many blocks (two per SM: a matmul block
+                           # takes 24K of an SM's 64K registers) ...
+SPLIT_K_TILES = 4          # ... each summing at least this many K-tiles ...
+MAX_K_SPLIT = 32           # ... in at most this many shares
 ROW_CACHE_BYTES = 32768    # a rowwise kernel keeps rows up to this size in shared memory
 COLUMN_BLOCKS = 264        # a column reduction splits its reduced axis to reach this many blocks
 COLUMN_CHUNK = 32          # ... each folding at least this many elements
@@ -705,24 +710,46 @@ def _rows_table(k, operand):
     return table
 
 
+def k_split(M, N, K, batch, dt, threads=KK.MM_THREADS) -> int:
+    """How many shares of K a product's tiles are summed in (split-K): 1 when its tiles fill
+    the SMs; else enough shares for SPLIT_K_BLOCKS blocks, each summing SPLIT_K_TILES K-tiles at
+    least (its partial tile costs a store and a load per output), float products only (the
+    partials are read back with atomics)."""
+    rm, rn = KK.matmul_regs(M, N, threads)
+    tiles = -(-M // (threads * rm)) * -(-N // (threads * rn)) * max(1, math.prod(batch))
+    if tiles >= SMS or np.dtype(dt) not in (np.dtype("float32"), np.dtype("float64")):
+        return 1
+    return max(1, min(-(-SPLIT_K_BLOCKS // tiles), -(-K // threads) // SPLIT_K_TILES, MAX_K_SPLIT))
+
+
 def gen_matmul(name, node) -> Fused:
     """o = a @ b (+ epilogue) register-tiled (kernels.matmul_main) over the MatmulNest's
     product, one batch element per grid.z, the epilogue applied to each accumulator before its
-    only store."""
+    only store. A product whose tiles leave SMs idle sums K in SPLIT shares (grid.z: batch
+    element x share): each block stores its partial tile, and the last block of a tile (an
+    atomic ticket) sums the partials in share order and applies the epilogue."""
     k = _FusedKernel(name, node, "matmul")
     nest = matmul_nest(k.body)
     mm, M, N, Kdim, batch = nest.node, nest.M, nest.N, nest.K, nest.batch
     D, dt = mm.output.type.shape, mm.output.type.dtype
     T = KK.MM_THREADS
     rm, rn = KK.matmul_regs(M, N)
-    k.kind = f"matmul: {T * rm}x{T * rn} tiles, {rm}x{rn} outputs per thread"
+    split = k_split(M, N, Kdim, batch, dt)
+    k.kind = f"matmul: {T * rm}x{T * rn} tiles, {rm}x{rn} outputs per thread" + \
+        (f", K in {split} shares" if split > 1 else "")
     a, b = k.arrays[nest.a.value], k.arrays[nest.b.value]
     at, bt = nest.a.transposed, nest.b.transposed
     brows = _rows_table(k, nest.b)      # only B is an im2col (fusion_rules.im2col_operand_ok)
     k.module_consts += KK.matmul_module_consts(T, rm, rn)
+    grid = (max(1, -(-N // (T * rn))), max(1, -(-M // (T * rm))), max(1, math.prod(batch)))
+    tiles = math.prod(grid)
+    if split > 1:       # a slot per share, tile, thread and output of the thread; a ticket per tile
+        k.module_consts += [f"SPLIT = {split}  # shares of K per output tile", ""]
+        k.workspace += [("parts", np.dtype(dt), split * tiles * T * T * rm * rn),
+                        ("ticket", np.dtype("int32"), tiles)]
     buf = k.buf
     with k.header():
-        KK.matmul_prologue(buf, NUMBA_TYPE[np.dtype(dt)], T)
+        KK.matmul_prologue(buf, NUMBA_TYPE[np.dtype(dt)], T, split > 1)
         if brows is not None:
             buf.writeline(f"rows_b = cuda.const.array_like({brows})")
         cse = CSE(buf, "b")
@@ -737,10 +764,49 @@ def gen_matmul(name, node) -> Fused:
             ev = k.evaluator(lambda v: space, ecse, {mm.output: acc})
             for v in nest.outputs:
                 k.store(v, space, ev.expr(v))
-        KK.matmul_main(buf, k.ctx.const(0, dt), T, rm, rn, (a, abase, at),
-                       (b, bbase, bt, None if brows is None else "rows_b"), (M, N, Kdim), store)
-    grid = (max(1, -(-N // (T * rn))), max(1, -(-M // (T * rm))), max(1, math.prod(batch)))
-    return k.finish(grid, (T, T))
+        operands = ((a, abase, at), (b, bbase, bt, None if brows is None else "rows_b"))
+        zero = k.ctx.const(0, dt)
+        if split == 1:
+            KK.matmul_main(buf, zero, T, rm, rn, *operands, (M, N, Kdim), store)
+        else:
+            _split_k(k, split, (M, N, Kdim), grid, rm, rn, operands, store, zero)
+    return k.finish(grid[:2] + (grid[2] * split,), (T, T))
+
+
+def _split_k(k, split, dims, grid, rm, rn, operands, store, zero):
+    """Share `ks` of K summed into a partial tile (workspace `parts`); the last block of the
+    tile (workspace `ticket`) sums the shares in order and stores through `store`."""
+    M, N, K = dims
+    T, buf = KK.MM_THREADS, k.buf
+    tiles = math.prod(grid)
+    chunk = -(-(-(-K // T)) // split) * T           # K per share: whole K-tiles (BK = T)
+    per_tile = T * T * rm * rn
+    buf.writeline("last = cuda.shared.array(1, int32)")
+    buf.writeline(f"tile = (bat * {grid[1]} + cuda.blockIdx.y) * {grid[0]} + cuda.blockIdx.x")
+
+    def slot(share, i, j):
+        return f"({share} * {tiles} + tile) * {per_tile} + t * {rm * rn} + {i * rn + j}"
+
+    def publish(i, j, acc):
+        buf.writeline(f"parts[{slot('ks', i, j)}] = {acc}")
+    KK.matmul_main(buf, zero, T, rm, rn, *operands, dims, publish,
+                   (f"ks * {chunk}", f"min({K}, ks * {chunk} + {chunk})"))
+    buf.writeline("cuda.threadfence()   # partials visible before the ticket")
+    buf.writeline("cuda.syncthreads()")
+    with buf.indent("if t == 0:"):
+        buf.writeline("last[0] = 1 if cuda.atomic.add(ticket, tile, 1) == SPLIT - 1 else 0")
+    buf.writeline("cuda.syncthreads()")
+
+    def finish(i, j):
+        buf.writeline(f"ksum = {zero}")
+        with buf.indent("for kp in range(SPLIT):   # in share order: the same bits every run"):
+            # an atomic read comes from L2, never a stale L1 line
+            buf.writeline(f"ksum += cuda.atomic.add(parts, {slot('kp', i, j)}, {zero})")
+        store(i, j, "ksum")
+    with buf.indent("if last[0] == 1:   # every share of this tile has published"):
+        KK.matmul_outputs(buf, T, rm, rn, M, N, finish)
+        with buf.indent("if t == 0:"):
+            buf.writeline("ticket[tile] = 0   # ready for the next launch")
 
 
 GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": gen_rowwise,

@@ -405,23 +405,36 @@ def matmul_module_consts(threads, rm, rn) -> list:
             f"PAD_BN = {bn + 1}  # shared.array sizes must be literals", ""]
 
 
-def matmul_prologue(buf, nt, threads):
-    """Shared tiles (padded one column against bank conflicts) and thread coordinates."""
+def matmul_prologue(buf, nt, threads, split=False):
+    """Shared tiles (padded one column against bank conflicts) and thread coordinates; `split`:
+    grid.z is batch element x SPLIT shares of K (`ks`: this block's share)."""
     buf.writeline(f"a_tile = cuda.shared.array((BM, PAD_BK), {nt})")
     buf.writeline(f"b_tile = cuda.shared.array((BK, PAD_BN), {nt})")
+    z = ["bat = cuda.blockIdx.z // SPLIT", "ks = cuda.blockIdx.z % SPLIT"] if split \
+        else ["bat = cuda.blockIdx.z"]
     for line in ("tx = cuda.threadIdx.x", "ty = cuda.threadIdx.y", f"t = ty * {threads} + tx",
-                 "bat = cuda.blockIdx.z", "row0 = cuda.blockIdx.y * BM",
-                 "col0 = cuda.blockIdx.x * BN"):
+                 *z, "row0 = cuda.blockIdx.y * BM", "col0 = cuda.blockIdx.x * BN"):
         buf.writeline(line)
 
 
-def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
+def matmul_outputs(buf, threads, rm, rn, M, N, body):
+    """body(i, j) for each of this thread's outputs (row, col set) inside the product."""
+    for i in range(rm):
+        for j in range(rn):
+            buf.writeline(f"row = row0 + ty + {threads * i}")
+            buf.writeline(f"col = col0 + tx + {threads * j}")
+            with buf.indent(f"if row < {M} and col < {N}:"):
+                body(i, j)
+
+
+def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store, k_range=None):
     """The register-tiled product after matmul_prologue: each of threads x threads threads keeps
     rm x rn accumulators (rows ty + threads*i, columns tx + threads*j, so shared reads and stores
     run along tx); per step a (BM, BK) tile of a and a (BK, BN) tile of b pass through shared
     memory, each operand loaded along its contiguous axis. `a`, `b`: (name, base offset,
     transposed), b optionally with the name of a table of its rows' starts; `dims`: M, N, K as
-    code; store(i, j, acc) writes one output where in range."""
+    code; store(i, j, acc) writes one output where in range; `k_range`: (first, end) of the
+    share of K this block sums (first a multiple of BK), else all of it."""
     T = threads
     M, N, Kd = dims
     (a, abase, at), (b, bbase, bt, *brows) = a, b
@@ -429,7 +442,8 @@ def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
     accs = {(i, j): f"acc{i}_{j}" for i in range(rm) for j in range(rn)}
     for acc in accs.values():
         buf.writeline(f"{acc} = {zero}")
-    with buf.indent(f"for k0 in range(0, {Kd}, BK):"):
+    first, end = k_range or (0, Kd)
+    with buf.indent(f"for k0 in range({first}, {end}, BK):"):
         buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
         for q in range(rm):     # the (BM, BK) tile of a: rm elements per thread
             buf.writeline(f"e = t + {T * T * q}")
@@ -457,11 +471,7 @@ def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store):
             for (i, j), acc in accs.items():
                 buf.writeline(f"{acc} += a{i} * b{j}")
         buf.writeline("cuda.syncthreads()")
-    for (i, j), acc in accs.items():
-        buf.writeline(f"row = row0 + ty + {T * i}")
-        buf.writeline(f"col = col0 + tx + {T * j}")
-        with buf.indent(f"if row < {M} and col < {N}:"):
-            store(i, j, acc)
+    matmul_outputs(buf, T, rm, rn, M, N, lambda i, j: store(i, j, accs[i, j]))
 
 
 def matmul_tiled(dtype, rm, rn, threads=MM_THREADS) -> CudaKernelSource:
