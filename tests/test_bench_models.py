@@ -105,6 +105,17 @@ def test_runner_skips_missing_peers_and_writes_json(tmp_path, monkeypatch, capsy
     assert rows[0]["first_cold_s"] > 0 and rows[0]["first_warm_s"] > 0
 
 
+def test_rounds_report_the_median_of_the_processes_medians(tmp_path, capsys):
+    path = tmp_path / "out.json"
+    rc = runner.main(["--small", "--models", "mlp", "--frameworks", "jitgrad", "--steps", "2",
+                      "--warmup", "0", "--rounds", "3", "--json", str(path)])
+    text = capsys.readouterr().out
+    assert rc == 0 and "the median of 3 processes' medians" in text
+    (row,) = json.loads(path.read_text())["rows"]
+    assert len(row["round_ms"]) == 3 and row["median_ms"] == sorted(row["round_ms"])[1]
+    assert row["min_ms"] <= row["median_ms"] <= row["max_ms"]
+
+
 def test_runner_rejects_unknown_names():
     with pytest.raises(SystemExit):
         runner.parse(["--models", "resnet9"], "models")

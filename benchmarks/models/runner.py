@@ -5,13 +5,16 @@ Per (model, framework): a first child process with an empty cache directory (eve
 on-disk cache pointed into a new temporary folder) measures the first call cold, then the
 median of --steps steps after a warm-up, peak RSS, and saves the gradients at the initial
 weights; a second child with the same folder measures the first call from the warm cache. The
-gradients are compared with JAX's. --contention neighbour runs a second process looping
+gradients are compared with JAX's. With --rounds N, N-1 more children per framework (warm
+cache) run the steps again, the frameworks of a model taking turns round by round, and the
+step time reported is the median of the N per-process medians: this VM's speed drifts 1.3-1.7x
+within minutes, which one process per framework, one after the other, turns into ratios. --contention neighbour runs a second process looping
 single-threaded BLAS matmuls beside every child; thread runs NumPy matmuls in a thread of the
 child itself.
 """
 from __future__ import annotations
 
-import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -42,6 +45,9 @@ def parse(argv, prog):
     p.add_argument("--frameworks", default=",".join(compare.FRAMEWORKS),
                    help=f"comma-separated, from {', '.join(compare.FRAMEWORKS)} (default: all)")
     p.add_argument("--steps", type=int, default=20, help="timed steps after warm-up (default 20)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="processes per framework timing the steps, frameworks taking turns; "
+                        "the median of their medians is reported (default 1)")
     p.add_argument("--warmup", type=int, default=3,
                    help="untimed steps after the first (default 3)")
     p.add_argument("--contention", choices=("none", "neighbour", "thread"), default="none")
@@ -58,8 +64,8 @@ def parse(argv, prog):
     if bad:
         p.error(f"--frameworks: unknown {', '.join(bad)}; choose from "
                 f"{', '.join(compare.FRAMEWORKS)}")
-    if a.steps < 1:
-        p.error("--steps must be at least 1")
+    if a.steps < 1 or a.rounds < 1:
+        p.error("--steps and --rounds must be at least 1")
     return a
 
 
@@ -96,17 +102,21 @@ class Neighbour:
             self.proc.wait()
 
 
-def measure(framework, model, args, grads_dir) -> dict:
+def _kw(args) -> dict:
+    return dict(small=args.small, warmup=args.warmup, contention=args.contention,
+                timeout=args.timeout)
+
+
+def measure(framework, model, args, grads_dir, root) -> dict:
+    """The first round: cold first call, steps, gradients; then the first call warm. `root`:
+    the framework's cache folder for this model (empty at first)."""
     row = {"model": model, "framework": framework}
     grads = os.path.join(grads_dir, f"{model}-{framework}.npz")
-    with tempfile.TemporaryDirectory(prefix="jitgrad-models-") as root:
-        env = {**os.environ, **cache_env(root)}
-        kw = dict(small=args.small, warmup=args.warmup, contention=args.contention,
-                  timeout=args.timeout)
-        with Neighbour(args.contention == "neighbour"):
-            cold = child(framework, model, env, steps=args.steps, grads=grads, **kw)
-            warm = child(framework, model, env, steps=0, grads=None, **kw) \
-                if not cold.get("error") else {}
+    env = {**os.environ, **cache_env(root)}
+    with Neighbour(args.contention == "neighbour"):
+        cold = child(framework, model, env, steps=args.steps, grads=grads, **_kw(args))
+        warm = child(framework, model, env, steps=0, grads=None, **_kw(args)) \
+            if not cold.get("error") else {}
     if cold.get("error") or warm.get("error"):
         row["error"] = cold.get("error") or warm.get("error")
         return row
@@ -114,7 +124,23 @@ def measure(framework, model, args, grads_dir) -> dict:
                                          "version", "loss0")})
     row["first_cold_s"], row["first_warm_s"] = cold["first_s"], warm["first_s"]
     row["grads_file"] = grads
+    row["round_ms"] = [row["median_ms"]]
     return row
+
+
+def another_round(row, args, root) -> None:
+    """One more process timing the steps from the warm cache `root`."""
+    env = {**os.environ, **cache_env(root)}
+    with Neighbour(args.contention == "neighbour"):
+        out = child(row["framework"], row["model"], env, steps=args.steps, grads=None,
+                    **_kw(args))
+    if out.get("error"):
+        row["error"] = out["error"]
+        return
+    row["round_ms"].append(out["median_ms"])
+    row["min_ms"], row["max_ms"] = min(row["min_ms"], out["min_ms"]), max(row["max_ms"],
+                                                                          out["max_ms"])
+    row["median_ms"] = float(np.median(row["round_ms"]))
 
 
 def add_grad_diffs(rows):
@@ -138,15 +164,29 @@ def main(argv=None, prog="python -m jitgrad.benchmarks models") -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="jitgrad-models-grads-") as grads_dir:
         for model in args.models:
-            for f in frameworks:
-                print(f"{model} / {f} ...", file=sys.stderr, flush=True)
-                rows.append(measure(f, model, args, grads_dir))
+            with contextlib.ExitStack() as stack:
+                roots = {f: stack.enter_context(tempfile.TemporaryDirectory(
+                    prefix="jitgrad-models-")) for f in frameworks}
+                mine = []
+                for f in frameworks:
+                    print(f"{model} / {f} ...", file=sys.stderr, flush=True)
+                    mine.append(measure(f, model, args, grads_dir, roots[f]))
+                for k in range(2, args.rounds + 1):
+                    for row in mine:
+                        if not row.get("error"):
+                            print(f"{model} / {row['framework']}: round {k} ...",
+                                  file=sys.stderr, flush=True)
+                            another_round(row, args, roots[row["framework"]])
+                rows += mine
         add_grad_diffs(rows)
     compare.add_ratios(rows)
     load.append(os.getloadavg()[0])
     if compare.REFERENCE not in frameworks:
         notes.append("no JAX run: gradients not compared")
-    notes.append(f"{args.steps} timed steps after {args.warmup} warm-up, median; contention: "
+    rounds = (f"; the median of {args.rounds} processes' medians, frameworks taking turns"
+              if args.rounds > 1 else "")
+    notes.append(f"{args.steps} timed steps after {args.warmup} warm-up, median{rounds}; "
+                 f"contention: "
                  f"{args.contention}; {os.cpu_count()} CPUs; load average {load[0]:.2f} before, "
                  f"{load[1]:.2f} after; Python {platform.python_version()}; "
                  + ", ".join(f"{r['framework']} {r['version']}" for r in rows
