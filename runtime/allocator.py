@@ -16,7 +16,7 @@ blocks (JITGRAD_ALLOCATOR_CAP, bytes; default 2 GiB) and drops the oldest free o
 """
 from __future__ import annotations
 
-import os
+import math
 import sys
 import threading
 
@@ -46,7 +46,7 @@ class CachingAllocator:
 
     def empty(self, shape, dtype) -> np.ndarray:
         dtype = np.dtype(dtype)
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        nbytes = math.prod(shape) * dtype.itemsize      # np.prod: ~4 us a call, 54 calls a GPT step
         if nbytes < SMALL:
             return np.empty(shape, dtype)
         cls = _size_class(nbytes + _ALIGN)

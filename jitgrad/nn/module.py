@@ -413,7 +413,7 @@ def _restore_parameters(root) -> None:
         params = m._parameters
         for (name, p), flag in zip(list(params.items()), flags):
             if flag is not None and type(p) is Tensor:
-                params[name] = Parameter.of(p.detach(), flag)
+                params[name] = Parameter.of(p, flag)      # of() shares p's storage, as detach
 
 
 def _as_gradient(root) -> None:
