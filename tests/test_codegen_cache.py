@@ -98,3 +98,22 @@ def test_the_runtime_native_code_is_cached_and_a_damaged_object_rebuilt(cache_di
             f.truncate(os.path.getsize(obj) // 2)
     assert run()[0].endswith(": rebuilt")
     assert run()[0].endswith(": hit")
+
+
+def test_the_unit_names_hash_every_module_the_generator_reads():
+    """A unit on disk is named by its kernel's text and the generator's sources; a module the
+    generator reads but does not hash (codegen/kernel/nest.py once) lets a changed generator
+    load stale units. Every codegen.kernel, llvm_* and ir.passes module llvm_kernels uses is
+    hashed."""
+    import types
+
+    from jitgrad.codegen.cpu import llvm_kernels
+    hashed = set(llvm_kernels.generator_sources())
+    used = set()
+    for obj in vars(llvm_kernels).values():
+        name = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", "")
+        if name and any(part in name for part in (".codegen.kernel.", ".codegen.cpu.llvm_",
+                                                  ".ir.passes.")):
+            used.add(sys.modules[name].__file__)
+    assert used and any(p.endswith(os.path.join("kernel", "nest.py")) for p in used)
+    assert used <= hashed, sorted(used - hashed)

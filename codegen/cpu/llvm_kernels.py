@@ -701,7 +701,8 @@ def gen_rowwise(fn):
     body, info = fn.body, fn.info
     per_row = {v for v in info.maps if not fn.reduced(v)}      # read at the row's index
     outs = list(dict.fromkeys(body.outputs))
-    nest = row_nest(body, [v for v in outs if v not in per_row])
+    elements = [v for v in outs if v not in per_row]
+    nest = row_nest(body, elements)
     reds, D, L, rows = nest.reds, nest.domain, nest.L, nest.rows
     nd = len(D)
     if rows * L == 0 and not any(v in per_row and v.type.size for v in outs):
@@ -712,7 +713,7 @@ def gen_rowwise(fn):
     part = {v: fn.shape_in(v, R) for v in info.maps}
     shapes = {v: full[v] if fn.reduced(v) else part[v] for v in info.maps}
     rshape = D[:-1]
-    work = nest.work([v for v in outs if v not in per_row])
+    work = nest.work(elements)
     kept = _kept_rows(nest, work, per_row, L)
     rows_of = {v: fn.alloca(ltype(v.type.dtype), L) for v in kept}
 
@@ -1102,20 +1103,24 @@ def signature(node, product_hint=None, shifted=False):
 _VERSION: list = []
 
 
+def generator_sources() -> list:
+    """The source files the generated code depends on: these modules, the math constants, every
+    module of the shared kernel description codegen/kernel/ (nest.py was once left out, so a
+    changed nest reused stale units), and the fusion rules' index maps they read."""
+    here = os.path.dirname(__file__)                   # codegen/cpu
+    kernel = os.path.join(os.path.dirname(here), "kernel")
+    llvm = sorted(f for f in os.listdir(here) if f.startswith("llvm_") and f.endswith(".py"))
+    return [os.path.join(here, f) for f in (*llvm, "math_constants.py")] + \
+        [os.path.join(kernel, f) for f in sorted(os.listdir(kernel)) if f.endswith(".py")] + \
+        [fusion_rules.__file__]
+
+
 def generator_version() -> str:
-    """A hash of the generator's own source (these modules, the math constants, every module of
-    the shared kernel description codegen/kernel/, and the fusion rules' index maps they read):
-    a unit cached on disk by its kernel's canonical text is valid only for the code that built
-    it."""
+    """A hash of generator_sources(): a unit cached on disk by its kernel's canonical text is
+    valid only for the code that built it."""
     if not _VERSION:
         h = hashlib.sha256()
-        here = os.path.dirname(__file__)                   # codegen/cpu
-        kernel = os.path.join(os.path.dirname(here), "kernel")
-        llvm = sorted(f for f in os.listdir(here) if f.startswith("llvm_") and f.endswith(".py"))
-        paths = [os.path.join(here, f) for f in (*llvm, "math_constants.py")] + \
-            [os.path.join(kernel, f) for f in sorted(os.listdir(kernel)) if f.endswith(".py")] + \
-            [fusion_rules.__file__]
-        for path in paths:
+        for path in generator_sources():
             with open(path, "rb") as f:
                 h.update(f.read())
         _VERSION.append(h.hexdigest()[:16])
