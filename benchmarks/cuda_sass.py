@@ -16,7 +16,9 @@ The estimate is a model, not a measurement:
                 the kernel's bytes, over 4 warp-instructions per clock per busy SM at 1.755 GHz
                 (a MUFU, as in exp/tanh/divide, counts 8: its unit takes 16 lanes per clock)
   GEMM          FLOPs / (67 TFLOPS x SMs busy / 132 x FFMA share of the SASS instructions), or
-                the tensor-core rate when HMMA/WGMMA is present; never below its bytes' time
+                the tensor-core rate when HMMA/WGMMA is present (TF32 peak x MMA_SYNC_SHARE /
+                passes: 3 for 3xTF32) or, when slower, issuing the inner loop's instructions
+                per HMMA at 4 per clock per SM; never below its bytes' time
 Launch overhead is not included (numba's dispatcher costs 15-30 us per launch: issue 30).
 """
 from __future__ import annotations
@@ -32,7 +34,9 @@ from dataclasses import dataclass
 
 HBM_BYTES_PER_S = 3.0e12      # what well-written streaming kernels reach on an H100 SXM
 FP32_FLOPS = 67e12            # H100 SXM FP32 (SIMT FFMA)
-TF32_FLOPS = 495e12           # H100 SXM dense TF32 tensor cores
+TF32_FLOPS = 495e12           # H100 SXM dense TF32 tensor cores (wgmma)
+MMA_SYNC_SHARE = 0.5          # assumed share of that peak mma.sync (HMMA) reaches on Hopper
+MMA_FLOPS = 16 * 8 * 8 * 2    # FLOPs of one warp's HMMA.1688 (m16n8k8)
 CLOCK_HZ = 1.755e9            # H100 SXM sustained SM clock under load
 SMS = 132                     # H100 SXM streaming multiprocessors
 HBM_LATENCY_S = 500e-9        # assumed loaded HBM latency (Little's law above)
@@ -121,6 +125,7 @@ class Sass:
     loop_mufu: int = 0           # of which MUFU (exp2, rcp, ...: 16 lanes per clock per SM)
     loop_bytes: int = 0          # global bytes loaded + stored per thread by those instructions
     fma_loop: tuple = (0, 0)     # (FFMA, instructions) of the loop with the most FFMA
+    mma_loop: tuple = (0, 0)     # (HMMA/..., instructions) of the loop with the most of them
 
     def issue_cycles_per_byte(self) -> float | None:
         """Warp-instruction issue cycles of one SM sub-partition per global byte a thread moves
@@ -171,16 +176,18 @@ def parse_sass(text: str) -> Sass:
         target = _BRANCH_TARGET.search(rest) if op.startswith("BRA") else None
         if target and int(target.group(1), 16) < addr:
             loops.append((int(target.group(1), 16), addr))
-    return Sass(Counter(ops), best, *_hot_loops(insts, loops), _fma_loop(insts, loops))
+    return Sass(Counter(ops), best, *_hot_loops(insts, loops),
+                _densest_loop(insts, loops, ("FFMA",)), _densest_loop(insts, loops, TENSOR_OPS))
 
 
-def _fma_loop(insts, loops) -> tuple[int, int]:
+def _densest_loop(insts, loops, names) -> tuple[int, int]:
+    """(instructions named `names`, all instructions) of the loop holding most of them."""
     best = (0, 0)
     for a, b in loops:
         body = [op for addr, op in insts if a <= addr <= b and op != "NOP"]
-        ffma = sum(op.split(".")[0] == "FFMA" for op in body)
-        if ffma > best[0]:
-            best = (ffma, len(body))
+        hits = sum(op.split(".")[0] in names for op in body)
+        if hits > best[0]:
+            best = (hits, len(body))
     return best
 
 
@@ -269,8 +276,9 @@ class Estimate:
 
 
 def estimate(nbytes: int, flops: int, blocks: int, threads: int, res: Resources, sass: Sass,
-             width: int, arch: str = "sm_90") -> Estimate:
-    """Static time estimate of one launch on an H100 (see the module docstring)."""
+             width: int, arch: str = "sm_90", passes: int = 1) -> Estimate:
+    """Static time estimate of one launch on an H100 (see the module docstring); `passes`:
+    tensor-core products per multiply-add (3 for 3xTF32)."""
     bound = max(nbytes / HBM_BYTES_PER_S, flops / FP32_FLOPS)
     resident = max(1, blocks_per_sm(arch, threads, res))
     busy_sms = min(SMS, blocks)
@@ -288,9 +296,17 @@ def estimate(nbytes: int, flops: int, blocks: int, threads: int, res: Resources,
         if issue_s > mem_s:
             return Estimate(bound, issue_s, f"instruction issue: {4 * cpb:.0f} slots per 4 B moved")
         return Estimate(bound, mem_s, why)
-    rate = (TF32_FLOPS if sass.tensor_ops else FP32_FLOPS * sass.ffma_share())
-    flop_s = flops / (rate * busy_sms / SMS)
-    why = (f"FMA issue ({sass.ffma_share():.0%} FFMA)" if not sass.tensor_ops else "tensor cores")
+    if sass.tensor_ops:
+        flop_s = flops / (TF32_FLOPS * MMA_SYNC_SHARE / passes * busy_sms / SMS)
+        why = f"tensor cores, {passes} TF32 pass{'es' if passes > 1 else ''}"
+        mma, total = sass.mma_loop
+        if mma:     # the loop's other instructions (shared loads, converts) issue beside them
+            issue_s = flops * passes / MMA_FLOPS * total / mma / (4 * busy_sms * CLOCK_HZ)
+            if issue_s > flop_s:
+                flop_s, why = issue_s, f"instruction issue ({total / mma:.1f} per HMMA)"
+    else:
+        flop_s = flops / (FP32_FLOPS * sass.ffma_share() * busy_sms / SMS)
+        why = f"FMA issue ({sass.ffma_share():.0%} FFMA)"
     if busy_sms < SMS:
         why += f", {busy_sms} of {SMS} SMs"
     return Estimate(bound, max(mem_s, flop_s), why if flop_s >= mem_s else mem_why)

@@ -145,7 +145,9 @@ def vectorized(k: Kernel, arch="sm_90") -> bool:
 def kernel_estimate(k: Kernel, arch="sm_90") -> S.Estimate:
     a = k.arch[arch]
     itemsize = 16 if vectorized(k, arch) else 4
-    return S.estimate(k.nbytes, k.flops, k.blocks, k.threads, a["res"], a["sass"], itemsize, arch)
+    passes = 3 if "mma_tf32x3(" in k.source.text else 1
+    return S.estimate(k.nbytes, k.flops, k.blocks, k.threads, a["res"], a["sass"], itemsize, arch,
+                      passes)
 
 
 def _yes(flag: bool) -> str:

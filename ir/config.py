@@ -161,6 +161,14 @@ OPTIONS = {o.name: o for o in [
            "`full`: keep jitgrad's internal frames in tracebacks (and the CLI prints them)",
            "front end (errors.py, cli/main.py)",
            lambda text: "full" if text == "full" else "filtered", _choice("filtered", "full")),
+    Option("float32_matmul_precision", "JITGRAD_FLOAT32_MATMUL_PRECISION", "highest", "highest",
+           "float32 products on CUDA tensor cores (`jg.set_float32_matmul_precision`, as "
+           "PyTorch's): `highest` three TF32 products per step (3xTF32, float32's accuracy), "
+           "`high` / `medium` one (TF32: 10-bit mantissas, float32 sums); read when a kernel is "
+           "generated; the CPU always multiplies in full float32",
+           "codegen (cuda/tiles.py)",
+           lambda text: text.strip() if text.strip() in ("high", "medium") else "highest",
+           _choice("highest", "high", "medium")),
     Option("allocator_cap", "JITGRAD_ALLOCATOR_CAP", 2 << 30, "2147483648 (2 GiB)",
            "bytes of free blocks the caching host allocator keeps (read when it is made)",
            "runtime (allocator.py)", int, _integer),

@@ -14,6 +14,7 @@ from .dtypes import bool_, complex64, complex128, float32, float64, int32, int64
 from .dtypes import (bfloat16, float16, int8, int16, uint8, uint16, uint32,  # noqa: E402,F401
                      uint64)
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402,F401
+from .dtypes import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from . import config  # noqa: E402,F401
 from .transforms.jit import jit  # noqa: E402
 from .transforms.block import block_until_ready  # noqa: E402,F401

@@ -51,6 +51,16 @@ def get_default_dtype() -> np.dtype:
     return default_float()
 
 
+def set_float32_matmul_precision(precision: str) -> None:
+    """PyTorch's torch.set_float32_matmul_precision: "highest" (the default) or "high" /
+    "medium" (TF32 products on CUDA tensor cores; the option float32_matmul_precision)."""
+    config.update("float32_matmul_precision", precision, where="set_float32_matmul_precision")
+
+
+def get_float32_matmul_precision() -> str:
+    return config.read("float32_matmul_precision")
+
+
 def default_complex() -> np.dtype:
     """The dtype of Python complex numbers: complex64, complex128 in the float64 mode."""
     return complex_dtype(default_float())
@@ -58,7 +68,8 @@ def default_complex() -> np.dtype:
 __all__ = ["float32", "float64", "int32", "int64", "bool_", "complex64", "complex128", "DTYPES",
            "float16", "bfloat16", "int8", "int16", "uint8", "uint16", "uint32", "uint64",
            "canonical_dtype", "default_complex",
-           "result_type", "scalar_dtype", "default_float", "set_default_dtype", "get_default_dtype"]
+           "result_type", "scalar_dtype", "default_float", "set_default_dtype", "get_default_dtype",
+           "set_float32_matmul_precision", "get_float32_matmul_precision"]
 
 
 def scalar_dtype(x) -> np.dtype:

@@ -97,3 +97,20 @@ def test_the_front_end_and_the_store_agree(restore):
     assert config.read("enable_x64") is True and jg.get_default_dtype() == jg.float64
     jg.set_default_dtype(jg.float32)                    # PyTorch's switch wins when set
     assert jg.config.default_dtype == jg.float32 == jg.get_default_dtype()
+
+
+def test_float32_matmul_precision_is_pytorchs_setter(monkeypatch):
+    assert jg.get_float32_matmul_precision() == "highest"
+    jg.set_float32_matmul_precision("high")
+    try:
+        assert jg.config.read("float32_matmul_precision") == "high"
+        with pytest.raises(ValueError, match=r"set_float32_matmul_precision expects one of "
+                                             r"'highest', 'high', 'medium', got 'fast'"):
+            jg.set_float32_matmul_precision("fast")
+        assert jg.get_float32_matmul_precision() == "high"
+    finally:
+        jg.config.reset("float32_matmul_precision")
+    monkeypatch.setenv("JITGRAD_FLOAT32_MATMUL_PRECISION", "medium")
+    assert jg.get_float32_matmul_precision() == "medium"
+    monkeypatch.setenv("JITGRAD_FLOAT32_MATMUL_PRECISION", "bogus")     # unknown text: default
+    assert jg.get_float32_matmul_precision() == "highest"

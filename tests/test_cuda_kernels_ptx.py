@@ -13,6 +13,7 @@ if tc.cuda_simulator_enabled():
 if not tc.cuda_toolchain_available():
     pytest.skip(f"CUDA toolchain not installed: {tc.INSTALL_HINT}", allow_module_level=True)
 
+import jitgrad as jg  # noqa: E402
 from jitgrad.codegen.cuda import exprs as cuda_exprs, kernels as K  # noqa: E402
 from jitgrad.ir.ops import Op  # noqa: E402
 from jitgrad.ir.primitives import ELEMENTWISE, RECORDS  # noqa: E402
@@ -44,9 +45,19 @@ KERNELS = {
     "scatter_add_f64_i64": lambda: K.scatter_add(F64, I64),
     "matmul_thread_i32": lambda: K.matmul_thread(I32),
     "matmul_tiled_f32_4x4": lambda: K.matmul_tiled(F32, 4, 4),
+    "matmul_tiled_f32_4x1_tf32": lambda: _with_precision("high", K.matmul_tiled, F32, 4, 1),
+    "matmul_tiled_f32_4x4_ffma_8t": lambda: K.matmul_tiled(F32, 4, 4, 8),
     "matmul_tiled_f64_1x4": lambda: K.matmul_tiled(F64, 1, 4),
     "matmul_tiled_i64_1x1": lambda: K.matmul_tiled(I64, 1, 1),
 }
+
+
+def _with_precision(precision, generator, *args):
+    jg.config.update("float32_matmul_precision", precision)
+    try:
+        return generator(*args)
+    finally:
+        jg.config.reset("float32_matmul_precision")
 
 
 def _ptx(src, cc):
@@ -63,6 +74,12 @@ def test_kernel_kind_compiles_and_links(kind, cc):
     assert ".entry" in ptx and src.name in ptx
     cubin = tc.link_cubin(ptx, arch)
     assert cubin[:4] == b"\x7fELF"
+    # float32 tiles in 16x16 blocks run on tensor cores: 3xTF32 by default, TF32 when allowed
+    # (per staged step of 16: two k-steps of 8 for each warp's 2x2 or 1x1 mma tiles)
+    calls = (src.text.count("mma_tf32x3("), src.text.count("mma_tf32("))
+    assert calls == {"matmul_tiled_f32_4x4": (8, 0), "matmul_tiled_f32_4x1_tf32": (0, 2)}.get(
+        kind, (0, 0))
+    assert ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in ptx) == any(calls)
 
 
 def _dtype_for(op):
@@ -156,8 +173,8 @@ def test_every_fused_kind_and_layout_is_generated(fused):
             "reduce: columns, split 2 ways along the reduced axis, 4-wide vectors",
             "reduce: split over blocks, 4-wide vectors", "rowwise", "rowwise, 4-wide vectors",
             "rowwise: row cached in shared memory, 4-wide vectors",
-            "matmul: 16x16 tiles, 1x1 outputs per thread",
-            "matmul: 64x64 tiles, 4x4 outputs per thread"} <= set(fused)
+            "matmul: 16x16 tiles, tensor cores (3xTF32), 1x2 warps of 1x1 mma tiles",
+            "matmul: 64x64 tiles, tensor cores (3xTF32), 2x4 warps of 2x2 mma tiles"} <= set(fused)
     assert fused["rowwise"][0] == "softmax_odd_rows"      # too long to cache, odd: no groups
     assert fused["rowwise, 4-wide vectors"][0] == "softmax_long_rows"
     text = "\n".join(src.text for _, src in fused.values())
@@ -174,5 +191,7 @@ def test_fused_kernels_compile_and_link(fused, cc):
         assert f".target {arch}" in ptx and src.name in ptx, name
         assert ".extern .func" not in ptx, f"{name}: generated kernels must be self-contained"
         assert tc.link_cubin(ptx, arch)[:4] == b"\x7fELF", name
+        if "tensor cores" in name:  # codegen/cuda/mma.py's intrinsics reach the PTX
+            assert ptx.count("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32") >= 3, name
         if "vectors" in name:       # codegen/cuda/vector.py's intrinsics reach the PTX
             assert "ld.global.v4." in ptx or "ld.global.nc.v4." in ptx, name

@@ -16,6 +16,7 @@ import functools
 
 import numpy as np
 
+from ...ir import config
 from ...ir.errors import UnsupportedOpError, check_error
 from ...ir.ops import Op
 from ...ir.primitives import ELEMENTWISE, LINALG, REDUCE
@@ -25,6 +26,7 @@ from ...runtime import cuda_device
 from ...runtime.cuda_memory import allocator, index_of
 from ..kernel.space import c_strides
 from . import kernels as K
+from . import tiles as TL
 from .lowp import HALF
 
 MAX_BLOCKS = 4096          # grid-stride loops: enough blocks to fill an H100's 132 SMs
@@ -377,11 +379,12 @@ def _matmul(arrays, params, out_types, index):
     return (out,)
 
 
-def matmul_into(out, a, b, nb, m, n, k, kernel_kind, index=0, threads=K.MM_THREADS):
+def matmul_into(out, a, b, nb, m, n, k, kernel_kind, index=0, threads=TL.MM_THREADS):
     dtype = np.dtype(out.dtype)
     if kernel_kind == "tiled":
-        rm, rn = K.matmul_regs(m, n, threads)
-        kernel = compiled(K.matmul_tiled, dtype, rm, rn, threads)
+        rm, rn = TL.matmul_regs(m, n, threads)
+        precision = config.read("float32_matmul_precision")      # part of compiled's key
+        kernel = compiled(K.matmul_tiled, dtype, rm, rn, threads, precision)
         grid = (-(-n // (threads * rn)), -(-m // (threads * rm)), nb)
         launch(kernel, grid, (threads, threads), flat(out), flat(a), flat(b), m, n, k,
                index=index)

@@ -52,6 +52,7 @@ from ..kernel.nest import elementwise_nest, matmul_nest, reduce_nest, row_nest
 from ..kernel.space import Space, bare, broadcast_gap, flat_space, rows_space
 from . import exprs
 from . import kernels as KK
+from . import tiles as TL
 from . import vectorize as VV
 from .kernels import WARP, grid_stride
 from .source import NUMBA_TYPE, CudaKernelSource, module_text
@@ -710,46 +711,47 @@ def _rows_table(k, operand):
     return table
 
 
-def k_split(M, N, K, batch, dt, threads=KK.MM_THREADS) -> int:
+def k_split(M, N, K, batch, dt) -> int:
     """How many shares of K a product's tiles are summed in (split-K): 1 when its tiles fill
     the SMs; else enough shares for SPLIT_K_BLOCKS blocks, each summing SPLIT_K_TILES K-tiles at
     least (its partial tile costs a store and a load per output), float products only (the
     partials are read back with atomics)."""
-    rm, rn = KK.matmul_regs(M, N, threads)
-    tiles = -(-M // (threads * rm)) * -(-N // (threads * rn)) * max(1, math.prod(batch))
+    rm, rn = TL.matmul_regs(M, N)
+    tiles = -(-M // (TL.MM_THREADS * rm)) * -(-N // (TL.MM_THREADS * rn)) * max(1, math.prod(batch))
     if tiles >= SMS or np.dtype(dt) not in (np.dtype("float32"), np.dtype("float64")):
         return 1
-    return max(1, min(-(-SPLIT_K_BLOCKS // tiles), -(-K // threads) // SPLIT_K_TILES, MAX_K_SPLIT))
+    return max(1, min(-(-SPLIT_K_BLOCKS // tiles), -(-K // TL.BK) // SPLIT_K_TILES, MAX_K_SPLIT))
 
 
 def gen_matmul(name, node) -> Fused:
-    """o = a @ b (+ epilogue) register-tiled (kernels.matmul_main) over the MatmulNest's
-    product, one batch element per grid.z, the epilogue applied to each accumulator before its
-    only store. A product whose tiles leave SMs idle sums K in SPLIT shares (grid.z: batch
-    element x share): each block stores its partial tile, and the last block of a tile (an
-    atomic ticket) sums the partials in share order and applies the epilogue."""
+    """o = a @ b (+ epilogue) in (16 rm, 16 rn) tiles (codegen/cuda/tiles.py: tensor cores for
+    float32) over the MatmulNest's product, one batch element per grid.z, the epilogue applied
+    to each accumulator before its only store. A product whose tiles leave SMs idle sums K in
+    SPLIT shares (grid.z: batch element x share): each block stores its partial tile, and the
+    last block of a tile (an atomic ticket) sums the partials in share order and applies the
+    epilogue."""
     k = _FusedKernel(name, node, "matmul")
     nest = matmul_nest(k.body)
     mm, M, N, Kdim, batch = nest.node, nest.M, nest.N, nest.K, nest.batch
     D, dt = mm.output.type.shape, mm.output.type.dtype
-    T = KK.MM_THREADS
-    rm, rn = KK.matmul_regs(M, N)
+    T = TL.MM_THREADS
+    rm, rn = TL.matmul_regs(M, N)
+    tiles = TL.tiles_for(dt, rm, rn)
     split = k_split(M, N, Kdim, batch, dt)
-    k.kind = f"matmul: {T * rm}x{T * rn} tiles, {rm}x{rn} outputs per thread" + \
-        (f", K in {split} shares" if split > 1 else "")
+    k.kind = f"matmul: {tiles.kind}" + (f", K in {split} shares" if split > 1 else "")
     a, b = k.arrays[nest.a.value], k.arrays[nest.b.value]
     at, bt = nest.a.transposed, nest.b.transposed
     brows = _rows_table(k, nest.b)      # only B is an im2col (fusion_rules.im2col_operand_ok)
-    k.module_consts += KK.matmul_module_consts(T, rm, rn)
+    k.module_consts += tiles.consts()
     grid = (max(1, -(-N // (T * rn))), max(1, -(-M // (T * rm))), max(1, math.prod(batch)))
-    tiles = math.prod(grid)
+    tile_count = math.prod(grid)
     if split > 1:       # a slot per share, tile, thread and output of the thread; a ticket per tile
         k.module_consts += [f"SPLIT = {split}  # shares of K per output tile", ""]
-        k.workspace += [("parts", np.dtype(dt), split * tiles * T * T * rm * rn),
-                        ("ticket", np.dtype("int32"), tiles)]
+        k.workspace += [("parts", np.dtype(dt), split * tile_count * T * T * tiles.per_thread),
+                        ("ticket", np.dtype("int32"), tile_count)]
     buf = k.buf
     with k.header():
-        KK.matmul_prologue(buf, NUMBA_TYPE[np.dtype(dt)], T, split > 1)
+        tiles.prologue(buf, NUMBA_TYPE[np.dtype(dt)], split > 1)
         if brows is not None:
             buf.writeline(f"rows_b = cuda.const.array_like({brows})")
         cse = CSE(buf, "b")
@@ -757,8 +759,8 @@ def gen_matmul(name, node) -> Fused:
         abase = f"({bspace.offset(nest.batch_shape(nest.a))}) * {nest.a.matrix}"
         bbase = f"({bspace.offset(nest.batch_shape(nest.b))}) * {nest.b.matrix}"
 
-        def store(i, j, acc):
-            ecse = CSE(buf, f"e{i}_{j}_", cse)
+        def store(n, acc):
+            ecse = CSE(buf, f"e{n}_", cse)
             space = Space(D, [functools.partial(bspace.index, d) for d in range(len(batch))]
                           + ["row", "col"], ecse)
             ev = k.evaluator(lambda v: space, ecse, {mm.output: acc})
@@ -767,44 +769,44 @@ def gen_matmul(name, node) -> Fused:
         operands = ((a, abase, at), (b, bbase, bt, None if brows is None else "rows_b"))
         zero = k.ctx.const(0, dt)
         if split == 1:
-            KK.matmul_main(buf, zero, T, rm, rn, *operands, (M, N, Kdim), store)
+            tiles.main(buf, zero, *operands, (M, N, Kdim), store)
         else:
-            _split_k(k, split, (M, N, Kdim), grid, rm, rn, operands, store, zero)
+            _split_k(k, tiles, split, (M, N, Kdim), grid, operands, store, zero)
     return k.finish(grid[:2] + (grid[2] * split,), (T, T))
 
 
-def _split_k(k, split, dims, grid, rm, rn, operands, store, zero):
+def _split_k(k, tiles, split, dims, grid, operands, store, zero):
     """Share `ks` of K summed into a partial tile (workspace `parts`); the last block of the
     tile (workspace `ticket`) sums the shares in order and stores through `store`."""
     M, N, K = dims
-    T, buf = KK.MM_THREADS, k.buf
-    tiles = math.prod(grid)
-    chunk = -(-(-(-K // T)) // split) * T           # K per share: whole K-tiles (BK = T)
-    per_tile = T * T * rm * rn
+    buf = k.buf
+    tile_count = math.prod(grid)
+    chunk = -(-(-(-K // TL.BK)) // split) * TL.BK       # K per share: whole K-tiles
+    per_tile = TL.MM_THREADS ** 2 * tiles.per_thread
     buf.writeline("last = cuda.shared.array(1, int32)")
     buf.writeline(f"tile = (bat * {grid[1]} + cuda.blockIdx.y) * {grid[0]} + cuda.blockIdx.x")
 
-    def slot(share, i, j):
-        return f"({share} * {tiles} + tile) * {per_tile} + t * {rm * rn} + {i * rn + j}"
+    def slot(share, n):
+        return f"({share} * {tile_count} + tile) * {per_tile} + t * {tiles.per_thread} + {n}"
 
-    def publish(i, j, acc):
-        buf.writeline(f"parts[{slot('ks', i, j)}] = {acc}")
-    KK.matmul_main(buf, zero, T, rm, rn, *operands, dims, publish,
-                   (f"ks * {chunk}", f"min({K}, ks * {chunk} + {chunk})"))
+    def publish(n, acc):
+        buf.writeline(f"parts[{slot('ks', n)}] = {acc}")
+    tiles.main(buf, zero, *operands, dims, publish,
+               (f"ks * {chunk}", f"min({K}, ks * {chunk} + {chunk})"))
     buf.writeline("cuda.threadfence()   # partials visible before the ticket")
     buf.writeline("cuda.syncthreads()")
     with buf.indent("if t == 0:"):
         buf.writeline("last[0] = 1 if cuda.atomic.add(ticket, tile, 1) == SPLIT - 1 else 0")
     buf.writeline("cuda.syncthreads()")
 
-    def finish(i, j):
+    def finish(n, _):
         buf.writeline(f"ksum = {zero}")
         with buf.indent("for kp in range(SPLIT):   # in share order: the same bits every run"):
             # an atomic read comes from L2, never a stale L1 line
-            buf.writeline(f"ksum += cuda.atomic.add(parts, {slot('kp', i, j)}, {zero})")
-        store(i, j, "ksum")
+            buf.writeline(f"ksum += cuda.atomic.add(parts, {slot('kp', n)}, {zero})")
+        store(n, "ksum")
     with buf.indent("if last[0] == 1:   # every share of this tile has published"):
-        KK.matmul_outputs(buf, T, rm, rn, M, N, finish)
+        tiles.outputs(buf, M, N, finish)
         with buf.indent("if t == 0:"):
             buf.writeline("ticket[tile] = 0   # ready for the next launch")
 

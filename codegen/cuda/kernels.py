@@ -13,8 +13,9 @@ any grid size is correct and the launcher picks one for occupancy.
                 through warp shuffles and shared memory (long rows)
   scan/sort     one thread per row (cumsum, stable insertion sort, argsort)
   take/scatter  gathers along one axis; scatter_add with atomics
-  matmul        one thread per output (small) or shared-memory tiles of up to 64 x 64 outputs,
-                4 x 4 per thread in registers (shared with the fused generator)
+  matmul        one thread per output (small) or shared-memory tiles of up to 64 x 64 outputs
+                (codegen/cuda/tiles.py: tensor cores for float32, FFMA registers else; shared
+                with the fused generator)
 """
 from __future__ import annotations
 
@@ -24,12 +25,11 @@ from ...ir.ops import Op
 from ...ir.types import is_bool, is_float
 from ..kernel.buffer import CSE, IndentedBuffer
 from . import exprs
+from . import tiles as TL
 from .source import NUMBA_TYPE, CudaKernelSource, module_text, short
 
 WARP = 32
 BLOCK = 256            # threads per block of block-per-row reductions (8 warps)
-MM_THREADS = 16        # matmul blocks are MM_THREADS x MM_THREADS threads ...
-MM_REGS = 4            # ... each computing up to MM_REGS x MM_REGS outputs in registers
 FULL_MASK = "0xFFFFFFFF"
 I64 = "int64"
 
@@ -394,98 +394,21 @@ def matmul_thread(dtype) -> CudaKernelSource:
                    [_arr(dtype)] * 3 + [I64] * 4)
 
 
-def matmul_regs(m, n, threads=MM_THREADS) -> tuple:
-    """Outputs per thread along rows and columns: MM_REGS along a side long enough to fill it."""
-    return tuple(MM_REGS if side >= threads * MM_REGS else 1 for side in (m, n))
-
-
-def matmul_module_consts(threads, rm, rn) -> list:
-    bm, bn, bk = threads * rm, threads * rn, threads
-    return [f"BM = {bm}", f"BN = {bn}", f"BK = {bk}", f"PAD_BK = {bk + 1}",
-            f"PAD_BN = {bn + 1}  # shared.array sizes must be literals", ""]
-
-
-def matmul_prologue(buf, nt, threads, split=False):
-    """Shared tiles (padded one column against bank conflicts) and thread coordinates; `split`:
-    grid.z is batch element x SPLIT shares of K (`ks`: this block's share)."""
-    buf.writeline(f"a_tile = cuda.shared.array((BM, PAD_BK), {nt})")
-    buf.writeline(f"b_tile = cuda.shared.array((BK, PAD_BN), {nt})")
-    z = ["bat = cuda.blockIdx.z // SPLIT", "ks = cuda.blockIdx.z % SPLIT"] if split \
-        else ["bat = cuda.blockIdx.z"]
-    for line in ("tx = cuda.threadIdx.x", "ty = cuda.threadIdx.y", f"t = ty * {threads} + tx",
-                 *z, "row0 = cuda.blockIdx.y * BM", "col0 = cuda.blockIdx.x * BN"):
-        buf.writeline(line)
-
-
-def matmul_outputs(buf, threads, rm, rn, M, N, body):
-    """body(i, j) for each of this thread's outputs (row, col set) inside the product."""
-    for i in range(rm):
-        for j in range(rn):
-            buf.writeline(f"row = row0 + ty + {threads * i}")
-            buf.writeline(f"col = col0 + tx + {threads * j}")
-            with buf.indent(f"if row < {M} and col < {N}:"):
-                body(i, j)
-
-
-def matmul_main(buf, zero, threads, rm, rn, a, b, dims, store, k_range=None):
-    """The register-tiled product after matmul_prologue: each of threads x threads threads keeps
-    rm x rn accumulators (rows ty + threads*i, columns tx + threads*j, so shared reads and stores
-    run along tx); per step a (BM, BK) tile of a and a (BK, BN) tile of b pass through shared
-    memory, each operand loaded along its contiguous axis. `a`, `b`: (name, base offset,
-    transposed), b optionally with the name of a table of its rows' starts; `dims`: M, N, K as
-    code; store(i, j, acc) writes one output where in range; `k_range`: (first, end) of the
-    share of K this block sums (first a multiple of BK), else all of it."""
-    T = threads
-    M, N, Kd = dims
-    (a, abase, at), (b, bbase, bt, *brows) = a, b
-    brows = brows[0] if brows else None     # b's rows start at brows[row] (an im2col operand)
-    accs = {(i, j): f"acc{i}_{j}" for i in range(rm) for j in range(rn)}
-    for acc in accs.values():
-        buf.writeline(f"{acc} = {zero}")
-    first, end = k_range or (0, Kd)
-    with buf.indent(f"for k0 in range({first}, {end}, BK):"):
-        buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
-        for q in range(rm):     # the (BM, BK) tile of a: rm elements per thread
-            buf.writeline(f"e = t + {T * T * q}")
-            buf.writeline("ma = e % BM" if at else "ma = e // BK")
-            buf.writeline("ka = e // BM" if at else "ka = e % BK")
-            src = f"(k0 + ka) * {M} + row0 + ma" if at else f"(row0 + ma) * {Kd} + k0 + ka"
-            buf.writeline(f"a_tile[ma, ka] = {a}[{abase} + {src}] "
-                          f"if row0 + ma < {M} and k0 + ka < {Kd} else {zero}")
-        for q in range(rn):     # the (BK, BN) tile of b: rn elements per thread
-            buf.writeline(f"e = t + {T * T * q}")
-            buf.writeline("kb = e % BK" if bt else "kb = e // BN")
-            buf.writeline("nb = e // BK" if bt else "nb = e % BN")
-            if brows is not None:
-                src = f"{brows}[col0 + nb] + k0 + kb" if bt else f"{brows}[k0 + kb] + col0 + nb"
-            else:
-                src = f"(col0 + nb) * {Kd} + k0 + kb" if bt else f"(k0 + kb) * {N} + col0 + nb"
-            buf.writeline(f"b_tile[kb, nb] = {b}[{bbase} + {src}] "
-                          f"if k0 + kb < {Kd} and col0 + nb < {N} else {zero}")
-        buf.writeline("cuda.syncthreads()")
-        with buf.indent("for kk in range(BK):"):
-            for i in range(rm):
-                buf.writeline(f"a{i} = a_tile[ty + {T * i}, kk]")
-            for j in range(rn):
-                buf.writeline(f"b{j} = b_tile[kk, tx + {T * j}]")
-            for (i, j), acc in accs.items():
-                buf.writeline(f"{acc} += a{i} * b{j}")
-        buf.writeline("cuda.syncthreads()")
-    matmul_outputs(buf, T, rm, rn, M, N, lambda i, j: store(i, j, accs[i, j]))
-
-
-def matmul_tiled(dtype, rm, rn, threads=MM_THREADS) -> CudaKernelSource:
-    """o (B, M, N) = a (B, M, K) @ b (B, K, N), register-tiled (matmul_main); grid
-    (ceil(N/BN), ceil(M/BM), B) of (threads, threads) blocks."""
+def matmul_tiled(dtype, rm, rn, threads=TL.MM_THREADS, precision=None) -> CudaKernelSource:
+    """o (B, M, N) = a (B, M, K) @ b (B, K, N) in (threads rm, threads rn) tiles
+    (codegen/cuda/tiles.py: tensor cores for float32); grid (ceil(N/BN), ceil(M/BM), B) of
+    (threads, threads) blocks; `precision`: float32_matmul_precision (default: the option's)."""
     ctx = exprs.ExprContext()
-    name = f"matmul_tiled_{short(dtype)}_{threads}t_{rm}x{rn}"
+    tiles = TL.tiles_for(dtype, rm, rn, threads, precision)
+    tc = isinstance(tiles, TL.TensorCoreTiles)
+    name = f"matmul_tiled_{short(dtype)}_{threads}t_{rm}x{rn}" + \
+        (f"_tc{3 if tiles.split else 1}" if tc else "")
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, a, b, M, N, K):"):
-        matmul_prologue(buf, NUMBA_TYPE[np.dtype(dtype)], threads)
-        matmul_main(buf, ctx.const(0, dtype), threads, rm, rn, ("a", "bat * M * K", False),
-                    ("b", "bat * K * N", False), ("M", "N", "K"),
-                    lambda i, j, acc: buf.writeline(f"o[(bat * M + row) * N + col] = {acc}"))
-    bm, bn = threads * rm, threads * rn
-    return _finish(name, f"batched matmul, {bm}x{bn} tiles, {rm}x{rn} outputs per thread, "
-                   f"{short(dtype)}", ctx, buf, [_arr(dtype)] * 3 + [I64] * 3,
-                   matmul_module_consts(threads, rm, rn))
+        tiles.prologue(buf, NUMBA_TYPE[np.dtype(dtype)])
+        tiles.main(buf, ctx.const(0, dtype), ("a", "bat * M * K", False),
+                   ("b", "bat * K * N", False), ("M", "N", "K"),
+                   lambda n, acc: buf.writeline(f"o[(bat * M + row) * N + col] = {acc}"))
+    return _finish(name, f"batched matmul, {tiles.kind}, {short(dtype)}", ctx, buf,
+                   [_arr(dtype)] * 3 + [I64] * 3,
+                   tiles.consts())

@@ -106,15 +106,17 @@ def test_matmul_bias_relu_is_one_matmul_kernel(rng):
     b = rng.standard_normal(18).astype(np.float32)
     lowered = _check(lambda x, w, b: F.relu(x @ w + b), x, w, b, rtol=1e-4, atol=1e-5,
                      kinds=["matmul"])
-    assert "(matmul: 16x16 tiles, 1x1 outputs per thread)" in lowered.kernels
+    assert "(matmul: 16x16 tiles, tensor cores (3xTF32), 1x2 warps of 1x1 mma tiles)" \
+        in lowered.kernels
 
 
 def test_matmul_register_tiles_with_edges(rng):
-    # 70 rows and 66 columns: 64x64 tiles of 4x4 outputs per thread, with ragged edge tiles
+    # 70 rows and 66 columns: 64x64 tiles (2x4 warps of 2x2 mma tiles), with ragged edge tiles
     a = rng.standard_normal((2, 70, 20)).astype(np.float32)
     b = rng.standard_normal((20, 66)).astype(np.float32)
     lowered = _check(lambda a, b: jnp.tanh(a @ b), a, b, rtol=1e-4, atol=1e-5, kinds=["matmul"])
-    assert "(matmul: 64x64 tiles, 4x4 outputs per thread)" in lowered.kernels
+    assert "(matmul: 64x64 tiles, tensor cores (3xTF32), 2x4 warps of 2x2 mma tiles)" \
+        in lowered.kernels
     bt = rng.standard_normal((66, 20)).astype(np.float32)
     lowered = _check(lambda a, b: a[0].T.T @ b.T, a, bt, rtol=1e-4, atol=1e-5)
 
