@@ -195,4 +195,6 @@ def test_attention_gradients_with_head_transposes(monkeypatch):
     monkeypatch.delenv("JITGRAD_DISABLE")
     want = jg.grad(loss, argnums=(0, 1))(jnp.asarray(x), jnp.asarray(w))     # eager
     for got, w_ in zip(g(x, w), want):
-        np.testing.assert_allclose(np.asarray(got), np.asarray(w_), rtol=2e-5, atol=1e-6)
+        # atol: gradients reach 4; an element near 0.02 comes from cancellation (float32 sums in
+        # another order differ there by 2e-6)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(w_), rtol=2e-5, atol=5e-6)

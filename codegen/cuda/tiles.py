@@ -222,10 +222,11 @@ class TensorCoreTiles(_Staged):
 
     def setup(self, buf, zero) -> list:
         wm, wn, tm, tn = self.layout
-        for line in ("warp = t // 32", "g = (t % 32) // 4", "q = t % 4",
+        for line in ("warp = t // 32", "lg = (t % 32) // 4", "lq = t % 4",
                      f"wrow = (warp // {wn}) * {tm * MMA_M}", f"wcol = (warp % {wn}) * {tn * MMA_N}"):
             buf.writeline(line)
-        accs = [f"c{n}" for n in range(self.per_thread)]
+        # (acc<n>: the fused kernels' array constants are c<n>)
+        accs = [f"acc{n}" for n in range(self.per_thread)]
         for acc in accs:
             buf.writeline(f"{acc} = {zero}")
         return accs
@@ -245,7 +246,7 @@ class TensorCoreTiles(_Staged):
                 for j in range(tn):
                     c = ", ".join(accs[(i * tn + j) * 4 + r] for r in range(4))
                     buf.writeline(f"{c} = {mma}(a_tile, wrow + {i * MMA_M}, {k8}, b_tile, {k8}, "
-                                  f"wcol + {j * MMA_N}, g, q, {c})")
+                                  f"wcol + {j * MMA_N}, lg, lq, {c})")
 
     def outputs(self, buf, M, N, body):
         _, _, tm, tn = self.layout
@@ -253,8 +254,8 @@ class TensorCoreTiles(_Staged):
         for n in range(self.per_thread):
             tile, r = divmod(n, 4)
             i, j = divmod(tile, tn)
-            buf.writeline(f"row = row0 + wrow + {i * MMA_M + 8 * (r // 2)} + g")
-            buf.writeline(f"col = col0 + wcol + {j * MMA_N + r % 2} + 2 * q")
+            buf.writeline(f"row = row0 + wrow + {i * MMA_M + 8 * (r // 2)} + lg")
+            buf.writeline(f"col = col0 + wcol + {j * MMA_N + r % 2} + 2 * lq")
             with buf.indent(f"if {guard}:"):
-                body(n, f"c{n}")
+                body(n, f"acc{n}")
 
