@@ -61,8 +61,11 @@ LAYOUTS = {"64x64 tiles, 2x4 warps of 2x2": (70, 66, 24), "64x16, 4x2 warps of 1
            "16x64, 1x8 warps of 1x1": (20, 70, 17), "16x16, 2 of 8 warps": (10, 12, 9)}
 
 
-@pytest.mark.parametrize("p", ["highest", "high"])
-@pytest.mark.parametrize("layout", list(LAYOUTS))
+# every layout at the default precision; TF32 on the cheapest layout with whole and ragged tiles
+CASES = [(layout, "highest") for layout in LAYOUTS] + [("64x16, 4x2 warps of 1x1", "high")]
+
+
+@pytest.mark.parametrize("layout,p", CASES)
 def test_eager_tiled_matmul_on_tensor_cores(rng, precision, layout, p):
     precision(p)
     m, n, k = LAYOUTS[layout]
@@ -80,7 +83,7 @@ def test_eager_tiled_matmul_on_tensor_cores(rng, precision, layout, p):
         assert (err > _bound(a, b, "highest")).any()
 
 
-@pytest.mark.parametrize("p", ["highest", "high"])
+@pytest.mark.parametrize("p", ["high"])     # "highest": tests/cuda_sim/test_cuda_split_k.py
 def test_jitted_product_with_epilogue_and_split_k(rng, precision, p):
     precision(p)
     x = rng.standard_normal((16, 200)).astype(np.float32)      # one tile, K in 3 shares
