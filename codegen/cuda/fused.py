@@ -717,7 +717,8 @@ def k_split(M, N, K, batch, dt) -> int:
     least (its partial tile costs a store and a load per output), float products only (the
     partials are read back with atomics)."""
     rm, rn = TL.matmul_regs(M, N)
-    tiles = -(-M // (TL.MM_THREADS * rm)) * -(-N // (TL.MM_THREADS * rn)) * max(1, math.prod(batch))
+    T = TL.MM_THREADS
+    tiles = -(-M // (T * rm)) * -(-N // (T * rn)) * max(1, math.prod(batch))
     if tiles >= SMS or np.dtype(dt) not in (np.dtype("float32"), np.dtype("float64")):
         return 1
     return max(1, min(-(-SPLIT_K_BLOCKS // tiles), -(-K // TL.BK) // SPLIT_K_TILES, MAX_K_SPLIT))

@@ -43,8 +43,9 @@ ROUND_TF32 = (0x1000, 0xFFFFE000)
 
 def _sim_tf32(x):
     """ROUND_TF32 on a float32 array (see there)."""
+    half, keep = ROUND_TF32
     bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
-    return ((bits + 0x1000) & 0xFFFFE000).astype(np.uint32).view(np.float32)
+    return ((bits + half) & keep).astype(np.uint32).view(np.float32)
 
 
 def _sim_mma(split):
@@ -74,10 +75,10 @@ def _intrinsics():
         half, keep = (ir.Constant(i32, c) for c in ROUND_TF32)
         return builder.and_(builder.add(builder.bitcast(x, i32), half), keep)
 
-    def split(builder, x):
-        """The TF32 head and tail of x, as .b32 words."""
+    def split(builder, x, three):
+        """The TF32 head of x and, for 3xTF32, its tail, as .b32 words."""
         head = tf32(builder, x)
-        return head, tf32(builder, builder.fsub(x, builder.bitcast(head, f32)))
+        return head, tf32(builder, builder.fsub(x, builder.bitcast(head, f32))) if three else None
 
     def fragment(context, builder, aryty, ary, cells):
         array = context.make_array(aryty)(context, builder, value=ary)
@@ -100,7 +101,7 @@ def _intrinsics():
                           (rows[1], cols[1])])
             b = fragment(context, builder, sig.args[3], args[3],
                          [(add(bk, q), add(bc, g)), (add(add(bk, q), four), add(bc, g))])
-            a, b = [split(builder, x) for x in a], [split(builder, x) for x in b]
+            a, b = [split(builder, x, three) for x in a], [split(builder, x, three) for x in b]
             c = [context.cast(builder, v, t, types.float32)
                  for v, t in zip(args[8:], sig.args[8:])]
             fty = ir.FunctionType(ir.LiteralStructType([f32] * 4), [i32] * 6 + [f32] * 4)

@@ -31,8 +31,9 @@ NUMBA_TYPE = {np.dtype("float32"): "float32", np.dtype("float64"): "float64",
               **{np.dtype(d): d for d in ("int8", "int16", "uint8", "uint16", "uint32", "uint64")},
               # float16 and bfloat16 as their 16-bit words (codegen/cuda/lowp.py)
               np.dtype(float16): "uint16", np.dtype(bfloat16): "uint16"}
-# what a module using the low-precision converts (F2I/I2F), tensor cores (codegen/cuda/mma.py) or
-# numba's small int types (shared arrays of them) imports besides HEADER; other modules' text stays as it was
+# what a module using the low-precision converts (F2I/I2F), tensor cores (codegen/cuda/mma.py)
+# or numba's small int types (shared arrays of them) imports besides HEADER; other modules' text
+# stays as it was
 _BITS = "from jitgrad.codegen.cuda.bits import F2I, I2F  # noqa: F401"
 _MMA = "from jitgrad.codegen.cuda.mma import mma_tf32, mma_tf32x3  # noqa: F401"
 _SMALL_TYPES = "from numba import int8, int16, uint8, uint16, uint32, uint64  # noqa: F401"

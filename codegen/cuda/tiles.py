@@ -21,9 +21,9 @@ The interface fused.gen_matmul, its split-K and kernels.matmul_tiled use:
   consts()                      module constants (BM, BN, BK, the shared tiles' padded widths)
   prologue(buf, nt, split)      shared tiles and the thread's coordinates (bat, row0, col0, t)
   main(buf, zero, a, b, dims, store, k_range)
-                                the product over K (or a share of it), then store(n, acc) for
-                                each output n of the thread inside the product (`row`, `col` set)
-  outputs(buf, M, N, body)      body(n, acc) for the thread's outputs again (split-K's last block)
+                                the product over K (or a share of it), then outputs(..., store)
+  outputs(buf, M, N, body)      body(n, acc) for each output n of the thread inside the product
+                                (`row`, `col` set; again in split-K's last block)
   per_thread                    outputs per thread (n < per_thread)
 """
 from __future__ import annotations
@@ -100,18 +100,17 @@ class _Staged:
         BK), else all of it."""
         M, N, Kd = dims
         accs = self.setup(buf, zero)
-        loads = self._stage_setup(buf, a, b, dims)
+        loads = self._stage_setup(buf, zero, a, b, dims)
         first, end = k_range or (0, Kd)
         with buf.indent(f"for k0 in range({first}, {end}, BK):"):
             buf.writeline("# out-of-range loads are zeros, so edge tiles need no special case")
-            for line in loads:
-                buf.writeline(line.replace("{zero}", zero))
+            buf.writelines(loads)
             buf.writeline("cuda.syncthreads()")
             self.step(buf, accs)
             buf.writeline("cuda.syncthreads()")
-        self.outputs(buf, M, N, lambda n, _: store(n, accs[n]))
+        self.outputs(buf, M, N, store)
 
-    def _stage_setup(self, buf, a, b, dims) -> list:
+    def _stage_setup(self, buf, zero, a, b, dims) -> list:
         """Before the K loop, each staged element's tile cell, whether its row (column) of the
         operand exists, and its offset at k0 = 0 (loop invariants written once: the loop adds
         k0 times the operand's K stride and checks only K); returns the loop's load lines. An
@@ -135,7 +134,7 @@ class _Staged:
             buf.writeline(f"aat{q} = {abase} + {start}")
             step = f"k0 * {M}" if at else "k0"
             lines.append(f"a_tile[am{q}, ak{q}] = {a}[np.uint64(aat{q} + {step})] "
-                         f"if ain{q} and k0 + ak{q} < {Kd} else {{zero}}")
+                         f"if ain{q} and k0 + ak{q} < {Kd} else {zero}")
         for q in range(self.rn):     # the (BK, BN) tile of b: rn elements per thread
             k, n = cell(q, "BK", "BN", bt)
             buf.writelines([f"bk{q} = {k}", f"bn{q} = {n}", f"bin{q} = col0 + bn{q} < {N}"])
@@ -148,7 +147,7 @@ class _Staged:
                 buf.writeline(f"bat{q} = {bbase} + {start}")
                 at_k = f"bat{q} + " + ("k0" if bt else f"k0 * {N}")
             lines.append(f"b_tile[bk{q}, bn{q}] = {b}[np.uint64({at_k})] "
-                         f"if bin{q} and k0 + bk{q} < {Kd} else {{zero}}")
+                         f"if bin{q} and k0 + bk{q} < {Kd} else {zero}")
         return lines
 
 
@@ -209,7 +208,8 @@ class TensorCoreTiles(_Staged):
     def kind(self):
         wm, wn, tm, tn = self.layout
         how = "3xTF32" if self.split else "TF32"
-        return f"{self.bm}x{self.bn} tiles, tensor cores ({how}), {wm}x{wn} warps of {tm}x{tn} mma tiles"
+        return (f"{self.bm}x{self.bn} tiles, tensor cores ({how}), {wm}x{wn} warps of "
+                f"{tm}x{tn} mma tiles")
 
     @property
     def per_thread(self):
@@ -222,9 +222,9 @@ class TensorCoreTiles(_Staged):
 
     def setup(self, buf, zero) -> list:
         wm, wn, tm, tn = self.layout
-        for line in ("warp = t // 32", "lg = (t % 32) // 4", "lq = t % 4",
-                     f"wrow = (warp // {wn}) * {tm * MMA_M}", f"wcol = (warp % {wn}) * {tn * MMA_N}"):
-            buf.writeline(line)
+        buf.writelines(["warp = t // 32", "lg = (t % 32) // 4", "lq = t % 4",
+                        f"wrow = (warp // {wn}) * {tm * MMA_M}",
+                        f"wcol = (warp % {wn}) * {tn * MMA_N}"])
         # (acc<n>: the fused kernels' array constants are c<n>)
         accs = [f"acc{n}" for n in range(self.per_thread)]
         for acc in accs:
@@ -234,19 +234,15 @@ class TensorCoreTiles(_Staged):
     def step(self, buf, accs):
         _, _, tm, tn = self.layout
         active = self._active()
-        with contextlib.ExitStack() as guard:
-            if active is not None:
-                guard.enter_context(buf.indent(f"if {active}:   # the other warps only stage"))
-            self._mma_steps(buf, accs, tm, tn)
-
-    def _mma_steps(self, buf, accs, tm, tn):
         mma = "mma_tf32x3" if self.split else "mma_tf32"
-        for k8 in range(0, self.threads, MMA_K):    # unrolled: one loop body per staged step
-            for i in range(tm):
-                for j in range(tn):
-                    c = ", ".join(accs[(i * tn + j) * 4 + r] for r in range(4))
-                    buf.writeline(f"{c} = {mma}(a_tile, wrow + {i * MMA_M}, {k8}, b_tile, {k8}, "
-                                  f"wcol + {j * MMA_N}, lg, lq, {c})")
+        with (buf.indent(f"if {active}:   # the other warps only stage") if active
+              else contextlib.nullcontext()):
+            for k8 in range(0, self.threads, MMA_K):    # unrolled: one loop body per step
+                for i in range(tm):
+                    for j in range(tn):
+                        c = ", ".join(accs[(i * tn + j) * 4 + r] for r in range(4))
+                        buf.writeline(f"{c} = {mma}(a_tile, wrow + {i * MMA_M}, {k8}, b_tile, "
+                                      f"{k8}, wcol + {j * MMA_N}, lg, lq, {c})")
 
     def outputs(self, buf, M, N, body):
         _, _, tm, tn = self.layout
