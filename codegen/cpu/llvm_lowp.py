@@ -43,15 +43,16 @@ def f32_to_bf16(b, x):
     return b.trunc(out, I16)
 
 
-def f64_to_f32_odd(b, x):
+def f64_to_f32_odd(b, x, fabs=None):
     """float64 -> float32 rounded to odd: the nearest-even result, moved one ulp toward x when
-    it is inexact and even."""
+    it is inexact and even. fabs(b, v): |v| (default llvm.fabs, which NVVM lacks)."""
+    fabs = fabs or intrinsic_fabs
     t = b.fptrunc(x, F32)
     bits = b.bitcast(t, I32)
     inexact = b.fcmp_ordered("!=", b.fpext(t, F64), x)
     even = b.icmp_unsigned("==", b.and_(bits, ir.Constant(I32, 1)), ir.Constant(I32, 0))
     # |x| above |t|: one ulp away from zero (bits + 1), else toward it (bits - 1)
-    away = b.fcmp_ordered(">", intrinsic_fabs(b, x), b.fpext(intrinsic_fabs(b, t), F64))
+    away = b.fcmp_ordered(">", fabs(b, x), b.fpext(fabs(b, t), F64))
     step = b.select(away, ir.Constant(I32, 1), ir.Constant(I32, -1))
     moved = b.bitcast(b.add(bits, step), F32)
     return b.select(b.and_(inexact, even), moved, t)

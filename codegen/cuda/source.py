@@ -31,10 +31,12 @@ NUMBA_TYPE = {np.dtype("float32"): "float32", np.dtype("float64"): "float64",
               **{np.dtype(d): d for d in ("int8", "int16", "uint8", "uint16", "uint32", "uint64")},
               # float16 and bfloat16 as their 16-bit words (codegen/cuda/lowp.py)
               np.dtype(float16): "uint16", np.dtype(bfloat16): "uint16"}
-# what a module using the low-precision converts (F2I/I2F), tensor cores (codegen/cuda/mma.py)
+# what a module using the low-precision converts (codegen/cuda/halfwords.py), tensor cores
+# (codegen/cuda/mma.py)
 # or numba's small int types (shared arrays of them) imports besides HEADER; other modules' text
 # stays as it was
-_BITS = "from jitgrad.codegen.cuda.bits import F2I, I2F  # noqa: F401"
+_HALFWORDS = "from jitgrad.codegen.cuda.halfwords import *  # noqa: F401,F403"
+_HALFWORD_CALL = re.compile(r"\b(B?F16|F32|F64)_TO_B?F(16|32)(_ODD)?\(")
 _MMA = "from jitgrad.codegen.cuda.mma import mma_tf32, mma_tf32x3  # noqa: F401"
 _SMALL_TYPES = "from numba import int8, int16, uint8, uint16, uint32, uint64  # noqa: F401"
 _SMALL_TYPE_NAME = re.compile(r"(?<![.\w])(u?int(8|16)|uint(32|64))\b(?!\()")
@@ -102,7 +104,7 @@ def _has_text(path, text) -> bool:
 def module_text(comment: str, constants: list[str], body_lines: list[str], extra=()) -> str:
     """A kernel module: a comment naming what it computes, imports, constants, the function."""
     code = "\n".join(constants + body_lines)
-    extra = list(extra) + ([_BITS] if "F2I(" in code or "I2F(" in code else []) + \
+    extra = list(extra) + ([_HALFWORDS] if _HALFWORD_CALL.search(code) else []) + \
         ([_MMA] if "mma_tf32" in code else []) + \
         ([_SMALL_TYPES] if _SMALL_TYPE_NAME.search(code) else [])
     lines = [f"# {line}" for line in comment.splitlines()] + list(HEADER) + list(extra)
