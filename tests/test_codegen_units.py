@@ -1,5 +1,5 @@
 """Kernels as compilation units and a sequencer that scales: identical kernels compile once,
-the number of distinct units does not grow with depth, a 10,000-op chain goes through jit, grad
+the number of distinct units does not grow with depth, a 4,000-op chain goes through jit, grad
 and the printer/parser without recursion, and a second process reuses units on disk for another
 graph that shares kernels with the first."""
 import os
@@ -59,14 +59,16 @@ def _chain(n):
     return f
 
 
-def test_ten_thousand_op_chain_traces_differentiates_and_round_trips(monkeypatch):
+def test_long_op_chain_traces_differentiates_and_round_trips(monkeypatch):
     """No recursion proportional to the graph anywhere: tracing, autodiff, the passes (run by
-    jit on the interpreter backend), the printer and the parser, at the default limit."""
+    jit on the interpreter backend), the printer and the parser, at the default limit (a
+    4,000-op chain's gradient is 12,000 nodes, 12 times the default limit of 1,000: a 10,000-op
+    chain showed no more and took 52 s of the suite)."""
     assert sys.getrecursionlimit() <= 1000 * 10
     monkeypatch.setenv("JITGRAD_BACKEND", "interpreter")
-    f, x = _chain(10_000), np.linspace(0.1, 1, 8)
+    f, x = _chain(4_000), np.linspace(0.1, 1, 8)
     g = jg.make_graph(jg.grad(f))(x)
-    assert len(g.nodes) > 30_000
+    assert len(g.nodes) > 12_000
     text = str(g)
     assert str(ir.parse(text)) == text
     np.testing.assert_allclose(np.asarray(jg.jit(jg.grad(f))(x)), np.asarray(jg.grad(f)(x)),
@@ -74,10 +76,10 @@ def test_ten_thousand_op_chain_traces_differentiates_and_round_trips(monkeypatch
 
 
 def test_long_chain_compiles_into_a_few_units():
-    f, x = _chain(2_000), np.linspace(0.1, 1, 8).astype(np.float32)
+    f, x = _chain(1_000), np.linspace(0.1, 1, 8).astype(np.float32)
     step = jg.jit(jg.grad(f))
     units = _units(step, x)
-    assert len(units) >= 2_000 * 3 // 64
+    assert len(units) >= 1_000 * 3 // 64
     assert len({u.name for u in units}) <= 12
     np.testing.assert_allclose(np.asarray(step(x)), np.asarray(jg.grad(f)(x)), rtol=1e-4)
 

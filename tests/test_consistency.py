@@ -240,5 +240,7 @@ def _on_cuda(args):
 if __name__ == "__main__":      # the simulator leg (NUMBA_ENABLE_CUDASIM=1, own process)
     import warnings
     warnings.simplefilter("ignore", RuntimeWarning)   # simulated scalar math warns on inf/nan
+    sys.setswitchinterval(5e-4)     # the simulator's threads hand the GIL over faster (see
+    #                                 tests/cuda_sim/conftest.py)
     with open(sys.argv[1], "wb") as f:
         pickle.dump(run_paths(_cases(), _on_cuda), f)
