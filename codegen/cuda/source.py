@@ -32,9 +32,8 @@ NUMBA_TYPE = {np.dtype("float32"): "float32", np.dtype("float64"): "float64",
               # float16 and bfloat16 as their 16-bit words (codegen/cuda/lowp.py)
               np.dtype(float16): "uint16", np.dtype(bfloat16): "uint16"}
 # what a module using the low-precision converts (codegen/cuda/halfwords.py), tensor cores
-# (codegen/cuda/mma.py)
-# or numba's small int types (shared arrays of them) imports besides HEADER; other modules' text
-# stays as it was
+# (codegen/cuda/mma.py) or numba's small int types (shared arrays of them) imports besides
+# HEADER; other modules' text stays as it was
 _HALFWORDS = "from jitgrad.codegen.cuda.halfwords import *  # noqa: F401,F403"
 _HALFWORD_CALL = re.compile(r"\b(B?F16|F32|F64)_TO_B?F(16|32)(_ODD)?\(")
 _MMA = "from jitgrad.codegen.cuda.mma import mma_tf32, mma_tf32x3  # noqa: F401"
