@@ -23,7 +23,7 @@ from ..ops import Op
 from ..primitives import REDUCE
 from .cse import node_key
 from .fusion_rules import (GraphFacts, KernelInfo, analyze, can_fuse, is_elementwise_like,
-                           is_matmul_prologue, is_unit_reshape, score)
+                           is_matmul_prologue, is_unit_reshape, recompute_cost, score)
 
 
 def _cheap(node) -> bool:
@@ -85,10 +85,13 @@ MAX_KERNEL_NODES = 64
 
 
 class _Group:
-    __slots__ = ("nodes", "info")
+    """A kernel in the making: its nodes, their KernelInfo and its recompute cost (computed once:
+    every candidate merge's score subtracts it)."""
+    __slots__ = ("nodes", "info", "cost")
 
     def __init__(self, nodes, info):
         self.nodes, self.info = nodes, info
+        self.cost = recompute_cost(nodes, info)
 
 
 # The cycle check of a merge searches at most this many kernels; a merge that needs a longer
@@ -165,7 +168,7 @@ def _group(graph: Graph, facts: GraphFacts):
                 info = can_fuse(p.nodes, g.nodes, facts)
                 if info is None:
                     continue
-                s = score(p.nodes, g.nodes, info, p.info, g.info, facts)
+                s = score(p.nodes, g.nodes, info, p.cost, g.cost, facts)
                 if s > 0 and (best is None or s > best[0]) and not _makes_cycle(
                         p, g, group_of, facts, limit, producer):
                     best = (s, p, info)

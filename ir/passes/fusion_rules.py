@@ -277,8 +277,9 @@ def recompute_cost(nodes, info: KernelInfo) -> float:
     return cost
 
 
-def score(a, b, merged: KernelInfo, a_info, b_info, facts) -> float:
-    """How much better one kernel for node sets a∪b is than two (> 0: fuse), in bytes."""
+def score(a, b, merged: KernelInfo, a_cost, b_cost, facts) -> float:
+    """How much better one kernel for node sets a∪b is than two (> 0: fuse), in bytes; a_cost,
+    b_cost: recompute_cost of a and of b."""
     both = a | b
     saved = 0.0
     for src, dst in ((a, b), (b, a)):
@@ -286,8 +287,7 @@ def score(a, b, merged: KernelInfo, a_info, b_info, facts) -> float:
             for v in n.outputs:
                 if any(u in dst for u in facts.users.get(v, ())):
                     saved += v.type.nbytes * (1 if facts.needed_outside(v, both) else 2)
-    extra = (recompute_cost(both, merged) - recompute_cost(a, a_info)
-             - recompute_cost(b, b_info))
+    extra = recompute_cost(both, merged) - a_cost - b_cost
     return saved + LAUNCH_BYTES - extra
 
 
