@@ -68,6 +68,15 @@ def forget() -> None:
         _ADDR.clear()
 
 
+def host_has(feature: str) -> bool:
+    """Whether the host CPU has `feature` (LLVM's name: "avx512f", "avx2", ...)."""
+    features = _state.get("features")
+    if features is None:
+        with _lock:
+            features = _state["features"] = dict(_binding().get_host_cpu_features())
+    return bool(features.get(feature))
+
+
 def versions() -> str:
     """What a compiled object depends on besides its IR: part of every unit's name."""
     v = _state.get("versions")

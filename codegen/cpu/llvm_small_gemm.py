@@ -25,6 +25,7 @@ the matmul kernels by symbol, as they call sgemm (llvm_kernels._gemm picks by `u
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 
 import numpy as np
@@ -35,9 +36,13 @@ from . import llvm_jit, llvm_exprs
 from .llvm_exprs import I64, counted_loop, ltype
 from .llvm_math import intrinsic
 
-VECTOR_BYTES = 64           # one AVX-512 register (two AVX2 ones where the CPU has no AVX-512)
-BCAST_TILE = (8, 2)         # MR rows x NV vectors: 16 accumulators
-DOT_TILE = (4, 4)           # MR x NR dot products: 16 accumulators
+# per vector ISA: (vector bytes, bcast tile MR rows x NV vectors, dot tile MR x NR), register
+# tiles whose accumulators and the operands a step loads fit the vector registers: AVX-512's
+# 32 zmm hold 16 + 2 + 1 (bcast) and 16 + 4 + 4 (dot); AVX2's 16 ymm hold 12 + 2 + 1 and
+# 9 + 3 + 3. The AVX-512 tiles on an AVX2 machine (znver3) need 32 accumulators in 16
+# registers: they spilled, and the MLP's products ran at 30 GFLOP/s on one core against
+# OpenBLAS's 84. Machines without AVX2 take the AVX2 shape (LLVM splits its vectors).
+SHAPES = {"avx512f": (64, (8, 2), (4, 4)), "avx2": (32, (6, 2), (3, 3))}
 MAX_ROWS = 32               # the small side (M, or N for the transposed-B form) at most this
 MAX_DEPTH = 64              # or (untransposed B) K at most this: packing costs most per flop
 SWEPT_BYTES = 2 << 20       # or the operand swept once per tile of the other at most this
@@ -49,6 +54,16 @@ COPY_ROWS = 128             # ... when the rows are at least this many (the copy
                             # against M*N*K multiply-adds: ~20 % of the product at 128 rows)
 DTYPES = IM2COL_DTYPES      # what the functions compute (the fusion rule reads the same list)
 FORMS = ("bcast", "dot", "bcast_rows", "dot_rows")
+
+
+def isa() -> str:
+    """The SHAPES entry of this machine."""
+    return "avx512f" if llvm_jit.host_has("avx512f") else "avx2"
+
+
+@functools.cache
+def _shape() -> tuple:
+    return SHAPES[isa()]
 
 
 def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
@@ -68,7 +83,7 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
         return None
     # the vectors run along N (bcast) or K (dot): narrower than one, the scalar loop does it
     # all, which only a tiny product affords (an x @ W with W [512, 10], JAX's layout: BLAS)
-    lanes, tiny = VECTOR_BYTES // dt.itemsize, M * N * K <= SCALAR_MACS
+    lanes, tiny = _lanes(dt), M * N * K <= SCALAR_MACS
     if not tb and (N >= lanes or tiny) and (M <= MAX_ROWS or K <= MAX_DEPTH
                                             or M * K * dt.itemsize <= SWEPT_BYTES):
         return "bcast"
@@ -91,7 +106,7 @@ def name(form, dt) -> str:
 
 
 def _lanes(dt):
-    return VECTOR_BYTES // np.dtype(dt).itemsize
+    return _shape()[0] // np.dtype(dt).itemsize
 
 
 def module_text(form, dt) -> str:
@@ -109,7 +124,8 @@ def called(texts) -> list[tuple[str, str]]:
 
 def tile(form, dt) -> tuple[int, int]:
     """(rows, columns) of C's register tile."""
-    return (BCAST_TILE[0], BCAST_TILE[1] * _lanes(dt)) if form == "bcast" else DOT_TILE
+    _, (mr, nv), dot = _shape()
+    return (mr, nv * _lanes(dt)) if form == "bcast" else dot
 
 
 def blocks(form, M, N, bsize, most) -> tuple[str, int]:
@@ -209,7 +225,7 @@ def _begin(mod, form, dt, table):
 def _bcast(mod, dt, table=False):
     b, args, ty, W, vty = _begin(mod, "bcast", dt, table)
     M, N, K, A, sai, sap, B, ldb, C, ldc = args.values()
-    MR, NV = BCAST_TILE
+    MR, NV = _shape()[1]
     c = lambda v: ir.Constant(I64, v)       # noqa: E731
     zero = ir.Constant(vty, [ir.Constant(ty, 0)] * W)
     span = NV * W
@@ -275,7 +291,7 @@ def _hsum(b, v, W):
 def _dot(mod, dt, table=False):
     b, args, ty, W, vty = _begin(mod, "dot", dt, table)
     M, N, K, A, lda, B, ldb, C, ldc = args.values()
-    MR, NR = DOT_TILE
+    MR, NR = _shape()[2]
     c = lambda v: ir.Constant(I64, v)       # noqa: E731
     zero = ir.Constant(vty, [ir.Constant(ty, 0)] * W)
     kv = b.udiv(K, c(W))                     # whole vectors along p
