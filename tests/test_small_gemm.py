@@ -27,23 +27,27 @@ def _forms(f, *args):
             if n.params["kind"] == "matmul"]
 
 
-def test_the_policy_picks_by_shape_and_layout():
+@pytest.mark.parametrize("isa", sorted(llvm_small_gemm.SWEPT_BYTES))
+def test_the_policy_picks_by_shape_and_layout(isa, monkeypatch):
+    lanes = llvm_small_gemm.SHAPES[llvm_small_gemm.isa()][0] // 4      # float32 per vector here
+    monkeypatch.setattr(llvm_small_gemm, "isa", lambda: isa)
     use = llvm_small_gemm.use_for
     f32 = np.float32
     assert use(16, 512, 128, False, False, f32) == "bcast"       # few rows, B untransposed
     assert use(256, 512, 16, False, False, f32) == "bcast"       # shallow K: packing costs most
-    assert use(256, 784, 512, False, False, f32) == "bcast"      # A (512 KB) stays in cache
-    assert use(2048, 784, 512, False, False, f32) is None        # A (4 MB) would not: BLAS
     assert use(16, 128, 512, False, True, f32) == "dot"          # x @ W.T with few rows
-    assert use(256, 512, 784, False, True, f32) == "dot"         # W (1.6 MB) stays in cache
+    assert use(2048, 784, 512, False, False, f32) is None        # A (4 MB) not in cache: BLAS
     assert use(256, 2048, 784, False, True, f32) is None         # W (6.4 MB): BLAS
+    # square-ish products whose swept operand fits in cache: unpacked with AVX-512 only
+    cached = "bcast" if isa == "avx512f" else None
+    assert use(256, 784, 512, False, False, f32) == cached       # A: 512 KB
+    assert use(256, 512, 784, False, True, f32) == (cached and "dot")   # W: 1.6 MB
     assert use(256, 512, 784, True, True, f32) is None           # both transposed: BLAS
     assert use(4000, 4000, 4000, False, False, f32, rows_table=True) == "bcast_rows"
     assert use(0, 8, 8, False, False, f32) is None
-    lanes = llvm_small_gemm.SHAPES[llvm_small_gemm.isa()][0] // 4      # float32 per vector
-    assert use(256, lanes - 2, 512, False, False, f32) is None   # N under a vector: BLAS
-    assert use(256, 512, lanes - 1, False, True, f32) is None    # K under a vector (dot): BLAS
-    assert use(256, lanes - 2, 512, False, False, np.float64) == "bcast"  # half as many lanes
+    assert use(16, lanes - 2, 2048, False, False, f32) is None   # N under a vector: BLAS
+    assert use(32, 512, lanes - 1, False, True, f32) is None     # K under a vector (dot): BLAS
+    assert use(16, lanes - 2, 2048, False, False, np.float64) == "bcast"  # half as many lanes
     assert use(16, 512, 128, False, False, np.int32) is None     # integers: llvm_int_gemm
 
 
@@ -102,14 +106,16 @@ def test_batched_products_and_pool_blocks():
 def test_shallow_x_at_w_t_transposes_w_first():
     """`x @ W.T` with many rows and K < DOT_DEPTH: W transposed into scratch, then the broadcast
     form (the dot form's horizontal sums cost as much as its products at such K)."""
-    x = rng.standard_normal((8, 64, 128)).astype(np.float32)
-    w = rng.standard_normal((384, 128)).astype(np.float32)
+    x = rng.standard_normal((8, 64, 64)).astype(np.float32)
+    w = rng.standard_normal((384, 64)).astype(np.float32)
     f = jg.jit(lambda x, w: jnp.tanh(x @ w.T))
     np.testing.assert_allclose(np.asarray(f(x, w)), np.tanh(x.astype(np.float64) @ w.T),
                                rtol=1e-5, atol=1e-5)
     first = llvm_small_gemm.transposed_first
-    assert first(512, 384, 128, False, True, np.float32)
-    assert not first(16, 384, 128, False, True, np.float32)     # few rows
+    assert first(512, 384, 64, False, True, np.float32)
+    # K = 128: the broadcast form only where it takes such products at all (AVX-512)
+    assert first(512, 384, 128, False, True, np.float32) == (llvm_small_gemm.isa() == "avx512f")
+    assert not first(16, 384, 64, False, True, np.float32)      # few rows
     assert not first(512, 384, 784, False, True, np.float32)    # deep K: the dot form
     assert _forms(lambda x, w: x @ w.T, x, w) == [("bcast", "float32")]
 

@@ -30,7 +30,7 @@ from ...runtime import cache
 from .. import disk_cache
 
 _lock = threading.RLock()
-_state: dict = {}          # "engine", "tm", "llvm", "versions"
+_state: dict = {}          # "engine", "tm", "llvm", "versions", "features", "blas_core"
 _objects: dict = {}        # module name -> object bytes just compiled (for notify)
 _disk: dict = {}           # module name -> object bytes read from disk (for getbuffer)
 _ADDR: dict = {}           # (module name, function) -> address
@@ -215,17 +215,25 @@ def blas_symbol(fn: str) -> tuple[str, int]:
         return found
 
 
+def blas_core() -> str:
+    """The name of the kernel set the bundled OpenBLAS chose for this CPU ("Haswell",
+    "SkylakeX", ...), or "" when unknown (scipy's cython_blas)."""
+    blas_symbol("sgemm")
+    return _state.get("blas_core", "")
+
+
 _BLAS: dict = {}
-# (wheel library directory, file pattern, symbol pattern, integer bits, its thread-count setter)
+# (wheel library directory, file pattern, symbol pattern, integer bits, its thread-count setter,
+# its core-name getter)
 BUNDLED_BLAS = (("scipy.libs", "libscipy_openblas-*.so", "scipy_{fn}_", 32,
-                 "scipy_openblas_set_num_threads"),
+                 "scipy_openblas_set_num_threads", "scipy_openblas_get_corename"),
                 ("numpy.libs", "libscipy_openblas64_*.so", "scipy_{fn}_64_", 64,
-                 "scipy_openblas_set_num_threads64_"))
+                 "scipy_openblas_set_num_threads64_", "scipy_openblas_get_corename64_"))
 
 
 def _bundled_blas(fn):
     site = os.path.dirname(os.path.dirname(np.__file__))
-    for libs, pattern, symbol, bits, threads in BUNDLED_BLAS:
+    for libs, pattern, symbol, bits, threads, core in BUNDLED_BLAS:
         for path in sorted(glob.glob(os.path.join(site, libs, pattern))):
             try:
                 lib = ctypes.CDLL(path)
@@ -237,6 +245,9 @@ def _bundled_blas(fn):
             # other work, took GPT's step from 150 ms to 2.7 s here
             if hasattr(lib, threads):
                 getattr(lib, threads)(ctypes.c_int(1))
+            if hasattr(lib, core):
+                getattr(lib, core).restype = ctypes.c_char_p
+                _state["blas_core"] = getattr(lib, core)().decode()
             add_symbol(f"jg_{fn}{bits}", address)
             return f"jg_{fn}{bits}", bits
     return None

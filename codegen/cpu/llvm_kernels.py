@@ -39,7 +39,7 @@ from ..kernel.nest import aligned_shape, elementwise_nest, matmul_nest, reduce_n
 from ..kernel.space import c_strides
 from . import llvm_complex, llvm_heap, llvm_int_gemm, llvm_opaque, llvm_small_gemm
 from .llvm_exprs import EXPR, I8, I64, LTYPE, const, counted_loop, icmp, ltype, supported
-from .llvm_jit import blas_symbol
+from .llvm_jit import blas_core, blas_symbol
 from .llvm_math import intrinsic
 
 SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
@@ -64,6 +64,9 @@ GEMM_BLOCK_MIN = 8                # rows (columns) per block at least
 GEMM_SMALL = 100 ** 3             # OpenBLAS's small-matrix kernel takes m*n*k up to this (no
                                   # packing): GPT's [512,512]x[512,128] in 35 such row blocks
                                   # 0.65 ms, in 16 blocks of 32 rows 1.1 ms, in 8 of 64 0.9 ms
+SMALL_KERNEL_CORES = ("SkylakeX", "Cooperlake", "SapphireRapids")  # OpenBLAS's cores that have
+                                  # it: the others pack each thin block (Haswell on znver3: GPT's
+                                  # [512,512]x[512,128] in 35 blocks 2.0 ms, in 4 packed 0.74 ms)
 COLUMN_MIN = 16                   # columns per block of a parallel column reduction at least
 REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
                                   # result does not depend on the number of threads)
@@ -888,7 +891,7 @@ def _gemm(fn, nest, prod, copy=None, after=None):
     # a range body: unit u is block u % RB of batch element u // RB (gemm_blocks). The split
     # depends on the shapes alone: the same bits on any pool.
     count, rb = (llvm_small_gemm.blocks(form, M, N, bsize, GEMM_ROW_BLOCKS) if form
-                 else gemm_blocks(M, N, K, bsize, small=not tb))
+                 else gemm_blocks(M, N, K, bsize, small=not tb and blas_small_kernel()))
     ext = M if count == "n" else N
     fn.range_n = bsize * rb
     begin, end = fn.range
@@ -988,6 +991,12 @@ def gemm_blocks(M, N, K, bsize, small=True):
             if blocks <= cap and (best is None or blocks < best[1]):
                 best = (count, blocks)
     return best or ("n", max(1, min(M // GEMM_BLOCK_ROWS, want)))
+
+
+def blas_small_kernel() -> bool:
+    """Whether the BLAS runs products of m*n*k <= GEMM_SMALL without packing (gemm_blocks'
+    thin blocks pay only there)."""
+    return blas_core() in SMALL_KERNEL_CORES
 
 
 def gemm_calls(node) -> int:

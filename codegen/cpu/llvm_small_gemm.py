@@ -45,9 +45,13 @@ from .llvm_math import intrinsic
 SHAPES = {"avx512f": (64, (8, 2), (4, 4)), "avx2": (32, (6, 2), (3, 3))}
 MAX_ROWS = 32               # the small side (M, or N for the transposed-B form) at most this
 MAX_DEPTH = 64              # or (untransposed B) K at most this: packing costs most per flop
-SWEPT_BYTES = 2 << 20       # or the operand swept once per tile of the other at most this
-                            # (A for bcast, B for dot: no cache blocking along K, so it must
-                            # stay in cache; the MLP's 784x512 weight is 1.6 MB)
+# or, per ISA, the operand swept once per tile of the other at most this many bytes (A for
+# bcast, B for dot: no cache blocking along K, so it must stay in cache). With AVX-512 (2 MB;
+# the MLP's 784x512 weight is 1.6 MB) the unpacked tiles beat OpenBLAS's packed ones on the
+# models' square-ish products; with AVX2 (znver3: 512 KB L2) OpenBLAS's packed row blocks were
+# faster on every such product of the MLP, GPT and LSTM steps (MLP [256,512] @ [512,512] 105
+# against 84 GFLOP/s, GPT's `x @ W.T` 61-94 against 47-83), so only few rows or a shallow K.
+SWEPT_BYTES = {"avx512f": 2 << 20, "avx2": 0}
 SCALAR_MACS = 1 << 16       # a product this small may run the scalar loop alone
 DOT_DEPTH = 256             # below this K, `x @ W.T` with many rows transposes W first
 COPY_ROWS = 128             # ... when the rows are at least this many (the copy is N*K moves
@@ -70,8 +74,8 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
     """Which function computes the row-major product [M, K] @ [K, N] of dtype dt (A stored
     transposed when ta, B when tb), or None for BLAS: 'bcast' when B is untransposed, 'dot' when
     B is transposed and A is not, where one side is small, K is shallow, or the operand each tile
-    sweeps fits in cache (measured: the MLP step's products 130-170 -> 150-200 GFLOP/s on two
-    cores, GPT's step 28-29 -> 26-27 ms). rows_table: B is a convolution's columns read from the
+    sweeps fits in cache (SWEPT_BYTES; measured with AVX-512: the MLP step's products 130-170 ->
+    150-200 GFLOP/s on two cores, GPT's step 28-29 -> 26-27 ms). rows_table: B is a convolution's columns read from the
     image (an im2col operand: its rows start where a table says), which only these functions
     read: '_rows' forms at any size."""
     dt = np.dtype(dt)
@@ -84,11 +88,12 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
     # the vectors run along N (bcast) or K (dot): narrower than one, the scalar loop does it
     # all, which only a tiny product affords (an x @ W with W [512, 10], JAX's layout: BLAS)
     lanes, tiny = _lanes(dt), M * N * K <= SCALAR_MACS
+    swept = SWEPT_BYTES[isa()]
     if not tb and (N >= lanes or tiny) and (M <= MAX_ROWS or K <= MAX_DEPTH
-                                            or M * K * dt.itemsize <= SWEPT_BYTES):
+                                            or M * K * dt.itemsize <= swept):
         return "bcast"
     if tb and not ta and (K >= lanes or tiny) and (min(M, N) <= MAX_ROWS
-                                                   or N * K * dt.itemsize <= SWEPT_BYTES):
+                                                   or N * K * dt.itemsize <= swept):
         return "dot"
     return None
 
