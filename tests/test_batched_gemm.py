@@ -118,7 +118,8 @@ def test_pool_blocks_follow_the_shapes():
     assert gemm_blocks(256, 512, 784, 1) == ("n", 2)      # blocks of 128 rows at least: each
     assert gemm_blocks(784, 512, 256, 1) == ("n", 6)      # block re-packs the other operand
     assert gemm_blocks(4096, 512, 784, 1) == ("n", 16)    # and 16 blocks at most
-    assert gemm_blocks(200, 512, 784, 1) == ("n", 1)
+    assert gemm_blocks(200, 512, 784, 1) == ("m", 4)      # one row block: columns instead
+    assert gemm_blocks(128, 128, 512, 1, small=False) == ("n", 1)    # neither side makes two
     # a convolution's per-image GEMM: 3 small column blocks per image, no packing
     assert gemm_blocks(16, 1088, 144, 32) == ("m", 3)
 

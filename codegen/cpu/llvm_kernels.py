@@ -978,9 +978,11 @@ def gemm_blocks(M, N, K, bsize, small=True):
     OpenBLAS's small-matrix kernel (m*n*k <= GEMM_SMALL: no operand packed) when at most
     GEMM_BLOCKS of them cover the batch, along the side that needs fewer; else at most
     GEMM_ROW_BLOCKS row blocks of GEMM_BLOCK_ROWS rows or more: a block re-packs the other
-    operand, so few of them. small=False (the right operand stored transposed, `x @ W.T`: the
-    small kernel runs it 2-4x slower than untransposed, packed blocks run both alike): only
-    the packed row blocks."""
+    operand, so few of them; column blocks as wide where the rows make fewer than two blocks
+    and the columns more (a weight gradient [128,512] of GPT: 64 GFLOP/s on one thread).
+    small=False (the right operand stored transposed, `x @ W.T`: the small kernel runs it 2-4x
+    slower than untransposed, packed blocks run both alike; or a BLAS without that kernel):
+    only the packed blocks."""
     cap = -(-GEMM_BLOCKS // bsize)
     want = -(-GEMM_ROW_BLOCKS // bsize)     # units to share among the threads
     best = None
@@ -990,7 +992,12 @@ def gemm_blocks(M, N, K, bsize, small=True):
             blocks = max(-(-ext // most), min(ext // GEMM_BLOCK_MIN, want), 1)
             if blocks <= cap and (best is None or blocks < best[1]):
                 best = (count, blocks)
-    return best or ("n", max(1, min(M // GEMM_BLOCK_ROWS, want)))
+    if best:
+        return best
+    rows, cols = M // GEMM_BLOCK_ROWS, N // GEMM_BLOCK_ROWS
+    if rows < 2 and cols > max(rows, 1):
+        return "m", min(cols, want)
+    return "n", max(1, min(rows, want))
 
 
 def blas_small_kernel() -> bool:
