@@ -252,13 +252,15 @@ class _Fn:
 
     def may_run_in_place(self) -> bool:
         """Whether the memory plan may store an output of this kernel in place of an input (an
-        input of an output's size) and every value is a float: the loops parallel_loops marks.
-        Only those: marked, a loop over integers computing a loop-invariant power (32 squarings
-        of a broadcast operand) hung LLVM's optimizer."""
+        input of an output's size) and every value is a float or a bool: the loops
+        parallel_loops marks. Bools too: ReLU's in-place `where(x <= 0, 0, x)` with its mask,
+        unmarked, ran LLVM's scalar version at 2.3 ms against 0.1 ms, 20% of the CNN step.
+        Not integers: marked, a loop over integers computing a loop-invariant power (32
+        squarings of a broadcast operand) hung LLVM's optimizer."""
         body = self.body
         sizes = {v.type.size for v in body.outputs}
         return (any(v.type.size in sizes for v in body.inputs)
-                and all(np.dtype(v.type.dtype).kind == "f"
+                and all(np.dtype(v.type.dtype).kind in "fb"
                         for n in body.nodes for v in (*n.inputs, *n.outputs)))
 
     @contextlib.contextmanager
