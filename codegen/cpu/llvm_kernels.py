@@ -47,6 +47,7 @@ _RELABEL = (Op.reshape, Op.broadcast_to)
 FN = "jg_kernel"
 POOL_ENTRY = "jg_parallel_for"    # runtime/thread_pool.py, resolved by name when a unit loads
 GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chunk of a thread
+UNROLL_TRIPS = 4                  # constant-trip loops this short are unrolled (Fn.loop)
 GEMM_MIN = 1 << 20                # multiply-adds (~20 us on one core): below, a GEMM stays on one
                                   # thread. The LSTM's 16x128x512 step product is on the pool since
                                   # its workers wait awake between kernels (LSTM step 3.9-4.1 ->
@@ -223,9 +224,19 @@ class _Fn:
 
     # -- loops and memory
 
+    @contextlib.contextmanager
     def loop(self, n, start=0):
-        """for i in range(start, n): yields i (an i64 value)."""
-        return counted_loop(self.b, n, start)
+        """for i in range(start, n): yields i (an i64 value). A loop of at most UNROLL_TRIPS
+        constant trips is unrolled whole (its latch asks LLVM, whose pipeline here unrolls only
+        loops that ask): max pooling's 2x2 windows as 2-trip loops ran its backward's
+        eq+convert+reduce_sum at 780 us, unrolled 190."""
+        with counted_loop(self.b, n, start) as i:
+            yield i
+        if isinstance(n, int) and isinstance(start, int) and n - start <= UNROLL_TRIPS:
+            _, latch = i.incomings[-1]
+            m = self.module
+            _loop_property(m, latch.terminator,
+                           m.add_metadata([ir.MetaDataString(m, "llvm.loop.unroll.full")]))
 
     def nest(self, shape, emit):
         """Nested loops over `shape`; emit(indices) writes the innermost body."""
@@ -286,8 +297,7 @@ class _Fn:
                 elif isinstance(ins, ir.Branch) and heads.get(ins.operands[0], k) < k:
                     # a latch (the back edge to its loop's head), each loop its own id; not
                     # the edge into an inner loop (a loop id there hung LLVM's optimizer)
-                    ins.set_metadata("llvm.loop", m.add_metadata(
-                        [ir.MetaDataString(m, f"{_LOOP}{len(m.metadata)}"), accesses]))
+                    _loop_property(m, ins, accesses)
 
     # -- index-map-aligned shapes
 
@@ -370,9 +380,17 @@ class _Point:
 # ----------------------------------------------------------------------------- elementwise
 
 # llvmlite writes no distinct (self-referencing) metadata: these markers are rewritten as text
-_GROUP, _LOOP = "jg.access.group", "jg.parallel.loop"
+_GROUP, _LOOP = "jg.access.group", "jg.loop"
 _MD_GROUP = re.compile(r'^(!\d+) = !{ !"' + re.escape(_GROUP) + r'" }$', re.M)
-_MD_LOOP = re.compile(r'^(!\d+) = !{ !"' + re.escape(_LOOP) + r'\d+", (!\d+) }$', re.M)
+_MD_LOOP = re.compile(r'^(!\d+) = !{ !"' + re.escape(_LOOP) + r'\d+", (.*) }$', re.M)
+
+
+def _loop_property(m, latch, prop):
+    """Add the metadata node `prop` to the loop id on the branch `latch` (one id per loop)."""
+    had = latch.metadata.get("llvm.loop")
+    props = [*(had.operands[1:] if had is not None else ()), prop]
+    latch.set_metadata("llvm.loop", m.add_metadata(
+        [ir.MetaDataString(m, f"{_LOOP}{len(m.metadata)}"), *props]))
 
 
 def _distinct_loop_metadata(text: str) -> str:
@@ -415,10 +433,11 @@ class _Accs:
     """Scalar accumulators (allocas) of the reductions of a body; argmax/argmin also keep the
     index of their winner."""
 
-    def __init__(self, fn, nodes):
+    def __init__(self, fn, nodes, window=False):
         self.fn, self.nodes = fn, nodes
         self.slot = {n: fn.alloca(self.ty(n)) for n in nodes}
         self.arg = {n: fn.alloca(I64) for n in nodes if REDUCER_KIND[n.op][1]}
+        self.window = window    # every reduced loop unrolled (Fn.loop): straight-line scalars
 
     def dtype(self, n):
         dt = np.dtype(n.inputs[0].type.dtype)
@@ -457,6 +476,8 @@ class _Accs:
             return b.fadd(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.add(acc, v)
         if kind == "prod":
             return b.fmul(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.mul(acc, v)
+        if dt.kind == "f" and self.window and acc.type in _FLOAT_BITS:
+            return _window_extreme(b, kind, acc, v)
         if dt.kind == "f":      # NaN-propagating, and a reduction LLVM vectorizes
             return intrinsic(b, "llvm.maximum" if kind == "max" else "llvm.minimum", acc.type, acc, v)
         return EXPR[Op.max if kind == "max" else Op.min](b, [v, acc], [dt, dt], dt)
@@ -495,6 +516,21 @@ class _Accs:
                 for n in self.nodes}
 
 
+_FLOAT_BITS = {ir.FloatType(): 32, ir.DoubleType(): 64}
+
+
+def _window_extreme(b, kind, acc, v):
+    """llvm.maximum / llvm.minimum (NaN wins; +0 > -0) without branches, for scalar code: x86's
+    scalar lowering of the intrinsic branches on a sign bit, a misprediction on half of random
+    inputs (max pooling's 2x2 windows: 1.0 ms for 100k outputs, 12 ns each)."""
+    ity = ir.IntType(_FLOAT_BITS[acc.type])
+    r = b.select(b.fcmp_ordered(">" if kind == "max" else "<", acc, v), acc, v)
+    ai, vi = b.bitcast(acc, ity), b.bitcast(v, ity)
+    tie = b.bitcast((b.and_ if kind == "max" else b.or_)(ai, vi), acc.type)  # +-0: sign bits
+    r = b.select(b.fcmp_ordered("==", acc, v), tie, r)
+    return b.select(b.fcmp_unordered("uno", acc, v), b.fadd(acc, v), r)
+
+
 def gen_reduce(fn):
     nest = reduce_nest(fn.body, fn.info)
     reds, D, axes, kept, rshape = nest.reds, nest.domain, nest.axes, nest.kept, nest.rshape
@@ -504,10 +540,11 @@ def gen_reduce(fn):
     full = {v: fn.shape_in(v) for v in fn.info.maps}
     part = {v: fn.shape_in(v, axes) for v in fn.info.maps}
     shapes = {v: full[v] if fn.reduced(v) else part[v] for v in fn.info.maps}
-    accs = _Accs(fn, reds)
+    inner = [D[d] for d in axes]
+    accs = _Accs(fn, reds, window=nest.layout != "columns" and bool(inner)
+                 and max(inner) <= UNROLL_TRIPS)
     if nest.layout == "columns":
         return _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part)
-    inner = [D[d] for d in axes]
     sums = [n for n in reds if REDUCER_KIND[n.op][0] in ("sum", "prod")]
 
     def kept_body(kidx):
