@@ -29,19 +29,22 @@ def _forms(f, *args):
 
 @pytest.mark.parametrize("isa", sorted(llvm_small_gemm.SWEPT_BYTES))
 def test_the_policy_picks_by_shape_and_layout(isa, monkeypatch):
-    lanes = llvm_small_gemm.SHAPES[llvm_small_gemm.isa()][0] // 4      # float32 per vector here
     monkeypatch.setattr(llvm_small_gemm, "isa", lambda: isa)
+    lanes = llvm_small_gemm.SHAPES[isa][0] // 4      # float32 per vector
     use = llvm_small_gemm.use_for
     f32 = np.float32
     assert use(16, 512, 128, False, False, f32) == "bcast"       # few rows, B untransposed
     assert use(256, 512, 16, False, False, f32) == "bcast"       # shallow K: packing costs most
     assert use(16, 128, 512, False, True, f32) == "dot"          # x @ W.T with few rows
     assert use(2048, 784, 512, False, False, f32) is None        # A (4 MB) not in cache: BLAS
-    assert use(256, 2048, 784, False, True, f32) is None         # W (6.4 MB): BLAS
-    # square-ish products whose swept operand fits in cache: unpacked with AVX-512 only
+    # square-ish products whose swept operand fits in cache: unpacked with AVX-512 only, and
+    # `x @ W.T` with many rows through packed panels that the copy transposes (any W)
     cached = "bcast" if isa == "avx512f" else None
     assert use(256, 784, 512, False, False, f32) == cached       # A: 512 KB
-    assert use(256, 512, 784, False, True, f32) == (cached and "dot")   # W: 1.6 MB
+    assert use(256, 512, 784, False, True, f32) == (cached and "bcast_t")
+    assert use(256, 2048, 784, False, True, f32) == (cached and "bcast_t")   # W 6.4 MB, A 0.8
+    assert use(2048, 512, 784, False, True, f32) is None         # A (6.4 MB) not in cache: BLAS
+    assert use(48, 512, 784, False, True, f32) == (cached and "dot")    # few rows: no packing
     assert use(256, 512, 784, True, True, f32) is None           # both transposed: BLAS
     assert use(4000, 4000, 4000, False, False, f32, rows_table=True) == "bcast_rows"
     assert use(0, 8, 8, False, False, f32) is None
@@ -55,8 +58,9 @@ def test_the_policy_picks_by_shape_and_layout(isa, monkeypatch):
 def test_register_tiles_fit_the_register_file(isa, registers):
     """A step's accumulators and the vectors it loads fit the ISA's vector registers (the
     AVX-512 tiles on an AVX2 machine spilled: 30 GFLOP/s against OpenBLAS's 84 on one core)."""
-    _, (mr, nv), (dr, dq) = llvm_small_gemm.SHAPES[isa]
-    assert mr * nv + nv + 1 <= registers            # bcast: C tile, B's row vectors, A broadcast
+    _, (mr, nv), (dr, dq), packed = llvm_small_gemm.SHAPES[isa]
+    for r, v in [(mr, nv)] + ([packed] if packed else []):
+        assert r * v + v + 1 <= registers           # bcast: C tile, B's row vectors, A broadcast
     assert dr * dq + dr + dq <= registers           # dot: C tile, A's and B's vectors
 
 
@@ -64,8 +68,11 @@ def test_the_shape_follows_the_host():
     from jitgrad.codegen.cpu import llvm_jit
     want = "avx512f" if llvm_jit.host_has("avx512f") else "avx2"
     assert llvm_small_gemm.isa() == want
-    vector_bytes, (mr, nv), _ = llvm_small_gemm.SHAPES[want]
+    vector_bytes, (mr, nv), _, packed = llvm_small_gemm.SHAPES[want]
     assert llvm_small_gemm.tile("bcast", np.float32) == (mr, nv * vector_bytes // 4)
+    pr, pv = packed or (mr, nv)
+    many = llvm_small_gemm.PACK_ROWS
+    assert llvm_small_gemm.tile("bcast", np.float32, many) == (pr, pv * vector_bytes // 4)
 
 
 CASES = [  # (M, K, N, left transposed, right transposed)
@@ -73,7 +80,11 @@ CASES = [  # (M, K, N, left transposed, right transposed)
     (16, 128, 512, False, False), (17, 1, 40, True, False), (32, 100, 16, False, False),
     (200, 16, 70, True, False), (16, 512, 128, False, True), (5, 19, 3, False, True),
     (31, 64, 33, False, True), (64, 40, 20, False, True), (300, 200, 150, False, False),
-    (70, 90, 257, False, True), (2048, 40, 300, False, False)]
+    (70, 90, 257, False, True), (2048, 40, 300, False, False),
+    # packed panels of B (M >= PACK_ROWS): several blocks of p, a partial last one, edge columns
+    (64, 257, 70, False, False), (130, 300, 200, True, False), (97, 129, 1000, False, False),
+    # x @ W.T with many rows (bcast_t): panels transposed in W x W blocks, p past the last one
+    (130, 300, 64, False, True), (64, 17, 200, False, True), (100, 300, 129, False, True)]
 
 
 @pytest.mark.parametrize("M,K,N,ta,tb", CASES)
@@ -99,8 +110,27 @@ def test_batched_products_and_pool_blocks():
     got = np.asarray(jg.jit(jnp.matmul)(x, w))
     np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-4)
     assert _forms(jnp.matmul, x, w) == [("bcast", "float32")]
-    assert llvm_small_gemm.blocks("bcast", 16, 1000, 1, 16) == ("m", 16)
-    assert llvm_small_gemm.blocks("dot", 400, 8, 2, 16) == ("n", 8)
+    assert llvm_small_gemm.blocks("bcast", 16, 1000, 1, 16) == ("m", 16, 1)
+    assert llvm_small_gemm.blocks("dot", 400, 8, 2, 16) == ("n", 8, 1)
+
+
+def test_packed_products_split_in_whole_tiles():
+    """Packed forms split columns at whole packed tiles (a block ending in a partial tile adds
+    an unpacked tail per block) or rows in blocks of PACK_ROWS at least (fewer rows would not
+    pack); values and bits as on one thread."""
+    if llvm_small_gemm.SHAPES[llvm_small_gemm.isa()][3] is None:
+        pytest.skip("this CPU has no packed tiles (AVX2)")
+    span = llvm_small_gemm.tile("bcast", np.float32, llvm_small_gemm.PACK_ROWS)[1]
+    assert llvm_small_gemm.blocks("bcast", 512, 784, 1, 16) == ("m", 784 // span, span)
+    assert llvm_small_gemm.blocks("bcast_t", 512, 128, 1, 16) == ("n", 8, 1)
+    x = rng.standard_normal((512, 256)).astype(np.float32)
+    w = rng.standard_normal((256, 784)).astype(np.float32)
+    v = rng.standard_normal((100, 256)).astype(np.float32)
+    got = jg.jit(lambda x, w, v: (x.T @ (x @ w), x @ v.T))(x, w, v)
+    np.testing.assert_allclose(np.asarray(got[0]), x.T.astype(np.float64) @ (x @ w), rtol=2e-4,
+                               atol=1e-2)
+    np.testing.assert_allclose(np.asarray(got[1]), x.astype(np.float64) @ v.T, rtol=1e-5,
+                               atol=1e-3)
 
 
 def test_shallow_x_at_w_t_transposes_w_first():
@@ -112,12 +142,34 @@ def test_shallow_x_at_w_t_transposes_w_first():
     np.testing.assert_allclose(np.asarray(f(x, w)), np.tanh(x.astype(np.float64) @ w.T),
                                rtol=1e-5, atol=1e-5)
     first = llvm_small_gemm.transposed_first
-    assert first(512, 384, 64, False, True, np.float32)
-    # K = 128: the broadcast form only where it takes such products at all (AVX-512)
-    assert first(512, 384, 128, False, True, np.float32) == (llvm_small_gemm.isa() == "avx512f")
+    # with packed tiles (AVX-512) the panels' copy transposes W: no copy first
+    packed = llvm_small_gemm.SHAPES[llvm_small_gemm.isa()][3] is not None
+    assert first(512, 384, 64, False, True, np.float32) == (not packed)
+    assert not first(512, 384, 128, False, True, np.float32)    # AVX2: BLAS; AVX-512: bcast_t
     assert not first(16, 384, 64, False, True, np.float32)      # few rows
     assert not first(512, 384, 784, False, True, np.float32)    # deep K: the dot form
-    assert _forms(lambda x, w: x @ w.T, x, w) == [("bcast", "float32")]
+    assert _forms(lambda x, w: x @ w.T, x, w) == [("bcast_t" if packed else "bcast", "float32")]
+
+
+def test_packed_panels_give_the_direct_forms_bits():
+    """With many rows the broadcast form packs B's columns in panels of PANEL_ROWS rows of p and
+    restarts its accumulators from C; each element is still one sum over p in order, so the
+    rows it computes are bit for bit the rows the direct form computes with fewer rows."""
+    import ctypes
+    M, few, N, K = llvm_small_gemm.PACK_ROWS + 6, 32, 150, 2 * llvm_small_gemm.PANEL_ROWS + 37
+    f = ctypes.CFUNCTYPE(None, *[ctypes.c_int64] * 3, ctypes.c_void_p, *[ctypes.c_int64] * 2,
+                         ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)(
+        llvm_small_gemm.address("bcast", "float32"))
+    for ta in (False, True):
+        a = rng.standard_normal((K, M) if ta else (M, K)).astype(np.float32)
+        b = rng.standard_normal((K, N)).astype(np.float32)
+        sai, sap = (1, M) if ta else (K, 1)
+        packed, direct = np.full((M, N), np.nan, np.float32), np.full((few, N), np.nan, np.float32)
+        f(M, N, K, a.ctypes.data, sai, sap, b.ctypes.data, N, packed.ctypes.data, N)
+        f(few, N, K, a.ctypes.data, sai, sap, b.ctypes.data, N, direct.ctypes.data, N)
+        want = (a.T if ta else a).astype(np.float64) @ b
+        np.testing.assert_allclose(packed, want, rtol=1e-5, atol=1e-4 * np.sqrt(K))
+        assert np.array_equal(packed[:few], direct)
 
 
 def test_same_bits_on_one_thread_and_two():
@@ -128,11 +180,12 @@ def test_same_bits_on_one_thread_and_two():
             "x = r.standard_normal((24, 300)).astype(np.float32);"
             "w = r.standard_normal((300, 2000)).astype(np.float32);"
             "v = r.standard_normal((2000, 300)).astype(np.float32);"
-            "a, b = jg.jit(lambda x, w, v: (x @ w, x @ v.T))(x, w, v);"
-            "import sys; sys.stdout.buffer.write(np.asarray(a).tobytes() + np.asarray(b).tobytes())")
+            "y = r.standard_normal((300, 300)).astype(np.float32);"   # packed panels
+            "a, b, c = jg.jit(lambda x, w, v, y: (x @ w, x @ v.T, y @ y + y @ y.T))(x, w, v, y);"
+            "import sys; sys.stdout.buffer.write(b''.join(np.asarray(o).tobytes() for o in (a, b, c)))")
     outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, check=True,
                            env={**os.environ, "JITGRAD_NUM_THREADS": t}).stdout for t in ("1", "2")]
-    assert len(outs[0]) == 4 * 24 * 4000 and outs[0] == outs[1]
+    assert len(outs[0]) == 4 * (24 * 4000 + 300 * 300) and outs[0] == outs[1]
 
 
 def _conv_loss(x, w, stride=1, dilation=1, padding=1):

@@ -929,15 +929,18 @@ def _gemm(fn, nest, prod, copy=None, after=None):
         return False
     # a range body: unit u is block u % RB of batch element u // RB (gemm_blocks). The split
     # depends on the shapes alone: the same bits on any pool.
-    count, rb = (llvm_small_gemm.blocks(form, M, N, bsize, GEMM_ROW_BLOCKS) if form
-                 else gemm_blocks(M, N, K, bsize, small=not tb and blas_small_kernel()))
+    count, rb, grain = (llvm_small_gemm.blocks(form, M, N, bsize, GEMM_ROW_BLOCKS) if form else
+                        (*gemm_blocks(M, N, K, bsize, small=not tb and blas_small_kernel()), 1))
     ext = M if count == "n" else N
     fn.range_n = bsize * rb
     begin, end = fn.range
+
+    def bound(r):       # block r starts here: a multiple of `grain` (the last one ends at ext)
+        at = b.mul(b.udiv(b.mul(r, c64(ext // grain)), c64(rb)), c64(grain))
+        return b.select(b.icmp_unsigned("==", r, c64(rb)), c64(ext), at)
     with fn.loop(end, begin) as u:
         q, r = b.udiv(u, c64(rb)), b.urem(u, c64(rb))
-        r0 = b.udiv(b.mul(r, c64(ext)), c64(rb))
-        r1 = b.udiv(b.mul(b.add(r, c64(1)), c64(ext)), c64(rb))
+        r0, r1 = bound(r), bound(b.add(r, c64(1)))
         if count == "n":
             one(q, r0, None, b.sub(r1, r0))
             if after is not None:       # rows r0..r1 of batch element q
@@ -969,10 +972,11 @@ def _small_call(fn, form, M, N, K, ta, tb, dt, table=None):
         if table is None:
             return c64(ld)
         return table if shift is None else b.gep(table, [shift])
-    if form.startswith("bcast"):    # A[i, p] at A + i*sai + p*sap; B's rows (length N) contiguous
-        sai, sap = (1, M) if ta else (K, 1)
+    if form.startswith("bcast"):    # A[i, p] at A + i*sai + p*sap; B's rows (length N) contiguous,
+        sai, sap = (1, M) if ta else (K, 1)     # or (bcast_t) its columns (length K)
         return lambda pa, pb, pc, rows, cols, shift: b.call(
-            f, [rows, cols, c64(K), pa, c64(sai), c64(sap), pb, ldb(shift, N), pc, c64(N)])
+            f, [rows, cols, c64(K), pa, c64(sai), c64(sap), pb, ldb(shift, K if tb else N), pc,
+                c64(N)])
     return lambda pa, pb, pc, rows, cols, shift: b.call(
         f, [rows, cols, c64(K), pa, c64(K), pb, ldb(shift, K), pc, c64(N)])
 

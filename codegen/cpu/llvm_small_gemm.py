@@ -25,7 +25,6 @@ the matmul kernels by symbol, as they call sgemm (llvm_kernels._gemm picks by `u
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 
 import numpy as np
@@ -36,13 +35,14 @@ from . import llvm_jit, llvm_exprs
 from .llvm_exprs import I64, counted_loop, ltype
 from .llvm_math import intrinsic
 
-# per vector ISA: (vector bytes, bcast tile MR rows x NV vectors, dot tile MR x NR), register
-# tiles whose accumulators and the operands a step loads fit the vector registers: AVX-512's
-# 32 zmm hold 16 + 2 + 1 (bcast) and 16 + 4 + 4 (dot); AVX2's 16 ymm hold 12 + 2 + 1 and
-# 9 + 3 + 3. The AVX-512 tiles on an AVX2 machine (znver3) need 32 accumulators in 16
-# registers: they spilled, and the MLP's products ran at 30 GFLOP/s on one core against
-# OpenBLAS's 84. Machines without AVX2 take the AVX2 shape (LLVM splits its vectors).
-SHAPES = {"avx512f": (64, (8, 2), (4, 4)), "avx2": (32, (6, 2), (3, 3))}
+# per vector ISA: (vector bytes, bcast tile MR rows x NV vectors, dot tile MR x NR, packed
+# bcast tile or None), register tiles whose accumulators and the operands a step loads fit the
+# vector registers: AVX-512's 32 zmm hold 16 + 2 + 1 (bcast), 16 + 4 + 4 (dot) and 24 + 4 + 1
+# (packed); AVX2's 16 ymm hold 12 + 2 + 1 and 9 + 3 + 3. The AVX-512 tiles on an AVX2 machine
+# (znver3) need 32 accumulators in 16 registers: they spilled, and the MLP's products ran at
+# 30 GFLOP/s on one core against OpenBLAS's 84. Machines without AVX2 take the AVX2 shape (LLVM
+# splits its vectors). The packed form is measured on AVX-512 only (see PANEL_ROWS).
+SHAPES = {"avx512f": (64, (8, 2), (4, 4), (6, 4)), "avx2": (32, (6, 2), (3, 3), None)}
 MAX_ROWS = 32               # the small side (M, or N for the transposed-B form) at most this
 MAX_DEPTH = 64              # or (untransposed B) K at most this: packing costs most per flop
 # or, per ISA, the operand swept once per tile of the other at most this many bytes (A for
@@ -52,12 +52,20 @@ MAX_DEPTH = 64              # or (untransposed B) K at most this: packing costs 
 # faster on every such product of the MLP, GPT and LSTM steps (MLP [256,512] @ [512,512] 105
 # against 84 GFLOP/s, GPT's `x @ W.T` 61-94 against 47-83), so only few rows or a shallow K.
 SWEPT_BYTES = {"avx512f": 2 << 20, "avx2": 0}
+# With many rows (PACK_ROWS), the broadcast form copies B's columns of a tile, PANEL_ROWS rows
+# of p at a time, into a contiguous panel that L1 keeps while every row tile sweeps it (B's rows
+# lie a row stride apart: each step of p touched new lines, read again from L2 by every row
+# tile). Sapphire Rapids, one core, interleaved in one process: the models' products 75-99 ->
+# 104-155 GFLOP/s with the 6 x 4 tile over 128-row panels (8 x 2 packed: 85-129; 64- and
+# 256-row panels and 4 x 6, 5 x 4, 12 x 2, 14 x 2 tiles were slower).
+PANEL_ROWS = 128
+PACK_ROWS = 64
 SCALAR_MACS = 1 << 16       # a product this small may run the scalar loop alone
 DOT_DEPTH = 256             # below this K, `x @ W.T` with many rows transposes W first
 COPY_ROWS = 128             # ... when the rows are at least this many (the copy is N*K moves
                             # against M*N*K multiply-adds: ~20 % of the product at 128 rows)
 DTYPES = IM2COL_DTYPES      # what the functions compute (the fusion rule reads the same list)
-FORMS = ("bcast", "dot", "bcast_rows", "dot_rows")
+FORMS = ("bcast", "dot", "bcast_t", "bcast_rows", "dot_rows")
 
 
 def isa() -> str:
@@ -65,7 +73,6 @@ def isa() -> str:
     return "avx512f" if llvm_jit.host_has("avx512f") else "avx2"
 
 
-@functools.cache
 def _shape() -> tuple:
     return SHAPES[isa()]
 
@@ -75,7 +82,10 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
     transposed when ta, B when tb), or None for BLAS: 'bcast' when B is untransposed, 'dot' when
     B is transposed and A is not, where one side is small, K is shallow, or the operand each tile
     sweeps fits in cache (SWEPT_BYTES; measured with AVX-512: the MLP step's products 130-170 ->
-    150-200 GFLOP/s on two cores, GPT's step 28-29 -> 26-27 ms). rows_table: B is a convolution's columns read from the
+    150-200 GFLOP/s on two cores, GPT's step 28-29 -> 26-27 ms); 'bcast_t' for `x @ W.T` with
+    many rows where the packed tiles exist (the panels' copy transposes: the dot form ran
+    such products at 34-52 GFLOP/s on one core, bcast_t at 70-86, OpenBLAS at 66-80, interleaved
+    on Sapphire Rapids). rows_table: B is a convolution's columns read from the
     image (an im2col operand: its rows start where a table says), which only these functions
     read: '_rows' forms at any size."""
     dt = np.dtype(dt)
@@ -88,7 +98,9 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
     # the vectors run along N (bcast) or K (dot): narrower than one, the scalar loop does it
     # all, which only a tiny product affords (an x @ W with W [512, 10], JAX's layout: BLAS)
     lanes, tiny = _lanes(dt), M * N * K <= SCALAR_MACS
-    swept = SWEPT_BYTES[isa()]
+    swept, packed = SWEPT_BYTES[isa()], _shape()[3]
+    if tb and not ta and packed and M >= PACK_ROWS and N >= packed[1] * lanes:
+        return "bcast_t" if M * K * dt.itemsize <= swept else None   # (dot: slower than both)
     if not tb and (N >= lanes or tiny) and (M <= MAX_ROWS or K <= MAX_DEPTH
                                             or M * K * dt.itemsize <= swept):
         return "bcast"
@@ -103,6 +115,7 @@ def transposed_first(M, N, K, ta, tb, dt) -> bool:
     shallow K leaves the dot form's tiles a few vector steps each, then 16 horizontal sums
     (GPT's [512,128] @ W[512,128].T: 105 GFLOP/s on two cores)."""
     return (tb and not ta and K < DOT_DEPTH and M >= COPY_ROWS
+            and use_for(M, N, K, ta, tb, dt) != "bcast_t"
             and use_for(M, N, K, ta, False, dt) == "bcast")
 
 
@@ -117,7 +130,10 @@ def _lanes(dt):
 def module_text(form, dt) -> str:
     """The unit of one function."""
     mod = ir.Module(name=f"jg_small_gemm_{form}")
-    (_bcast if form.startswith("bcast") else _dot)(mod, dt, form.endswith("_rows"))
+    if form == "bcast_t":
+        _bcast_t(mod, dt)
+    else:
+        (_bcast if form.startswith("bcast") else _dot)(mod, dt, form.endswith("_rows"))
     return str(mod)
 
 
@@ -127,20 +143,33 @@ def called(texts) -> list[tuple[str, str]]:
             if any(f'@"{name(form, dt)}"' in t or f"@{name(form, dt)}(" in t for t in texts)]
 
 
-def tile(form, dt) -> tuple[int, int]:
-    """(rows, columns) of C's register tile."""
-    _, (mr, nv), dot = _shape()
+def tile(form, dt, M=0) -> tuple[int, int]:
+    """(rows, columns) of C's register tile (the broadcast form's for M rows)."""
+    _, (mr, nv), dot, packed = _shape()
+    if form == "bcast" and packed and M >= PACK_ROWS:
+        mr, nv = packed
     return (mr, nv * _lanes(dt)) if form == "bcast" else dot
 
 
-def blocks(form, M, N, bsize, most) -> tuple[str, int]:
+def blocks(form, M, N, bsize, most) -> tuple[str, int, int]:
     """How llvm_kernels splits a product of bsize batch elements over the pool: ("n", blocks of
-    rows) or ("m", blocks of columns), across the side with more tiles, at most `most` units in
-    all, blocks of one tile at least. Nothing is packed, so a block costs no more than its share
-    of the work (each re-reads the other operand from cache)."""
-    tr, tc = tile(form.split("_")[0], "float32")
-    count, ext, step = ("n", M, tr) if M * tc >= N * tr else ("m", N, tc)
-    return count, max(1, min(-(-most // bsize), ext // step))
+    rows) or ("m", blocks of columns), at most `most` units in all, each block starting at a
+    multiple of the grain (the third value: a packed tile's columns, so that no block ends in a
+    partial tile but the last; else 1). Unpacked: across the side
+    with more tiles, blocks of one tile at least (a block costs no more than its share of the
+    work; each re-reads the other operand from cache). Packed (bcast_t, or bcast with many
+    rows): each block packs its own panels of B, so columns in blocks of one tile at least, or
+    rows in blocks of PACK_ROWS at least where they make more blocks (GPT's [512,128] products
+    in 16 blocks of 32 rows each re-packed all of B, or fell back to the unpacked tiles)."""
+    units = -(-most // bsize)
+    tr, tc = tile(form.split("_")[0], "float32", M)
+    if form == "bcast_t" or (form == "bcast" and (tr, tc) != tile("bcast", "float32")):
+        count, ext, step = ("m", N, tc) if N // tc > M // PACK_ROWS else ("n", M, PACK_ROWS)
+        grain = tc if count == "m" else 1
+    else:
+        count, ext, step = ("n", M, tr) if M * tc >= N * tr else ("m", N, tc)
+        grain = 1
+    return count, max(1, min(units, ext // step)), grain
 
 
 def _fmuladd(b, x, y, acc):
@@ -233,8 +262,6 @@ def _bcast(mod, dt, table=False):
     MR, NV = _shape()[1]
     c = lambda v: ir.Constant(I64, v)       # noqa: E731
     zero = ir.Constant(vty, [ir.Constant(ty, 0)] * W)
-    span = NV * W
-    whole = b.mul(b.udiv(N, c(span)), c(span))       # columns in whole tiles
 
     def tiles(j0, nv):
         """C[:, j0 : j0 + nv*W] in tiles of MR rows."""
@@ -248,10 +275,7 @@ def _bcast(mod, dt, table=False):
                 bv = [_vload(b, vty, b.gep(brow, [c(v * W)])) for v in range(nv)]
                 out = []
                 for r in range(MR):
-                    a = b.load(b.gep(arows[r], [b.mul(p, sap)]))
-                    s = b.insert_element(ir.Constant(vty, ir.Undefined), a, c(0))
-                    s = b.shuffle_vector(s, ir.Constant(vty, ir.Undefined),
-                                         ir.Constant(ir.VectorType(ir.IntType(32), W), [0] * W))
+                    s = _broadcast(b, b.gep(arows[r], [b.mul(p, sap)]), vty)
                     out += [_fmuladd(b, s, bv[v], acc[r * nv + v]) for v in range(nv)]
                 return out
             acc = _accumulating_loop(b, K, [zero] * (MR * nv), step)
@@ -259,26 +283,152 @@ def _bcast(mod, dt, table=False):
                 crow = b.gep(C, [b.add(b.mul(rows[r], ldc), j0)])
                 for v in range(nv):
                     _vstore(b, acc[r * nv + v], b.gep(crow, [c(v * W)]))
-    with _tiles(b, whole, span) as j0:
-        tiles(j0, NV)
-    # the columns past the whole tiles: one vector at a time, the last one ending at column N
-    # (it repeats columns already done, with the same sums); narrower than a vector: scalars
-    wide = b.icmp_signed(">=", N, c(W))
-    with b.if_else(wide) as (vectors, scalars):
-        with vectors:
-            with _tiles(b, b.sub(N, whole), W) as t:
-                tiles(_min(b, b.add(whole, t), b.sub(N, c(W))), 1)
-        with scalars:
-            with counted_loop(b, N) as j:
-                with counted_loop(b, M) as i:
-                    arow = b.gep(A, [b.mul(i, sai)])
+    def columns(span, whole_tile):
+        """Every column: whole tiles of `span` columns, then one vector at a time, the last one
+        ending at column N (it repeats columns already done, with the same sums); narrower
+        than a vector: scalars."""
+        whole = b.mul(b.udiv(N, c(span)), c(span))
+        with _tiles(b, whole, span) as j0:
+            whole_tile(j0)
+        wide = b.icmp_signed(">=", N, c(W))
+        with b.if_else(wide) as (vectors, scalars):
+            with vectors:
+                with _tiles(b, b.sub(N, whole), W) as t:
+                    tiles(_min(b, b.add(whole, t), b.sub(N, c(W))), 1)
+            with scalars:
+                with counted_loop(b, N) as j:
+                    with counted_loop(b, M) as i:
+                        arow = b.gep(A, [b.mul(i, sai)])
 
-                    def scalar(p, acc):
-                        a = b.load(b.gep(arow, [b.mul(p, sap)]))
-                        x = b.load(b.gep(_row_start(b, B, ldb, p, table), [j]))
-                        return [_fmuladd(b, a, x, acc[0])]
-                    (s,) = _accumulating_loop(b, K, [ir.Constant(ty, 0)], scalar)
-                    b.store(s, b.gep(C, [b.add(b.mul(i, ldc), j)]))
+                        def scalar(p, acc):
+                            a = b.load(b.gep(arow, [b.mul(p, sap)]))
+                            x = b.load(b.gep(_row_start(b, B, ldb, p, table), [j]))
+                            return [_fmuladd(b, a, x, acc[0])]
+                        (s,) = _accumulating_loop(b, K, [ir.Constant(ty, 0)], scalar)
+                        b.store(s, b.gep(C, [b.add(b.mul(i, ldc), j)]))
+    packed = _shape()[3]
+    if table or packed is None:
+        columns(NV * W, lambda j0: tiles(j0, NV))
+    else:
+        PR, PV = packed
+        slab = b.alloca(ir.ArrayType(ty, PANEL_ROWS * PV * W))
+        slab.align = 64
+        panel = b.bitcast(slab, ir.PointerType(ty))
+        with b.if_else(b.icmp_signed(">=", M, c(PACK_ROWS))) as (many, few):
+            with many:
+                columns(PV * W, lambda j0: _packed_tiles(b, args, panel, j0, ty, W, PR, PV))
+            with few:
+                columns(NV * W, lambda j0: tiles(j0, NV))
+    b.ret_void()
+
+
+def _broadcast(b, ptr, vty):
+    """The element at ptr in every lane."""
+    s = b.insert_element(ir.Constant(vty, ir.Undefined), b.load(ptr), ir.Constant(I64, 0))
+    return b.shuffle_vector(s, ir.Constant(vty, ir.Undefined),
+                            ir.Constant(ir.VectorType(ir.IntType(32), vty.count), [0] * vty.count))
+
+
+def _packed_tiles(b, args, panel, j0, ty, W, MR, NV, bt=False):
+    """C[:, j0 : j0 + NV*W] from B's columns copied, PANEL_ROWS rows of p at a time, into the
+    contiguous `panel` (64-byte aligned) that every row tile then sweeps (bt: B stored
+    transposed, B[p, j] at B + j*ldb + p, so the copy transposes). The accumulators of a later
+    block of p start from C: each element is the same sum in the same order as in one pass over
+    p (the bits do not depend on the packing)."""
+    M, N, K, A, sai, sap, B, ldb, C, ldc = args.values()
+    c = lambda v: ir.Constant(I64, v)       # noqa: E731
+    vty, span = ir.VectorType(ty, W), NV * W
+    zero = ir.Constant(vty, [ir.Constant(ty, 0)] * W)
+
+    def panel_vector(p, v):
+        return b.bitcast(b.gep(panel, [b.add(b.mul(p, c(span)), c(v * W))]), ir.PointerType(vty))
+    with _tiles(b, K, PANEL_ROWS) as k0:
+        kc = _min(b, c(PANEL_ROWS), b.sub(K, k0))
+        if bt:
+            _transposed_panel(b, B, ldb, panel, j0, k0, kc, span, vty)
+        else:
+            with counted_loop(b, kc) as p:
+                src = b.gep(B, [b.add(b.mul(b.add(k0, p), ldb), j0)])
+                for v in range(NV):
+                    b.store(_vload(b, vty, b.gep(src, [c(v * W)])), panel_vector(p, v)).align = 64
+        first = b.icmp_signed("==", k0, c(0))
+        with _tiles(b, M, MR) as i0:
+            rows = [_min(b, b.add(i0, c(r)), b.sub(M, c(1))) for r in range(MR)]
+            arows = [b.gep(A, [b.add(b.mul(r, sai), b.mul(k0, sap))]) for r in rows]
+            crows = [b.gep(C, [b.add(b.mul(r, ldc), j0)]) for r in rows]
+            init = [b.select(first, zero, _vload(b, vty, b.gep(cr, [c(v * W)])))
+                    for cr in crows for v in range(NV)]
+
+            def step(p, acc):
+                bv = []
+                for v in range(NV):
+                    bv.append(b.load(panel_vector(p, v)))
+                    bv[-1].align = 64
+                out = []
+                for r in range(MR):
+                    s = _broadcast(b, b.gep(arows[r], [b.mul(p, sap)]), vty)
+                    out += [_fmuladd(b, s, bv[v], acc[r * NV + v]) for v in range(NV)]
+                return out
+            acc = _accumulating_loop(b, kc, init, step)
+            for r in range(MR):
+                for v in range(NV):
+                    _vstore(b, acc[r * NV + v], b.gep(crows[r], [c(v * W)]))
+
+
+def _transpose(b, vs):
+    """The W x W matrix whose rows are the vectors vs, transposed: one stage per bit of the
+    index, each swapping that bit of the row with that bit of the lane (two-input shuffles)."""
+    W, ity = len(vs), ir.IntType(32)
+    h = W // 2
+    while h:
+        lo = [l if not l & h else W + l - h for l in range(W)]
+        hi = [l + h if not l & h else W + l for l in range(W)]
+        out = list(vs)
+        for i in (i for i in range(W) if not i & h):
+            a, c = vs[i], vs[i + h]
+            out[i] = b.shuffle_vector(a, c, ir.Constant(ir.VectorType(ity, W), lo))
+            out[i + h] = b.shuffle_vector(a, c, ir.Constant(ir.VectorType(ity, W), hi))
+        vs, h = out, h // 2
+    return vs
+
+
+def _transposed_panel(b, B, ldb, panel, j0, k0, kc, span, vty):
+    """panel[p, j] = B[j0 + j, k0 + p] for p < kc, j < span: W x W blocks loaded as W rows of
+    B, transposed in registers and stored as W rows of the panel; the p past the last whole
+    block one element at a time."""
+    c = lambda v: ir.Constant(I64, v)       # noqa: E731
+    W = vty.count
+    whole = b.udiv(kc, c(W))
+    for jb in range(span // W):
+        rows = [b.gep(B, [b.add(b.mul(b.add(j0, c(jb * W + jj)), ldb), k0)]) for jj in range(W)]
+        with counted_loop(b, whole) as pb:
+            at = b.mul(pb, c(W))
+            vs = _transpose(b, [_vload(b, vty, b.gep(r, [at])) for r in rows])
+            for pp, v in enumerate(vs):
+                dst = b.gep(panel, [b.add(b.mul(b.add(at, c(pp)), c(span)), c(jb * W))])
+                b.store(v, b.bitcast(dst, ir.PointerType(vty))).align = 64
+    with counted_loop(b, kc, b.mul(whole, c(W))) as p:
+        for j in range(span):
+            src = b.gep(B, [b.add(b.mul(b.add(j0, c(j)), ldb), b.add(k0, p))])
+            b.store(b.load(src), b.gep(panel, [b.add(b.mul(p, c(span)), c(j))]))
+
+
+def _bcast_t(mod, dt):
+    """The broadcast form of `x @ W.T` (B stored transposed), for N of at least one packed tile
+    and any M: every tile packed, the last one ending at column N (it repeats columns already
+    done; with the same sums in the same order it ends with the same values)."""
+    f = ir.Function(mod, function_type("bcast", dt), name=name("bcast_t", dt))
+    ty, W = ltype(dt), _lanes(dt)
+    args = {n: a for (n, _), a in zip(PARAMS["bcast"], f.args)}
+    b = ir.IRBuilder(f.append_basic_block("entry"))
+    MR, NV = _shape()[3]
+    span, N = NV * W, args["N"]
+    slab = b.alloca(ir.ArrayType(ty, PANEL_ROWS * span))
+    slab.align = 64
+    panel = b.bitcast(slab, ir.PointerType(ty))
+    c = lambda v: ir.Constant(I64, v)       # noqa: E731
+    with _tiles(b, N, span) as j0:
+        _packed_tiles(b, args, panel, _min(b, j0, b.sub(N, c(span))), ty, W, MR, NV, bt=True)
     b.ret_void()
 
 
