@@ -12,7 +12,7 @@ import numpy as np
 from . import lowp
 from .errors import MissingRuleError, check_error, out_of_bounds
 from .registry import REFERENCE
-from .types import kind_of
+from .types import bfloat16, kind_of
 
 
 def erf(x):
@@ -98,9 +98,14 @@ def lapack(fn):
 
 
 def convert(x, *, dtype):
-    """astype; complex to real keeps the real part (as JAX, without NumPy's ComplexWarning)."""
+    """astype; complex to real keeps the real part (as JAX, without NumPy's ComplexWarning); a
+    bfloat16 to an integer type converts its float32 value (exact), as float16 does in NumPy
+    and every compiled kernel does: ml_dtypes' own cast of an out-of-range value is the C++
+    compiler's (200.5 to int8 gave -56 on one machine and 0 on another)."""
     if kind_of(x.dtype) == "c" and kind_of(dtype) != "c":
         x = x.real
+    if x.dtype == bfloat16 and np.dtype(dtype).kind in "iu":
+        x = x.astype(np.float32)
     return x.astype(dtype)
 
 

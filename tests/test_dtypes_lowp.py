@@ -364,7 +364,11 @@ def test_casts_match_numpy(run, dst):
     got = run(lambda *xs: [x.astype(dst) for x in xs], *args)
     with np.errstate(all="ignore"):
         for s, a, g in zip(srcs, args, got):
-            assert_identical(g, a.astype(dst), f"{run.path} {s} -> {dst}")
+            # bfloat16 to integers as its float32 value (ml_dtypes' own cast of out-of-range
+            # values is its C++ compiler's, and differs between machines)
+            want = a.astype(np.float32).astype(dst) if s == BF16 and dst.kind in "iu" else \
+                a.astype(dst)
+            assert_identical(g, want, f"{run.path} {s} -> {dst}")
 
 
 def test_float64_to_float16_rounds_once(run):
