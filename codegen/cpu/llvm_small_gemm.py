@@ -283,13 +283,10 @@ def _bcast(mod, dt, table=False):
                 crow = b.gep(C, [b.add(b.mul(rows[r], ldc), j0)])
                 for v in range(nv):
                     _vstore(b, acc[r * nv + v], b.gep(crow, [c(v * W)]))
-    def columns(span, whole_tile):
-        """Every column: whole tiles of `span` columns, then one vector at a time, the last one
-        ending at column N (it repeats columns already done, with the same sums); narrower
-        than a vector: scalars."""
-        whole = b.mul(b.udiv(N, c(span)), c(span))
-        with _tiles(b, whole, span) as j0:
-            whole_tile(j0)
+    def rest(whole):
+        """The columns past the whole tiles: one vector at a time, the last one ending at
+        column N (it repeats columns already done, with the same sums); narrower than a
+        vector: scalars."""
         wide = b.icmp_signed(">=", N, c(W))
         with b.if_else(wide) as (vectors, scalars):
             with vectors:
@@ -306,19 +303,30 @@ def _bcast(mod, dt, table=False):
                             return [_fmuladd(b, a, x, acc[0])]
                         (s,) = _accumulating_loop(b, K, [ir.Constant(ty, 0)], scalar)
                         b.store(s, b.gep(C, [b.add(b.mul(i, ldc), j)]))
+
+    def whole_tiles(span):
+        return b.mul(b.udiv(N, c(span)), c(span))
     packed = _shape()[3]
     if table or packed is None:
-        columns(NV * W, lambda j0: tiles(j0, NV))
+        whole = whole_tiles(NV * W)
+        with _tiles(b, whole, NV * W) as j0:
+            tiles(j0, NV)
+        rest(whole)
     else:
         PR, PV = packed
         slab = b.alloca(ir.ArrayType(ty, PANEL_ROWS * PV * W))
         slab.align = 64
         panel = b.bitcast(slab, ir.PointerType(ty))
-        with b.if_else(b.icmp_signed(">=", M, c(PACK_ROWS))) as (many, few):
-            with many:
-                columns(PV * W, lambda j0: _packed_tiles(b, args, panel, j0, ty, W, PR, PV))
-            with few:
-                columns(NV * W, lambda j0: tiles(j0, NV))
+        many = b.icmp_signed(">=", M, c(PACK_ROWS))
+        whole = b.select(many, whole_tiles(PV * W), whole_tiles(NV * W))
+        with b.if_else(many) as (packing, direct):
+            with packing:
+                with _tiles(b, whole, PV * W) as j0:
+                    _packed_tiles(b, args, panel, j0, ty, W, PR, PV)
+            with direct:
+                with _tiles(b, whole, NV * W) as j0:
+                    tiles(j0, NV)
+        rest(whole)
     b.ret_void()
 
 
@@ -399,18 +407,20 @@ def _transposed_panel(b, B, ldb, panel, j0, k0, kc, span, vty):
     c = lambda v: ir.Constant(I64, v)       # noqa: E731
     W = vty.count
     whole = b.udiv(kc, c(W))
-    for jb in range(span // W):
-        rows = [b.gep(B, [b.add(b.mul(b.add(j0, c(jb * W + jj)), ldb), k0)]) for jj in range(W)]
+    with counted_loop(b, c(span // W)) as jb:
+        col = b.mul(jb, c(W))
+        rows = [b.gep(B, [b.add(b.mul(b.add(j0, b.add(col, c(jj))), ldb), k0)])
+                for jj in range(W)]
         with counted_loop(b, whole) as pb:
             at = b.mul(pb, c(W))
             vs = _transpose(b, [_vload(b, vty, b.gep(r, [at])) for r in rows])
             for pp, v in enumerate(vs):
-                dst = b.gep(panel, [b.add(b.mul(b.add(at, c(pp)), c(span)), c(jb * W))])
+                dst = b.gep(panel, [b.add(b.mul(b.add(at, c(pp)), c(span)), col)])
                 b.store(v, b.bitcast(dst, ir.PointerType(vty))).align = 64
     with counted_loop(b, kc, b.mul(whole, c(W))) as p:
-        for j in range(span):
-            src = b.gep(B, [b.add(b.mul(b.add(j0, c(j)), ldb), b.add(k0, p))])
-            b.store(b.load(src), b.gep(panel, [b.add(b.mul(p, c(span)), c(j))]))
+        with counted_loop(b, c(span)) as j:
+            src = b.gep(B, [b.add(b.mul(b.add(j0, j), ldb), b.add(k0, p))])
+            b.store(b.load(src), b.gep(panel, [b.add(b.mul(p, c(span)), j)]))
 
 
 def _bcast_t(mod, dt):
