@@ -83,9 +83,9 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
     B is transposed and A is not, where one side is small, K is shallow, or the operand each tile
     sweeps fits in cache (SWEPT_BYTES; measured with AVX-512: the MLP step's products 130-170 ->
     150-200 GFLOP/s on two cores, GPT's step 28-29 -> 26-27 ms); 'bcast_t' for `x @ W.T` with
-    many rows where the packed tiles exist (the panels' copy transposes: the dot form ran
-    such products at 34-52 GFLOP/s on one core, bcast_t at 70-86, OpenBLAS at 66-80, interleaved
-    on Sapphire Rapids). rows_table: B is a convolution's columns read from the
+    many rows where the packed tiles exist (the panels' copy transposes W: the dot form ran
+    such products at 37-83 GFLOP/s on one core, bcast_t at 97-138, OpenBLAS at 81-127,
+    interleaved on Sapphire Rapids; OpenBLAS where A leaves L2). rows_table: B is a convolution's columns read from the
     image (an im2col operand: its rows start where a table says), which only these functions
     read: '_rows' forms at any size."""
     dt = np.dtype(dt)
@@ -143,12 +143,18 @@ def called(texts) -> list[tuple[str, str]]:
             if any(f'@"{name(form, dt)}"' in t or f"@{name(form, dt)}(" in t for t in texts)]
 
 
+def packs(form, M) -> bool:
+    """Whether function `form` packs B's panels for a product of M rows."""
+    return form == "bcast_t" or (form == "bcast" and _shape()[3] is not None
+                                 and M >= PACK_ROWS)
+
+
 def tile(form, dt, M=0) -> tuple[int, int]:
-    """(rows, columns) of C's register tile (the broadcast form's for M rows)."""
+    """(rows, columns) of C's register tile (the broadcast forms' for M rows)."""
     _, (mr, nv), dot, packed = _shape()
-    if form == "bcast" and packed and M >= PACK_ROWS:
+    if packs(form, M):
         mr, nv = packed
-    return (mr, nv * _lanes(dt)) if form == "bcast" else dot
+    return (mr, nv * _lanes(dt)) if form.startswith("bcast") else dot
 
 
 def blocks(form, M, N, bsize, most) -> tuple[str, int, int]:
@@ -162,8 +168,8 @@ def blocks(form, M, N, bsize, most) -> tuple[str, int, int]:
     rows in blocks of PACK_ROWS at least where they make more blocks (GPT's [512,128] products
     in 16 blocks of 32 rows each re-packed all of B, or fell back to the unpacked tiles)."""
     units = -(-most // bsize)
-    tr, tc = tile(form.split("_")[0], "float32", M)
-    if form == "bcast_t" or (form == "bcast" and (tr, tc) != tile("bcast", "float32")):
+    tr, tc = tile(form, "float32", M)
+    if packs(form, M):
         count, ext, step = ("m", N, tc) if N // tc > M // PACK_ROWS else ("n", M, PACK_ROWS)
         grain = tc if count == "m" else 1
     else:
@@ -314,9 +320,7 @@ def _bcast(mod, dt, table=False):
         rest(whole)
     else:
         PR, PV = packed
-        slab = b.alloca(ir.ArrayType(ty, PANEL_ROWS * PV * W))
-        slab.align = 64
-        panel = b.bitcast(slab, ir.PointerType(ty))
+        panel = _panel(b, ty, PV * W)
         many = b.icmp_signed(">=", M, c(PACK_ROWS))
         whole = b.select(many, whole_tiles(PV * W), whole_tiles(NV * W))
         with b.if_else(many) as (packing, direct):
@@ -328,6 +332,13 @@ def _bcast(mod, dt, table=False):
                     tiles(j0, NV)
         rest(whole)
     b.ret_void()
+
+
+def _panel(b, ty, span):
+    """PANEL_ROWS x span elements of stack, 64-byte aligned (32 KB: L1 keeps it)."""
+    slab = b.alloca(ir.ArrayType(ty, PANEL_ROWS * span))
+    slab.align = 64
+    return b.bitcast(slab, ir.PointerType(ty))
 
 
 def _broadcast(b, ptr, vty):
@@ -427,15 +438,10 @@ def _bcast_t(mod, dt):
     """The broadcast form of `x @ W.T` (B stored transposed), for N of at least one packed tile
     and any M: every tile packed, the last one ending at column N (it repeats columns already
     done; with the same sums in the same order it ends with the same values)."""
-    f = ir.Function(mod, function_type("bcast", dt), name=name("bcast_t", dt))
-    ty, W = ltype(dt), _lanes(dt)
-    args = {n: a for (n, _), a in zip(PARAMS["bcast"], f.args)}
-    b = ir.IRBuilder(f.append_basic_block("entry"))
+    b, args, ty, W, _ = _begin(mod, "bcast_t", dt, False)
     MR, NV = _shape()[3]
     span, N = NV * W, args["N"]
-    slab = b.alloca(ir.ArrayType(ty, PANEL_ROWS * span))
-    slab.align = 64
-    panel = b.bitcast(slab, ir.PointerType(ty))
+    panel = _panel(b, ty, span)
     c = lambda v: ir.Constant(I64, v)       # noqa: E731
     with _tiles(b, N, span) as j0:
         _packed_tiles(b, args, panel, _min(b, j0, b.sub(N, c(span))), ty, W, MR, NV, bt=True)
