@@ -45,6 +45,9 @@ def test_the_policy_picks_by_shape_and_layout(isa, monkeypatch):
     assert use(256, 2048, 784, False, True, f32) == (cached and "bcast_t")   # W 6.4 MB, A 0.8
     assert use(2048, 512, 784, False, True, f32) is None         # A (6.4 MB) not in cache: BLAS
     assert use(48, 512, 784, False, True, f32) == (cached and "dot")    # few rows: no packing
+    # ... unless K is shallow (12 rows or more)
+    assert use(16, 512, 128, False, True, f32) == ("bcast_t" if cached else "dot")
+    assert use(8, 512, 128, False, True, f32) == "dot"
     assert use(256, 512, 784, True, True, f32) is None           # both transposed: BLAS
     assert use(4000, 4000, 4000, False, False, f32, rows_table=True) == "bcast_rows"
     assert use(0, 8, 8, False, False, f32) is None
@@ -84,7 +87,8 @@ CASES = [  # (M, K, N, left transposed, right transposed)
     # packed panels of B (M >= PACK_ROWS): several blocks of p, a partial last one, edge columns
     (64, 257, 70, False, False), (130, 300, 200, True, False), (97, 129, 1000, False, False),
     # x @ W.T with many rows (bcast_t): panels transposed in W x W blocks, p past the last one
-    (130, 300, 64, False, True), (64, 17, 200, False, True), (100, 300, 129, False, True)]
+    (130, 300, 64, False, True), (64, 17, 200, False, True), (100, 300, 129, False, True),
+    (16, 128, 512, False, True), (13, 200, 70, False, True)]
 
 
 @pytest.mark.parametrize("M,K,N,ta,tb", CASES)

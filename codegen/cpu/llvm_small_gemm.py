@@ -60,6 +60,10 @@ SWEPT_BYTES = {"avx512f": 2 << 20, "avx2": 0}
 # 256-row panels and 4 x 6, 5 x 4, 12 x 2, 14 x 2 tiles were slower).
 PANEL_ROWS = 128
 PACK_ROWS = 64
+# `x @ W.T` with fewer rows still packs where K is shallow: the dot form's tiles are then a few
+# vector steps and 16 horizontal sums each (LSTM's h @ W_hh.T, [16,128] @ W[512,128].T: 43 ->
+# 70 GFLOP/s; 12 rows 42 -> 65; 8 rows 27 -> 23: dot; K = 512 with 128 columns: dot 80, 73)
+FEW_PACK_ROWS = 12
 SCALAR_MACS = 1 << 16       # a product this small may run the scalar loop alone
 DOT_DEPTH = 256             # below this K, `x @ W.T` with many rows transposes W first
 COPY_ROWS = 128             # ... when the rows are at least this many (the copy is N*K moves
@@ -99,7 +103,8 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
     # all, which only a tiny product affords (an x @ W with W [512, 10], JAX's layout: BLAS)
     lanes, tiny = _lanes(dt), M * N * K <= SCALAR_MACS
     swept, packed = SWEPT_BYTES[isa()], _shape()[3]
-    if tb and not ta and packed and M >= PACK_ROWS and N >= packed[1] * lanes:
+    if tb and not ta and packed and N >= packed[1] * lanes and (
+            M >= PACK_ROWS or (M >= FEW_PACK_ROWS and lanes <= K <= DOT_DEPTH)):
         return "bcast_t" if M * K * dt.itemsize <= swept else None   # (dot: slower than both)
     if not tb and (N >= lanes or tiny) and (M <= MAX_ROWS or K <= MAX_DEPTH
                                             or M * K * dt.itemsize <= swept):
