@@ -176,6 +176,29 @@ def test_packed_panels_give_the_direct_forms_bits():
         assert np.array_equal(packed[:few], direct)
 
 
+def test_packed_products_differentiate_and_match_eager(monkeypatch):
+    """Packed panels (bcast, bcast_t) in a compiled function and its gradients: finite
+    differences in float64 through jit, and the same values as eager and as jit with fusion off."""
+    from jitgrad.test_util import check_grads
+    x, w, v = (rng.standard_normal(s) for s in ((70, 40), (96, 40), (96, 80)))
+
+    def f(x, w, v):
+        return jnp.sum(jnp.tanh(x @ w.T) @ v)
+    packed = llvm_small_gemm.SHAPES[llvm_small_gemm.isa()][3] is not None
+    g = jg.jit(jg.grad(f, argnums=(0, 1, 2)))
+    forms = {m for m in _forms(jg.grad(f, argnums=(0, 1, 2)), x, w, v) if m}
+    if packed:      # x @ w.T and its gradients take bcast_t; (.) @ v the packed bcast
+        assert ("bcast_t", "float64") in forms and ("bcast", "float64") in forms
+    check_grads(jg.jit(f), (x, w, v), order=1, modes=("rev",))
+    got = [np.asarray(t) for t in g(x, w, v)]
+    eager = jg.grad(f, argnums=(0, 1, 2))(*(jg.tensor(a) for a in (x, w, v)))
+    monkeypatch.setenv("JITGRAD_DISABLE", "fuse")
+    unfused = jg.jit(jg.grad(f, argnums=(0, 1, 2)))(x, w, v)
+    for a, e, u in zip(got, eager, unfused):
+        np.testing.assert_allclose(a, np.asarray(e), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(a, np.asarray(u), rtol=1e-10, atol=1e-10)
+
+
 def test_same_bits_on_one_thread_and_two():
     """Each element's sum runs over K in an order fixed by K alone, whatever block of the pool
     computes it."""
