@@ -117,18 +117,20 @@ def tree_unflatten(treedef: PyTreeDef, leaves):
 
 
 def _unflatten(td, it):
-    if td.kind is None:
+    kind = td.kind
+    if kind is None:
         return next(it)
-    children = [_unflatten(c, it) for c in td.children]
-    if td.kind in (tuple, list):
-        return td.kind(children)
-    if td.kind in (dict, OrderedDict):
-        return td.kind(zip(td.aux, children))
-    if td.kind is type(None):
+    # leaves inline: a model's tree is mostly modules holding leaves
+    children = [next(it) if c.kind is None else _unflatten(c, it) for c in td.children]
+    if kind is tuple or kind is list:
+        return kind(children)
+    if kind is dict or kind is OrderedDict:
+        return kind(zip(td.aux, children))
+    if kind is type(None):
         return None
-    if issubclass(td.kind, tuple) and hasattr(td.kind, "_fields") and td.kind not in _REGISTRY:
-        return td.kind(*children)
-    return _entry(td.kind)[1](td.aux, children)
+    if issubclass(kind, tuple) and hasattr(kind, "_fields") and kind not in _REGISTRY:
+        return kind(*children)      # a namedtuple
+    return _entry(kind)[1](td.aux, children)
 
 
 def tree_leaves(tree, is_leaf=None):

@@ -63,13 +63,14 @@ class _Static:
     by tree_unflatten (which shares these objects) hits the same jit cache entry. jit hashes and
     compares these on every call: the hash covers only the names, and equality first tries
     identity of every value (the common case after tree_unflatten)."""
-    __slots__ = ("items", "flags")
+    __slots__ = ("items", "flags", "_hash")
 
     def __init__(self, attrs: dict, flags=()):
         self.items = tuple(attrs.items())
         # per parameter: its requires_grad, None where a plain tensor sits (a gradient); not
         # part of equality: a model and its gradient have one structure (pytree_roles.py)
         self.flags = flags
+        self._hash = hash(tuple(attrs))
 
     def _key(self):
         return tuple((k, _static_key(v)) for k, v in self.items)
@@ -82,7 +83,10 @@ class _Static:
         return self._key() == other._key()
 
     def __hash__(self):
-        return hash(tuple(k for k, _ in self.items))
+        return self._hash
+
+    def __reduce__(self):       # the hash of str is per process: made anew where unpickled
+        return _Static, (dict(self.items), self.flags)
 
 
 _PLAIN = (bool, int, float, complex, str, bytes, type(None), type)
@@ -101,9 +105,9 @@ class Module:
     `__init__`, and write `forward`."""
 
     def __init__(self):
-        object.__setattr__(self, "_parameters", OrderedDict())
-        object.__setattr__(self, "_buffers", OrderedDict())
-        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "_non_persistent_buffers", ())
         object.__setattr__(self, "training", True)
         module_state.note_created(self)
@@ -149,7 +153,7 @@ class Module:
                                 "(expected a Module or None)")
             self._modules[name] = value
         else:
-            object.__setattr__(self, name, value)
+            _set_static(self, name, value)
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -162,9 +166,10 @@ class Module:
         for table in (self._parameters, self._buffers, self._modules):
             if name in table:
                 del table[name]
-                object.__setattr__(self, "_non_persistent_buffers", tuple(
+                _set_static(self, "_non_persistent_buffers", tuple(
                     n for n in self._non_persistent_buffers if n != name))
                 return
+        _AUX.pop(self, None)
         object.__delattr__(self, name)
 
     def register_parameter(self, name: str, param) -> None:
@@ -189,7 +194,7 @@ class Module:
             raise KeyError(f"register_buffer: attribute '{name}' already exists")
         self._buffers[name] = _as_buffer(tensor, name)
         rest = tuple(n for n in self._non_persistent_buffers if n != name)
-        object.__setattr__(self, "_non_persistent_buffers", rest if persistent else rest + (name,))
+        _set_static(self, "_non_persistent_buffers", rest if persistent else rest + (name,))
 
     def add_module(self, name: str, module) -> None:
         if module is not None and not isinstance(module, Module):
@@ -252,7 +257,7 @@ class Module:
     # modes and gradients -------------------------------------------------------------------
     def train(self, mode: bool = True):
         for m in self.modules():
-            object.__setattr__(m, "training", bool(mode))
+            _set_static(m, "training", bool(mode))
         return self
 
     def eval(self):
@@ -372,8 +377,13 @@ _TABLES = ("_parameters", "_buffers", "_modules")
 def _flatten_module(m: Module):
     d = m.__dict__
     params, bufs, mods = d["_parameters"], d.get("_buffers", {}), d["_modules"]
-    static = {k: v for k, v in d.items() if k not in _TABLES}
-    aux = (type(m), tuple(params), tuple(bufs), tuple(mods), _Static(static, _flags(m, params)))
+    flags = _flags(m, params)
+    aux = _AUX.get(m)
+    if (aux is None or aux[4].flags != flags or aux[1] != tuple(params) or aux[2] != tuple(bufs)
+            or aux[3] != tuple(mods)):
+        static = {k: v for k, v in d.items() if k not in _TABLES}
+        aux = (type(m), tuple(params), tuple(bufs), tuple(mods), _Static(static, flags))
+        _AUX[m] = aux
     return list(params.values()) + list(bufs.values()) + list(mods.values()), aux
 
 
@@ -383,13 +393,28 @@ def _unflatten_module(aux, children):
     m = object.__new__(cls)
     m.__dict__.update(static.items)
     n, b = len(param_names), len(param_names) + len(buffer_names)
-    object.__setattr__(m, "_parameters", OrderedDict(zip(param_names, children[:n])))
-    object.__setattr__(m, "_buffers", OrderedDict(zip(buffer_names, children[n:b])))
-    object.__setattr__(m, "_modules", OrderedDict(zip(mod_names, children[b:])))
+    d = m.__dict__      # plain dicts (insertion-ordered), as torch.nn.Module's tables since 2.0
+    d["_parameters"] = dict(zip(param_names, children[:n]))
+    d["_buffers"] = dict(zip(buffer_names, children[n:b]))
+    d["_modules"] = dict(zip(mod_names, children[b:]))
     if static.flags:
         _PARAM_FLAGS[m] = static.flags
+    _AUX[m] = aux
     module_state.note_created(m)
     return m
+
+
+# a module -> the pytree aux it was last flattened to or rebuilt from, while its attributes
+# other than the parameter, buffer and submodule tables stay as they were (_set_static drops
+# it): a jitted step flattens its model's ~100 modules on every call, and the aux they had
+# (the same objects) makes the cache lookup's comparison one of identities
+_AUX: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _set_static(m, name, value) -> None:
+    """Set an attribute that is not a parameter, buffer or submodule (pytree aux data)."""
+    _AUX.pop(m, None)
+    object.__setattr__(m, name, value)
 
 
 # a module rebuilt by tree_unflatten -> the requires_grad flags of the parameters it was
@@ -398,15 +423,21 @@ _PARAM_FLAGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _flags(m, params) -> tuple:
+    """Per parameter slot: the requires_grad a jit result restores, None for a plain tensor;
+    () when every slot is None (a gradient's modules: nothing to restore)."""
     inherited = _PARAM_FLAGS.get(m)
-    return tuple(p.requires_grad if isinstance(p, Parameter) else
-                 inherited[i] if inherited else None for i, p in enumerate(params.values()))
+    flags = tuple(p.requires_grad if isinstance(p, Parameter) else
+                  inherited[i] if inherited else None for i, p in enumerate(params.values()))
+    return () if flags.count(None) == len(flags) else flags
 
 
 def _restore_parameters(root) -> None:
     """A jit result: parameters computed by the call become Parameters again, each with the
     requires_grad of the parameter it replaces, as the eager model had."""
-    for m in root.modules():
+    stack = [root]
+    while stack:        # not modules(): its generators cost more than this whole loop
+        m = stack.pop()
+        stack.extend(c for c in m._modules.values() if c is not None)
         flags = _PARAM_FLAGS.get(m)
         if not flags:
             continue
@@ -419,7 +450,7 @@ def _restore_parameters(root) -> None:
 def _as_gradient(root) -> None:
     """A gradient: its slots are plain tensors wherever the tree goes (tree_map, jit)."""
     for m in root.modules():
-        _PARAM_FLAGS[m] = (None,) * len(m._parameters)
+        _PARAM_FLAGS.pop(m, None)
 
 
 def _state_slots(m: Module) -> list:

@@ -31,8 +31,22 @@ class ShapeDtype:
         return f"ShapeDtype({self.shape}, {self.dtype.name})"
 
 
+# (shape, dtype, device) -> the spec of a Tensor argument leaf: made once, so a jitted step's
+# ~160 leaves cost a dict lookup each and its Signature compares the same objects
+_TENSOR_SPECS: dict = {}
+
+
 def leaf_spec(x):
     """(TensorType, device, weak) of a dynamic argument leaf; TypeError for anything else."""
+    if isinstance(x, Tensor) and type(x._data) is np.ndarray:
+        d = x._data
+        key = (d.shape, d.dtype, x._device)
+        spec = _TENSOR_SPECS.get(key)
+        if spec is None:
+            if len(_TENSOR_SPECS) > 4096:
+                _TENSOR_SPECS.clear()
+            spec = _TENSOR_SPECS[key] = (TensorType(d.shape, d.dtype), x._device, False)
+        return spec
     if isinstance(x, (Tensor, Tracer)):
         return TensorType(x.shape, x.dtype), x.device, getattr(x, "_weak", False)
     if isinstance(x, ShapeDtype):
