@@ -137,21 +137,25 @@ def _write_entry(name: str, obj: bytes) -> None:
 
 # ----------------------------------------------------------------------------- compiling
 
-def _optimize(mod):
+def _optimize(mod, vectorized=False):
+    """O3 with LLVM's vectorizers for generated scalar loops; O1 without them for IR that is
+    vectorized already (llvm_small_gemm: its tiles ran as fast, and compiled in 0.07 instead of
+    0.10-0.14 s each, a cold first call's largest units)."""
     llvm = _state["llvm"]
-    pto = llvm.create_pipeline_tuning_options(3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
+    pto = llvm.create_pipeline_tuning_options(1 if vectorized else 3)
+    pto.loop_vectorization = not vectorized
+    pto.slp_vectorization = not vectorized
     pto.loop_unrolling = False
     pb = llvm.create_pass_builder(_state["tm"], pto)
     pb.getModulePassManager().run(mod, pb)
 
 
-def compile_ir(name: str, ir_text, functions: list) -> tuple[list, str]:
+def compile_ir(name: str, ir_text, functions: list, vectorized=False) -> tuple[list, str]:
     """Addresses of `functions` in module `name`, and where its code came from: 'loaded' (earlier
     in this process), 'hit' (the disk cache: `ir_text` is not needed), or compiled now from
     `ir_text` (a str, or a function returning it): 'miss', 'rebuilt' (the entry was damaged) or
-    'memory' (no usable cache directory)."""
+    'memory' (no usable cache directory). vectorized: the IR's loops are vectorized by hand
+    (see _optimize)."""
     with _lock:
         if (name, functions[0]) in _ADDR:
             return [_ADDR[name, f] for f in functions], "loaded"
@@ -169,7 +173,7 @@ def compile_ir(name: str, ir_text, functions: list) -> tuple[list, str]:
         mod.data_layout = str(_state["tm"].target_data)
         if obj is None:
             mod.verify()
-            _optimize(mod)
+            _optimize(mod, vectorized)
         engine.add_module(mod)
         engine.finalize_object()
         _disk.pop(name, None)

@@ -530,7 +530,8 @@ def register(form, dt) -> None:
     fname = name(form, dt)
     if fname in _ADDRESSES:
         return
-    (addr,), _ = llvm_jit.compile_ir(_unit(form, dt), lambda: module_text(form, dt), [fname])
+    (addr,), _ = llvm_jit.compile_ir(_unit(form, dt), lambda: module_text(form, dt), [fname],
+                                     vectorized=True)
     llvm_jit.add_symbol(fname, addr)
     _ADDRESSES[fname] = addr
 
