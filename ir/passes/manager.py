@@ -3,7 +3,7 @@ passes.
 
     canonicalize → conv_input_grad → fold_constants → scan_accumulate → join_pads → cse → merge_scans
     → prune_scan_ys → fold_transposes → contract_batch → dce → inline_remat
-    → fuse → plan_memory
+    → fuse → remat_outputs → plan_memory
 
 Between passes (ir/config.py): the graph is verified (always under pytest, and with
 JITGRAD_VERIFY=1), printed to stderr after the passes named in JITGRAD_PRINT_AFTER (`all` or
@@ -34,12 +34,13 @@ from .join_pads import join_pads
 from .merge_scans import merge_scans
 from .plan_memory import plan_memory
 from .prune_scan_ys import prune_scan_ys
+from .remat_outputs import remat_outputs
 from .scan_accumulate import scan_accumulate
 from .verify_schedule import verify_schedule
 from .widen_lowp import widen_lowp
 
 PIPELINE = (canonicalize, conv_input_grad, fold_constants, scan_accumulate, join_pads, cse, merge_scans,
-            prune_scan_ys, fold_transposes, contract_batch, dce, inline_remat, fuse)
+            prune_scan_ys, fold_transposes, contract_batch, dce, inline_remat, fuse, remat_outputs)
 PASS_NAMES = tuple(p.__name__ for p in PIPELINE) + ("plan_memory",)
 
 
