@@ -433,8 +433,14 @@ class _Accs:
     """Scalar accumulators (allocas) of the reductions of a body; argmax/argmin also keep the
     index of their winner."""
 
-    def __init__(self, fn, nodes, window=False):
+    def __init__(self, fn, nodes, window=False, keyed=False):
         self.fn, self.nodes = fn, nodes
+        # keyed: float max/min accumulate integer keys (_key), a reduction LLVM vectorizes even
+        # where the elements come through a select (attention's masked softmax: llvm.maximum of
+        # where(mask, x, -inf) stayed a scalar loop, 12 instructions an element)
+        self.keyed = {n for n in nodes if keyed and not window
+                      and REDUCER_KIND[n.op][0] in ("max", "min")
+                      and not REDUCER_KIND[n.op][1] and self.dtype(n).name in _KEY_BITS}
         self.slot = {n: fn.alloca(self.ty(n)) for n in nodes}
         self.arg = {n: fn.alloca(I64) for n in nodes if REDUCER_KIND[n.op][1]}
         self.window = window    # every reduced loop unrolled (Fn.loop): straight-line scalars
@@ -446,10 +452,14 @@ class _Accs:
         return dt
 
     def ty(self, n):
+        if n in self.keyed:
+            return ir.IntType(_KEY_BITS[self.dtype(n).name])
         return ltype(self.dtype(n))
 
     def init_value(self, n):
         kind, dt = REDUCER_KIND[n.op][0], self.dtype(n)
+        if n in self.keyed:
+            return ir.Constant(self.ty(n), _key_of(dt, -np.inf if kind == "max" else np.inf))
         if kind in ("sum", "prod"):
             return const(dt, 0 if kind == "sum" else 1)
         if dt.kind == "f":
@@ -476,6 +486,9 @@ class _Accs:
             return b.fadd(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.add(acc, v)
         if kind == "prod":
             return b.fmul(acc, v, flags=("reassoc",)) if dt.kind == "f" else b.mul(acc, v)
+        if n in self.keyed:
+            return intrinsic(b, "llvm.smax" if kind == "max" else "llvm.smin", acc.type, acc,
+                             _key(b, v, kind))
         if dt.kind == "f" and self.window and acc.type in _FLOAT_BITS:
             return _window_extreme(b, kind, acc, v)
         if dt.kind == "f":      # NaN-propagating, and a reduction LLVM vectorizes
@@ -507,6 +520,8 @@ class _Accs:
     def value(self, n, v):
         """An accumulated value (or winner's index) as the op's output dtype."""
         have = np.dtype("int64") if n in self.arg else self.dtype(n)
+        if n in self.keyed:
+            v = self.fn.b.bitcast(_flip(self.fn.b, v), ltype(have))
         want = np.dtype(n.output.type.dtype)
         return v if want == have else EXPR[Op.convert](self.fn.b, [v], [have], want)
 
@@ -517,6 +532,33 @@ class _Accs:
 
 
 _FLOAT_BITS = {ir.FloatType(): 32, ir.DoubleType(): 64}
+_KEY_BITS = {"float32": 32, "float64": 64}
+
+
+def _key_of(dt, x) -> int:
+    """The integer key of float x (see _key), for constants."""
+    bits = int(np.array(x, dt).view(f"i{np.dtype(dt).itemsize}"))
+    return bits ^ ((1 << (8 * np.dtype(dt).itemsize - 1)) - 1) if bits < 0 else bits
+
+
+def _flip(b, bits):
+    """Negative floats' bits but the sign flipped: the map between a float's bits and its key,
+    its own inverse (the sign bit is kept)."""
+    w = bits.type.width
+    return b.xor(bits, b.and_(b.ashr(bits, ir.Constant(bits.type, w - 1)),
+                              ir.Constant(bits.type, (1 << (w - 1)) - 1)))
+
+
+def _key(b, v, kind):
+    """A signed integer ordered as IEEE maximum/minimum order floats (-0 below +0), NaN made
+    the key that wins (a positive quiet NaN above +inf for max, a negative one below -inf for
+    min): max/min of keys, mapped back, is llvm.maximum/minimum of the floats, in any order."""
+    w = _FLOAT_BITS[v.type]
+    ity = ir.IntType(w)
+    nan = np.array(np.nan if kind == "max" else -np.nan, f"f{w // 8}").view(f"i{w // 8}")
+    bits = b.select(b.fcmp_unordered("uno", v, v), ir.Constant(ity, int(nan)),
+                    b.bitcast(v, ity))
+    return _flip(b, bits)
 
 
 def _window_extreme(b, kind, acc, v):
@@ -542,7 +584,7 @@ def gen_reduce(fn):
     shapes = {v: full[v] if fn.reduced(v) else part[v] for v in fn.info.maps}
     inner = [D[d] for d in axes]
     accs = _Accs(fn, reds, window=nest.layout != "columns" and bool(inner)
-                 and max(inner) <= UNROLL_TRIPS)
+                 and max(inner) <= UNROLL_TRIPS, keyed=nest.layout != "columns")
     if nest.layout == "columns":
         return _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part)
     sums = [n for n in reds if REDUCER_KIND[n.op][0] in ("sum", "prod")]
@@ -749,7 +791,7 @@ def gen_rowwise(fn):
     nd = len(D)
     if rows * L == 0 and not any(v in per_row and v.type.size for v in outs):
         return
-    accs = _Accs(fn, reds)
+    accs = _Accs(fn, reds, keyed=True)
     R = (nd - 1,)
     full = {v: fn.shape_in(v) for v in info.maps}
     part = {v: fn.shape_in(v, R) for v in info.maps}

@@ -3,16 +3,18 @@ short elementwise chains writes that one value instead, and the kernels reading 
 the chains again (rematerialization of cheap producers, as XLA's fusion duplicates them).
 
 Reverse-mode autodiff saves what each op's rule reads: GELU's forward kernel (a matmul epilogue)
-wrote 1 + erf(y/sqrt 2), y/2 and exp(-y^2/2) * 2/sqrt(pi) beside the activation, 3 MB a layer of
-GPT's step, all functions of the pre-activation y. With y written instead, the forward writes
-two values, not four, and the backward's epilogue reads one, not three, and computes erf and exp
-itself (the forward's exp is then dead: it moves, it is not duplicated).
+wrote 1 + erf(y/sqrt 2), y/2 and exp(-y^2/2) * 2/sqrt(pi) beside the activation, all functions
+of the pre-activation y. Now it writes y instead of the last two: the backward's epilogue
+computes y/2 and the exp (which the forward no longer computes: the exp moves, it is not
+copied), and reads 1 + erf as before (recomputing erf would copy it: the forward still needs
+it for the activation; copied, erf and exp cost the backward as much as the outputs saved).
 
 The outputs of a kernel with one such root are rematerialized together when (1) each is a
 chain of at most MAX_CHAIN elementwise nodes of the root's shape whose other inputs are scalar
-constants, (2) none is a graph output, (3) every kernel reading one still forms a kernel of its
-kind with the chains inlined (fusion_rules.analyze: an epilogue can take them, a matmul operand
-cannot), and (4) it pays, in fusion's units: bytes no longer written and read against the
+constants, and the chain copies only cheap ops (what it shares with outputs that stay is
+computed twice); (2) none is a graph output; (3) every kernel reading one still forms a kernel
+of its kind with the chains inlined (fusion_rules.analyze: an epilogue can take them, a matmul
+operand cannot); (4) it pays, in fusion's units: bytes no longer written and read against the
 chains' ops computed again, less the producer's ops that become dead. A root that is an input of
 the kernel is read where it already lies; otherwise it becomes an output. A pure pass.
 """
@@ -166,7 +168,8 @@ def _try(nodes, i, root, members, users):
         return None         # one value written for another: never pays
     size = root.type.nbytes
     readers = {j for m, _ in members for j in users.get(k.outputs[m], ())}
-    if not readers or any(nodes[j].op != KERNEL for j in readers):
+    if not readers or any(nodes[j].op != KERNEL or nodes[j].params["kind"] not in KINDS
+                          for j in readers):
         return None
     gone = {m for m, _ in members}
     kept = [(o, t) for j, (o, t) in enumerate(zip(body.outputs, k.outputs)) if j not in gone]
@@ -185,17 +188,18 @@ def _try(nodes, i, root, members, users):
     saved = sum(size * (1 + len(users.get(k.outputs[m], ()))) for m, _ in members)
     added = size * (len(readers) + new_output)
     freed = _cost(set(body.nodes) - set(producer.params["body"].nodes)) * root.type.size
-    recompute = 0.0
+    recs = {j: {k.outputs[m]: (root_top, root, chain, body.outputs[m]) for m, chain in members
+                if k.outputs[m] in nodes[j].inputs} for j in sorted(readers)}
+    recompute = sum(_cost({n for _, _, chain, _ in rec.values() for n in chain})
+                    for rec in recs.values()) * root.type.size
+    if saved - added <= recompute - freed:
+        return None
     out = {i: producer}
-    for j in sorted(readers):
-        rec = {k.outputs[m]: (root_top, root, chain, body.outputs[m]) for m, chain in members
-               if k.outputs[m] in nodes[j].inputs}
-        recompute += _cost({n for _, _, chain, _ in rec.values() for n in chain}) * root.type.size
-        new = _inlined(nodes[j], rec)
-        if new is None:
+    for j, rec in recs.items():
+        out[j] = _inlined(nodes[j], rec)
+        if out[j] is None:
             return None
-        out[j] = new
-    return out if saved - added > recompute - freed else None
+    return out
 
 
 def remat_outputs(graph: Graph) -> Graph:
