@@ -1,6 +1,6 @@
-"""Float max/min reductions of the LLVM rowwise and reduce kernels accumulate integer keys
-(codegen/cpu/llvm_kernels.py `_key`), which LLVM vectorizes where a select feeds them
-(attention's masked softmax). They must keep IEEE maximum/minimum's answers in every order: a
+"""Float max/min reductions of the LLVM rowwise and reduce kernels that a select feeds
+(attention's masked softmax) accumulate integer keys (codegen/cpu/llvm_kernels.py `_key`),
+which LLVM vectorizes; the others llvm.maximum/minimum. They must keep IEEE maximum/minimum's answers in every order: a
 NaN of either sign wins, +0 is above -0, infinities and fully masked rows, float32 and float64;
 checked against a NumPy reference on the compiled path (eagerly, NumPy's max decides a tie of
 zeros by order, as it always did)."""
@@ -53,8 +53,12 @@ def test_reduce_kernel_extremes(dtype, kind, rng):
     x = _rows(dtype, rng)
     red = jnp.max if kind == "max" else jnp.min
     want = _ieee(x, kind)
+    keep = np.ones(x.shape, bool)
+    fill = -np.inf if kind == "max" else np.inf
     _same(jg.jit(lambda a: red(a, axis=-1))(x), want)           # a reduce kernel
     _same(jg.jit(lambda a: red(a * 2.0, axis=-1) * 0.5)(x), want)   # with a prologue
+    # through a select: the keyed accumulators
+    _same(jg.jit(lambda a, m: red(jnp.where(m, a, fill), axis=-1))(x, keep), want)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -63,10 +67,13 @@ def test_rowwise_kernel_extremes(dtype, kind, rng):
     x = _rows(dtype, rng)
     red = jnp.max if kind == "max" else jnp.min
     # the extreme broadcast back over its row: one rowwise kernel
-    got = jg.jit(lambda a: a - red(a, axis=-1, keepdims=True))(x)
+    keep = np.ones(x.shape, bool)
+    fill = -np.inf if kind == "max" else np.inf
     with np.errstate(invalid="ignore"):
         want = x - _ieee(x, kind)[:, None]
-    _same(got, want)
+    _same(jg.jit(lambda a: a - red(a, axis=-1, keepdims=True))(x), want)
+    _same(jg.jit(lambda a, m: a - red(jnp.where(m, a, fill), axis=-1, keepdims=True))(x, keep),
+          want)                                                  # keyed
 
 
 def test_masked_softmax_matches_numpy(rng):
