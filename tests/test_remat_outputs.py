@@ -32,6 +32,17 @@ def _schedule(fn, *args):
     return run_pipeline(jg.make_graph(fn)(*args))[1]
 
 
+class _PassOff:
+    """remat_outputs switched off inside the block (the option as it was after)."""
+
+    def __enter__(self):
+        self.old = jg.config.read("disable")
+        jg.config.update("disable", self.old | {"remat_outputs"})
+
+    def __exit__(self, *exc):
+        jg.config.update("disable", self.old)
+
+
 def _ops(kernel):
     return [n.op for n in kernel.params["body"].nodes]
 
@@ -40,11 +51,8 @@ def test_gelu_forward_writes_fewer_values_and_the_exp_moves_to_the_backward(rng)
     args = _args(rng)
     grad = jg.grad(_mlp_gelu_loss, argnums=(0, 1, 2))
     on = _schedule(grad, *args)
-    jg.config.update("disable", frozenset({"remat_outputs"}))
-    try:
+    with _PassOff():
         off = _schedule(grad, *args)
-    finally:
-        jg.config.update("disable", frozenset())
     fwd_on, fwd_off = ([k for k in s if Op.erf in _ops(k) and Op.matmul in _ops(k)][0]
                        for s in (on, off))
     assert len(fwd_off.outputs) == 4 and Op.exp in _ops(fwd_off)
@@ -59,11 +67,8 @@ def test_same_bits_with_the_pass_off_and_finite_differences(rng):
     args = [jg.tensor(a) for a in _args(rng)]
     f = jg.jit(jg.value_and_grad(_mlp_gelu_loss, argnums=(0, 1, 2)))
     on = f(*args)
-    jg.config.update("disable", frozenset({"remat_outputs"}))
-    try:
+    with _PassOff():
         off = jg.jit(jg.value_and_grad(_mlp_gelu_loss, argnums=(0, 1, 2)))(*args)
-    finally:
-        jg.config.update("disable", frozenset())
     for a, b in zip(jg.tree_util.tree_leaves(on), jg.tree_util.tree_leaves(off)):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     a64 = [np.asarray(a, np.float64) for a in _args(rng)]
@@ -89,11 +94,8 @@ def test_graph_outputs_and_matmul_operands_stay_written(rng):
 def test_the_pass_is_pure(rng):
     args = _args(rng)
     graph = jg.make_graph(jg.grad(_mlp_gelu_loss, argnums=(0, 1, 2)))(*args)
-    jg.config.update("disable", frozenset({"remat_outputs"}))
-    try:
+    with _PassOff():
         fused = run_pipeline(graph)[0]
-    finally:
-        jg.config.update("disable", frozenset())
     before = str(fused)
     out = remat_outputs(fused)
     assert str(fused) == before and out is not fused
