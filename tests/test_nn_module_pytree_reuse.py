@@ -101,3 +101,9 @@ def test_aux_pickles_with_a_fresh_hash():
     td = tree_util.tree_structure(Scaled())
     back = pickle.loads(pickle.dumps(td))
     assert back == td and hash(back) == hash(td)
+
+
+def test_modules_walks_in_named_modules_order():
+    m = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.Tanh(), nn.Linear(3, 1)), nn.ReLU())
+    m.body = Scaled()
+    assert [id(x) for x in m.modules()] == [id(x) for _, x in m.named_modules()]

@@ -215,7 +215,13 @@ class Module:
             yield from m.named_modules(f"{prefix}.{name}" if prefix else name)
 
     def modules(self):
-        return (m for _, m in self.named_modules())
+        """Every module, self first, in named_modules' order (a stack, not nested generators: a
+        jitted step's result restores its Parameters through this on every call)."""
+        stack = [self]
+        while stack:
+            m = stack.pop()
+            yield m
+            stack.extend(reversed([c for c in m._modules.values() if c is not None]))
 
     def named_parameters(self, prefix="", recurse=True):
         for name, p in self._parameters.items():
@@ -434,10 +440,7 @@ def _flags(m, params) -> tuple:
 def _restore_parameters(root) -> None:
     """A jit result: parameters computed by the call become Parameters again, each with the
     requires_grad of the parameter it replaces, as the eager model had."""
-    stack = [root]
-    while stack:        # not modules(): its generators cost more than this whole loop
-        m = stack.pop()
-        stack.extend(c for c in m._modules.values() if c is not None)
+    for m in root.modules():
         flags = _PARAM_FLAGS.get(m)
         if not flags:
             continue
