@@ -383,14 +383,17 @@ def _env(values):
                 os.environ[k] = v
 
 
-def _task(prog, mode):
-    """fn(*xs) -> flat list of arrays for the mode, plus the (fixed) cotangents and tangents."""
+def _task(prog, mode, widen=False):
+    """fn(*xs) -> flat list of arrays for the mode, plus the (fixed) cotangents and tangents.
+    widen: the same inputs, cotangents and tangents (their float32 values) in float64."""
     f = prog.fn()
     rng = np.random.default_rng(1)
     xs = prog.inputs()
     outs_shapes = [dict((n, s) for n, _, s in prog.lines)[o] for o in prog.outputs]
     ws = [rng.uniform(-1, 1, s).astype(prog.dtype) for s in outs_shapes]
     ts = [rng.uniform(-1, 1, x.shape).astype(prog.dtype) for x in xs]
+    if widen:
+        xs, ws, ts = ([a.astype(np.float64) for a in arrays] for arrays in (xs, ws, ts))
     argnums = tuple(range(len(xs)))
 
     def loss(*a):
@@ -418,10 +421,34 @@ def _run(fn, xs):
         return None, e
 
 
+def as_accurate(prog, mode, k, ref, got, cache):
+    """Whether float32 result k of a path that differs from eager's is, element by element, no
+    further from the float64 evaluation of the same program than eager's (within TOL): an
+    ill-conditioned program (the sine of a product near 3e4) turns one rounding apart, as two
+    summation orders give, into a visible difference, and then eager is not the truth. `cache`
+    (a list) keeps the float64 results for the program."""
+    if prog.dtype != "float32":
+        return False
+    if not cache:
+        fn, xs = _task(prog, mode, widen=True)
+        cache.append(_run(fn, xs)[0])
+    wide = cache[0]
+    if wide is None or wide[k].shape != ref.shape:
+        return False
+    e, r, g = (np.asarray(a, np.float64) for a in (wide[k], ref, got))
+    tol = TOL["float32"]["atol"] + TOL["float32"]["rtol"] * np.abs(e)
+    with np.errstate(invalid="ignore"):
+        ok = np.abs(g - e) <= np.abs(r - e) + tol
+    return bool(np.all(ok | (np.isnan(g) & np.isnan(r))))
+
+
 def check(prog: Program, mode: str, paths=PATHS):
-    """None when every path agrees with eager, else a one-line description of the difference."""
+    """None when every path agrees with eager (or, in float32, is as close as eager to the
+    program evaluated in float64: as_accurate), else a one-line description of the
+    difference."""
     fn, xs = _task(prog, mode)
     ref, ref_err = _run(fn, xs)
+    wide = []
     for path in paths:
         with _env(_ENV[path]):
             got, err = _run(jg.jit(fn), xs)
@@ -437,6 +464,8 @@ def check(prog: Program, mode: str, paths=PATHS):
                     g.dtype == r.dtype and np.allclose(np.asarray(g, np.float64),
                                                        np.asarray(r, np.float64), equal_nan=True,
                                                        **TOL[prog.dtype])):
+                if r.shape == g.shape and as_accurate(prog, mode, k, r, g, wide):
+                    continue
                 diff = np.max(np.abs(g - r)) if r.shape == g.shape else f"shape {g.shape} vs {r.shape}"
                 return f"{mode}/{path}: result {k} differs from eager by {diff}"
     return None

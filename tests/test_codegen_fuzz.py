@@ -10,7 +10,9 @@ import os
 
 import pytest
 
-from fuzz_programs import BUILDERS, MODES, check, program, shrink
+import numpy as np
+
+from fuzz_programs import BUILDERS, MODES, Program, as_accurate, check, program, shrink
 
 
 def _report(seed, mode, why, prog):
@@ -53,3 +55,20 @@ def test_fuzzed_programs_slow():
                 failures.append(_report(seed, mode, why, prog))
                 break
     assert not failures, f"{len(failures)} of {hi - lo} programs failed:\n\n" + "\n\n".join(failures[:5])
+
+
+def test_float32_difference_judged_against_float64():
+    """A float32 path that differs from eager passes only where it is no further than eager from
+    the program run in float64 (an ill-conditioned program: the sine of a value near 3e4, whose
+    last bit two summation orders set differently)."""
+    prog = Program([(4,)], "float32", [("v0", "jnp.sin(jnp.prod(x0 * 12.0) * 1e3)", ())],
+                   ["v0"])
+    x = prog.inputs()[0].astype(np.float64)
+    exact = np.sin(np.prod(x * 12.0) * 1e3)
+    eager = np.float32(exact + 0.05)
+    assert as_accurate(prog, "forward", 0, np.array(eager), np.array(np.float32(exact)), [])
+    assert as_accurate(prog, "forward", 0, np.array(eager), np.array(eager), [])
+    assert not as_accurate(prog, "forward", 0, np.array(eager), np.array(np.float32(exact - 0.2)),
+                           [])
+    f64 = Program(prog.shapes, "float64", prog.lines, prog.outputs)
+    assert not as_accurate(f64, "forward", 0, np.array(eager), np.array(exact), [])

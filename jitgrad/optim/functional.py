@@ -42,8 +42,9 @@ def make(name: str, **hyper) -> FunctionalOptimizer:
     n_slots = rule.slots(h)
 
     def init(params):
-        zeros = tree_util.tree_map(jnp.zeros_like, params)
-        return OptState(jnp.zeros((), "int32"), (zeros,) * n_slots)
+        # one tree of zeros per slot, none shared: the state can be donated (donate_argnums)
+        slots = tuple(tree_util.tree_map(jnp.zeros_like, params) for _ in range(n_slots))
+        return OptState(jnp.zeros((), "int32"), slots)
 
     def update(grads, state, params):
         with no_grad():   # eager: new params must not carry autograd history from the old ones
