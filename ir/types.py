@@ -95,7 +95,7 @@ class TensorType:
     dtype: np.dtype
 
     def __post_init__(self):
-        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "shape", tuple(map(int, self.shape)))
 
     @property
     def ndim(self) -> int:

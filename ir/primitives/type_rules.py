@@ -18,6 +18,9 @@ def _fail(op, msg):
 
 def broadcast_shapes(op, *types: TensorType) -> tuple:
     """NumPy broadcasting; the error names every input type."""
+    first = types[0].shape
+    if all(t.shape == first for t in types):
+        return first
     ndim = max(t.ndim for t in types)
     out = []
     for i in range(ndim):
@@ -54,13 +57,16 @@ _WANT = {"numeric": ("a numeric input", "numeric inputs"), "real": ("a numeric i
 _REAL_ONLY = frozenset({"real", "ordered", "float"})
 
 
-def _check_domain(op, dtype, shown, why, plural=False):
+def _check_domain(op, dtype, types, why, plural=False):
+    """The op's record admits `dtype`, else a ShapeError showing `types` (formatted only then:
+    every traced op passes here)."""
     accepts = record(op).accepts
     if accepts in _REAL_ONLY and is_complex(dtype):
+        shown = " and ".join(map(str, types))
         _fail(op, f"expected real inputs (complex numbers have no ordering), got {shown}" if plural
               else f"expected a real input (complex numbers have no {why}), got {shown}")
     if not _ADMITS[accepts](dtype):
-        _fail(op, f"expected {_WANT[accepts][plural]}, got {shown}")
+        _fail(op, f"expected {_WANT[accepts][plural]}, got {' and '.join(map(str, types))}")
 
 
 _RESULT = {"same": lambda dt, params: dt, "bool": lambda dt, params: bool_,
@@ -70,14 +76,14 @@ _RESULT = {"same": lambda dt, params: dt, "bool": lambda dt, params: bool_,
 
 def elementwise_unary(op, types, params):
     (t,) = types
-    _check_domain(op, t.dtype, str(t), op)
+    _check_domain(op, t.dtype, types, op)
     return [TensorType(t.shape, _RESULT[record(op).result](t.dtype, params))]
 
 
 def elementwise_binary(op, types, params):
     dtype = _same_dtype(op, types)
     shape = broadcast_shapes(op, *types)
-    _check_domain(op, dtype, " and ".join(map(str, types)), "ordering", plural=True)
+    _check_domain(op, dtype, types, "ordering", plural=True)
     return [TensorType(shape, _RESULT[record(op).result](dtype, params))]
 
 
@@ -100,7 +106,7 @@ def _check_axes(op, t, axes):
 def reduce_rule(op, types, params):
     (t,) = types
     axes = params["axes"]
-    _check_domain(op, t.dtype, str(t), "ordering")
+    _check_domain(op, t.dtype, types, "ordering")
     _check_axes(op, t, axes)
     if op in (Op.reduce_max, Op.reduce_min, Op.argmax, Op.argmin):
         if any(t.shape[a] == 0 for a in axes):
@@ -115,7 +121,7 @@ def reduce_rule(op, types, params):
 
 def cumulative_rule(op, types, params):
     (t,) = types
-    _check_domain(op, t.dtype, str(t), "ordering")
+    _check_domain(op, t.dtype, types, "ordering")
     _check_axes(op, t, (params["axis"],))
     return [TensorType(t.shape, int64 if op is Op.argsort else t.dtype)]
 

@@ -124,8 +124,14 @@ def host_array(a, device, dtype=None):
 def operands(*xs, dtype=None, float_only=False):
     """Promote `xs` to one dtype (NumPy rules, weak Python scalars; NumPy scalars weak next to
     a jitgrad array) on one device."""
-    if dtype is None and same_dtype_tensors(xs, FAST_FLOAT if float_only else FAST_ANY):
-        return list(xs)         # nothing to promote or convert: the common case, fast
+    if dtype is None:
+        fast = FAST_FLOAT if float_only else FAST_ANY
+        if same_dtype_tensors(xs, fast):
+            return list(xs)     # nothing to promote or convert: the common case, fast
+        found = traced_with_scalars(xs, fast)
+        if found is not None:   # traced `0.9 * m`: the scalars become constants of m's dtype
+            dt, trace = found
+            return [x if type(x) is Tracer else trace.scalar(x, dt) for x in xs]
     dev = device_of(*xs)
     # NumPy scalars next to a jitgrad array are weak, like Python scalars
     weak_np = any(is_array(x) for x in xs)
@@ -159,6 +165,27 @@ def same_dtype_tensors(xs, dtypes) -> bool:
         elif d.dtype != dt:
             return False
     return dt is not None
+
+
+def traced_with_scalars(xs, dtypes):
+    """(dtype, trace) when `xs` are values traced in that one trace, of that one dtype (none
+    weak; the dtype in `dtypes`), and Python floats or ints that promotion leaves it to (floats
+    only beside a float dtype), else None: what operands would find, without its general
+    rules."""
+    dt, trace, floats = None, None, False
+    for x in xs:
+        kind = type(x)
+        if kind is Tracer:
+            if x._weak or (dt is not None and (x.dtype != dt or x._trace is not trace)):
+                return None
+            dt, trace = x.dtype, x._trace
+        elif kind is float:
+            floats = True
+        elif kind is not int:
+            return None
+    if dt is None or dt not in dtypes or (floats and dt.kind not in "fc"):
+        return None
+    return dt, trace
 
 
 def scalar(value, dtype, device=CPU):

@@ -6,9 +6,12 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import numpy as np
+
 from ..ir import Builder
 from ..ir.types import TensorType
-from ..runtime.device import META
+from ..eager.tensor import Tensor
+from ..runtime.device import CPU, META
 from .source_info import user_source_info
 from .tracer import Tracer
 
@@ -35,6 +38,7 @@ class Trace:
         self.concrete = concrete
         self.captures = []        # [(graph input Value, outer Tracer)] closed-over outer values
         self._lifted = {}         # id(obj) -> (obj, Value): each outer object lifted once
+        self._scalars = {}        # (dtype, number) -> its 0-d tensor (Trace.scalar)
         self.level = 0
 
     @property
@@ -43,6 +47,18 @@ class Trace:
 
     def new_input(self, type: TensorType, concrete=None, weak=False) -> "Tracer":
         return Tracer(self, self.builder.add_input(type), concrete, weak)
+
+    def scalar(self, value, dtype):
+        """The Python int or float `value` as a 0-d eager tensor of `dtype`, one per (dtype,
+        value) in this trace: lifted once (`_lifted`), it is one constant node however often
+        the function uses it (`0.9 * m` in every leaf's update), and ops that look at a known
+        operand (an integer power's sign check) still see its value. Floats are told apart by
+        their bits (-0.0 is not 0.0)."""
+        key = (dtype, value.hex() if type(value) is float else value)
+        t = self._scalars.get(key)
+        if t is None:
+            t = self._scalars[key] = Tensor._wrap(np.asarray(value, dtype=dtype), CPU)
+        return t
 
     def lift(self, x):
         if isinstance(x, Tracer) and x._trace is self:
