@@ -169,6 +169,13 @@ OPTIONS = {o.name: o for o in [
            "codegen (cuda/tiles.py)",
            lambda text: text.strip() if text.strip() in ("high", "medium") else "highest",
            _choice("highest", "high", "medium")),
+    Option("cuda_fast_math", "JITGRAD_CUDA_FAST_MATH", False, "False",
+           "CUDA kernels compiled with numba's fastmath: libdevice's fast exp/log/sin/cos "
+           "(`__expf`: a few ulp near 0, relative error growing with |x|), division and square "
+           "root approximate (`div.approx`, `sqrt.approx`), subnormals flushed to zero, "
+           "contracted FMAs; read when a kernel is compiled (functions compiled before keep "
+           "theirs); the CPU and the CUDA simulator compute as without it",
+           "codegen (cuda/eager.py, cuda/toolchain.py)", _flag, _boolean),
     Option("allocator_cap", "JITGRAD_ALLOCATOR_CAP", 2 << 30, "2147483648 (2 GiB)",
            "bytes of free blocks the caching host allocator keeps (read when it is made)",
            "runtime (allocator.py)", int, _integer),

@@ -39,23 +39,32 @@ TILED_MATMUL_WORK = 32 ** 3
 # ----------------------------------------------------------------------------- launching
 
 @functools.lru_cache(maxsize=None)
+def _generated(generator, *key):
+    return generator(*key)
+
+
 def compiled(generator, *key):
-    """The numba.cuda kernel for `generator(*key)`, generated and jitted once per process."""
-    return jit_source(generator(*key))
+    """The numba.cuda kernel for `generator(*key)`, generated once per process and jitted once
+    per process and setting of cuda_fast_math."""
+    return jit_source(_generated(generator, *key))
 
 
 _JITTED: dict = {}
 
 
 def jit_source(src):
-    """The numba.cuda dispatcher of a CudaKernelSource, once per distinct source (numba's on-disk
-    cache makes the compile cheap in later processes)."""
-    key = (src.name, src.digest)
+    """The numba.cuda dispatcher of a CudaKernelSource, once per distinct source and
+    cuda_fast_math setting. numba's on-disk cache makes the compile cheap in later processes;
+    fast-math kernels stay out of it (its index is not keyed by the fastmath flag, so a cached
+    IEEE kernel could stand in for a fast one, or the reverse)."""
+    fast = bool(config.read("cuda_fast_math"))
+    key = (src.name, src.digest, fast)
     kernel = _JITTED.get(key)
     if kernel is None:
         cuda = cuda_device.numba_cuda()
         fn, on_disk = src.load()
-        options = {"cache": True} if on_disk and not cuda_device.simulator_enabled() else {}
+        options = {"fastmath": True} if fast else \
+            {"cache": True} if on_disk and not cuda_device.simulator_enabled() else {}
         kernel = _JITTED[key] = cuda.jit(**options)(fn)
     return kernel
 

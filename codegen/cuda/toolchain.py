@@ -36,6 +36,7 @@ import importlib
 import importlib.util
 import re
 
+from ...ir import config
 from ...runtime.cuda_device import INSTALL_HINT, simulator_enabled
 
 
@@ -73,12 +74,15 @@ def _numba_cuda():
     return importlib.import_module("numba.cuda")
 
 
-def compile_ptx(pyfunc, signature, cc=(9, 0)) -> str:
+def compile_ptx(pyfunc, signature, cc=(9, 0), fastmath=None) -> str:
     """PTX for the kernel `pyfunc` (a plain Python function) with `signature`, e.g.
-    "void(float32[::1], float32[::1])", for compute capability `cc`."""
+    "void(float32[::1], float32[::1])", for compute capability `cc`; fastmath None: as the
+    cuda_fast_math option says (the kernels a GPU would run)."""
     cuda = _numba_cuda()
+    if fastmath is None:
+        fastmath = bool(config.read("cuda_fast_math"))
     try:
-        ptx, _ = cuda.compile_ptx(pyfunc, signature, cc=cc)
+        ptx, _ = cuda.compile_ptx(pyfunc, signature, cc=cc, fastmath=fastmath)
     except Exception as e:
         name = getattr(pyfunc, "__qualname__", repr(pyfunc))
         raise CudaToolchainError(
