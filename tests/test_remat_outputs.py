@@ -33,14 +33,15 @@ def _schedule(fn, *args):
 
 
 class _PassOff:
-    """remat_outputs switched off inside the block (the option as it was after)."""
+    """remat_outputs switched off inside the block; after it the store is as it was (an option
+    that was not set stays unset, so JITGRAD_DISABLE counts again)."""
 
     def __enter__(self):
-        self.old = jg.config.read("disable")
-        jg.config.update("disable", self.old | {"remat_outputs"})
+        self.saved = ir.config.chosen()
+        jg.config.update("disable", jg.config.read("disable") | {"remat_outputs"})
 
     def __exit__(self, *exc):
-        jg.config.update("disable", self.old)
+        ir.config.restore(self.saved)
 
 
 def _ops(kernel):

@@ -9,9 +9,9 @@ from ..graph import Graph
 from .rewriter import Rewriter
 
 
-def live_nodes(graph: Graph) -> list:
-    """The nodes the graph's outputs need, in graph order."""
-    needed = set(graph.outputs)
+def live_nodes(graph: Graph, outputs=None) -> list:
+    """The nodes the graph's outputs (or the given values of it) need, in graph order."""
+    needed = set(graph.outputs if outputs is None else outputs)
     live = []
     for node in reversed(graph.nodes):
         if any(v in needed for v in node.outputs):

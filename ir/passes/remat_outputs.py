@@ -26,6 +26,7 @@ from ..kernel import KERNEL, type_rule
 from ..ops import Op
 from ..registry import COST, OP_COST
 from .cse import node_key
+from .dce import live_nodes
 from .fusion_rules import DEFAULT_OP_COST, analyze, is_elementwise_like
 
 MAX_CHAIN = 8
@@ -59,22 +60,11 @@ def _cost(nodes) -> float:
     return sum(OP_COST.get(n.op, DEFAULT_OP_COST) for n in nodes if n.op != Op.constant)
 
 
-def _live(body, outputs) -> set:
-    """The nodes of `body` that `outputs` need."""
-    producer, live, todo = body.producers(), set(), list(outputs)
-    while todo:
-        n = producer.get(todo.pop())
-        if n is not None and n not in live:
-            live.add(n)
-            todo.extend(n.inputs)
-    return live
-
-
 def _rebuilt(kernel, body_outputs, top_outputs):
     """`kernel` writing `body_outputs` (its body's values) as `top_outputs`, dead nodes dropped;
     None where that forms no kernel of its kind."""
     body = kernel.params["body"]
-    live = _live(body, body_outputs)
+    live = set(live_nodes(body, body_outputs))
     nodes = [n for n in body.nodes if n in live]
     info = analyze(nodes, body_outputs)
     if info is None or info.kind != kernel.params["kind"]:
@@ -149,7 +139,7 @@ def _moved_not_copied(body, members):
     backward epilogue as much as the two outputs fewer saved its forward (172 us a layer)."""
     while True:
         gone = {m for m, _ in members}
-        rest = _live(body, [o for j, o in enumerate(body.outputs) if j not in gone])
+        rest = set(live_nodes(body, [o for j, o in enumerate(body.outputs) if j not in gone]))
         kept = [(m, chain) for m, chain in members
                 if all(OP_COST.get(n.op, DEFAULT_OP_COST) <= COST["cheap"] for n in chain
                        if n in rest and n.op != Op.constant)]
