@@ -12,7 +12,6 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
 
@@ -112,8 +111,7 @@ class SequencedRun:
                  checks, arena_bytes, status):
         self.program, self.steps, self.checks, self.status = program, steps, checks, status
         self.fixed = bases.fixed
-        self.makers = [partial(np.empty if t.nbytes < allocator.SMALL else allocator.empty,
-                               t.shape, t.dtype) for t in outputs]
+        self.make_outputs = allocator.ALLOCATOR.maker([(t.shape, t.dtype) for t in outputs])
         self.host_types = host_types
         self.results = results
         self.arena = np.empty(max(arena_bytes, 64), np.uint8)
@@ -127,7 +125,7 @@ class SequencedRun:
         if profiling.active:            # jg.profiler is recording: the timed path
             return self._profiled(arrays)
         xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
-        outs = [make() for make in self.makers]
+        outs = self.make_outputs()
         if self._fast is not None and self._lock.acquire(False):
             try:                # the common case, kept short: one call fills and runs
                 st = self._fast((*xs, self.arena, *outs))
@@ -162,7 +160,7 @@ class SequencedRun:
         runtime.profiling.active receive the events)."""
         recorders = list(profiling.active)
         xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
-        outs = [make() for make in self.makers]
+        outs = self.make_outputs()
         t0 = time.perf_counter_ns()
         try:
             if not self._lock.acquire(blocking=self.exclusive):

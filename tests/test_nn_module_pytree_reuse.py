@@ -107,3 +107,63 @@ def test_modules_walks_in_named_modules_order():
     m = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.Tanh(), nn.Linear(3, 1)), nn.ReLU())
     m.body = Scaled()
     assert [id(x) for x in m.modules()] == [id(x) for _, x in m.named_modules()]
+
+
+class Frozen(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.emb = nn.Parameter(np.ones((2,), np.float32), requires_grad=False)
+        self.register_buffer("count", jg.zeros(()))
+
+    def forward(self, x):
+        self.count = self.count + 1.0
+        return self.fc(x) + self.emb
+
+
+def _kinds(tree):
+    return [(type(t), t.requires_grad) for t in tree_util.tree_leaves(tree)]
+
+
+def test_jit_results_replay_the_first_calls_parameters(monkeypatch):
+    """From the second call on, a jitted step's outputs are made as the first call's restored
+    result had them (Parameters with each one's requires_grad, plain tensors elsewhere) instead
+    of rebuilt and then restored: the same kinds, values and buffer writes on every call."""
+    from jitgrad.transforms import pytree_roles
+
+    @jg.jit
+    def step(model, x):
+        loss, g = jg.value_and_grad(lambda m: m(x).sum())(model)
+        new = jg.tree_util.tree_map(lambda p, d: p - 0.1 * d, model, g)
+        return new, g, loss
+
+    x = np.ones((4, 3), np.float32)
+    ref = Frozen()
+    m = Frozen()
+    m.load_state_dict(ref.state_dict())
+    first, g1, _ = step(m, x)
+    want_model, want_grad = _kinds(first), _kinds(g1)
+    assert (nn.Parameter, False) in want_model and (nn.Parameter, True) in want_model
+    assert all(k == (jg.Tensor, False) for k in want_grad)
+    restores = []
+    monkeypatch.setattr(pytree_roles, "as_jit_result",
+                        lambda t: restores.append(1) or pytree_roles._apply("jit_result", t))
+    second, g2, _ = step(first, x)
+    third, g3, _ = step(second, x)
+    assert restores == [] and step.trace_count == 1          # replayed, not restored
+    assert _kinds(second) == _kinds(third) == want_model
+    assert _kinds(g2) == _kinds(g3) == want_grad
+    # each call wrote its count into the model it was given, as the eager call would have
+    assert [float(np.asarray(t.count)) for t in (m, first, second)] == [1.0, 2.0, 3.0]
+    # the same numbers as three eager updates
+    for _ in range(3):
+        ref.zero_grad()
+        ref(jg.tensor(x)).sum().backward()
+        with jg.no_grad():
+            for p in ref.parameters():
+                if p.requires_grad:
+                    p -= 0.1 * p.grad
+    np.testing.assert_allclose(np.asarray(third.fc.weight), np.asarray(ref.fc.weight), rtol=1e-6)
+    # and the replayed model trains eagerly like the first one
+    third(jg.tensor(x)).sum().backward()
+    assert third.fc.weight.grad is not None and third.emb.grad is None

@@ -275,6 +275,7 @@ class _Entry:
         self.exe = None
         self._exe_keeping_inputs = None     # donated entries recorded for eager autograd
         self.restores = pytree_roles.has_jit_result_hooks(out_tree)   # Modules' Parameters
+        self._wraps = None      # after the first restored result: its leaf_wrappers
         self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_call's conversions
 
     def on_meta(self):
@@ -292,7 +293,13 @@ class _Entry:
         return pytree_roles.as_jit_result(out) if self.restores else out
 
     def call(self, leaves, args):
-        return self.finish(self.call_flat(leaves), args)
+        if self._wraps is None:
+            return self.finish(self.call_flat(leaves), args)
+        # the first call's restored result, replayed: each output wrapped as its leaf was
+        outs = self.call_flat(leaves, wraps=self._wraps)
+        n = len(outs) - len(self.writes)
+        module_state.write_back(args, self.writes, outs[n:])
+        return tree_util.tree_unflatten(self.out_tree, outs[:n])
 
     def finish(self, outs, args):
         """The function's result from the graph's outputs; the trailing ones (buffer writes) are
@@ -300,10 +307,18 @@ class _Entry:
         n = len(outs) - len(self.writes)
         module_state.write_back(args, self.writes, outs[n:])
         out = tree_util.tree_unflatten(self.out_tree, outs[:n])
-        return pytree_roles.as_jit_result(out) if self.restores else out
+        if not self.restores:
+            return out
+        out = pytree_roles.as_jit_result(out)
+        if self._wraps is None and device_of(self.sig) == "cpu":
+            wraps = pytree_roles.leaf_wrappers(outs[:n], out)
+            if wraps is not None:
+                self._wraps = wraps + [Tensor._wrap] * len(self.writes)
+        return out
 
-    def call_flat(self, leaves, donate=True):
-        """The output tensors, flat; donate=False leaves donated inputs' memory as it was."""
+    def call_flat(self, leaves, donate=True, wraps=None):
+        """The output tensors, flat; donate=False leaves donated inputs' memory as it was;
+        wraps: per output, what makes its leaf of a CPU array (Tensor._wrap by default)."""
         if self.exe is None:
             with gc_pause.paused():
                 self.exe = compile_graph(self.graph, device_of(self.sig), self.donated)
@@ -317,6 +332,8 @@ class _Entry:
         dev = device_of(self.sig)
         if dev != "cpu" and dev.type == "cuda":     # results stay in device memory
             return [Tensor._wrap(o, dev) for o in outs]
+        if wraps is not None:
+            return [w(o) for w, o in zip(wraps, outs)]
         return [Tensor._wrap(np.asarray(o)) for o in outs]
 
 
