@@ -260,7 +260,7 @@ class _Fn:
 
     def finish(self) -> str:
         self.b.ret(self.b.load(self._status) if self._status is not None else ir.Constant(I64, 0))
-        return _distinct_loop_metadata(str(self.module))
+        return _vector_width(_distinct_loop_metadata(str(self.module)))
 
     def may_run_in_place(self) -> bool:
         """Whether the memory plan may store an output of this kernel in place of an input (an
@@ -399,6 +399,16 @@ def _distinct_loop_metadata(text: str) -> str:
     itself."""
     text = _MD_GROUP.sub(r"\1 = distinct !{}", text)
     return _MD_LOOP.sub(r"\1 = distinct !{\1, \2}", text)
+
+
+_DEFINE = re.compile(r"(?m)^(define [^\n]*\))$")
+
+
+def _vector_width(text: str) -> str:
+    """Each function of the unit asks LLVM's loop vectorizer for vectors of the option
+    cpu_vector_width's bits (an attribute llvmlite's IR builder does not take, so in the text)."""
+    width = config.read("cpu_vector_width")
+    return _DEFINE.sub(rf'\1 "prefer-vector-width"="{width}"', text) if width else text
 
 
 def _elementwise(fn, nest):
@@ -1012,11 +1022,19 @@ def _small_gemm_units(form, M) -> int:
     gradient 205-241), at 249-263 in 4 (253-267), interleaved in one process, and the MLP step
     4.7-4.9 -> 4.3-4.5 ms, GPT's 24.4-25.1 -> 23.6-24.2 (alternating processes). Two a thread
     still lets one take over the other's second when the machine is busy. Unpacked forms keep
-    GEMM_ROW_BLOCKS (the CNN's convolutions ran 3-5 % slower in 4). The split never changes
-    the bits (each element's sum runs over p in one order); units are keyed by their code."""
-    if not llvm_small_gemm.packs(form, M):
-        return GEMM_ROW_BLOCKS
+    GEMM_ROW_BLOCKS. The split never changes the bits (each element's sum runs over p in one
+    order); units are cached under it (code_options)."""
+    return _packed_blocks() if llvm_small_gemm.packs(form, M) else GEMM_ROW_BLOCKS
+
+
+def _packed_blocks() -> int:
     return max(2, min(GEMM_ROW_BLOCKS, 2 * config.read("num_threads")))
+
+
+def code_options() -> str:
+    """The options the generated code reads, which a unit is cached under too
+    (codegen/cpu/units.py): the vectorizer's width and the blocks of packed products."""
+    return f"vector width {config.read('cpu_vector_width')}, packed blocks {_packed_blocks()}"
 
 
 def _rows_table(fn, starts):

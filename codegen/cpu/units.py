@@ -76,7 +76,7 @@ def _body_key(node, product_hint):
     if product_hint is not None:
         hint = (product_hint[0], body.outputs.index(product_hint[1])
                 if product_hint[0] == "output" else None)
-    return (node.params["kind"], "\n".join(_comment(node)), hint)
+    return (node.params["kind"], "\n".join(_comment(node)), hint, llvm_kernels.code_options())
 
 
 _UNITS: dict = {}           # _body_key -> Unit: generating a kernel's source costs milliseconds
@@ -95,8 +95,9 @@ def unit_key(node, product_hint=None) -> tuple:
     """What the kernel's unit is cached under in this process: its body key, or (the shifted
     key,) for a slice or pad compiled without its offsets."""
     shifted = llvm_opaque.shifted_key(node)
-    return (shifted,) if shifted and llvm_kernels.why_not(node) is None else \
-        _body_key(node, product_hint)
+    if shifted and llvm_kernels.why_not(node) is None:
+        return (f"{shifted}; {llvm_kernels.code_options()}",)
+    return _body_key(node, product_hint)
 
 
 def needs_build(node, product_hint=None) -> bool:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 
+from .. import tree_util
+
 _HOOKS = {"gradient": {}, "jit_result": {}}
 
 
@@ -66,8 +68,7 @@ def leaf_wrappers(outs, restored):
     result of those outputs) from a CPU array: Tensor._wrap where a hook left the leaf, else one
     making that leaf's class with its requires_grad (a Module's Parameter). None when the hooks
     did anything else (a leaf that is not a wrapper of its output's storage)."""
-    from ..tree_util import tree_leaves
-    leaves = tree_leaves(restored)
+    leaves = tree_util.tree_leaves(restored)
     if len(leaves) != len(outs):
         return None
     wraps = []
