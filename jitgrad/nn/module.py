@@ -431,10 +431,14 @@ _PARAM_FLAGS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 def _flags(m, params) -> tuple:
     """Per parameter slot: the requires_grad a jit result restores, None for a plain tensor;
     () when every slot is None (a gradient's modules: nothing to restore)."""
-    inherited = _PARAM_FLAGS.get(m)
-    flags = tuple(p.requires_grad if isinstance(p, Parameter) else
-                  inherited[i] if inherited else None for i, p in enumerate(params.values()))
-    return () if flags.count(None) == len(flags) else flags
+    flags = [p.requires_grad if isinstance(p, Parameter) else None for p in params.values()]
+    if None in flags:           # plain tensors or tracers: the flags the module was rebuilt with
+        inherited = _PARAM_FLAGS.get(m)
+        if inherited:
+            flags = [inherited[i] if f is None else f for i, f in enumerate(flags)]
+        if flags.count(None) == len(flags):
+            return ()
+    return tuple(flags)
 
 
 def _restore_parameters(root) -> None:
