@@ -63,13 +63,6 @@ def _debug_level(text: str) -> int:
         return 0
 
 
-def _whole_or(text, default):
-    try:
-        return int(text.strip())
-    except ValueError:
-        return default
-
-
 def _integer(value, where):
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{where} expects an int, got {type(value).__name__} {value!r}")
@@ -88,6 +81,9 @@ def _choice(*allowed):
             raise ValueError(f"{where} expects one of {', '.join(map(repr, allowed))}, got {value!r}")
         return value
     return check
+
+
+_VECTOR_WIDTHS = _choice(0, 128, 256, 512)
 
 
 def _float_dtype(value, where):
@@ -187,8 +183,9 @@ OPTIONS = {o.name: o for o in [
            "bits of the vectors LLVM's loop vectorizer prefers in CPU kernels (its own choice "
            "is 256 on AVX-512 machines; 0 leaves it that): 512 ran the elementwise chain and "
            "GELU benchmarks 1.9-2x faster on Sapphire Rapids; read when a kernel is generated",
-           "codegen (cpu/llvm_kernels.py)", lambda text: _whole_or(text, 512),
-           _choice(0, 128, 256, 512)),
+           "codegen (cpu/llvm_kernels.py)",
+           lambda text: _VECTOR_WIDTHS(int(text) if text.strip().isdigit() else text.strip(),
+                                       "JITGRAD_CPU_VECTOR_WIDTH"), _VECTOR_WIDTHS),
     Option("allocator_cap", "JITGRAD_ALLOCATOR_CAP", 2 << 30, "2147483648 (2 GiB)",
            "bytes of free blocks the caching host allocator keeps (read when it is made)",
            "runtime (allocator.py)", int, _integer),

@@ -55,6 +55,11 @@ def test_bad_values_are_refused():
     with pytest.raises(ValueError, match="cpu_vector_width"):
         jg.config.update("cpu_vector_width", 300)
     code = "import jitgrad as jg; print(jg.config.read('cpu_vector_width'))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"JITGRAD_CPU_VECTOR_WIDTH": "wide", "PATH": ""}).stdout
-    assert out.strip() == "512"             # unreadable text: the default
+    for text, want in (("wide", "'wide'"), ("300", "300")):
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={"JITGRAD_CPU_VECTOR_WIDTH": text, "PATH": ""})
+        assert run.returncode != 0
+        assert f"JITGRAD_CPU_VECTOR_WIDTH expects one of 0, 128, 256, 512, got {want}" in run.stderr
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"JITGRAD_CPU_VECTOR_WIDTH": " 256 ", "PATH": ""})
+    assert run.stdout.strip() == "256"

@@ -1031,10 +1031,12 @@ def _packed_blocks() -> int:
     return max(2, min(GEMM_ROW_BLOCKS, 2 * config.read("num_threads")))
 
 
-def code_options() -> str:
-    """The options the generated code reads, which a unit is cached under too
-    (codegen/cpu/units.py): the vectorizer's width and the blocks of packed products."""
-    return f"vector width {config.read('cpu_vector_width')}, packed blocks {_packed_blocks()}"
+def code_options(kind) -> str:
+    """The options the generated code of a `kind` kernel reads, which its unit is cached under
+    too (codegen/cpu/units.py): the vectorizer's width, and a product's packed blocks (which
+    follow the thread count: other kinds keep their units when it changes)."""
+    width = f"vector width {config.read('cpu_vector_width')}"
+    return f"{width}, packed blocks {_packed_blocks()}" if kind == "matmul" else width
 
 
 def _rows_table(fn, starts):

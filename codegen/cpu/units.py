@@ -76,7 +76,8 @@ def _body_key(node, product_hint):
     if product_hint is not None:
         hint = (product_hint[0], body.outputs.index(product_hint[1])
                 if product_hint[0] == "output" else None)
-    return (node.params["kind"], "\n".join(_comment(node)), hint, llvm_kernels.code_options())
+    kind = node.params["kind"]
+    return (kind, "\n".join(_comment(node)), hint, llvm_kernels.code_options(kind))
 
 
 _UNITS: dict = {}           # _body_key -> Unit: generating a kernel's source costs milliseconds
@@ -96,7 +97,7 @@ def unit_key(node, product_hint=None) -> tuple:
     key,) for a slice or pad compiled without its offsets."""
     shifted = llvm_opaque.shifted_key(node)
     if shifted and llvm_kernels.why_not(node) is None:
-        return (f"{shifted}; {llvm_kernels.code_options()}",)
+        return (f"{shifted}; {llvm_kernels.code_options(node.params['kind'])}",)
     return _body_key(node, product_hint)
 
 
