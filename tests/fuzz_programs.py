@@ -148,6 +148,29 @@ def _matmul(rng, a, sa, pick, new_input):
     return None
 
 
+def _view_matmul(rng, a, sa, pick, new_input):
+    """A product whose left operand is a strided view of `a`, read in place by the GEMM
+    (ir/passes/matmul_views.py): every other row, a column slice, a batch axis swapped into
+    the rows, or attention's heads (the last axis split, the halves moved in front)."""
+    if len(sa) < 2:
+        return None
+    n = (1, 3, 20)[int(rng.integers(0, 3))]
+    r = rng.random()
+    if r < 0.25:
+        view, shape = f"{a}[..., ::2, :]", sa[:-2] + (-(-sa[-2] // 2), sa[-1])
+    elif r < 0.5 and sa[-1] > 1:
+        view, shape = f"{a}[..., 1:]", sa[:-1] + (sa[-1] - 1,)
+    elif r < 0.75 and len(sa) >= 3:
+        view, shape = f"jnp.swapaxes({a}, 0, -2)", (sa[-2],) + sa[1:-2] + (sa[0], sa[-1])
+    elif sa[-1] % 2 == 0:
+        view = f"jnp.swapaxes(jnp.reshape({a}, {sa[:-1] + (2, sa[-1] // 2)}), -3, -2)"
+        shape = sa[:-2] + (2, sa[-2], sa[-1] // 2)
+    else:
+        return None
+    w = new_input((shape[-1], n))
+    return f"{view} @ {w}", shape[:-1] + (n,)
+
+
 def _shape_op(rng, a, sa, pick, new_input):
     nd, r = len(sa), rng.random()
     if r < 0.15:
@@ -254,7 +277,7 @@ def _window(rng, a, sa, pick, new_input):
 
 
 BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1), (_shape_op, 2),
-            (_control, 1), (_from_values, 1), (_window, 1)]
+            (_control, 1), (_from_values, 1), (_window, 1), (_view_matmul, 1)]
 
 
 def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32"),

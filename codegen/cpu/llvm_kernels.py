@@ -45,6 +45,7 @@ from .llvm_math import intrinsic
 
 SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
 _RELABEL = (Op.reshape, Op.broadcast_to)
+_MATMUL_READS = (Op.matmul, Op.transpose, Op.slice, Op.im2col)   # operands read in place
 FN = "jg_kernel"
 POOL_ENTRY = "jg_parallel_for"    # runtime/thread_pool.py, resolved by name when a unit loads
 GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chunk of a thread
@@ -94,8 +95,7 @@ def why_not(node, product_hint=None):
     if kind not in GENERATORS:
         return f"{kind} kernels"
     for n in body.nodes:
-        if n.op in (Op.constant, *_RELABEL) or (kind == "matmul" and n.op in (Op.matmul, Op.transpose,
-                                                                                   Op.im2col)):
+        if n.op in (Op.constant, *_RELABEL) or (kind == "matmul" and n.op in _MATMUL_READS):
             continue
         if n.op in REDUCE:
             if n.op not in REDUCER_KIND:
@@ -916,14 +916,14 @@ def _transposed_copy(fn, nest):
     if fn.blas is not None or not _copies_b(nest):
         return None
     bv, dt = nest.b.value, nest.product.type.dtype
-    N, K = nest.N, nest.K
+    N, ld = nest.N, nest.b.ld
     b = fn.b
-    copy = llvm_heap.malloc(fn, ltype(dt), N * K * np.dtype(dt).itemsize)
-    src = fn.arrays[bv]
-    with fn.loop(K) as p:           # copy[p, j] = W[j, p]
+    copy = llvm_heap.malloc(fn, ltype(dt), N * nest.K * np.dtype(dt).itemsize)
+    src = b.gep(fn.arrays[bv], [ir.Constant(I64, nest.b.offset)])
+    with fn.loop(nest.K) as p:      # copy[p, j] = W[j, p]
         row = b.gep(copy, [b.mul(p, ir.Constant(I64, N))])
         with fn.loop(N) as j:
-            b.store(b.load(b.gep(src, [b.add(b.mul(j, ir.Constant(I64, K)), p)])), b.gep(row, [j]))
+            b.store(b.load(b.gep(src, [b.add(b.mul(j, ir.Constant(I64, ld)), p)])), b.gep(row, [j]))
     return copy
 
 
@@ -956,32 +956,31 @@ def _gemm(fn, nest, prod, copy=None, after=None):
         tb = False
     form = llvm_small_gemm.use_for(M, N, K, ta, tb, dt, cols is not None)
     table = _rows_table(fn, nest.b.rows) if cols else None
-    call = (_small_call if form else _blas_call)(fn, form, M, N, K, ta, tb, dt, table)
+    lda, ldb = nest.a.ld, (N if copy is not None else nest.b.ld)
+    call = (_small_call if form else _blas_call)(fn, form, M, N, K, ta, tb, dt, lda, ldb, table)
     bsize = math.prod(batch)
     c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
-    bmat = nest.b.matrix
     barr = fn.arrays[bv] if copy is None else copy
+    boff = nest.b.offset if copy is None else 0
 
     def one(q, r0=None, j0=None, extent=None):
         """The product of batch element q (its `extent` rows from r0 on, or its `extent` columns
         from j0 on)."""
-        space = _Space(fn, batch or (1,), [q] if len(batch) <= 1 else _unravel(fn, batch, q))
-        oa = space.offset(nest.batch_shape(nest.a)) if batch else c64(0)
-        ob = space.offset(nest.batch_shape(nest.b)) if batch else c64(0)
-        a0 = b.mul(oa, c64(M * K))
+        idx = [q] if len(batch) <= 1 else _unravel(fn, batch, q)
+        a0 = _batch_offset(fn, idx, nest.a.offset, nest.batch_strides(nest.a))
+        b0 = _batch_offset(fn, idx, boff, nest.batch_strides(nest.b) if copy is None else ())
         c0 = b.mul(q, c64(M * N))
         rows, cols = c64(M), c64(N)
         if r0 is not None:          # rows r0.. of A (columns when A is stored transposed)
-            a0 = b.add(a0, r0 if ta else b.mul(r0, c64(K)))
+            a0 = b.add(a0, r0 if ta else b.mul(r0, c64(lda)))
             c0 = b.add(c0, b.mul(r0, c64(N)))
             rows = extent
-        b0 = b.mul(ob, c64(bmat))
         shift = None
         if j0 is not None:          # columns j0.. of B (rows when B is stored transposed)
             if tb and table is not None:    # rows of the columns: their starts from j0 on
                 shift = j0
             else:
-                b0 = b.add(b0, b.mul(j0, c64(K)) if tb else j0)
+                b0 = b.add(b0, b.mul(j0, c64(ldb)) if tb else j0)
             c0 = b.add(c0, j0)
             cols = extent
         call(b.gep(fn.arrays[a], [a0]), b.gep(barr, [b0]), b.gep(prod, [c0]), rows, cols, shift)
@@ -1012,6 +1011,16 @@ def _gemm(fn, nest, prod, copy=None, after=None):
         else:
             one(q, None, r0, b.sub(r1, r0))
     return after is not None and count == "n"
+
+
+def _batch_offset(fn, idx, offset, strides):
+    """offset + sum(idx * strides) over the batch indices (MatmulNest.batch_strides; no
+    strides: the offset alone)."""
+    b, acc = fn.b, ir.Constant(I64, offset)
+    for i, s in zip(idx, strides):
+        if s:
+            acc = b.add(acc, b.mul(i, ir.Constant(I64, s)))
+    return acc
 
 
 def _small_gemm_units(form, M) -> int:
@@ -1049,27 +1058,27 @@ def _rows_table(fn, starts):
     return fn.b.gep(g, [ir.Constant(I64, 0), ir.Constant(I64, 0)])
 
 
-def _small_call(fn, form, M, N, K, ta, tb, dt, table=None):
-    """call(A, B, C, rows, cols, shift) through llvm_small_gemm's row-major functions (`table`:
-    B's row starts, moved on by `shift` rows when given)."""
+def _small_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, table=None):
+    """call(A, B, C, rows, cols, shift) through llvm_small_gemm's row-major functions (lda,
+    ldb: the stored operands' row strides; `table`: B's row starts, moved on by `shift` rows
+    when given)."""
     b = fn.b
     f = _extern(fn, llvm_small_gemm.name(form, dt), llvm_small_gemm.function_type(form, dt))
     c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
 
-    def ldb(shift, ld):
+    def rows_of_b(shift):
         if table is None:
-            return c64(ld)
+            return c64(ldb)
         return table if shift is None else b.gep(table, [shift])
     if form.startswith("bcast"):    # A[i, p] at A + i*sai + p*sap; B's rows (length N) contiguous,
-        sai, sap = (1, M) if ta else (K, 1)     # or (bcast_t) its columns (length K)
+        sai, sap = (1, lda) if ta else (lda, 1)     # or (bcast_t) its columns (length K)
         return lambda pa, pb, pc, rows, cols, shift: b.call(
-            f, [rows, cols, c64(K), pa, c64(sai), c64(sap), pb, ldb(shift, K if tb else N), pc,
-                c64(N)])
+            f, [rows, cols, c64(K), pa, c64(sai), c64(sap), pb, rows_of_b(shift), pc, c64(N)])
     return lambda pa, pb, pc, rows, cols, shift: b.call(
-        f, [rows, cols, c64(K), pa, c64(K), pb, ldb(shift, K), pc, c64(N)])
+        f, [rows, cols, c64(K), pa, c64(lda), pb, rows_of_b(shift), pc, c64(N)])
 
 
-def _blas_call(fn, form, M, N, K, ta, tb, dt, table=None):
+def _blas_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, table=None):
     """call(A, B, C, rows, cols) through the Fortran BLAS gemm (column-major: row-major C = A B
     is C^T = B^T A^T, so gemm(B, A) with N, M swapped)."""
     b = fn.b
@@ -1089,8 +1098,6 @@ def _blas_call(fn, form, M, N, K, ta, tb, dt, table=None):
 
     def integer(v):
         return cell(INT, ir.Constant(INT, v))
-    lda = M if ta else K            # A stored (K, M) when transposed, else (M, K)
-    ldb = K if tb else N
     transa, transb = (cell(I8, ir.Constant(I8, ord("T" if t else "N"))) for t in (tb, ta))
     alpha, beta = cell(ty, const(dt, 1)), cell(ty, const(dt, 0))
     pm, pn, pk, plda, pldb, pldc = (integer(v) for v in (N, M, K, ldb, lda, N))

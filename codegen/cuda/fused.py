@@ -711,6 +711,14 @@ def _rows_table(k, operand):
     return table
 
 
+def _operand_base(bspace, nest, operand) -> str:
+    """Where batch element `bat` of a MatmulOperand starts: its offset plus the batch indices
+    times its strides (MatmulNest.batch_strides)."""
+    dims = [(d, s) for d, s in enumerate(nest.batch_strides(operand)) if s]
+    at = bspace.dot([d for d, _ in dims], [s for _, s in dims]) if dims else "0"
+    return f"({at} + {operand.offset})" if operand.offset else f"({at})"
+
+
 def k_split(M, N, K, batch, dt) -> int:
     """How many shares of K a product's tiles are summed in (split-K): 1 when its tiles fill
     the SMs; else enough shares for SPLIT_K_BLOCKS blocks, each summing SPLIT_K_TILES K-tiles at
@@ -757,8 +765,7 @@ def gen_matmul(name, node) -> Fused:
             buf.writeline(f"rows_b = cuda.const.array_like({brows})")
         cse = CSE(buf, "b")
         bspace = flat_space(batch, "bat", cse)
-        abase = f"({bspace.offset(nest.batch_shape(nest.a))}) * {nest.a.matrix}"
-        bbase = f"({bspace.offset(nest.batch_shape(nest.b))}) * {nest.b.matrix}"
+        abase, bbase = (_operand_base(bspace, nest, x) for x in (nest.a, nest.b))
 
         def store(n, acc):
             ecse = CSE(buf, f"e{n}_", cse)
@@ -767,7 +774,8 @@ def gen_matmul(name, node) -> Fused:
             ev = k.evaluator(lambda v: space, ecse, {mm.output: acc})
             for v in nest.outputs:
                 k.store(v, space, ev.expr(v))
-        operands = ((a, abase, at), (b, bbase, bt, None if brows is None else "rows_b"))
+        operands = ((a, abase, at, nest.a.ld),
+                    (b, bbase, bt, nest.b.ld, None if brows is None else "rows_b"))
         zero = k.ctx.const(0, dt)
         if split == 1:
             tiles.main(buf, zero, *operands, (M, N, Kdim), store)

@@ -406,8 +406,8 @@ def matmul_tiled(dtype, rm, rn, threads=TL.MM_THREADS, precision=None) -> CudaKe
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, a, b, M, N, K):"):
         tiles.prologue(buf, NUMBA_TYPE[np.dtype(dtype)])
-        tiles.main(buf, ctx.const(0, dtype), ("a", "bat * M * K", False),
-                   ("b", "bat * K * N", False), ("M", "N", "K"),
+        tiles.main(buf, ctx.const(0, dtype), ("a", "bat * M * K", False, "K"),
+                   ("b", "bat * K * N", False, "N"), ("M", "N", "K"),
                    lambda n, acc: buf.writeline(f"o[(bat * M + row) * N + col] = {acc}"))
     return _finish(name, f"batched matmul, {tiles.kind}, {short(dtype)}", ctx, buf,
                    [_arr(dtype)] * 3 + [I64] * 3,

@@ -94,8 +94,9 @@ class _Staged:
             buf.writeline(line)
 
     def main(self, buf, zero, a, b, dims, store, k_range=None):
-        """The product after prologue. `a`, `b`: (name, base offset, transposed), b optionally
-        with the name of a table of its rows' starts (an im2col operand); `dims`: M, N, K as
+        """The product after prologue. `a`, `b`: (name, base offset, transposed, row stride of
+        the stored matrix), b optionally with the name of a table of its rows' starts (an im2col
+        operand); `dims`: M, N, K as
         code; `k_range`: (first, end) of the share of K this block sums (first a multiple of
         BK), else all of it."""
         M, N, Kd = dims
@@ -117,7 +118,7 @@ class _Staged:
         offset is an unsigned index, so numba emits no negative-index wraparound."""
         T = self.threads
         M, N, Kd = dims
-        (a, abase, at), (b, bbase, bt, *brows) = a, b
+        (a, abase, at, lda), (b, bbase, bt, ldb, *brows) = a, b
         brows = brows[0] if brows else None
 
         def cell(q, rows, cols, transposed):
@@ -130,9 +131,9 @@ class _Staged:
         for q in range(self.rm):     # the (BM, BK) tile of a: rm elements per thread
             m, k = cell(q, "BM", "BK", at)
             buf.writelines([f"am{q} = {m}", f"ak{q} = {k}", f"ain{q} = row0 + am{q} < {M}"])
-            start = f"ak{q} * {M} + row0 + am{q}" if at else f"(row0 + am{q}) * {Kd} + ak{q}"
+            start = f"ak{q} * {lda} + row0 + am{q}" if at else f"(row0 + am{q}) * {lda} + ak{q}"
             buf.writeline(f"aat{q} = {abase} + {start}")
-            step = f"k0 * {M}" if at else "k0"
+            step = f"k0 * {lda}" if at else "k0"
             lines.append(f"a_tile[am{q}, ak{q}] = {a}[np.uint64(aat{q} + {step})] "
                          f"if ain{q} and k0 + ak{q} < {Kd} else {zero}")
         for q in range(self.rn):     # the (BK, BN) tile of b: rn elements per thread
@@ -143,9 +144,9 @@ class _Staged:
                        else f"{brows}[k0 + bk{q}] + col0 + bn{q}")
                 at_k = f"{bbase} + {src}"
             else:
-                start = f"(col0 + bn{q}) * {Kd} + bk{q}" if bt else f"bk{q} * {N} + col0 + bn{q}"
+                start = f"(col0 + bn{q}) * {ldb} + bk{q}" if bt else f"bk{q} * {ldb} + col0 + bn{q}"
                 buf.writeline(f"bat{q} = {bbase} + {start}")
-                at_k = f"bat{q} + " + ("k0" if bt else f"k0 * {N}")
+                at_k = f"bat{q} + " + ("k0" if bt else f"k0 * {ldb}")
             lines.append(f"b_tile[bk{q}, bn{q}] = {b}[np.uint64({at_k})] "
                          f"if bin{q} and k0 + bk{q} < {Kd} else {zero}")
         return lines

@@ -10,9 +10,10 @@ the walked shape and each array's shape in its dims (1 where the array broadcast
 A matmul kernel is one GEMM per batch element of its product (or one over prod(batch) * M rows
 when the right operand is one matrix and the left one is stored untransposed with the whole
 batch: MatmulNest.rows_merge), its operands read in place (a reshape, an im2col's columns by a
-table of row starts, either one transposed), then an elementwise epilogue over the product.
-MatmulNest gives M, N, K, the batch and each operand's buffer, shape as read, transposition,
-im2col and matrix stride; how a target runs the GEMM (BLAS or its own kernels, tiles, blocks)
+table of row starts, a strided view of a slice, transpose or reshape chain, either one
+transposed), then an elementwise epilogue over the product. MatmulNest gives M, N, K, the batch
+and each operand's buffer, shape as read, transposition, im2col, offset, batch strides and
+leading dimension; how a target runs the GEMM (BLAS or its own kernels, tiles, blocks)
 is the target's.
 
 A rowwise kernel (softmax, layernorm) walks each row of its domain in `passes` passes: pass p
@@ -97,7 +98,9 @@ class MatmulOperand:
     shape: tuple        # the shape it is read as: (..., k, m) for a transposed A, (..., n, k) for B
     transposed: bool    # stored with its last two axes swapped
     im2col: dict | None     # the im2col's params when its columns are read from the image
-    matrix: int         # elements from one matrix of a batch to the next (an im2col: image)
+    offset: int         # elements before matrix (0, ..., 0) in the buffer
+    strides: tuple      # elements from one matrix to the next along each batch axis (0: size 1)
+    ld: int             # elements from one stored row to the next (unused for an im2col)
 
     @property
     def rows(self) -> list | None:
@@ -108,8 +111,9 @@ class MatmulOperand:
 @dataclass(frozen=True)
 class MatmulNest:
     """rows_merge: the right operand is one matrix broadcast over the batch (its batch dims all
-    1) and the left one is stored untransposed with the whole batch, so its batch and rows are
-    one contiguous [B*M, K] matrix, as are the product's: one GEMM, not one per batch element."""
+    1) and the left one is stored untransposed with its batch and rows one strided [B*M, K]
+    matrix (a row stride of ld throughout), as are the product's: one GEMM, not one per batch
+    element."""
     node: object        # the matmul node: its output is the product
     M: int              # the product's rows,
     N: int              # its columns,
@@ -136,10 +140,23 @@ class MatmulNest:
             return self.M * math.prod(self.batch), self.N, self.K, ()
         return self.M, self.N, self.K, self.batch
 
-    def batch_shape(self, operand) -> tuple:
-        """An operand's batch dims aligned to the product's (right-aligned, ones in front)."""
-        lead = tuple(operand.shape[:-2])
-        return (1,) * (len(self.batch) - len(lead)) + lead
+    def batch_strides(self, operand) -> tuple:
+        """An operand's batch strides aligned to the product's batch dims (right-aligned, 0 in
+        front and on its size-1 dims): batch element (b...) at offset + sum(b * strides)."""
+        return (0,) * (len(self.batch) - len(operand.strides)) + tuple(operand.strides)
+
+
+def _rows_merge(a, b, batch, M) -> bool:
+    """Whether A's batch and rows are one [B*M, K] matrix of row stride a.ld (B one matrix)."""
+    if not batch or a.transposed or math.prod(b.shape[:-2]) != 1 or a.shape[:-2] != batch:
+        return False
+    want = M * a.ld
+    for d, s in zip(reversed(batch), reversed(a.strides)):
+        if d != 1:
+            if s != want:
+                return False
+            want *= d
+    return True
 
 
 def matmul_nest(body) -> MatmulNest:
@@ -152,16 +169,13 @@ def matmul_nest(body) -> MatmulNest:
         got = matmul_operand(producers, x)
         if got is None:
             raise ValueError(f"kernel {body.name}: a matmul operand computed in the kernel")
-        src, shape, trans, cols = got
-        matrix = math.prod((shape if cols is None else src.type.shape)[-2:])
-        ops.append(MatmulOperand(src, tuple(shape), trans, cols, matrix))
+        ops.append(MatmulOperand(got.src, tuple(got.shape), got.trans, got.cols, got.offset,
+                                 tuple(got.strides), got.ld))
     a, b = ops
     pshape = tuple(mm.output.type.shape)
     batch = pshape[:-2]
-    merge = (bool(batch) and not a.transposed and math.prod(b.shape[:-2]) == 1
-             and a.shape[:-2] == batch)
     return MatmulNest(mm, pshape[-2], pshape[-1], mm.inputs[0].type.shape[-1], batch, a, b,
-                      merge, tuple(dict.fromkeys(body.outputs)))
+                      _rows_merge(a, b, batch, pshape[-2]), tuple(dict.fromkeys(body.outputs)))
 
 
 # ----------------------------------------------------------------------------- reduce, rowwise

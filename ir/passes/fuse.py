@@ -23,7 +23,7 @@ from ..ops import Op
 from ..primitives import REDUCE
 from .cse import node_key
 from .fusion_rules import (GraphFacts, KernelInfo, analyze, can_fuse, is_elementwise_like,
-                           is_matmul_prologue, is_unit_reshape, recompute_cost, score)
+                           is_last_two_transpose, is_unit_reshape, recompute_cost, score)
 
 
 def _cheap(node) -> bool:
@@ -36,24 +36,43 @@ def _reads_columns(node) -> bool:
     """A matmul or its transposed operand: each gets its own copy of an im2col it reads, so
     every product of a convolution (the forward one, the weight gradient's) can read the
     columns in place from the image (fusion_rules.matmul_operand) and none is written out."""
-    return node.op == Op.matmul or (node.op == Op.transpose and is_matmul_prologue(node))
+    return node.op == Op.matmul or is_last_two_transpose(node)
 
 
 def _absorbs(node) -> bool:
     return is_elementwise_like(node) or node.op in REDUCE
 
 
+VIEWS = (Op.slice, Op.transpose, Op.reshape)
+
+
+def _matmul_views(graph: Graph, consumers) -> set:
+    """Slices, transposes and reshapes read only by matmuls, directly or through other such
+    nodes (attention's heads cut from one qkv product): each product gets its own copy of the
+    chain, to read in place (fusion_rules.matmul_operand). Copies that fused with nothing (a
+    chain the GEMM cannot read) merge back into one kernel (_merge_lone_copies)."""
+    outputs, found = set(graph.outputs), set()
+    for n in reversed(graph.nodes):
+        users = consumers.get(n.output, ()) if n.op in VIEWS else ()
+        if users and n.output not in outputs and all(
+                u.op == Op.matmul or u in found for u in users):
+            found.add(n)
+    return found
+
+
 def _duplicate_cheap(graph: Graph):
     """A copy of `graph` where every consumer that can absorb a cheap producer chain has its own
-    copy of it; other uses share one. Returns (graph, origin: copied Node -> original Node)."""
+    copy of it, and every matmul its own copy of the views it reads (_matmul_views); other
+    uses share one. Returns (graph, origin: copied Node -> original Node)."""
     producer = graph.producers()
+    views = _matmul_views(graph, graph.consumers())
     out = Graph(list(graph.inputs), [], list(graph.outputs), graph.name, graph.arg_names)
     origin = {}
     shared = {}
 
     def copy(v, memo, private):
         n = producer.get(v)
-        if n is None or not _cheap(n):
+        if n is None or not (_cheap(n) or n in views):
             return v
         if v in memo:
             return memo[v]
@@ -65,13 +84,17 @@ def _duplicate_cheap(graph: Graph):
         memo.update(zip(n.outputs, outs))
         return memo[v]
 
+    def own(n, v):
+        """Whether consumer n gets its own copy of v's producer chain."""
+        p = producer.get(v)
+        return p is not None and (p in views or (_reads_columns(n) and p.op == Op.im2col))
+
     for n in graph.nodes:
-        if _cheap(n):
+        if _cheap(n) or n in views:
             continue
         private = {} if _absorbs(n) else None
         ins = tuple(copy(v, private, True) if private is not None
-                    else copy(v, {}, True) if _reads_columns(n) and v in producer
-                    and producer[v].op == Op.im2col
+                    else copy(v, {}, True) if own(n, v)
                     else copy(v, shared, False) for v in n.inputs)
         out.nodes.append(Node(n.op, ins, n.params, n.outputs, n.source_info))
     out.outputs = [copy(v, shared, False) for v in graph.outputs]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from .. import lowp
 from ..ops import Op
 from ..primitives import ELEMENTWISE, REDUCE
 from ..registry import COST, OP_COST     # per element, in bytes-equivalent (the records' cost)
+from .matmul_views import View, gemm_layout
 
 LAUNCH_BYTES = 4096                     # what one kernel launch / pass over memory costs, in bytes
 DEFAULT_OP_COST = COST["cheap"]
@@ -49,32 +51,69 @@ def is_elementwise_like(node) -> bool:
 
 
 def is_matmul_prologue(node) -> bool:
-    """A transpose of the last two axes (BLAS reads it as a transposed operand), a reshape (of
-    a kernel input: the same row-major buffer relabelled, read in place) or an im2col (a
-    convolution's columns, read in place from the image: row t*rows + r of the columns is a run
-    of the image's row r_t + r from column c_t, `im2col_rows`)."""
-    if node.op in (Op.reshape, Op.im2col):
-        return True
+    """A node a matmul kernel reads its operand through, in place: a slice, transpose or
+    reshape (of a kernel input, chained: the input's buffer read at an offset with strides,
+    matmul_views) or an im2col (a convolution's columns, read in place from the image: row
+    t*rows + r of the columns is a run of the image's row r_t + r from column c_t,
+    `im2col_rows`). matmul_operand says whether a chain of them is one the GEMM can read."""
+    return node.op in (Op.reshape, Op.im2col, Op.slice, Op.transpose)
+
+
+def is_last_two_transpose(node) -> bool:
+    """A transpose of the last two axes (BLAS reads it as a transposed operand)."""
     if node.op != Op.transpose:
         return False
     n = len(node.params["perm"])
     return n >= 2 and node.params["perm"] == tuple(range(n - 2)) + (n - 1, n - 2)
 
 
-def matmul_operand(producers, v):
-    """(value whose buffer is read, the shape it is read as, transposed?, im2col params or None)
-    of a matmul operand in a kernel body: a body input, a reshape of one, an im2col of one (the
-    columns read from the image in place), or any of these with its last two axes swapped; None
-    for anything else. `producers`: the body's value -> node map."""
-    node, trans = producers.get(v), False
-    if node is not None and node.op == Op.transpose and is_matmul_prologue(node):
-        v, trans = node.inputs[0], True
+class OperandForm(NamedTuple):
+    """How a matmul kernel reads one operand in place: `src`, the body input whose buffer is read
+    (an im2col's image); `shape`, the matrices as stored ((..., k, m) for a transposed A, (..., n,
+    k) for B); `trans`, stored with the last two axes swapped; `cols`, the im2col's params when
+    the columns are read from the image; `offset`, `strides` and `ld`: element (b..., i, j) of
+    the stored matrices at offset + sum(b * strides) + i * ld + j (an im2col: its batch of
+    images, rows by the table)."""
+    src: object
+    shape: tuple
+    trans: bool
+    cols: dict | None
+    offset: int
+    strides: tuple
+    ld: int
+
+
+def matmul_operand(producers, v) -> OperandForm | None:
+    """The OperandForm of a matmul operand in a kernel body: a body input, a chain of slices,
+    transposes and reshapes of one that is a GEMM operand in place (matmul_views.gemm_layout),
+    or an im2col of one, possibly with its last two axes swapped; None for anything else.
+    `producers`: the body's value -> node map."""
+    chain, node = [], producers.get(v)
+    while node is not None and node.op in (Op.reshape, Op.slice, Op.transpose):
+        chain.append(node)
+        v = node.inputs[0]
         node = producers.get(v)
-    if node is None:
-        return v, v.type.shape, trans, None
-    if node.op in (Op.reshape, Op.im2col) and producers.get(node.inputs[0]) is None:
-        return node.inputs[0], v.type.shape, trans, node.params if node.op == Op.im2col else None
-    return None
+    if node is not None:
+        if node.op != Op.im2col or producers.get(node.inputs[0]) is not None or not (
+                chain == [] or (len(chain) == 1 and is_last_two_transpose(chain[0]))):
+            return None
+        img = node.inputs[0].type.shape
+        shape = node.output.type.shape
+        per = math.prod(img[-2:])
+        batch = tuple(0 if d == 1 else s * per for d, s in
+                      zip(shape[:-2], View.of(shape[:-2]).strides))
+        return OperandForm(node.inputs[0], tuple(shape), bool(chain), node.params, 0, batch,
+                           shape[-1])
+    view = View.of(v.type.shape)
+    for n in reversed(chain):
+        view = view.apply(n)
+        if view is None:
+            return None
+    layout = gemm_layout(view, bool(chain) and is_last_two_transpose(chain[0]))
+    if layout is None:
+        return None
+    shape, trans, ld, strides = layout
+    return OperandForm(v, shape, trans, None, view.offset, strides, ld)
 
 
 def im2col_rows(params, image_shape) -> list[int]:

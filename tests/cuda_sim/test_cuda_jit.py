@@ -127,6 +127,20 @@ def test_matmul_with_transposed_operands(rng):
     _check(lambda a, b: a.T @ b.T * 2.0, a, b, rtol=1e-4, atol=1e-5, kinds=["matmul"])
 
 
+def test_matmul_operands_read_through_views(rng):
+    """Attention's heads cut from one qkv array and a strided row slice: the products read them
+    in place (MatmulOperand offset, batch strides, leading dimension), no copy kernel first."""
+    x = rng.standard_normal((2, 8, 48)).astype(np.float32)
+    w = rng.standard_normal((16, 5)).astype(np.float32)
+
+    def fn(x, w):
+        q, k = (x[..., i * 16:(i + 1) * 16].reshape(2, 8, 2, 8).transpose(0, 2, 1, 3)
+                for i in range(2))
+        return q @ jnp.swapaxes(k, -1, -2), x[:, ::2, 16:32] @ w
+    lowered = _check(fn, x, w, rtol=1e-4, atol=1e-5, kinds=["matmul", "matmul"])
+    assert all("slice" in [m.op.name for m in n.params["body"].nodes] for n in lowered.schedule)
+
+
 def test_layernorm(rng):
     x = rng.standard_normal((8, 64)).astype(np.float32)
     w = rng.standard_normal(64).astype(np.float32)
