@@ -151,7 +151,8 @@ def _matmul(rng, a, sa, pick, new_input):
 def _view_matmul(rng, a, sa, pick, new_input):
     """A product whose left operand is a strided view of `a`, read in place by the GEMM
     (ir/passes/matmul_views.py): every other row, a column slice, a batch axis swapped into
-    the rows, or attention's heads (the last axis split, the halves moved in front)."""
+    the rows, or attention's heads (the last axis split, the halves moved in front); sometimes
+    the product transposed keeping its last axis (a product store)."""
     if len(sa) < 2:
         return None
     n = (1, 3, 20)[int(rng.integers(0, 3))]
@@ -168,7 +169,10 @@ def _view_matmul(rng, a, sa, pick, new_input):
     else:
         return None
     w = new_input((shape[-1], n))
-    return f"{view} @ {w}", shape[:-1] + (n,)
+    out = shape[:-1] + (n,)
+    if len(out) >= 3 and rng.random() < 0.4:    # stored transposed: a batch axis and the rows
+        return f"jnp.swapaxes({view} @ {w}, 0, -2)", (out[-2],) + out[1:-2] + (out[0], n)
+    return f"{view} @ {w}", out
 
 
 def _shape_op(rng, a, sa, pick, new_input):

@@ -200,4 +200,74 @@ def test_a_view_the_gemm_cannot_read_stays_one_copy():
     np.testing.assert_allclose(np.asarray(y1), merged(p) @ w1, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(np.asarray(y2), merged(p) @ w2.astype(np.float32), rtol=1e-5,
                                atol=1e-5)
-    assert len(_copies_before_products(f, p, w1, w2)) == 1
+    assert [ops for kind, ops in _kernels(f, p, w1, w2) if kind == "opaque"] == [
+        ("transpose",), ("reshape",)]        # the reshape of the copy: a view
+
+
+# ---------------------------------------------------------------------------- product stores
+
+def _copies_after_products(f, *args) -> list:
+    """The opaque transpose kernels of f's schedule that read a matmul kernel's result."""
+    schedule = f.lower(*args).schedule
+    made = {v for n in schedule if n.params["kind"] == "matmul" for v in n.outputs}
+    return [n for n in schedule if n.params["kind"] == "opaque" and set(n.inputs) & made
+            and n.params["body"].nodes[0].op.name == "transpose"]
+
+
+STORES = {     # (a shape, b shape, perm of the product), the last axis kept last
+    "heads merged": ((2, 3, 5, 4), (2, 3, 4, 6), (0, 2, 1, 3)),
+    "batch last but one": ((4, 7, 5), (5, 9), (1, 0, 2)),
+    "three batch axes": ((2, 3, 2, 5, 4), (4, 6), (2, 0, 3, 1, 4)),
+    "big, on the pool": ((4, 256, 128), (128, 256), (1, 0, 2)),
+    "big heads": ((8, 4, 64, 64), (8, 4, 64, 32), (0, 2, 1, 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(STORES))
+@pytest.mark.parametrize("dtype,tol", [(np.float32, 1e-4), (np.float64, 1e-11)])
+def test_transposed_product_is_stored_in_place(name, dtype, tol):
+    """transpose(a @ b) keeping the last axis: the GEMM writes C at the transposed layout's
+    strides (MatmulNest.store), no copy kernel after it; values against NumPy, and the
+    gradients (whose products read the transposed cotangent in place)."""
+    sa, sb, perm = STORES[name]
+    a, b = rng.standard_normal(sa).astype(dtype), rng.standard_normal(sb).astype(dtype)
+    f = jg.jit(lambda a, b: jnp.transpose(a @ b, perm))
+    want = np.transpose(a.astype(np.float64) @ b, perm)
+    np.testing.assert_allclose(np.asarray(f(a, b)), want, rtol=tol, atol=tol)
+    assert _copies_after_products(f, a, b) == []
+    w = rng.standard_normal(want.shape).astype(dtype)
+    g = jg.jit(jg.grad(lambda a, b: (jnp.transpose(a @ b, perm) * w).sum(), argnums=(0, 1)))
+    wt = np.transpose(w.astype(np.float64), np.argsort(perm))     # the product's cotangent
+    ga = wt @ np.swapaxes(b, -1, -2)
+    gb = np.swapaxes(a, -1, -2) @ wt
+    gb = gb.reshape((-1,) + sb).sum(0) if len(sb) < len(sa) else gb
+    got = g(a, b)
+    np.testing.assert_allclose(np.asarray(got[0]), ga, rtol=tol * 10, atol=tol * 10)
+    np.testing.assert_allclose(np.asarray(got[1]), gb, rtol=tol * 10, atol=tol * 100)
+
+
+def test_products_the_gemm_does_not_store_transposed():
+    """An epilogue before the transpose, or a transpose that moves the last axis: the product
+    is stored as is and a copy kernel transposes it, values right either way."""
+    a, b = rng.standard_normal((2, 3, 5, 4)), rng.standard_normal((2, 3, 4, 6))
+    for fn, ref in ((lambda a, b: jnp.transpose(jnp.tanh(a @ b), (0, 2, 1, 3)),
+                     lambda a, b: np.transpose(np.tanh(a @ b), (0, 2, 1, 3))),
+                    (lambda a, b: jnp.transpose(a @ b, (0, 2, 3, 1)),
+                     lambda a, b: np.transpose(a @ b, (0, 2, 3, 1)))):
+        f = jg.jit(fn)
+        np.testing.assert_allclose(np.asarray(f(a, b)), ref(a, b), rtol=1e-12)
+        assert len(_copies_after_products(f, a, b)) == 1
+
+
+def test_attention_forward_and_backward_run_no_head_copies():
+    """GPT's attention: the heads are read in place and every product's head transpose is a
+    store; what copies is the concatenation of dq, dk and dv (and the reshapes are views)."""
+    x = rng.standard_normal((2, 8, 48)).astype(np.float32)
+    mask = np.tril(np.ones((8, 8), bool))
+    f = jg.jit(jg.value_and_grad(lambda x: (attention(x, mask) ** 2).sum()))
+    ops = [ops for kind, ops in _kernels(f, x) if kind == "opaque"]
+    assert [o for o in ops if o != ("reshape",)] == [("concatenate",)]
+    want = jg.value_and_grad(lambda x: (attention(x, mask) ** 2).sum())(jg.tensor(x))
+    got = f(x)
+    np.testing.assert_allclose(float(got[0]), float(want[0]), rtol=1e-5)
+    np.testing.assert_allclose(np.asarray(got[1]), np.asarray(want[1]), rtol=1e-4, atol=1e-5)

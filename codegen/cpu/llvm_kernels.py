@@ -31,7 +31,7 @@ from llvmlite import ir
 from ...ir import config
 from ...ir.ops import Op
 from ...ir.passes import fusion_rules
-from ...ir.passes.fusion_rules import analyze_kernel, matmul_operand
+from ...ir.passes.fusion_rules import analyze_kernel, is_product_store, matmul_operand
 from ...ir.primitives import REDUCE
 from ..kernel.costs import PARALLEL_MIN, SUM_BLOCK, element_cost
 from ..kernel.evaluator import array_constants
@@ -115,7 +115,8 @@ def why_not(node, product_hint=None):
         producers = body.producers()
         if any(matmul_operand(producers, x) is None for x in m.inputs):
             return "a matmul operand computed in the kernel"
-        if product_hint is None and m.output not in body.outputs:
+        if product_hint is None and m.output not in body.outputs and not any(
+                is_product_store(n, m.output) for n in body.nodes):
             return "a matmul product without a buffer"
     return None
 
@@ -858,11 +859,16 @@ def _kept_rows(nest, work, per_row, L) -> dict:
 
 # ----------------------------------------------------------------------------- matmul
 
-def _product(fn, pv):
-    """(where the product is written, the outputs that are the product) in the function built."""
+def _product(fn, nest):
+    """(where the product is written, the outputs that are the product) in the function built:
+    the output it is stored transposed into (MatmulNest.store), the first output that is the
+    product, where the memory plan put it, or scratch."""
+    pv = nest.product
     dest = fn.outs.get(pv, [])
     hint = fn.product_hint
-    if dest:
+    if nest.store is not None:
+        prod = fn.outs[nest.store[0]][0]
+    elif dest:
         prod = dest[0]
     elif hint[0] == "output":
         prod = fn.outs[hint[1]][0]
@@ -885,9 +891,9 @@ def gen_matmul(fn):
         # the epilogue of each row block, while the block is in cache
         after = (lambda lo, hi: _elementwise_rows(fn, rest, lo, hi)) \
             if rest and len(fn.outs.get(pv, ())) <= 1 else None
-        fused = _gemm(fn, nest, _product(fn, pv)[0], *seen, after=after)
+        fused = _gemm(fn, nest, _product(fn, nest)[0], *seen, after=after)
         fn.end_range_body(state, GEMM_GRAIN, flops)
-    prod, dest = _product(fn, pv)
+    prod, dest = _product(fn, nest)
     if not (fn.parallel and flops >= GEMM_MIN):
         _gemm(fn, nest, prod, copy)
     if copy is not None:
@@ -901,7 +907,7 @@ def gen_matmul(fn):
     epilogue = elementwise_nest(body, fn.info, rest, product=pv)
     if fn.parallel and n * element_cost(body.nodes) >= PARALLEL_MIN:
         state, _ = fn.range_body()
-        _product(fn, pv)
+        _product(fn, nest)
         _elementwise(fn, epilogue)
         fn.end_range_body(state, GRAIN)
     else:
@@ -957,7 +963,9 @@ def _gemm(fn, nest, prod, copy=None, after=None):
     form = llvm_small_gemm.use_for(M, N, K, ta, tb, dt, cols is not None)
     table = _rows_table(fn, nest.b.rows) if cols else None
     lda, ldb = nest.a.ld, (N if copy is not None else nest.b.ld)
-    call = (_small_call if form else _blas_call)(fn, form, M, N, K, ta, tb, dt, lda, ldb, table)
+    ldc = nest.store[2] if nest.store else N
+    call = (_small_call if form else _blas_call)(fn, form, M, N, K, ta, tb, dt, lda, ldb, ldc,
+                                                 table)
     bsize = math.prod(batch)
     c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
     barr = fn.arrays[bv] if copy is None else copy
@@ -969,11 +977,12 @@ def _gemm(fn, nest, prod, copy=None, after=None):
         idx = [q] if len(batch) <= 1 else _unravel(fn, batch, q)
         a0 = _batch_offset(fn, idx, nest.a.offset, nest.batch_strides(nest.a))
         b0 = _batch_offset(fn, idx, boff, nest.batch_strides(nest.b) if copy is None else ())
-        c0 = b.mul(q, c64(M * N))
+        c0 = (_batch_offset(fn, idx, 0, nest.store[1] if batch else ()) if nest.store
+              else b.mul(q, c64(M * N)))
         rows, cols = c64(M), c64(N)
         if r0 is not None:          # rows r0.. of A (columns when A is stored transposed)
             a0 = b.add(a0, r0 if ta else b.mul(r0, c64(lda)))
-            c0 = b.add(c0, b.mul(r0, c64(N)))
+            c0 = b.add(c0, b.mul(r0, c64(ldc)))
             rows = extent
         shift = None
         if j0 is not None:          # columns j0.. of B (rows when B is stored transposed)
@@ -1058,10 +1067,10 @@ def _rows_table(fn, starts):
     return fn.b.gep(g, [ir.Constant(I64, 0), ir.Constant(I64, 0)])
 
 
-def _small_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, table=None):
+def _small_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, ldc, table=None):
     """call(A, B, C, rows, cols, shift) through llvm_small_gemm's row-major functions (lda,
-    ldb: the stored operands' row strides; `table`: B's row starts, moved on by `shift` rows
-    when given)."""
+    ldb, ldc: the stored matrices' row strides; `table`: B's row starts, moved on by `shift`
+    rows when given)."""
     b = fn.b
     f = _extern(fn, llvm_small_gemm.name(form, dt), llvm_small_gemm.function_type(form, dt))
     c64 = lambda v: ir.Constant(I64, v)      # noqa: E731
@@ -1073,12 +1082,12 @@ def _small_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, table=None):
     if form.startswith("bcast"):    # A[i, p] at A + i*sai + p*sap; B's rows (length N) contiguous,
         sai, sap = (1, lda) if ta else (lda, 1)     # or (bcast_t) its columns (length K)
         return lambda pa, pb, pc, rows, cols, shift: b.call(
-            f, [rows, cols, c64(K), pa, c64(sai), c64(sap), pb, rows_of_b(shift), pc, c64(N)])
+            f, [rows, cols, c64(K), pa, c64(sai), c64(sap), pb, rows_of_b(shift), pc, c64(ldc)])
     return lambda pa, pb, pc, rows, cols, shift: b.call(
-        f, [rows, cols, c64(K), pa, c64(lda), pb, rows_of_b(shift), pc, c64(N)])
+        f, [rows, cols, c64(K), pa, c64(lda), pb, rows_of_b(shift), pc, c64(ldc)])
 
 
-def _blas_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, table=None):
+def _blas_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, ldc, table=None):
     """call(A, B, C, rows, cols) through the Fortran BLAS gemm (column-major: row-major C = A B
     is C^T = B^T A^T, so gemm(B, A) with N, M swapped)."""
     b = fn.b
@@ -1100,7 +1109,7 @@ def _blas_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, table=None):
         return cell(INT, ir.Constant(INT, v))
     transa, transb = (cell(I8, ir.Constant(I8, ord("T" if t else "N"))) for t in (tb, ta))
     alpha, beta = cell(ty, const(dt, 1)), cell(ty, const(dt, 0))
-    pm, pn, pk, plda, pldb, pldc = (integer(v) for v in (N, M, K, ldb, lda, N))
+    pm, pn, pk, plda, pldb, pldc = (integer(v) for v in (N, M, K, ldb, lda, ldc))
 
     def call(pa, pb, pc, rows, cols, shift=None):
         for extent, whole, at in ((cols, N, pm), (rows, M, pn)):    # a block's extent

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir.ops import Op
-from ...ir.passes.fusion_rules import analyze, analyze_kernel, row_pass_levels
+from ...ir.passes.fusion_rules import analyze, analyze_kernel, is_product_store, row_pass_levels
 from ...ir.primitives import REDUCE
 from ...ir.types import is_bool, is_float
 from ..kernel import canonical
@@ -773,7 +773,12 @@ def gen_matmul(name, node) -> Fused:
                           + ["row", "col"], ecse)
             ev = k.evaluator(lambda v: space, ecse, {mm.output: acc})
             for v in nest.outputs:
-                k.store(v, space, ev.expr(v))
+                if nest.store and v is nest.store[0]:   # the product, at the store's strides
+                    at = space.dot(range(len(D)), (*nest.store[1], nest.store[2], 1))
+                    for o in k.outs[v]:
+                        buf.writeline(f"{o}[{at}] = {acc}")
+                else:
+                    k.store(v, space, ev.expr(v))
         operands = ((a, abase, at, nest.a.ld),
                     (b, bbase, bt, nest.b.ld, None if brows is None else "rows_b"))
         zero = k.ctx.const(0, dt)
@@ -890,7 +895,9 @@ def _matmul_why_not(body, arrays, reds):
     (mm,) = [n for n in body.nodes if n.op == Op.matmul]
     if not is_float(mm.output.type.dtype):
         return f"{mm.output.type.dtype} matmul runs as an eager kernel"
-    return _points(body, arrays, bare(mm.output.type.shape), body.outputs, {mm.output})
+    stored = {n.output for n in body.nodes if is_product_store(n, mm.output)}
+    return _points(body, arrays, bare(mm.output.type.shape),
+                   [v for v in body.outputs if v not in stored], {mm.output})
 
 
 _WHY_NOT = {"elementwise": _elementwise_why_not, "reduce": _reduce_why_not,

@@ -47,7 +47,9 @@ import math
 from dataclasses import dataclass
 
 from ...ir.ops import Op
-from ...ir.passes.fusion_rules import im2col_rows, matmul_operand, row_pass_levels
+from ...ir.passes.fusion_rules import (im2col_rows, is_product_store, matmul_operand,
+                                       row_pass_levels)
+from ...ir.passes.matmul_views import View
 from ...ir.primitives import REDUCE
 from ...ir.registry import TRANSCENDENTAL
 from .evaluator import array_constants
@@ -123,6 +125,8 @@ class MatmulNest:
     b: MatmulOperand
     rows_merge: bool    # the batch runs as one GEMM over prod(batch) * M rows
     outputs: tuple      # the values stored, in order, each once (the product when an output)
+    store: tuple | None     # (output, batch strides, row stride): the GEMM writes the product
+                            # transposed into that output (fusion_rules.is_product_store)
 
     @property
     def product(self):
@@ -130,8 +134,10 @@ class MatmulNest:
 
     @property
     def epilogue(self) -> tuple:
-        """The outputs computed from the product (every output but the product itself)."""
-        return tuple(v for v in self.outputs if v is not self.product)
+        """The outputs computed from the product (every output but the product itself and the
+        output it is stored transposed into)."""
+        held = self.store[0] if self.store else None
+        return tuple(v for v in self.outputs if v is not self.product and v is not held)
 
     @property
     def gemm(self) -> tuple:
@@ -146,17 +152,38 @@ class MatmulNest:
         return (0,) * (len(self.batch) - len(operand.strides)) + tuple(operand.strides)
 
 
-def _rows_merge(a, b, batch, M) -> bool:
-    """Whether A's batch and rows are one [B*M, K] matrix of row stride a.ld (B one matrix)."""
+def _rows_merge(a, b, batch, M, store) -> bool:
+    """Whether A's batch and rows are one [B*M, K] matrix of row stride a.ld (B one matrix), and
+    so are the product's."""
     if not batch or a.transposed or math.prod(b.shape[:-2]) != 1 or a.shape[:-2] != batch:
         return False
-    want = M * a.ld
-    for d, s in zip(reversed(batch), reversed(a.strides)):
+    return _merges(batch, a.strides, M * a.ld) and (
+        store is None or _merges(batch, store[1], M * store[2]))
+
+
+def _merges(batch, strides, want) -> bool:
+    """Whether batch elements of these strides follow each other `want` elements apart."""
+    for d, s in zip(reversed(batch), reversed(strides)):
         if d != 1:
             if s != want:
                 return False
             want *= d
     return True
+
+
+def _store(body, mm):
+    """MatmulNest.store of the kernel body: the product store's output, the product's batch
+    strides and row stride in it; None when the product is stored as is."""
+    found = [n for n in body.nodes if is_product_store(n, mm.output)]
+    if not found:
+        return None
+    (t,) = found
+    perm = t.params["perm"]
+    at = View.of(t.output.type.shape).strides
+    strides = [at[perm.index(a)] for a in range(len(perm))]
+    shape = mm.output.type.shape
+    return (t.output, tuple(0 if shape[a] == 1 else strides[a] for a in range(len(perm) - 2)),
+            strides[-2])
 
 
 def matmul_nest(body) -> MatmulNest:
@@ -174,8 +201,10 @@ def matmul_nest(body) -> MatmulNest:
     a, b = ops
     pshape = tuple(mm.output.type.shape)
     batch = pshape[:-2]
+    store = _store(body, mm)
     return MatmulNest(mm, pshape[-2], pshape[-1], mm.inputs[0].type.shape[-1], batch, a, b,
-                      _rows_merge(a, b, batch, pshape[-2]), tuple(dict.fromkeys(body.outputs)))
+                      _rows_merge(a, b, batch, pshape[-2], store),
+                      tuple(dict.fromkeys(body.outputs)), store)
 
 
 # ----------------------------------------------------------------------------- reduce, rowwise

@@ -23,7 +23,8 @@ from ..ops import Op
 from ..primitives import REDUCE
 from .cse import node_key
 from .fusion_rules import (GraphFacts, KernelInfo, analyze, can_fuse, is_elementwise_like,
-                           is_last_two_transpose, is_unit_reshape, recompute_cost, score)
+                           is_last_two_transpose, is_unit_reshape, recompute_cost, score,
+                           view_form)
 
 
 def _cheap(node) -> bool:
@@ -48,12 +49,22 @@ VIEWS = (Op.slice, Op.transpose, Op.reshape)
 
 def _matmul_views(graph: Graph, consumers) -> set:
     """Slices, transposes and reshapes read only by matmuls, directly or through other such
-    nodes (attention's heads cut from one qkv product): each product gets its own copy of the
-    chain, to read in place (fusion_rules.matmul_operand). Copies that fused with nothing (a
-    chain the GEMM cannot read) merge back into one kernel (_merge_lone_copies)."""
-    outputs, found = set(graph.outputs), set()
+    nodes, on operand chains the GEMM reads in place (fusion_rules.view_form; attention's
+    heads cut from one qkv product): each product gets its own copy of the chain. A node on a
+    chain the GEMM cannot read stays one shared node (one copy kernel, or a product store)."""
+    producer, outputs = graph.producers(), set(graph.outputs)
+    foldable, not_foldable = set(), set()
+    for u in graph.nodes:
+        for x in u.inputs if u.op == Op.matmul else ():
+            chain = []
+            while x in producer and producer[x].op in VIEWS:
+                chain.append(producer[x])
+                x = producer[x].inputs[0]
+            if chain:
+                (foldable if view_form(x, chain) is not None else not_foldable).update(chain)
+    found = set()
     for n in reversed(graph.nodes):
-        users = consumers.get(n.output, ()) if n.op in VIEWS else ()
+        users = consumers.get(n.output, ()) if n in foldable - not_foldable else ()
         if users and n.output not in outputs and all(
                 u.op == Op.matmul or u in found for u in users):
             found.add(n)

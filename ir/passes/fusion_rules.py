@@ -67,6 +67,16 @@ def is_last_two_transpose(node) -> bool:
     return n >= 2 and node.params["perm"] == tuple(range(n - 2)) + (n - 1, n - 2)
 
 
+def is_product_store(node, product) -> bool:
+    """A transpose of a matmul's product that keeps its last axis last: the GEMM stores the
+    product through it, its rows and batch at the transposed layout's strides (attention's
+    `(att @ v).transpose(0, 2, 1, 3)`; codegen/kernel/nest.MatmulNest.store)."""
+    if node.op != Op.transpose or node.inputs[0] is not product:
+        return False
+    perm = node.params["perm"]
+    return perm[-1] == len(perm) - 1 and perm != tuple(range(len(perm)))
+
+
 class OperandForm(NamedTuple):
     """How a matmul kernel reads one operand in place: `src`, the body input whose buffer is read
     (an im2col's image); `shape`, the matrices as stored ((..., k, m) for a transposed A, (..., n,
@@ -104,7 +114,13 @@ def matmul_operand(producers, v) -> OperandForm | None:
                       zip(shape[:-2], View.of(shape[:-2]).strides))
         return OperandForm(node.inputs[0], tuple(shape), bool(chain), node.params, 0, batch,
                            shape[-1])
-    view = View.of(v.type.shape)
+    return view_form(v, chain)
+
+
+def view_form(src, chain) -> OperandForm | None:
+    """The OperandForm of `src`'s buffer read through `chain` (slices, transposes and reshapes,
+    the one nearest the product first), or None where that is not one GEMM operand."""
+    view = View.of(src.type.shape)
     for n in reversed(chain):
         view = view.apply(n)
         if view is None:
@@ -113,7 +129,7 @@ def matmul_operand(producers, v) -> OperandForm | None:
     if layout is None:
         return None
     shape, trans, ld, strides = layout
-    return OperandForm(v, shape, trans, None, view.offset, strides, ld)
+    return OperandForm(src, shape, trans, None, view.offset, strides, ld)
 
 
 def im2col_rows(params, image_shape) -> list[int]:
@@ -211,7 +227,8 @@ def _internal_users(nodes):
 
 def _matmul_ok(nodes, mm, outputs, cat):
     """Only prologues feeding the matmul (matmul_operand's forms) may precede it, each read by
-    that chain alone; nothing else in the group does."""
+    that chain alone; nothing else in the group does. A product store (is_product_store) is
+    the product's only reader and the kernel's only output."""
     produced = {v: n for n in nodes for v in n.outputs}
     users = _internal_users(nodes)
     chain = set()
@@ -222,7 +239,13 @@ def _matmul_ok(nodes, mm, outputs, cat):
         while x in produced:
             chain.add(produced[x])
             x = produced[x].inputs[0]
+    stores = [n for n in nodes if is_product_store(n, mm.output)]
+    if stores and (len(stores) > 1 or set(outputs) != {stores[0].output}
+                   or len(users.get(mm.output, [])) != 1):
+        return False
     for n in nodes:
+        if n in stores:
+            continue
         if cat[n] == "transpose" and (n not in chain or n.output in outputs
                                       or len(users.get(n.output, [])) != 1):
             return False
@@ -251,10 +274,12 @@ def analyze(nodes, outputs, categories=None) -> KernelInfo | None:
     mms = [n for n, c in zip(nodes, cats) if c == "matmul"]
     reds = [n for n, c in zip(nodes, cats) if c == "reduce"]
     R = ()
+    stored = set()          # outputs a product store writes (no index map: strides of their own)
     if mms:
         if len(mms) > 1 or reds or not _matmul_ok(nodes, mms[0], set(outputs), cat):
             return None
         D = mms[0].output.type.shape
+        stored = {n.output for n in nodes if is_product_store(n, mms[0].output)}
     elif "transpose" in cats:
         return None
     elif reds:
@@ -269,8 +294,10 @@ def analyze(nodes, outputs, categories=None) -> KernelInfo | None:
     def put(v, m):
         return m is not None and maps.setdefault(v, m) == m
 
-    if not all(put(o, _seed(o, D, R)) for o in outputs):
+    if not all(put(o, _seed(o, D, R)) for o in outputs if o not in stored):
         return None
+    if stored:
+        put(mms[0].output, _seed(mms[0].output, D, ()))
     for n in reversed(nodes):
         if n.op == Op.matmul:
             if maps.get(n.output) != _seed(n.output, D, ()):

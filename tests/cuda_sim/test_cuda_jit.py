@@ -129,14 +129,16 @@ def test_matmul_with_transposed_operands(rng):
 
 def test_matmul_operands_read_through_views(rng):
     """Attention's heads cut from one qkv array and a strided row slice: the products read them
-    in place (MatmulOperand offset, batch strides, leading dimension), no copy kernel first."""
+    in place (MatmulOperand offset, batch strides, leading dimension), no copy kernel first;
+    the heads' product merged back, (q @ k^T).transpose(0, 2, 1, 3), is stored at the
+    transposed layout's strides (MatmulNest.store), no copy kernel after."""
     x = rng.standard_normal((2, 8, 48)).astype(np.float32)
     w = rng.standard_normal((16, 5)).astype(np.float32)
 
     def fn(x, w):
         q, k = (x[..., i * 16:(i + 1) * 16].reshape(2, 8, 2, 8).transpose(0, 2, 1, 3)
                 for i in range(2))
-        return q @ jnp.swapaxes(k, -1, -2), x[:, ::2, 16:32] @ w
+        return (q @ jnp.swapaxes(k, -1, -2)).transpose(0, 2, 1, 3), x[:, ::2, 16:32] @ w
     lowered = _check(fn, x, w, rtol=1e-4, atol=1e-5, kinds=["matmul", "matmul"])
     assert all("slice" in [m.op.name for m in n.params["body"].nodes] for n in lowered.schedule)
 
