@@ -64,12 +64,12 @@ def test_batched_matmul_with_a_transposed_operand():
     body = node.params["body"]
     assert (nest.M, nest.N, nest.K, nest.batch) == (6, 5, 4, (3,))
     assert {nest.a.value, nest.b.value} == set(body.inputs)     # both read as stored
-    assert (nest.a.shape, nest.a.transposed, nest.a.im2col, nest.a.matrix) == ((3, 6, 4), False,
-                                                                               None, 24)
-    assert (nest.b.shape, nest.b.transposed, nest.b.im2col, nest.b.matrix) == ((3, 5, 4), True,
-                                                                               None, 20)
+    assert (nest.a.shape, nest.a.transposed, nest.a.im2col, nest.a.strides, nest.a.ld) == (
+        (3, 6, 4), False, None, (24,), 4)
+    assert (nest.b.shape, nest.b.transposed, nest.b.im2col, nest.b.strides, nest.b.ld) == (
+        (3, 5, 4), True, None, (20,), 4)
     assert not nest.rows_merge and nest.gemm == (6, 5, 4, (3,))
-    assert nest.batch_shape(nest.b) == (3,)
+    assert nest.batch_strides(nest.b) == (20,) and nest.store is None
     assert nest.product not in body.outputs and len(nest.epilogue) == 1
     assert llvm_kernels.gemm_calls(node) == 3
 
@@ -77,12 +77,12 @@ def test_batched_matmul_with_a_transposed_operand():
 def test_broadcast_weight_merges_rows():
     node, nest = _matmul(lambda x, w: x @ w.T, (4, 2, 6, 8), (5, 8))     # nn.Linear
     assert (nest.M, nest.N, nest.K, nest.batch) == (6, 5, 8, (4, 2))
-    assert nest.b.transposed and nest.b.shape == (5, 8) and nest.batch_shape(nest.b) == (1, 1)
+    assert nest.b.transposed and nest.b.shape == (5, 8) and nest.batch_strides(nest.b) == (0, 0)
     assert nest.rows_merge and nest.gemm == (48, 5, 8, ())
     assert nest.outputs == (nest.product,) and nest.epilogue == ()
     assert llvm_kernels.gemm_calls(node) == 1
     _, nest = _matmul(lambda m, v: m @ v, (6, 4), (3, 4, 5))   # the left operand broadcast
-    assert not nest.rows_merge and nest.batch_shape(nest.a) == (1,) and nest.a.matrix == 24
+    assert not nest.rows_merge and nest.batch_strides(nest.a) == (0,) and nest.a.ld == 4
 
 
 def test_convolution_products_read_im2col_columns_in_place():
@@ -92,9 +92,9 @@ def test_convolution_products_read_im2col_columns_in_place():
     image = nest.b.value
     assert image in node.params["body"].inputs and image.type.shape == (2, 3, 156)
     assert (nest.M, nest.N, nest.K, nest.batch) == (4, 120, 27, (2,))
-    assert nest.a.im2col is None and nest.a.shape == (4, 27) and nest.a.matrix == 108
+    assert nest.a.im2col is None and nest.a.shape == (4, 27) and nest.a.strides == ()
     assert nest.b.im2col is not None and not nest.b.transposed and nest.b.shape == (2, 27, 120)
-    assert nest.b.matrix == 3 * 156                 # one image, not one matrix of columns
+    assert nest.b.strides == (3 * 156,)             # one image, not one matrix of columns
     assert nest.b.rows == im2col_rows(nest.b.im2col, image.type.shape) and len(nest.b.rows) == 27
     assert not nest.rows_merge and nest.gemm == (4, 120, 27, (2,))
 
@@ -105,7 +105,7 @@ def test_convolution_products_read_im2col_columns_in_place():
     (nest,) = [n for n in nests if n.b.transposed]
     assert nest.b.im2col is not None and nest.b.shape == (2, 27, 80)
     assert (nest.M, nest.N, nest.K, nest.batch) == (4, 27, 80, (2,))
-    assert nest.b.matrix == 3 * 110 and not nest.a.transposed
+    assert nest.b.strides == (3 * 110,) and not nest.a.transposed
 
 
 def test_cpu_results_through_the_nests():
