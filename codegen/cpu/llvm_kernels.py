@@ -31,7 +31,8 @@ from llvmlite import ir
 from ...ir import config
 from ...ir.ops import Op
 from ...ir.passes import fusion_rules
-from ...ir.passes.fusion_rules import analyze_kernel, is_product_store, matmul_operand
+from ...ir.passes.fusion_rules import analyze_kernel, matmul_operand, product_stores
+from ...ir.passes.matmul_views import VIEW_OPS
 from ...ir.primitives import REDUCE
 from ..kernel.costs import PARALLEL_MIN, SUM_BLOCK, element_cost
 from ..kernel.evaluator import array_constants
@@ -45,7 +46,7 @@ from .llvm_math import intrinsic
 
 SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
 _RELABEL = (Op.reshape, Op.broadcast_to)
-_MATMUL_READS = (Op.matmul, Op.transpose, Op.slice, Op.im2col)   # operands read in place
+_MATMUL_READS = (Op.matmul, Op.im2col, *VIEW_OPS)   # operands read in place
 FN = "jg_kernel"
 POOL_ENTRY = "jg_parallel_for"    # runtime/thread_pool.py, resolved by name when a unit loads
 GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chunk of a thread
@@ -115,8 +116,8 @@ def why_not(node, product_hint=None):
         producers = body.producers()
         if any(matmul_operand(producers, x) is None for x in m.inputs):
             return "a matmul operand computed in the kernel"
-        if product_hint is None and m.output not in body.outputs and not any(
-                is_product_store(n, m.output) for n in body.nodes):
+        if product_hint is None and m.output not in body.outputs and not product_stores(
+                body.nodes, m.output):
             return "a matmul product without a buffer"
     return None
 

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir.ops import Op
-from ...ir.passes.fusion_rules import analyze, analyze_kernel, is_product_store, row_pass_levels
+from ...ir.passes.fusion_rules import analyze, analyze_kernel, product_stores, row_pass_levels
 from ...ir.primitives import REDUCE
 from ...ir.types import is_bool, is_float
 from ..kernel import canonical
@@ -895,7 +895,7 @@ def _matmul_why_not(body, arrays, reds):
     (mm,) = [n for n in body.nodes if n.op == Op.matmul]
     if not is_float(mm.output.type.dtype):
         return f"{mm.output.type.dtype} matmul runs as an eager kernel"
-    stored = {n.output for n in body.nodes if is_product_store(n, mm.output)}
+    stored = product_stores(body.nodes, mm.output)
     return _points(body, arrays, bare(mm.output.type.shape),
                    [v for v in body.outputs if v not in stored], {mm.output})
 

@@ -25,6 +25,7 @@ from .cse import node_key
 from .fusion_rules import (GraphFacts, KernelInfo, analyze, can_fuse, is_elementwise_like,
                            is_last_two_transpose, is_unit_reshape, recompute_cost, score,
                            view_form)
+from .matmul_views import VIEW_OPS
 
 
 def _cheap(node) -> bool:
@@ -44,9 +45,6 @@ def _absorbs(node) -> bool:
     return is_elementwise_like(node) or node.op in REDUCE
 
 
-VIEWS = (Op.slice, Op.transpose, Op.reshape)
-
-
 def _matmul_views(graph: Graph, consumers) -> set:
     """Slices, transposes and reshapes read only by matmuls, directly or through other such
     nodes, on operand chains the GEMM reads in place (fusion_rules.view_form; attention's
@@ -57,7 +55,7 @@ def _matmul_views(graph: Graph, consumers) -> set:
     for u in graph.nodes:
         for x in u.inputs if u.op == Op.matmul else ():
             chain = []
-            while x in producer and producer[x].op in VIEWS:
+            while x in producer and producer[x].op in VIEW_OPS:
                 chain.append(producer[x])
                 x = producer[x].inputs[0]
             if chain:

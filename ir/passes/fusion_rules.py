@@ -27,7 +27,7 @@ from .. import lowp
 from ..ops import Op
 from ..primitives import ELEMENTWISE, REDUCE
 from ..registry import COST, OP_COST     # per element, in bytes-equivalent (the records' cost)
-from .matmul_views import View, gemm_layout
+from .matmul_views import VIEW_OPS, View, gemm_layout
 
 LAUNCH_BYTES = 4096                     # what one kernel launch / pass over memory costs, in bytes
 DEFAULT_OP_COST = COST["cheap"]
@@ -56,7 +56,7 @@ def is_matmul_prologue(node) -> bool:
     matmul_views) or an im2col (a convolution's columns, read in place from the image: row
     t*rows + r of the columns is a run of the image's row r_t + r from column c_t,
     `im2col_rows`). matmul_operand says whether a chain of them is one the GEMM can read."""
-    return node.op in (Op.reshape, Op.im2col, Op.slice, Op.transpose)
+    return node.op == Op.im2col or node.op in VIEW_OPS
 
 
 def is_last_two_transpose(node) -> bool:
@@ -75,6 +75,11 @@ def is_product_store(node, product) -> bool:
         return False
     perm = node.params["perm"]
     return perm[-1] == len(perm) - 1 and perm != tuple(range(len(perm)))
+
+
+def product_stores(nodes, product) -> set:
+    """The outputs of the product stores of `product` among `nodes`."""
+    return {n.output for n in nodes if is_product_store(n, product)}
 
 
 class OperandForm(NamedTuple):
@@ -99,7 +104,7 @@ def matmul_operand(producers, v) -> OperandForm | None:
     or an im2col of one, possibly with its last two axes swapped; None for anything else.
     `producers`: the body's value -> node map."""
     chain, node = [], producers.get(v)
-    while node is not None and node.op in (Op.reshape, Op.slice, Op.transpose):
+    while node is not None and node.op in VIEW_OPS:
         chain.append(node)
         v = node.inputs[0]
         node = producers.get(v)
@@ -279,7 +284,7 @@ def analyze(nodes, outputs, categories=None) -> KernelInfo | None:
         if len(mms) > 1 or reds or not _matmul_ok(nodes, mms[0], set(outputs), cat):
             return None
         D = mms[0].output.type.shape
-        stored = {n.output for n in nodes if is_product_store(n, mms[0].output)}
+        stored = product_stores(nodes, mms[0].output)
     elif "transpose" in cats:
         return None
     elif reds:

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from ..ops import Op
 
 
+VIEW_OPS = (Op.slice, Op.transpose, Op.reshape)     # what View.apply follows
+
+
 @dataclass(frozen=True)
 class View:
     offset: int         # elements from the buffer's start to element (0, ..., 0)

@@ -64,7 +64,7 @@ from ..graph import Graph
 from ..ops import Op
 from ..primitives import REDUCE
 from ..registry import TRANSCENDENTAL
-from .fusion_rules import is_product_store, matmul_operand
+from .fusion_rules import matmul_operand, product_stores
 
 ALIGNMENT = 64
 
@@ -208,7 +208,7 @@ def value_names(graph: Graph) -> dict:
 
 def _matmul_parts(kernel):
     """(outer inputs that are matmul operands, outer outputs that are the raw product or hold
-    it transposed (fusion_rules.is_product_store), the product's type) of a matmul kernel."""
+    it transposed (fusion_rules.product_stores), the product's type) of a matmul kernel."""
     body = kernel.params["body"]
     outer = dict(zip(body.inputs, kernel.inputs))
     produced = {v: n for n in body.nodes for v in n.outputs}
@@ -216,7 +216,7 @@ def _matmul_parts(kernel):
     operands = set()
     for x in mm.inputs:
         operands.add(outer[matmul_operand(produced, x)[0]])
-    stores = {n.output for n in body.nodes if is_product_store(n, mm.output)}
+    stores = product_stores(body.nodes, mm.output)
     raw = [o for b, o in zip(body.outputs, kernel.outputs) if b is mm.output or b in stores]
     return operands, raw, mm.output.type
 
