@@ -12,7 +12,9 @@ What is recorded while a profile is open, each event on the thread that ran it:
 - host steps between kernels (random numbers, control flow, complex values: the NumPy reference);
 - each jitted call as a whole ("call" events: the kernels plus the per-call work around them);
 - compiles (tracing excluded: the pass pipeline and code generation of one signature);
-- eager operations (op by op, NumPy reference or CUDA kernels), named by op and source line.
+- eager operations (op by op, NumPy reference or CUDA kernels), named by op and source line;
+- graphs run by the reference interpreter (grad, vjp, jvp, vmap outside jit), node by node
+  ("interpreted" rows), each run a "call".
 
 Off by default: when no profile is open, a compiled call makes one test of an empty list and runs
 its one native call over the whole schedule; nothing is done per kernel. JITGRAD_PROFILE=path.json
@@ -42,7 +44,8 @@ HIDDEN_OPS = frozenset({"constant", "broadcast_to", "reshape"})   # not part of 
 SORT_KEYS = {"total": lambda r: -r.total_ms, "mean": lambda r: -r.mean_us,
              "calls": lambda r: -r.calls, "bytes": lambda r: -r.bytes * r.calls,
              "flops": lambda r: -r.flops * r.calls, "name": lambda r: r.name}
-TABLE_KINDS = ("kernel", "host", "eager")       # event categories that are rows of the table
+# event categories that are rows of the table
+TABLE_KINDS = ("kernel", "host", "eager", "interpreted")
 # torch.profiler's names for the same orders
 SORT_ALIASES = {"cpu_time_total": "total", "self_cpu_time_total": "total",
                 "cpu_time": "mean", "self_cpu_time": "mean", "count": "calls"}
@@ -129,7 +132,7 @@ def _infos(run):
 @dataclass
 class Event:
     name: str
-    cat: str            # kernel | host | call | compile | eager | span
+    cat: str            # kernel | host | call | compile | eager | interpreted | span
     t0: int             # perf_counter_ns
     t1: int
     tid: int
@@ -193,8 +196,16 @@ class Profile:
         info = ProfiledKernel(info.name, info.source, "host", info.shapes, info.bytes, info.flops)
         self._add(Event(info.name, "host", t0, t1, threading.get_native_id(), info))
 
+    def interpreted(self, node, t0, t1):
+        """From runtime/profiling.interpreted: a node of a graph run by the reference interpreter
+        (grad, vjp, jvp, vmap outside jit)."""
+        info = kernel_info(node)
+        info = ProfiledKernel(info.name, info.source, "interpreted", info.shapes, info.bytes,
+                              info.flops)
+        self._add(Event(info.name, "interpreted", t0, t1, threading.get_native_id(), info))
+
     def call(self, run, t0, t1):
-        """From the executable: one whole compiled call."""
+        """From the executable (and runtime/profiling.interpreted): one whole call."""
         self._add(Event(getattr(run, "name", "call"), "call", t0, t1,
                         threading.get_native_id()))
 
@@ -266,8 +277,8 @@ class Profile:
         kern = sum(r.total_ms for r in rows)
         parts = [f"{len(rows)} rows, {kern:.3f} ms in them"]
         if calls:
-            parts.append(f"{len(calls)} compiled calls, {sum(e.t1 - e.t0 for e in calls) / 1e6:.3f}"
-                         " ms in them")
+            parts.append(f"{len(calls)} calls (jitted or interpreted), "
+                         f"{sum(e.t1 - e.t0 for e in calls) / 1e6:.3f} ms in them")
         if compiles:
             parts.append(f"{len(compiles)} compiles, "
                          f"{sum(e.t1 - e.t0 for e in compiles) / 1e9:.3f} s")
@@ -360,7 +371,7 @@ def _si(x, unit):
 
 
 def _rate(r) -> str:
-    if r.kind == "matmul" and r.flops:
+    if r.flops and "matmul" in (r.kind, r.name):      # a fused product, or an interpreted one
         return f"{r.gflop_per_s:.1f} GFLOP/s"
     return f"{r.gb_per_s:.2f} GB/s" if r.bytes else "-"
 

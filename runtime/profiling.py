@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import inspect
 import threading
+import time
 
 import numpy as np
 
@@ -121,3 +122,21 @@ def takes_tids(recorder) -> bool:
         return "tids" in inspect.signature(recorder.kernels).parameters
     except (TypeError, ValueError):
         return False
+
+
+def interpreted(graph, arrays, interpret):
+    """Run `graph` on `arrays` with the reference interpreter `interpret` (ir/interpreter.py),
+    each node an "interpreted" event of every open profiler and the whole run one "call": how
+    grad, vjp, jvp and vmap run outside jit."""
+    recorders = list(active)
+
+    def on_node(node, t0, t1):
+        for r in recorders:
+            r.interpreted(node, t0, t1)
+    t0 = time.perf_counter_ns()
+    try:
+        return interpret(graph, arrays, on_node)
+    finally:
+        t1 = time.perf_counter_ns()
+        for r in recorders:
+            r.call(graph, t0, t1)

@@ -140,6 +140,36 @@ def test_eager_ops_recorded_and_backends_restored():
     assert rows["exp"].source == line and rows["add"].source == line
 
 
+def test_grad_and_vmap_outside_jit_are_interpreted_rows(tmp_path):
+    """Outside jit, grad and vmap run their graph through the reference interpreter: each node
+    is a row (kind "interpreted", the user's line) and each run a call in the trace; the
+    gradient of a jitted function runs compiled (its kernels are rows)."""
+    w, x = _args()
+    loss = lambda w, x: jnp.sum(mlp(w, x))
+    with jg.profiler.profile() as prof:
+        g = jg.grad(loss)(w, x)
+        g2 = jg.grad(jg.jit(loss))(w, x)
+        v = jg.vmap(lambda r: jnp.sum(r * r))(x)
+    h = np.tanh(x @ w)
+    want = x.T @ (2 * h * (1 - h * h))
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(g2), want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(v), (x * x).sum(axis=1), rtol=1e-6)
+    rows = [r for r in prof.key_averages() if r.kind == "interpreted"]
+    matmul_line, sum_line = _lines(mlp, "MATMUL_LINE", "SUM_LINE")
+    by_name = {(r.name, r.source): r for r in rows}
+    assert by_name["tanh", matmul_line].calls == 1
+    assert any(r.kind == "matmul" and r.source.startswith(matmul_line)
+               for r in prof.key_averages())                 # grad(jit(loss)): compiled
+    assert by_name["matmul", matmul_line].flops == 2 * 4 * 16 * 8
+    assert any(r.source == sum_line for r in rows)
+    assert all(r.mean_us > 0 for r in rows)
+    prof.export_chrome_trace(tmp_path / "t.json")
+    events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
+    assert sum(e.get("cat") == "call" for e in events) == 3
+    assert sum(e.get("cat") == "interpreted" for e in events) == sum(r.calls for r in rows)
+
+
 def test_host_steps_are_events():
     @jg.jit
     def noisy(x, k):

@@ -88,8 +88,9 @@ def test_graph_outputs_and_matmul_operands_stay_written(rng):
     fused = fuse(dce(graph))
     assert remat_outputs(fused) is fused                 # nothing to do: the same graph
     want = ir.interpret(graph, [x, w])
-    for got, ref in zip(jg.jit(f)(x, w), want):
-        np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-5)
+    for got, ref in zip(jg.jit(f)(x, w), want):     # float32 sums of 32 products: an entry
+        # near 0 is the difference of terms ~30 (BLAS kernels differ by CPU in their order)
+        np.testing.assert_allclose(np.asarray(got), ref, rtol=1e-5, atol=1e-5 * np.abs(ref).max())
 
 
 def test_the_pass_is_pure(rng):

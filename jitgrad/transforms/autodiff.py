@@ -103,8 +103,17 @@ def _unflatten_grads(in_tree, grads, argnums):
 
 def value_and_grad(fn, argnums=0, has_aux=False, holomorphic=False):
     """jg.value_and_grad(fn, argnums=0, has_aux=False)(*args) -> (value, grads)
-    ((value, aux), grads with has_aux)."""
+    ((value, aux), grads with has_aux). Of a jitted fn it runs compiled, as JAX's does: it is
+    jit(value_and_grad(fn)) with fn's static arguments, made once per fn and options."""
+    if hasattr(fn, "compiled_transform") and not fn.donate_argnums:     # a jg.jit function
+        key = ("value_and_grad", argnums if isinstance(argnums, int) else tuple(argnums),
+               has_aux, holomorphic)
+        return fn.compiled_transform(key, lambda f: _value_and_grad(f, argnums, has_aux,
+                                                                    holomorphic))
+    return _value_and_grad(fn, argnums, has_aux, holomorphic)
 
+
+def _value_and_grad(fn, argnums, has_aux, holomorphic):
     @functools.wraps(fn)
     @api_boundary
     def wrapper(*args):

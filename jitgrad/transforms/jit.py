@@ -59,10 +59,20 @@ class Jitted:
         self._mode, self._other_modes = default_float(), {}
         self._last = None
         self.trace_count = 0
+        self._transforms = {}     # key -> a Jitted of a transformation of this one
         # updated=(): never copy a wrapped Jitted's __dict__ (fn, _cache) over this one's
         functools.update_wrapper(self, fn, updated=())
         if not hasattr(self, "__name__"):     # functools.partial and other callables have none
             self.__name__ = getattr(getattr(fn, "func", None), "__name__", type(fn).__name__)
+
+    def compiled_transform(self, key, make):
+        """jit(make(self)) with this function's static arguments, made once per `key`: how
+        grad(jit(f)) runs compiled (transforms/autodiff.py)."""
+        t = self._transforms.get(key)
+        if t is None:
+            t = self._transforms[key] = Jitted(make(self), self.static_argnums, (),
+                                               self.static_argnames)
+        return t
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else functools.partial(self, obj)
