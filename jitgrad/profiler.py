@@ -192,17 +192,17 @@ class Profile:
 
     def host(self, run, step, t0, t1):
         """From the executable: a host step (a kernel body run by the NumPy reference)."""
-        info = kernel_info(step.node)
-        info = ProfiledKernel(info.name, info.source, "host", info.shapes, info.bytes, info.flops)
-        self._add(Event(info.name, "host", t0, t1, threading.get_native_id(), info))
+        self._node_event(step.node, "host", t0, t1)
 
     def interpreted(self, node, t0, t1):
         """From runtime/profiling.interpreted: a node of a graph run by the reference interpreter
         (grad, vjp, jvp, vmap outside jit)."""
+        self._node_event(node, "interpreted", t0, t1)
+
+    def _node_event(self, node, kind, t0, t1):
         info = kernel_info(node)
-        info = ProfiledKernel(info.name, info.source, "interpreted", info.shapes, info.bytes,
-                              info.flops)
-        self._add(Event(info.name, "interpreted", t0, t1, threading.get_native_id(), info))
+        info = ProfiledKernel(info.name, info.source, kind, info.shapes, info.bytes, info.flops)
+        self._add(Event(info.name, kind, t0, t1, threading.get_native_id(), info))
 
     def call(self, run, t0, t1):
         """From the executable (and runtime/profiling.interpreted): one whole call."""
