@@ -16,9 +16,23 @@ from .ir.types import kind_of
 _MASK = (1 << 63) - 1
 
 
+def _integer_seed(seed):
+    """seed as a Python int: a Python/NumPy integer or an integer 0-d array; floats, bools'
+    lookalikes and arrays of other shapes raise TypeError, as jax.random.key does."""
+    if isinstance(seed, (int, np.integer)):
+        return int(seed)
+    a = np.asarray(seed.numpy() if isinstance(seed, Tensor) else seed)
+    if a.shape != ():
+        raise TypeError(f"jg.random.key: expected a scalar integer seed, got an array of shape "
+                        f"{a.shape} (use jg.vmap(jg.random.key) for a batch of seeds)")
+    if a.dtype.kind not in "iub":
+        raise TypeError(f"jg.random.key: the seed must be an integer, got {a.dtype} ({seed!r})")
+    return int(a)
+
+
 def key(seed: int):
-    """A PRNG key from an integer seed."""
-    s = int(seed)
+    """A PRNG key from an integer seed (jax.random.key / PRNGKey)."""
+    s = _integer_seed(seed)
     return Tensor._wrap(np.array([s & _MASK, (s >> 63) & _MASK], dtype=np.int64))
 
 
@@ -86,5 +100,17 @@ def randint(k, shape, minval, maxval, dtype="int64"):
     return jnp.astype(jnp.add(scaled, float(minval)), dtype)
 
 
-def permutation(k, n):
-    return jnp.argsort(uniform(k, (int(n),)))
+def permutation(k, x, axis=0, independent=False):
+    """jax.random.permutation: an int n gives a shuffled arange(n); an array is shuffled along
+    `axis` (whole slices move together, or each 1-d slice on its own when independent=True)."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return jnp.argsort(uniform(k, (int(x),)))
+    x = asarray(x)
+    if x.ndim == 0:
+        raise TypeError(f"jg.random.permutation: x must be an int or an array with at least one "
+                        f"dimension, got a 0-d {x.dtype} array")
+    axis = axis + x.ndim if axis < 0 else axis
+    if independent:
+        order = jnp.argsort(uniform(k, tuple(x.shape)), axis=axis)
+        return jnp.take_along_axis(x, order, axis=axis)
+    return jnp.take(x, jnp.argsort(uniform(k, (x.shape[axis],))), axis=axis)
