@@ -96,10 +96,11 @@ CASES = {
     "cross_entropy": (lambda x: F.cross_entropy(x, jnp.asarray(LABELS)),
                       lambda x: _cross_entropy(x, LABELS), [LOGITS], [0]),
     "cross_entropy sum smoothed": (
-        lambda x: F.cross_entropy(x, jnp.asarray(LABELS), "sum", 0.1),
+        lambda x: F.cross_entropy(x, jnp.asarray(LABELS), reduction="sum", label_smoothing=0.1),
         lambda x: _cross_entropy(x, LABELS, "sum", 0.1), [LOGITS], [0]),
     "cross_entropy none ignored": (
-        lambda x: F.cross_entropy(x, jnp.asarray(LABELS_IGNORED), "none", 0.0, -1),
+        lambda x: F.cross_entropy(x, jnp.asarray(LABELS_IGNORED), reduction="none",
+                                  ignore_index=-1),
         lambda x: _cross_entropy(x, LABELS_IGNORED, "none", 0.0, -1), [LOGITS], [0]),
     "cross_entropy mean ignored": (
         lambda x: F.cross_entropy(x, jnp.asarray(LABELS_IGNORED), ignore_index=-1),

@@ -285,16 +285,29 @@ class L1Loss(_Loss):
 
 
 class NLLLoss(_Loss):
-    fn = staticmethod(losses.nll_loss)
+    """torch.nn.NLLLoss: F.nll_loss with its options; `weight` is a buffer, as in PyTorch."""
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(losses.legacy_reduction(size_average, reduce, reduction))
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return losses.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction)
 
 
-class CrossEntropyLoss(_Loss):
-    def __init__(self, reduction="mean", label_smoothing=0.0):
-        super().__init__(reduction)
+class CrossEntropyLoss(NLLLoss):
+    """torch.nn.CrossEntropyLoss: F.cross_entropy with its options."""
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return losses.cross_entropy(input, target, self.reduction, self.label_smoothing)
+        return losses.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                                    reduction=self.reduction,
+                                    label_smoothing=self.label_smoothing)
 
 
 class BCEWithLogitsLoss(_Loss):

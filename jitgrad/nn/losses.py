@@ -23,10 +23,32 @@ def _reduce(loss, reduction, where):
     return _REDUCE[reduction](loss)
 
 
+def legacy_reduction(size_average, reduce, reduction):
+    """PyTorch's deprecated size_average/reduce pair as a reduction when either is given
+    (torch.nn._reduction.legacy_get_string)."""
+    if size_average is None and reduce is None:
+        return reduction
+    if reduce is False:
+        return "none"
+    return "sum" if size_average is False else "mean"
+
+
+def _class_axis(x, where):
+    """The class axis of a loss input, as PyTorch reads it: (C), (N, C) or (N, C, d1, ..., dk)."""
+    if x.ndim == 0:
+        raise ValueError(f"{where}: expected an input of shape (C), (N, C) or "
+                         "(N, C, d1, ..., dk), got a 0-d input")
+    return 0 if x.ndim == 1 else 1
+
+
+def _classes_last(x, axis):
+    return x if axis == x.ndim - 1 else jnp.moveaxis(x, axis, -1)
+
+
 def _labels(target, n_classes, ignore_index, where):
-    """(one-hot of the labels, mask of the counted ones or None). A label outside
-    [0, n_classes) other than ignore_index raises IndexError on every path, as in PyTorch: on
-    the host when its value is known, else in the kernel of a checked `take` (ir.errors)."""
+    """(the labels with ignored ones set to 0, mask of the counted ones or None). A label
+    outside [0, n_classes) other than ignore_index raises IndexError on every path, as in
+    PyTorch: on the host when its value is known, else in the kernel of a checked `take`."""
     ignored = None if ignore_index is None else jnp.equal(target, ignore_index)
     safe = target if ignored is None else jnp.where(ignored, 0, target)
     known = safe._data if isinstance(safe, Tensor) and safe.device.type == "cpu" else None
@@ -40,81 +62,108 @@ def _labels(target, n_classes, ignore_index, where):
     return safe, keep
 
 
-def _reduce_labels(loss, keep, reduction, where):
-    """The per-sample loss reduced; ignored samples (keep False) add zero and, for "mean", are
-    not counted, as in PyTorch."""
-    if keep is None:
-        return _reduce(loss, reduction, where)
-    loss = jnp.where(keep, loss, 0)
-    if reduction == "mean":
-        return jnp.true_divide(jnp.sum(loss), jnp.sum(keep.astype(loss.dtype)))
-    return _reduce(loss, reduction, where)
+def _class_weight(weight, n_classes, dtype, where):
+    if weight is None:
+        return None
+    weight = asarray(weight)
+    if weight.shape != (n_classes,):
+        raise ValueError(f"{where}: weight should hold one value per class, shape "
+                         f"({n_classes},), got shape {tuple(weight.shape)}")
+    return weight.astype(dtype)
 
 
-def nll_loss(log_probs, target, reduction="mean", ignore_index=-100):
-    """Negative log-likelihood of integer class labels `target` (N,) under log_probs (N, C).
-    Labels outside [0, C) raise IndexError; those equal to ignore_index count as zero."""
-    log_probs, target = asarray(log_probs), asarray(target)
-    if kind_of(target.dtype) not in "iu":
-        raise TypeError(f"nll_loss: expected integer class labels, got {target.dtype}")
-    if log_probs.shape[:-1] != target.shape:
-        raise ValueError(f"nll_loss: log_probs of shape {tuple(log_probs.shape)} needs labels of "
-                         f"shape {tuple(log_probs.shape[:-1])}, got {tuple(target.shape)}")
-    labels, keep = _labels(target, log_probs.shape[-1], ignore_index, "nll_loss")
-    picked = jnp.sum(jnp.multiply(log_probs, one_hot(labels, log_probs.shape[-1], log_probs.dtype)),
-                     axis=-1)
-    return _reduce_labels(jnp.negative(picked), keep, reduction, "nll_loss")
-
-
-def _loss_of_log_probs(log_probs, target, reduction, label_smoothing, ignore_index):
-    """cross_entropy given log_softmax(logits): its loss as a function of the log-probabilities
-    (what its backward differentiates)."""
-    n_classes = log_probs.shape[-1]
-    keep = None
-    if kind_of(target.dtype) in "iu":
-        if target.shape != log_probs.shape[:-1]:
-            raise ValueError(f"cross_entropy: logits of shape {tuple(log_probs.shape)} need "
-                             f"integer labels of shape {tuple(log_probs.shape[:-1])}, "
-                             f"got {tuple(target.shape)}")
-        labels, keep = _labels(target, n_classes, ignore_index, "cross_entropy")
-        target = one_hot(labels, n_classes, log_probs.dtype)
-    elif target.shape != log_probs.shape:
-        raise ValueError(f"cross_entropy: probability targets must have the logits' shape "
-                         f"{tuple(log_probs.shape)}, got {tuple(target.shape)}")
-    target = target.astype(log_probs.dtype)
+def _loss_of_log_probs(log_probs, target, weight, ignore_index, reduction, label_smoothing,
+                       where="cross_entropy"):
+    """PyTorch's cross_entropy given log_softmax(input) along the class axis (nll_loss is the
+    case of class labels without smoothing): -sum_c w_c t_c log p_c per sample, where t is the
+    one-hot label or the probability target, smoothed. "mean" divides class-label losses by
+    the summed weight of the counted labels, probability-target losses by the sample count."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"{where}: label_smoothing must be in [0, 1], got {label_smoothing}")
+    axis = _class_axis(log_probs, where)
+    shape, dtype = tuple(log_probs.shape), log_probs.dtype
+    n_classes, label_shape = shape[axis], shape[:axis] + shape[axis + 1:]
+    log_probs = _classes_last(log_probs, axis)
+    weight = _class_weight(weight, n_classes, dtype, where)
+    labels = kind_of(target.dtype) in "iu"
+    if labels:
+        if tuple(target.shape) != label_shape:
+            raise ValueError(f"{where}: an input of shape {shape} (classes on dim {axis}) needs "
+                             f"class labels of shape {label_shape}, got {tuple(target.shape)}")
+        target, keep = _labels(target, n_classes, ignore_index, where)
+        target = one_hot(target, n_classes, dtype)
+        counted = None if weight is None else jnp.sum(jnp.multiply(target, weight), axis=-1)
+    elif tuple(target.shape) != shape:
+        raise ValueError(f"{where}: probability targets must have the input's shape {shape}, "
+                         f"got {tuple(target.shape)}")
+    else:
+        target = _classes_last(target.astype(dtype), axis)
     if label_smoothing:
         target = jnp.add(jnp.multiply(target, 1.0 - label_smoothing), label_smoothing / n_classes)
+    if weight is not None:
+        target = jnp.multiply(target, weight)
     loss = jnp.negative(jnp.sum(jnp.multiply(target, log_probs), axis=-1))
-    return _reduce_labels(loss, keep, reduction, "cross_entropy")
+    if not labels:
+        return _reduce(loss, reduction, where)
+    if keep is not None:
+        loss = jnp.where(keep, loss, 0)
+        counted = keep.astype(dtype) if counted is None else jnp.where(keep, counted, 0)
+    if reduction != "mean" or counted is None:
+        return _reduce(loss, reduction, where)
+    return jnp.true_divide(jnp.sum(loss), jnp.sum(counted))
 
 
-def _cross_entropy_fwd(logits, target, *options):
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """torch.nn.functional.nll_loss: log-probabilities `input` of shape (C), (N, C) or
+    (N, C, d1, ..., dk) (classes on dim 1), integer class labels `target` of shape (), (N) or
+    (N, d1, ..., dk). Labels outside [0, C) raise IndexError; those equal to ignore_index add
+    zero and are not counted; `weight` (C,) scales each class's loss."""
+    input, target = asarray(input), asarray(target)
+    if kind_of(target.dtype) not in "iu":
+        raise TypeError(f"nll_loss: expected integer class labels, got {target.dtype}")
+    return _loss_of_log_probs(input, target, weight, ignore_index,
+                              legacy_reduction(size_average, reduce, reduction), 0.0, "nll_loss")
+
+
+def _cross_entropy_fwd(input, target, weight, size_average, ignore_index, reduce, reduction,
+                       label_smoothing):
     """(the loss, the log-probabilities its backward reads)."""
-    log_probs = log_softmax(asarray(logits), axis=-1)
-    return _loss_of_log_probs(log_probs, asarray(target), *options), (log_probs,)
+    input = asarray(input)
+    log_probs = log_softmax(input, axis=_class_axis(input, "cross_entropy"))
+    loss = _loss_of_log_probs(log_probs, asarray(target), weight, ignore_index,
+                              legacy_reduction(size_average, reduce, reduction), label_smoothing)
+    return loss, (log_probs,)
 
 
 def _cross_entropy_bwd(args, residuals, g):
     """The loss's VJP in the saved log-probabilities, then log_softmax's from its output: no
     max, exp-sum or log of the logits again. Probability targets get their gradient too."""
-    _, target, *options = args
+    _, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing = args
     (log_probs,) = residuals
+    options = (ignore_index, legacy_reduction(size_average, reduce, reduction), label_smoothing)
     if kind_of(target.dtype) in "fc":
-        _, pull = vjp(lambda lp, t: _loss_of_log_probs(lp, t, *options), log_probs, target)
+        _, pull = vjp(lambda lp, t: _loss_of_log_probs(lp, t, weight, *options), log_probs,
+                      target)
         g_log_probs, g_target = pull(g)
     else:
-        _, pull = vjp(lambda lp: _loss_of_log_probs(lp, target, *options), log_probs)
+        _, pull = vjp(lambda lp: _loss_of_log_probs(lp, target, weight, *options), log_probs)
         (g_log_probs,), g_target = pull(g), None
-    return log_softmax_grad(log_probs, g_log_probs, -1), g_target
+    axis = _class_axis(log_probs, "cross_entropy")
+    return log_softmax_grad(log_probs, g_log_probs, axis), g_target, None
 
 
 # eagerly: one compiled call once hot; under autograd the backward reads the log-probabilities
-@fused_in_eager("logits", "target", fwd=_cross_entropy_fwd, bwd=_cross_entropy_bwd)
-def cross_entropy(logits, target, reduction="mean", label_smoothing=0.0, ignore_index=-100):
-    """Softmax cross-entropy of logits (N, C) against integer labels (N,) or class
-    probabilities (N, C) (one-hot or soft). Integer labels outside [0, C) raise IndexError;
-    those equal to ignore_index count as zero (PyTorch's semantics)."""
-    return _cross_entropy_fwd(logits, target, reduction, label_smoothing, ignore_index)[0]
+@fused_in_eager("input", "target", "weight", fwd=_cross_entropy_fwd, bwd=_cross_entropy_bwd)
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    """torch.nn.functional.cross_entropy: softmax cross-entropy of logits `input` of shape (C),
+    (N, C) or (N, C, d1, ..., dk) (classes on dim 1) against integer class labels of the
+    input's shape without its class dim, or class probabilities of the input's shape. Labels
+    outside [0, C) raise IndexError; those equal to ignore_index add zero and are not counted;
+    `weight` (C,) scales each class's loss ("mean" then divides by the labels' summed weight)."""
+    return _cross_entropy_fwd(input, target, weight, size_average, ignore_index, reduce,
+                              reduction, label_smoothing)[0]
 
 
 def mse_loss(input, target, reduction="mean"):
