@@ -19,7 +19,10 @@ from ..ir.types import kind_of
 
 
 def masked_softmax(scores, axis=-1):
-    """Softmax that is stable (shifted by the row max) and gives 0 on rows that are all -inf."""
+    """Softmax that is stable (shifted by the row max) and gives 0 on rows that are all -inf;
+    an empty axis (no keys) is returned as it is: no weights."""
+    if scores.shape[axis] == 0:
+        return scores
     m = stop_gradient(jnp.max(scores, axis=axis, keepdims=True))
     e = jnp.exp(jnp.subtract(scores, jnp.where(jnp.isfinite(m), m, 0.0)))
     s = jnp.sum(e, axis=axis, keepdims=True)

@@ -1,6 +1,8 @@
 """Reductions and scans with NumPy's signatures (axis=None|int|tuple, keepdims, dtype, ddof)."""
 from __future__ import annotations
 
+import warnings
+
 from ..eager.dispatch import apply
 from ..dtypes import default_float, int64, uint64
 from ..ir import Op
@@ -217,15 +219,19 @@ def average(a, axis=None, weights=None, keepdims=False):
 
 
 def median(a, axis=None, keepdims=False):
+    """NumPy's median: the mean of the middle two sorted values; nan (with NumPy's
+    RuntimeWarning) along an empty axis."""
     x = asarray(a)
-    if axis is None:
-        x, axis = ravel(x), 0
-    ax = normalize_axis(axis, x.ndim)
-    s = sort(x, axis=ax)
-    n = x.shape[ax]
+    axes = tuple(range(x.ndim)) if axis is None else (normalize_axis(axis, x.ndim),)
+    flat, ax = (ravel(x), 0) if axis is None else (x, axes[0])
+    n = flat.shape[ax]
+    if n == 0:      # all nan, in the dtype a median of x has (ints: the default float)
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=3)
+        return _keep(x, multiply(sum(flat, axis=ax), float("nan")), axes, keepdims)
+    s = sort(flat, axis=ax)
     lo, hi = (n - 1) // 2, n // 2
     out = multiply(add(take(s, lo, axis=ax), take(s, hi, axis=ax)), 0.5)
-    return _keep(x, out, (ax,), keepdims)
+    return _keep(x, out, axes, keepdims)
 
 
 def ptp(a, axis=None, keepdims=False):
