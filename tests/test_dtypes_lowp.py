@@ -493,11 +493,11 @@ def test_gradients_through_loops_accumulate_closed_over_values(run, dt):
 
 @pytest.mark.parametrize("dt", LOW_FLOATS, ids=str)
 def test_uniform_draws_stay_below_one(run, dt):
-    # a float32 draw in [1 - 2**-9, 1) rounds to 1.0 in bfloat16: clamped to the value below
-    (u,) = run(lambda k: [jg.random.uniform(k, (100000,), dtype=dt)], np.array([0, 1]))
-    below_one = (np.array(1.0, dt).view(np.uint16) - np.uint16(1)).view(dt)
+    # drawn in the dtype's own mantissa bits (JAX's way): the largest is 1 - 2**-mantissa
+    (u,) = run(lambda k: [jg.random.uniform(k, (100000,), dtype=dt)], np.array([0, 1], np.uint32))
+    top = 1 - 2.0 ** -{"float16": 10, "bfloat16": 7}[np.dtype(dt).name]
     assert u.dtype == dt and float(u.astype(np.float32).min()) >= 0
-    assert float(u.astype(np.float32).max()) == float(below_one) < 1
+    assert float(u.astype(np.float32).max()) == top < 1
 
 
 def test_bfloat16_literals_print_and_parse_back():

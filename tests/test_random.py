@@ -10,25 +10,29 @@ R = jg.random
 
 def test_keys_are_deterministic():
     a, b = R.key(42), R.key(42)
-    assert a.shape == (2,) and a.dtype == jg.int64
+    assert a.shape == (2,) and a.dtype == jg.uint32
     assert np.array_equal(R.normal(a, (5,)).numpy(), R.normal(b, (5,)).numpy())
     assert not np.array_equal(R.normal(R.key(43), (5,)).numpy(), R.normal(a, (5,)).numpy())
     assert np.array_equal(R.split(a).numpy(), R.split(b).numpy())
     assert R.PRNGKey(42).tolist() == a.tolist()
-    assert len({tuple(R.key(s).tolist()) for s in (-1, 0, 2**63 - 1, 2**64 + 5)}) == 4
+    assert len({tuple(R.key(s).tolist()) for s in (-1, 0, 2**63 - 1, 2**64 - 1)}) == 3
+    assert R.key(-1).tolist() == R.key(2**64 - 1).tolist() == [2**32 - 1] * 2   # 64-bit seeds
+    with pytest.raises(OverflowError, match="does not fit in 64 bits"):
+        R.key(2**64 + 5)
 
 
 def test_split_gives_independent_keys():
     k = R.key(0)
     k1, k2 = R.split(k)
     ks = R.split(k, 4)
-    assert ks.shape == (4, 2) and ks.dtype == jg.int64
+    assert ks.shape == (4, 2) and ks.dtype == jg.uint32
     assert len({tuple(x.tolist()) for x in (k, k1, k2)}) == 3
     assert len({tuple(x.tolist()) for x in ks}) == 4
     draws = np.stack([R.normal(x, (2000,)).numpy() for x in (k, k1, k2)])
     corr = np.corrcoef(draws)
     assert np.all(np.abs(corr[np.triu_indices(3, 1)]) < 0.1)
-    assert not np.array_equal(R.fold_in(k, 0).numpy(), k1.numpy())
+    # JAX's partitionable threefry: fold_in(k, i) hashes the counter i, as split's i-th key
+    assert np.array_equal(R.fold_in(k, 0).numpy(), k1.numpy())
     assert not np.array_equal(R.fold_in(k, 0).numpy(), R.fold_in(k, 1).numpy())
 
 
@@ -76,13 +80,17 @@ def test_random_under_jit_matches_eager_and_keys_are_inputs():
         (a, b), (c, d) = f(key), sample(key)
         assert np.array_equal(a.numpy(), c.numpy()) and np.array_equal(b.numpy(), d.numpy())
     assert len(calls) == 3                 # jit traced once; eager ran twice
-    assert "random" in f.lower(R.key(0)).ir
+    assert "bitwise_xor" in f.lower(R.key(0)).ir        # threefry as uint32 primitives
 
 
 def test_bad_keys_and_dtypes():
     with pytest.raises(TypeError, match=r"expected a PRNG key .* got float32\[3\]"):
         R.normal(jnp.zeros(3), (2,))
-    with pytest.raises(TypeError, match="expected a float dtype, got int32"):
+    with pytest.raises(TypeError, match=r"expected a PRNG key .* got int64\[2\]"):
+        R.normal(np.array([0, 1]), (2,))
+    with pytest.raises(TypeError, match=r"single key, but was given a key array of shape \(3,\)"):
+        R.normal(R.split(R.key(0), 3), (2,))
+    with pytest.raises(TypeError, match="expected a floating dtype, got int32"):
         R.normal(R.key(0), (2,), dtype=jg.int32)
 
 
