@@ -77,7 +77,7 @@ def dynamic_update_slice(operand, update, start_indices):
         shape = [1] * x.ndim
         shape[axis] = size
         grids.append(jnp.reshape(jnp.asarray(_positions(start, size)), tuple(shape)))
-    return x.at[tuple(grids)].set(u)
+    return x.at[tuple(grids)].set(u, unique_indices=True)     # a block: no position repeats
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):

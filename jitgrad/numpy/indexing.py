@@ -17,10 +17,11 @@ from ..ir import Op
 from ..eager.tensor import Tensor
 from ._convert import (asarray, astype, device_of, holds_array, host_array, is_array,
                        normalize_axis)
-from .elementwise import clip, where
+from .elementwise import clip, true_divide, where
 from .host_values import concrete, nonzero
 from .shape import broadcast_to, moveaxis, ravel, reshape, stack, transpose
-from .ufuncs import add, greater, greater_equal, less, logical_and, multiply
+from .scatter_groups import combine
+from .ufuncs import add, greater_equal, less, logical_and, maximum, minimum, multiply, power
 from ..ir.types import kind_of
 
 
@@ -332,51 +333,88 @@ def _positions(x, key, mode="raise"):
     return getitem(iota, key, "fill", -1)
 
 
-def _scatter(x, key, values, mode="raise"):
-    """(x's shape: the values scattered to x[key], summed where indices repeat; mask of the
-    positions hit). Out-of-bounds indices raise, or are clipped or dropped (mode)."""
-    pos = _to_device_of(_positions(x, key, _check_mode(mode)), x)
+def _flat_updates(x, key, values, mode):
+    """(flat positions, flat values, slots, drop slot or None): the updates x.at[key] receives,
+    one per position; under "drop" / "fill" / "promise_in_bounds" an out-of-bounds update goes
+    to one extra slot (x.size), discarded afterwards. Other out-of-bounds indices raise, or are
+    clipped (mode)."""
+    mode = _check_mode(mode)
+    pos = _to_device_of(_positions(x, key, mode), x)
     # a list holding traced values or tensors that require grad is stacked (derivatives flow)
     v = astype(values, x.dtype) if holds_array(values) else \
         host_array(values, device_of(x), x.dtype)
-    v = broadcast_to(v, pos.shape)
-    ones = broadcast_to(host_array(np.ones((), x.dtype if kind_of(x.dtype) != "b" else np.int64),
-                                   device_of(x)), pos.shape)
-    if mode not in (None, "raise", "clip"):       # dropped updates: position 0, adding zero
-        keep = greater_equal(pos, 0)
-        pos, v, ones = where(keep, pos, 0), where(keep, v, 0), where(keep, ones, 0)
-    vals = reshape(apply(Op.scatter_add, [ravel(pos), ravel(v)], {"shape": (x.size,), "axis": 0}),
-                   x.shape)
-    hits = reshape(apply(Op.scatter_add, [ravel(pos), ravel(ones)], {"shape": (x.size,), "axis": 0}),
-                   x.shape)
-    return vals, greater(hits, 0)
+    p, v = ravel(pos), ravel(broadcast_to(v, pos.shape))
+    if mode in ("raise", "clip"):
+        return p, v, x.size, None
+    return where(greater_equal(p, 0), p, x.size), v, x.size + 1, x.size
+
+
+def _in_shape(x, flat):
+    return reshape(flat[:x.size] if flat.shape[0] != x.size else flat, x.shape)
+
+
+# mode -> (how repeated updates combine, the result from x, the combined updates c and the
+# mask of the positions hit); a product-like update multiplies unhit positions by one so no
+# gradient passes through a masked-out product
+_UPDATES = {
+    "set": ("set", lambda x, c, hit: where(hit, c, x)),
+    "multiply": ("multiply", lambda x, c, hit: multiply(x, where(hit, c, 1))),
+    "divide": ("multiply", lambda x, c, hit: true_divide(x, where(hit, c, 1))),
+    "power": ("multiply", lambda x, c, hit: power(x, where(hit, c, 1))),
+    "min": ("min", lambda x, c, hit: where(hit, minimum(x, c), x)),
+    "max": ("max", lambda x, c, hit: where(hit, maximum(x, c), x)),
+}
 
 
 class _AtRef:
     """x.at[key]: out-of-bounds indices raise IndexError unless `mode` opts out, as in JAX:
-    "clip" clamps, "drop" / "fill" / "promise_in_bounds" skip the update (a get fills)."""
+    "clip" clamps, "drop" / "fill" / "promise_in_bounds" skip the update (a get fills).
+    Repeated indices combine as JAX's CPU scatter does (jitgrad/numpy/scatter_groups.py): set
+    keeps the last write, add sums, multiply / divide / power compose every update (x * v1 *
+    v2, x / (v1 * v2), x ** (v1 * v2)), min / max keep the extreme. indices_are_sorted is
+    accepted for JAX's signature; unique_indices=True promises no repeats (skips the sort)."""
 
     def __init__(self, x, key):
         self.x, self.key = x, key
 
-    def get(self, mode=None, fill_value=None):
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None):
         return getitem(self.x, self.key, mode, fill_value)
 
-    def set(self, values, mode=None):
-        vals, mask = _scatter(self.x, self.key, values, mode)
-        return where(mask, vals, self.x)
+    def add(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        p, v, slots, _ = _flat_updates(self.x, self.key, values, mode)
+        sums = apply(Op.scatter_add, [p, v], {"shape": (slots,), "axis": 0})
+        return add(self.x, _in_shape(self.x, sums))
 
-    def add(self, values, mode=None):
-        vals, _ = _scatter(self.x, self.key, values, mode)
-        return add(self.x, vals)
+    def _update(self, kind, values, mode, unique_indices):
+        how, finish = _UPDATES[kind]
+        p, v, slots, drop = _flat_updates(self.x, self.key, values, mode)
+        c, hit = combine(p, v, slots, how, unique_indices, drop)
+        return finish(self.x, _in_shape(self.x, c), _in_shape(self.x, hit))
 
-    def multiply(self, values, mode=None):
-        vals, mask = _scatter(self.x, self.key, values, mode)
-        return where(mask, multiply(self.x, vals), self.x)
+    def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("set", values, mode, unique_indices)
+
+    def multiply(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("multiply", values, mode, unique_indices)
+
+    mul = multiply
+
+    def divide(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("divide", values, mode, unique_indices)
+
+    def power(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("power", values, mode, unique_indices)
+
+    def min(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("min", values, mode, unique_indices)
+
+    def max(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):
+        return self._update("max", values, mode, unique_indices)
 
 
 class AtIndexer:
-    """JAX's functional updates: y = x.at[idx].set(v) / .add(v) / .multiply(v) / .get()."""
+    """JAX's functional updates: y = x.at[idx].set(v) / .add / .multiply (.mul) / .divide /
+    .power / .min / .max / .get()."""
 
     def __init__(self, x):
         self.x = x
