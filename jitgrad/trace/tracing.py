@@ -20,16 +20,18 @@ from .tracer import Tracer
 
 
 class ShapeDtype:
-    """An abstract argument: jg.ShapeDtype((256, 784), jg.float32)."""
-    __slots__ = ("shape", "dtype", "device")
+    """An abstract argument: jg.ShapeDtype((256, 784), jg.float32) (jax.ShapeDtypeStruct;
+    weak_type=True: weakly typed, as a Python or NumPy scalar argument is)."""
+    __slots__ = ("shape", "dtype", "device", "weak_type")
 
-    def __init__(self, shape, dtype="float32", device="cpu"):
+    def __init__(self, shape, dtype="float32", device="cpu", weak_type=False):
         self.shape = tuple(int(d) for d in shape)
         self.dtype = canonical_dtype(dtype)
         self.device = as_device(device)
+        self.weak_type = bool(weak_type)
 
     def __repr__(self):
-        return f"ShapeDtype({self.shape}, {self.dtype.name})"
+        return f"ShapeDtype({self.shape}, {self.dtype.name}{', weak_type=True' * self.weak_type})"
 
 
 # (shape, dtype, device) -> the spec of a Tensor argument leaf: made once, so a jitted step's
@@ -38,7 +40,10 @@ _TENSOR_SPECS: dict = {}
 
 
 def leaf_spec(x):
-    """(TensorType, device, weak) of a dynamic argument leaf; TypeError for anything else."""
+    """(TensorType, device, weak) of a dynamic argument leaf; TypeError for anything else.
+    Python and NumPy scalars (np.generic, 0-d np.ndarray) are weakly typed, as they are when
+    they meet a jitgrad array in eager code (JAX's weak_type): `jit(lambda a, s: a * s)(x_f32,
+    np.float64(0.5))` is float32, as the eager product is."""
     if isinstance(x, Tensor) and type(x._data) is np.ndarray:
         d = x._data
         key = (d.shape, d.dtype, x._device)
@@ -51,11 +56,11 @@ def leaf_spec(x):
     if isinstance(x, (Tensor, Tracer)):
         return TensorType(x.shape, x.dtype), x.device, getattr(x, "_weak", False)
     if isinstance(x, ShapeDtype):
-        return TensorType(x.shape, x.dtype), x.device, False
+        return TensorType(x.shape, x.dtype), x.device, x.weak_type
     if isinstance(x, np.ndarray):
-        return TensorType(x.shape, canonical_dtype(x.dtype)), CPU, False
-    if isinstance(x, (bool, int, float, complex, np.generic)):   # Python ones weak, as in JAX
-        return TensorType((), scalar_dtype(x)), CPU, not isinstance(x, np.generic)
+        return TensorType(x.shape, canonical_dtype(x.dtype)), CPU, x.ndim == 0
+    if isinstance(x, (bool, int, float, complex, np.generic)):
+        return TensorType((), scalar_dtype(x)), CPU, True
     raise TypeError(f"expected a tensor, NumPy array, Python number or jg.ShapeDtype as an "
                     f"argument leaf, got {type(x).__name__}; pass other values with static_argnums")
 

@@ -39,8 +39,10 @@ def argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
-def _trace_wrt(fn, args, argnums, name):
-    """Trace fn with the leaves of args[argnums] as graph inputs (other args closed over)."""
+def _trace_wrt(fn, args, argnums, name, kwargs=None):
+    """Trace fn with the leaves of args[argnums] as graph inputs (other args and the keyword
+    arguments closed over: passed through, not differentiated, as JAX's)."""
+    kwargs = kwargs or {}
     argnums_t = argnums_tuple(argnums)
     for i in argnums_t:
         if i >= len(args):
@@ -61,12 +63,12 @@ def _trace_wrt(fn, args, argnums, name):
         full = list(args)
         for i, v in zip(argnums_t, d):
             full[i] = v
-        return fn(*full)
+        return fn(*full, **kwargs)
     f_dyn.__name__ = getattr(fn, "__name__", "fn")
     # buffer writes (BatchNorm in training mode) are extra outputs, assigned after the call
     traced = module_state.functionalize(f_dyn, name)
     graph, out_tree, captures, _ = trace_to_graph(traced, dyn, concrete=_is_concrete(
-        leaves + [a for a in tree_util.tree_leaves(args)]), name=f_dyn.__name__)
+        leaves + tree_util.tree_leaves((args, kwargs))), name=f_dyn.__name__)
     state = _TracedState(dyn, traced.written, trainable)
     return graph, out_tree.children[0], captures, leaves, in_tree, state
 
@@ -116,8 +118,9 @@ def value_and_grad(fn, argnums=0, has_aux=False, holomorphic=False):
 def _value_and_grad(fn, argnums, has_aux, holomorphic):
     @functools.wraps(fn)
     @api_boundary
-    def wrapper(*args):
-        graph, out_tree, captures, leaves, in_tree, state = _trace_wrt(fn, args, argnums, "grad")
+    def wrapper(*args, **kwargs):
+        graph, out_tree, captures, leaves, in_tree, state = _trace_wrt(fn, args, argnums, "grad",
+                                                                       kwargs)
         n_out = len(graph.outputs)
         if has_aux:
             if out_tree.kind not in (tuple, list) or len(out_tree.children) != 2:
@@ -153,12 +156,13 @@ def _value_and_grad(fn, argnums, has_aux, holomorphic):
 def grad(fn, argnums=0, has_aux=False, holomorphic=False):
     """jg.grad(fn, argnums=0, has_aux=False, holomorphic=False): gradient of a scalar function.
     For complex inputs and a real output it is JAX's convention (the conjugate of df/dz-bar
-    times 2: grad(|z|**2) = 2 conj(z)); holomorphic=True: f'(z) of a complex-valued f."""
+    times 2: grad(|z|**2) = 2 conj(z)); holomorphic=True: f'(z) of a complex-valued f.
+    Keyword arguments are passed through to fn, not differentiated."""
     vg = value_and_grad(fn, argnums, has_aux, holomorphic)
 
     @functools.wraps(fn)
-    def wrapper(*args):
-        value, g = vg(*args)
+    def wrapper(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
     return wrapper

@@ -17,14 +17,16 @@ from . import module_state
 from .autodiff import argnums_tuple, jvp, vjp
 
 
-def _split(fn, args, argnums):
+def _split(fn, args, argnums, kwargs):
+    """fn of the args[argnums] alone (the other args and the keyword arguments passed through,
+    as JAX's), and those args."""
     argnums_t = argnums_tuple(argnums)
 
     def f_dyn(*dyn):
         full = list(args)
         for i, v in zip(argnums_t, dyn):
             full[i] = v
-        return fn(*full)
+        return fn(*full, **kwargs)
     return f_dyn, tuple(args[i] for i in argnums_t)
 
 
@@ -49,8 +51,8 @@ def _per_arg(in_tree, leaves, argnums):
 def jacrev(fn, argnums=0, has_aux=False):
     """Reverse-mode Jacobian: one vjp per output element."""
     @functools.wraps(fn)
-    def wrapper(*args):
-        f_dyn, dyn = _split(fn, args, argnums)
+    def wrapper(*args, **kwargs):
+        f_dyn, dyn = _split(fn, args, argnums, kwargs)
         res = vjp(f_dyn, *dyn, has_aux=has_aux)
         out, vjp_fn = res[0], res[1]
         out_leaves, out_tree = tree_util.tree_flatten(out)
@@ -75,14 +77,14 @@ def jacrev(fn, argnums=0, has_aux=False):
 def jacfwd(fn, argnums=0, has_aux=False):
     """Forward-mode Jacobian: one jvp per input element."""
     @functools.wraps(fn)
-    def wrapper(*args):
+    def wrapper(*args, **kwargs):
         # n jvps are n forward passes: a buffer write (BatchNorm training) is refused, as
         # torch.func.jacfwd (a vmap) refuses it
         with module_state.WriteLog(refuse=module_state.JACFWD_REFUSAL):
-            return columns(*args)
+            return columns(args, kwargs)
 
-    def columns(*args):
-        f_dyn, dyn = _split(fn, args, argnums)
+    def columns(args, kwargs):
+        f_dyn, dyn = _split(fn, args, argnums, kwargs)
         in_leaves, in_tree = tree_util.tree_flatten(dyn)
         in_types = [leaf_spec(x)[0] for x in in_leaves]
         cols, out, aux = [], None, None        # cols[i][j]: output tangent leaves, input i, elem j

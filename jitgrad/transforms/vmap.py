@@ -174,9 +174,9 @@ def vmap(fn, in_axes=0, out_axes=0, axis_size=None):
 
 def _example_spec(x, axis):
     """The abstract value of one example of leaf `x` (mapped over `axis`, or shared)."""
-    t, device, _ = leaf_spec(x)
+    t, device, weak = leaf_spec(x)
     shape = t.shape if axis is None else t.shape[:axis] + t.shape[axis + 1:]
-    return ShapeDtype(shape, t.dtype, device)
+    return ShapeDtype(shape, t.dtype, device, weak)
 
 
 def _check_out_axes(graph, out_tree, axes, out_b):
