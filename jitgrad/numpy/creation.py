@@ -7,7 +7,7 @@ from ..dtypes import canonical_dtype, default_float, scalar_dtype
 from ..runtime.device import device as as_device
 from ..trace.tracer import Tracer
 from ..eager.tensor import Tensor, as_tensor, tensor
-from ..eager.from_dlpack import from_dlpack as dlpack_tensor
+from ..eager.from_dlpack import from_dlpack  # noqa: F401  (the standard's, jnp.from_dlpack)
 from ._convert import asarray as _asarray, astype as cast, full_like_shape, is_array, shape_tuple
 from . import copies
 from .copies import copy  # noqa: F401  (jnp.copy)
@@ -102,18 +102,6 @@ def _shares(out, a):
     data = a._data if isinstance(a, Tensor) else a
     return isinstance(out, Tensor) and isinstance(data, np.ndarray) and out._data is not None \
         and np.may_share_memory(out._data, data)
-
-
-def from_dlpack(x, /, *, device=None, copy=None):
-    """The standard's from_dlpack: a tensor sharing x's memory (copy=True: its own copy;
-    device: moved there, which copy=False forbids)."""
-    out = dlpack_tensor(x)
-    if device is not None and as_device(device) != out.device:
-        if copy is False:
-            raise ValueError(f"from_dlpack(copy=False): the data is on {out.device}, moving it "
-                             f"to {as_device(device)} needs a copy")
-        return out.to(device)
-    return copies.copy(out) if copy else out
 
 
 def astype(x, dtype, *, copy=True, device=None):

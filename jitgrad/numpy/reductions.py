@@ -158,9 +158,12 @@ def cumsum(a, axis=None, dtype=None):
 
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
-    """The standard's cumulative_sum: axis may be omitted only for 1-d input; include_initial
-    puts the empty sum (zero) first."""
+    """The standard's cumulative_sum (2023.12; jax.numpy's): x has one or more axes, axis may
+    be omitted only for 1-d input; include_initial puts the empty sum (zero) first."""
     x = asarray(x)
+    if x.ndim == 0:
+        raise ValueError("cumulative_sum: expected an array of one or more dimensions, got a "
+                         "0-d array")
     if axis is None:
         if x.ndim != 1:
             raise ValueError(f"cumulative_sum: axis is required for an array of dimension "
