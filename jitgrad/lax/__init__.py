@@ -10,11 +10,12 @@ from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  #
                    conv_with_general_padding)
 from .dot import batch_matmul, dot, dot_general  # noqa: F401
 from .elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,  # noqa: F401,A004
-                          bitwise_not, cbrt, ceil, clamp, conj, convert_element_type, cos, cosh,
-                          div, erf, erf_inv, erfc, exp, exp2, expm1, floor, imag, integer_pow,
-                          is_finite, log, log1p, logistic, max, min, mul, neg, pow, real, rem,
-                          round, rsqrt, select, select_n, sign, sin, sinh, sqrt, square,
-                          stop_gradient, sub, tan, tanh)
+                          bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clamp,
+                          conj, convert_element_type, cos, cosh, div, eq, erf, erf_inv, erfc,
+                          exp, exp2, expm1, floor, ge, gt, imag, integer_pow, is_finite, le,
+                          log, log1p, logistic, lt, max, min, mul, ne, neg, pow, real, rem,
+                          round, rsqrt, select, select_n, shift_left, shift_right_arithmetic,
+                          sign, sin, sinh, sqrt, square, stop_gradient, sub, tan, tanh)
 from .reductions import (argmax, argmin, cumlogsumexp, cummax, cummin, cumprod,  # noqa: F401
                          cumsum, reduce_and, reduce_max, reduce_min, reduce_or, reduce_prod,
                          reduce_sum, sort, sort_key_val, top_k)

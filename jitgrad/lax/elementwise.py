@@ -10,7 +10,7 @@ from .. import numpy as jnp
 from ..nn.functional import sigmoid
 from ..numpy._convert import asarray
 from ..transforms.autodiff import stop_gradient  # noqa: F401  (lax.stop_gradient)
-from .arg_checks import check_same
+from .arg_checks import check_same, is_python_scalar
 from ..ir.types import kind_of
 
 
@@ -27,8 +27,25 @@ sub = _binary("sub", jnp.subtract)
 mul = _binary("mul", jnp.multiply)
 max = _binary("max", jnp.maximum)  # noqa: A001
 min = _binary("min", jnp.minimum)  # noqa: A001
-pow = _binary("pow", jnp.power)  # noqa: A001
 atan2 = _binary("atan2", jnp.arctan2)
+eq, ne = _binary("eq", jnp.equal), _binary("ne", jnp.not_equal)
+lt, le = _binary("lt", jnp.less), _binary("le", jnp.less_equal)
+gt, ge = _binary("gt", jnp.greater), _binary("ge", jnp.greater_equal)
+bitwise_and = _binary("and", jnp.bitwise_and)
+bitwise_or = _binary("or", jnp.bitwise_or)
+bitwise_xor = _binary("xor", jnp.bitwise_xor)
+shift_left = _binary("shift_left", jnp.left_shift)
+shift_right_arithmetic = _binary("shift_right_arithmetic", jnp.right_shift)
+
+
+def pow(x, y):  # noqa: A001
+    """x ** y: y of x's dtype, or an integer y with a float or complex x (lax.pow's two
+    forms)."""
+    if not is_python_scalar(x) and not is_python_scalar(y):
+        x, y = asarray(x), asarray(y)
+        if kind_of(x.dtype) in "fc" and kind_of(y.dtype) in "iu":
+            y = jnp.astype(y, x.dtype)
+    return jnp.power(*check_same("pow", x, y))
 
 
 def div(x, y):
