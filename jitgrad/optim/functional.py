@@ -39,11 +39,13 @@ def _leaves(tree, what, expected):
 def make(name: str, **hyper) -> FunctionalOptimizer:
     rule = RULES[name]
     h = rule.hyper(**hyper)
-    n_slots = rule.slots(h)
+    fills = rule.slots(h)
+    names = list(fills)
 
     def init(params):
-        # one tree of zeros per slot, none shared: the state can be donated (donate_argnums)
-        slots = tuple(tree_util.tree_map(jnp.zeros_like, params) for _ in range(n_slots))
+        # one tree per slot, none shared: the state can be donated (donate_argnums)
+        slots = tuple(tree_util.tree_map(lambda p: jnp.full_like(p, fills[n]), params)
+                      for n in names)
         return OptState(jnp.zeros((), "int32"), slots)
 
     def update(grads, state, params):
@@ -58,11 +60,18 @@ def make(name: str, **hyper) -> FunctionalOptimizer:
         trainable = module_state.trainable_mask(params)    # module buffers stay as they are
         floats = [p for p, t in zip(p_leaves, trainable) if t]
         step_f = step.astype(floats[0].dtype if floats else "float32")
-        scalars = rule.scalars(h, step_f)
-        outs = [rule.fn(h, scalars, p, g, *s) if t else (p, *s)
+        scalars = rule.scalars(h, {"step": step_f})
+        outs = [_one(t, p, g, s, scalars)
                 for t, p, g, *s in zip(trainable, p_leaves, g_leaves, *slot_leaves)]
-        new = [tree_util.tree_unflatten(treedef, [o[i] for o in outs]) for i in range(1 + n_slots)]
+        new = [tree_util.tree_unflatten(treedef, [o[i] for o in outs])
+               for i in range(1 + len(names))]
         return new[0], OptState(step, tuple(new[1:]))
+
+    def _one(trainable, p, g, slots, scalars):
+        if not trainable:
+            return (p, *slots)
+        new_p, new = rule.fn(h, scalars, p, g, dict(zip(names, slots)))
+        return (new_p, *(new[n] for n in names))
 
     return FunctionalOptimizer(init, update, h)
 

@@ -25,6 +25,8 @@ from collections import OrderedDict
 import numpy as np
 
 from ..eager.tensor import Tensor
+from .. import tree_util
+from ..trace.tracing import ShapeDtype
 from ..transforms.jit import jit
 
 FUSED_DTYPES = (np.dtype("float32"), np.dtype("float64"))
@@ -76,12 +78,12 @@ def shared_storage(params) -> set:
     return shared
 
 
-def _update_fn(rule, hyper, which):
+def _update_fn(rule, hyper, which, names):
     """The traced step: per parameter k, rule.fn with scalar set which[k]."""
     def fused_update(params, grads, slots, scalars):
-        new = [rule.fn(hyper, scalars[k], p, g, *s)
+        new = [rule.fn(hyper, scalars[k], p, g, dict(zip(names, s)))
                for k, p, g, s in zip(which, params, grads, slots)]
-        return [n[0] for n in new], [list(n[1:]) for n in new]
+        return [n[0] for n in new], [[n[1][name] for name in names] for n in new]
     return fused_update
 
 
@@ -98,38 +100,44 @@ class FusedStep:
 
     def __call__(self, group, params, state) -> None:
         """One update of `params` (all with a gradient and a fused_reason of None); `state`
-        maps each to {"step": int, "slots": [tensors]}, stepped here."""
+        maps each to its dict (rules.py: 'step', the slots by name, host numbers), stepped
+        here."""
+        rule, names = self.rule, list(self.rule.slots(group))
         hyper = {k: tuple(group[k]) if isinstance(group[k], list) else group[k]
-                 for k in self.rule.defaults if k != "lr"}    # lr: a per-step scalar
-        steps = [state[p]["step"] + 1 for p in params]
-        sets, which, scalars = {}, [], []          # one scalar set per (step, dtype)
-        for p, step in zip(params, steps):
-            k = sets.setdefault((step, p._data.dtype), len(scalars))
+                 for k in rule.defaults if k != "lr"}    # lr: a per-step scalar
+        nows = [{**state[p], "step": state[p]["step"] + 1} for p in params]
+        sets, which, scalars = {}, [], []          # one scalar set per (step, dtype, host)
+        for p, now in zip(params, nows):
+            dtype = p._data.dtype
+            k = sets.setdefault((now["step"], dtype, *(now[h] for h in rule.host)), len(scalars))
             if k == len(scalars):
-                scalars.append([np.asarray(x, p._data.dtype)
-                                for x in self.rule.scalars(group, step)])
+                scalars.append([np.asarray(x, dtype) for x in rule.scalars(group, now)])
             which.append(k)
         values = [p._data for p in params]
-        slots = [[s._data for s in state[p]["slots"]] for p in params]
+        slots = [[state[p][n]._data for n in names] for p in params]
         key = (tuple(sorted(hyper.items())), tuple(which),
                tuple((a.shape, a.dtype) for a in values))
         compiled = self.cache.get(key)
         if compiled is None:
             args = (values, [p.grad._data for p in params], slots, scalars)
-            compiled = self._compile(key, hyper, which, args)
+            compiled = self._compile(key, _update_fn(rule, hyper, which, names), args)
         outs = compiled.exe.run(values + [p.grad._data for p in params]
                                 + [a for s in slots for a in s] + [a for s in scalars for a in s])
         it = iter(outs[len(params):])
-        for p, step, new in zip(params, steps, outs):
+        for p, now, new in zip(params, nows, outs):
             np.copyto(p._data, new)       # p.copy_(new), without the per-call dispatch
             p._version[0] += 1
             p._write_through()
             st = state[p]
-            st["step"], st["slots"] = step, [Tensor._wrap(next(it)) for _ in st["slots"]]
+            st.update({n: Tensor._wrap(next(it)) for n in names})
+            st.update(rule.after(group, now))
 
-    def _compile(self, key, hyper, which, args):
-        fn = jit(_update_fn(self.rule, hyper, which))
-        compiled = fn.lower(*args).compile()
+    def _compile(self, key, update, args):
+        fn = jit(update)
+        # abstract, strongly typed arguments: a 0-d array passed as itself is weak (a NumPy
+        # scalar), and would take a Python constant's default dtype
+        specs = tree_util.tree_map(lambda a: ShapeDtype(a.shape, a.dtype), args)
+        compiled = fn.lower(*specs).compile()
         n_in = sum(len(a) if i < 2 else sum(map(len, a)) for i, a in enumerate(args))
         assert len(compiled.exe.graph.inputs) == n_in, "fused step: inputs out of order"
         self.compiles += 1

@@ -1,49 +1,50 @@
-"""PyTorch-style optimizers for eager training:
+"""The PyTorch-style optimizers' step over a rule of rules.py:
 
     opt = jg.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     loss.backward(); opt.step(); opt.zero_grad()
 
 Parameters are updated in place with the same rules as the functional optimizers: by default
 (foreach=None) in one compiled step per parameter group (fused_step.py), as torch's foreach
-option; foreach=False updates each parameter with eager ops, foreach=True requires the fused
-step for every parameter. Parameters the fused step does not take (on another device, a dtype
-other than float32/float64, storage shared with another parameter) use the per-tensor path."""
+option; foreach=False updates each parameter with eager ops, foreach=True (or fused=True)
+requires the fused step for every parameter. Parameters the fused step does not take (on another
+device, a dtype other than float32/float64, storage shared with another parameter) use the
+per-tensor path. The state of a parameter is torch's: 'step' (a Python int here), the rule's
+tensors by torch's names (exp_avg, momentum_buffer, ...) and its host numbers (mu_product, eta)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..eager.grad_mode import enable_grad, no_grad
+from ..eager.tensor import tensor
 from .. import numpy as jnp
 from .fused_step import FusedStep, fused_reason, shared_storage
-from .param_checks import group_params, param_list
+from .optimizer import Optimizer
 from .rules import RULES
 
+_FLAG_VALUES = {"foreach": (None, True, False), "fused": (None, True, False),
+                "capturable": (True, False), "differentiable": (False,)}
 
-class Optimizer:
-    """Base class: param_groups (dicts of 'params' and hyperparameters, editable between steps,
-    e.g. for learning-rate schedules) and per-parameter state."""
+
+class RuleOptimizer(Optimizer):
+    """An Optimizer whose step applies rules.RULES[rule_name] to every parameter with a grad."""
     rule_name = "sgd"
 
-    def __init__(self, params, foreach=None, **hyper):
+    def __init__(self, params, defaults: dict):
         self.rule = RULES[self.rule_name]
-        self.defaults = self.rule.hyper(**hyper)
-        who = type(self).__name__
-        params = param_list(params, who)
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
-        self.param_groups, seen = [], set()
-        for g in groups:
-            if not isinstance(g, dict) or "params" not in g:
-                raise TypeError(f"{who}: a parameter group is a dict with a 'params' entry, "
-                                f"got {type(g).__name__}")
-            extra = {k: v for k, v in g.items() if k not in ("params", "foreach")}
-            self.param_groups.append({"params": group_params(g["params"], who, seen),
-                                      **self.rule.hyper(**{**hyper, **extra}),
-                                      "foreach": _foreach(g.get("foreach", foreach), who)})
-        self.state = {}           # parameter -> {"step": int, "slots": [tensors]}
         self.fused_step = FusedStep(self.rule)     # its compiled steps, counted in .compiles
+        super().__init__(params, defaults)
 
-    def zero_grad(self, set_to_none: bool = True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                p.grad = None if set_to_none or p.grad is None else jnp.zeros_like(p.grad)
+    def checked_group(self, group: dict) -> dict:
+        who = type(self).__name__
+        for k, allowed in _FLAG_VALUES.items():
+            if group.get(k, allowed[0]) not in allowed:
+                if k == "differentiable":
+                    raise NotImplementedError(f"{who}: differentiable=True (gradients through "
+                                              "the optimizer step) is not supported")
+                raise ValueError(f"{who}: {k} must be one of {allowed}, got {group[k]!r}")
+        hyper = {k: tuple(v) if isinstance(v, list) else v
+                 for k, v in group.items() if k in self.rule.defaults}
+        return {**group, **self.rule.hyper(**hyper)}
 
     def step(self, closure=None):
         """One update of every parameter that has a .grad; returns closure() if given."""
@@ -55,9 +56,7 @@ class Optimizer:
             for group in self.param_groups:
                 params = [p for p in group["params"] if p.grad is not None]
                 for p in params:
-                    if p not in self.state:
-                        self.state[p] = {"step": 0, "slots": [
-                            jnp.zeros_like(p) for _ in range(self.rule.slots(group))]}
+                    self.init_state(p, group)
                 fused, single = self._split(group, params)
                 for p in single:
                     self._step_one(group, p)
@@ -65,17 +64,29 @@ class Optimizer:
                     self.fused_step(group, fused, self.state)
         return loss
 
+    def init_state(self, p, group) -> None:
+        """p's state as torch starts it, and any slot a group edit has added since."""
+        st = self.state[p]
+        if "step" not in st:
+            st["step"] = 0
+            st.update(self.rule.initial_host(group))
+        for name, fill in self.rule.slots(group).items():
+            if st.get(name) is None:
+                st[name] = jnp.full_like(p.detach(), fill)
+
     def _split(self, group, params):
-        """(params for the fused step, params for the per-tensor path), by group["foreach"]."""
-        if group["foreach"] is False or not params:
+        """(params for the fused step, params for the per-tensor path), by foreach/fused."""
+        required = bool(group.get("foreach") or group.get("fused"))
+        if group.get("foreach") is False or not params:
             return [], params
-        why = [fused_reason(p, p.grad, self.state[p]["slots"]) for p in params]
+        names = list(self.rule.slots(group))
+        why = [fused_reason(p, p.grad, [self.state[p][n] for n in names]) for p in params]
         shared = shared_storage([p for p, w in zip(params, why) if w is None])
         fused, single = [], []
         for p, w in zip(params, why):
             if w is None and id(p) in shared:
                 w = "its storage overlaps another parameter's"
-            if w is not None and group["foreach"]:
+            if w is not None and required:
                 raise ValueError(f"{type(self).__name__}(foreach=True): a parameter cannot take "
                                  f"the fused step: {w}; use foreach=None (the per-tensor path "
                                  "for such parameters) or foreach=False")
@@ -85,47 +96,29 @@ class Optimizer:
     def _step_one(self, group, p):
         """The per-tensor path: the rule as eager ops, written back with copy_."""
         st = self.state[p]
-        st["step"] += 1
-        s = self.rule.scalars(group, st["step"])
-        new_p, *st["slots"] = self.rule.fn(group, s, p.detach(), p.grad, *st["slots"])
+        now = {**st, "step": st["step"] + 1}
+        names = list(self.rule.slots(group))
+        new_p, slots = self.rule.fn(group, self.rule.scalars(group, now), p.detach(), p.grad,
+                                    {n: st[n] for n in names})
         p.copy_(new_p)
+        st.update(slots)
+        st.update(self.rule.after(group, now))
 
-    def __repr__(self):
-        lines = [f"{type(self).__name__} ("]
-        for i, g in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            lines += [f"    {k}: {v}" for k, v in g.items() if k not in ("params", "decoupled")]
-        return "\n".join(lines + [")"])
+    def packed_state(self, st: dict) -> dict:
+        """torch's layout: 'step' and the host numbers as float32 scalar tensors."""
+        out = {k: v for k, v in st.items() if k != "step" or self.rule.counts_steps}
+        for k in ("step", *self.rule.host):
+            if k in out:
+                out[k] = tensor(np.float32(out[k]))
+        return out
 
-
-def _foreach(value, who):
-    if value not in (None, True, False):
-        raise ValueError(f"{who}: foreach must be None, True or False, got {value!r}")
-    return value
-
-
-class SGD(Optimizer):
-    rule_name = "sgd"
-
-    def __init__(self, params, lr=1e-3, momentum=0.0, nesterov=False, weight_decay=0.0,
-                 foreach=None):
-        super().__init__(params, foreach, lr=lr, momentum=momentum, nesterov=nesterov,
-                         weight_decay=weight_decay)
-
-
-class Adam(Optimizer):
-    rule_name = "adam"
-
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-                 foreach=None):
-        super().__init__(params, foreach, lr=lr, betas=tuple(betas), eps=eps,
-                         weight_decay=weight_decay)
-
-
-class AdamW(Optimizer):
-    rule_name = "adamw"
-
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 foreach=None):
-        super().__init__(params, foreach, lr=lr, betas=tuple(betas), eps=eps,
-                         weight_decay=weight_decay)
+    def unpacked_state(self, p, st: dict) -> dict:
+        out = super().unpacked_state(p, st)
+        for k in self.rule.host:
+            if k in out:
+                out[k] = float(np.asarray(out[k]))
+        if "step" in out:
+            out["step"] = int(round(float(np.asarray(out["step"]))))
+        else:       # torch's SGD keeps no step: its buffer exists after the first one
+            out["step"] = int(any(out.get(k) is not None for k in out))
+        return out
