@@ -1,21 +1,73 @@
-"""Trimmed tracebacks: an error raised inside jitgrad is shown from the user's call, with
-jitgrad's internal frames removed (JITGRAD_TRACEBACK=full keeps them), as JAX does."""
+"""jitgrad.errors (jax.errors' place): every exception jitgrad raises on purpose, to catch; and
+trimmed tracebacks: an error raised inside jitgrad is shown from the user's call, with
+jitgrad's internal frames removed (JITGRAD_TRACEBACK=full keeps them), as JAX does.
+
+Exceptions of the IR layer live in ir/errors.py; those of modules that load slowly (codegen,
+the native toolchain, datasets) stay there and are imported here on first use."""
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import sys
 import types
 
 from .ir import config
+from .ir.errors import MissingRuleError, ParseError, ShapeError, UnsupportedOpError, VerifyError
 
 
 class ConcretizationError(TypeError):
     """A traced (abstract) value was used where Python needs a concrete one."""
 
 
+class UnexpectedTracerError(TypeError):
+    """A traced value was used after the trace that made it ended (it leaked out of a jitted
+    or transformed function through a list, a global or an attribute): JAX's
+    UnexpectedTracerError."""
+
+
 class DeviceMismatchError(RuntimeError):
     """An op got tensors on two different devices."""
+
+
+class ArtifactError(ValueError):
+    """An AOT artifact (jg.load) is missing, truncated, tampered with, or from an incompatible
+    format."""
+
+
+ConcretizationTypeError = ConcretizationError      # JAX's name (jax.errors)
+
+# name -> the module that defines it, imported when the name is first read
+_ELSEWHERE = {
+    "DataError": "jitgrad.data",
+    "DistributedError": "jitgrad.distributed.world",
+    "DeletedArrayError": "jitgrad.runtime.deleted_storage",
+    "CudaUnavailableError": "jitgrad.runtime.cuda_device",
+    "CacheError": "jitgrad.runtime.cache",
+    "CacheWarning": "jitgrad.codegen.disk_cache",
+    "CudaToolchainError": "jitgrad.codegen.cuda.toolchain",
+    "NativeBuildError": "jitgrad.codegen.native.link",
+    "NativeToolMissing": "jitgrad.codegen.native.link",
+    "UnresolvedSymbolsError": "jitgrad.codegen.native.link",
+    "NotPortableError": "jitgrad.codegen.native.link",
+    "NativeExportError": "jitgrad.codegen.native.export",
+}
+
+
+def __getattr__(name):
+    if name not in _ELSEWHERE:
+        raise AttributeError(f"module 'jitgrad.errors' has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(_ELSEWHERE[name]), name)
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_ELSEWHERE))
+
+
+__all__ = ["ConcretizationError", "ConcretizationTypeError", "UnexpectedTracerError",
+           "DeviceMismatchError", "ArtifactError", "ShapeError", "VerifyError", "ParseError",
+           "MissingRuleError", "UnsupportedOpError", *_ELSEWHERE]
 
 
 _ROOTS = None

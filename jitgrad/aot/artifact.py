@@ -27,16 +27,13 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..errors import ArtifactError
 from ..ir import config
 from ..tree_util import PyTreeDef
 
 FORMAT_VERSION = 1
 SIGNATURE = "signature.hmac"
 KEY_ENV = "JITGRAD_ARTIFACT_KEY"
-
-
-class ArtifactError(ValueError):
-    """An artifact is missing, truncated, tampered with, or from an incompatible format."""
 
 
 def sha256(data: bytes) -> str:
