@@ -16,3 +16,4 @@ from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: F401
 from . import parallel  # noqa: E402,F401
+from . import utils  # noqa: E402,F401

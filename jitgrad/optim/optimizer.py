@@ -16,6 +16,7 @@ state_dict() / load_state_dict() use torch's format: the state keyed by paramete
 groups with 'params' as index lists, so torch's state dicts (tensors as NumPy arrays) load."""
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from itertools import chain
 
@@ -28,6 +29,19 @@ from .param_checks import group_params, param_list
 
 class Optimizer:
     """torch.optim.Optimizer(params, defaults)."""
+
+    def __init_subclass__(cls, **kwargs):
+        """Every step() records that it ran (_opt_called): an lr scheduler stepped before the
+        optimizer warns, as torch's does."""
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "records_call", False):
+            @functools.wraps(step)
+            def recorded_step(self, *args, **kwargs):
+                self._opt_called = True
+                return step(self, *args, **kwargs)
+            recorded_step.records_call = True
+            cls.step = recorded_step
 
     def __init__(self, params, defaults: dict):
         self.defaults = dict(defaults)
