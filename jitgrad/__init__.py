@@ -45,7 +45,8 @@ bool = bool_  # noqa: A001
 # Loaded on first use, so `import jitgrad` stays light: jg.cuda (device queries), jg.data
 # (datasets and loaders), jg.load (AOT artifacts). The CLI (jitgrad.cli) is its own entry point.
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
-         "load": ("jitgrad.aot.save_load", "load")}
+         "load": ("jitgrad.aot.save_load", "load"),
+         "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None)}
 
 
 def __getattr__(name):

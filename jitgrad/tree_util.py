@@ -81,7 +81,7 @@ def node_children(x):
         return OrderedDict, tuple(x), list(x.values())
     if x is None:
         return type(None), None, []
-    if isinstance(x, tuple) and hasattr(t, "_fields"):
+    if isinstance(x, tuple) and hasattr(t, "_fields") and t not in _REGISTRY:
         return t, None, list(x)
     entry = _entry(t)
     if entry is not None:
