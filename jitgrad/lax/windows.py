@@ -11,9 +11,12 @@ import math
 import numpy as np
 
 from .. import numpy as jnp
+from ..ir.types import kind_of
 from ..numpy._convert import asarray
+from ..numpy.host_values import concrete
 from . import elementwise as lax_elementwise
 from .data_movement import pad
+from ..numpy.window_extremum import first_extremum
 
 
 def padtype_to_pads(in_shape, window_shape, window_strides, padding):
@@ -65,15 +68,18 @@ def window_indices(shape, window, strides, dilation):
     return flat.reshape(tuple(out_shape) + (math.prod(window),))
 
 
-_MONOIDS = ((lax_elementwise.add, jnp.add, jnp.sum), (lax_elementwise.max, jnp.maximum, jnp.max),
-            (lax_elementwise.min, jnp.minimum, jnp.min), (lax_elementwise.mul, jnp.multiply,
-                                                          jnp.prod))
+_SUM_PROD = ((lax_elementwise.add, jnp.add, jnp.sum), (lax_elementwise.mul, jnp.multiply, jnp.prod))
+# max / min: the derivative goes to the first extremum of each window (JAX's select_and_scatter)
+_CHOOSERS = ((lax_elementwise.max, jnp.maximum, True), (lax_elementwise.min, jnp.minimum, False))
 
 
 def _window_reducer(computation):
-    for lax_fn, jnp_fn, reduce in _MONOIDS:
+    for lax_fn, jnp_fn, reduce in _SUM_PROD:
         if computation is lax_fn or computation is jnp_fn:
             return lambda w: reduce(w, axis=-1)
+    for lax_fn, jnp_fn, largest in _CHOOSERS:
+        if computation is lax_fn or computation is jnp_fn:
+            return lambda w: first_extremum(w, -1, largest)
 
     def fold(w):        # any binary computation, applied along the window axis
         acc = w[..., 0]
@@ -81,6 +87,22 @@ def _window_reducer(computation):
             acc = computation(acc, w[..., i])
         return acc
     return fold
+
+
+def _is_identity(computation, init):
+    """Whether init is max's identity (the dtype's lowest) or min's (its highest): then, as in
+    JAX's reduce_window_max / _min, it is left out (it would share a tie's gradient)."""
+    value, kind = concrete(init), kind_of(init.dtype)
+    if value is None or kind not in "biuf":
+        return False
+    if kind in "iu":
+        info = np.iinfo(np.dtype(str(init.dtype)))
+        low, high = info.min, info.max
+    else:
+        low, high = (False, True) if kind == "b" else (-np.inf, np.inf)
+    want = {lax_elementwise.max: low, jnp.maximum: low, lax_elementwise.min: high,
+            jnp.minimum: high}.get(computation)
+    return want is not None and bool(np.asarray(value) == want)
 
 
 def _tuple(v, n, name, what):
@@ -119,4 +141,6 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     idx = window_indices(tuple(x.shape), window, strides, wdil)
     windows = jnp.take(jnp.reshape(x, (-1,)), idx, axis=0)
     reduced = _window_reducer(computation)(windows)
+    if _is_identity(computation, init):
+        return reduced
     return computation(jnp.broadcast_to(init, tuple(reduced.shape)), reduced)

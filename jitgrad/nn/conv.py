@@ -30,6 +30,7 @@ from .. import numpy as jnp
 from ..dtypes import default_float
 from ..eager.dispatch import apply
 from ..ir import Op
+from ..numpy.window_extremum import first_extremum
 from ..numpy._convert import asarray
 from . import init
 from .module import Module, Parameter
@@ -201,11 +202,11 @@ def _pool(x, kernel, stride, pads, fill, reduce, where):
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0):
-    """Max over k x k windows (stride defaults to the kernel size; padding counts as -inf)."""
+    """Max over k x k windows (stride defaults to the kernel size; padding counts as -inf). As
+    in PyTorch, a window's gradient goes to its first maximum (row-major), not split among ties."""
     x = _check_nchw(x, "max_pool2d")
     kernel, stride, pads = _pool_args(kernel_size, stride, padding, "max_pool2d")
-    return _pool(x, kernel, stride, pads, -np.inf, lambda v, ax: jnp.max(v, axis=ax),
-                 "max_pool2d")
+    return _pool(x, kernel, stride, pads, -np.inf, first_extremum, "max_pool2d")
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
