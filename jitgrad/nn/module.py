@@ -128,12 +128,14 @@ class Module:
     def __setattr__(self, name, value):
         if isinstance(value, Parameter):
             params, mods = self._registry("parameters")
+            _GENERATION[0] += 1
             mods.pop(name, None)
             self.__dict__.pop(name, None)
             self.__dict__["_buffers"].pop(name, None)
             params[name] = value
         elif isinstance(value, Module):
             params, mods = self._registry("submodules")
+            _GENERATION[0] += 1
             params.pop(name, None)
             self.__dict__.pop(name, None)
             self.__dict__["_buffers"].pop(name, None)
@@ -142,6 +144,7 @@ class Module:
             if value is not None and not isinstance(value, ArrayOps):
                 raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
                                 "(expected a tensor or None)")
+            _GENERATION[0] += 1
             self._parameters[name] = value
         elif name in self.__dict__.get("_buffers", ()):
             new = _as_buffer(value, name)
@@ -151,6 +154,7 @@ class Module:
             if value is not None:
                 raise TypeError(f"cannot assign {type(value).__name__} to submodule '{name}' "
                                 "(expected a Module or None)")
+            _GENERATION[0] += 1
             self._modules[name] = value
         else:
             _set_static(self, name, value)
@@ -166,6 +170,7 @@ class Module:
         for table in (self._parameters, self._buffers, self._modules):
             if name in table:
                 del table[name]
+                _GENERATION[0] += 1
                 _set_static(self, "_non_persistent_buffers", tuple(
                     n for n in self._non_persistent_buffers if n != name))
                 return
@@ -177,6 +182,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"register_parameter: expected a Parameter or None for '{name}', "
                             f"got {type(param).__name__}")
+        _GENERATION[0] += 1
         self._registry("parameters")[0][name] = param
 
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
@@ -200,47 +206,75 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"add_module: expected a Module for '{name}', "
                             f"got {type(module).__name__}")
+        _GENERATION[0] += 1
         self._registry("submodules")[1][name] = module
 
     # traversal -----------------------------------------------------------------------------
     def named_children(self):
-        return ((n, m) for n, m in self._modules.items() if m is not None)
+        """(name, child) of each direct submodule, a child held twice listed once."""
+        memo = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in memo:
+                memo.add(id(m))
+                yield name, m
 
     def children(self):
         return (m for _, m in self.named_children())
 
-    def named_modules(self, prefix=""):
+    def _slots_of_modules(self):
+        """(name, child) of every submodule slot that holds one, a child held twice under both
+        names (state_dict and the repr keep both, as PyTorch's)."""
+        return ((n, m) for n, m in self._modules.items() if m is not None)
+
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(dotted name, module) of self and every submodule, pre-order; a module held in two
+        places is listed once, under its first name, unless remove_duplicate=False (PyTorch's)."""
+        if remove_duplicate:
+            memo = set() if memo is None else memo
+            if id(self) in memo:
+                return
+            memo.add(id(self))
         yield prefix, self
-        for name, m in self.named_children():
-            yield from m.named_modules(f"{prefix}.{name}" if prefix else name)
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name,
+                                           remove_duplicate)
 
     def modules(self):
-        """Every module, self first, in named_modules' order (a stack, not nested generators: a
-        jitted step's result restores its Parameters through this on every call)."""
-        stack = [self]
+        """Every module once, self first, in named_modules' order (a stack, not nested
+        generators: a jitted step's result restores its Parameters through this on every
+        call)."""
+        stack, seen = [self], set()
         while stack:
             m = stack.pop()
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
             yield m
             stack.extend(reversed([c for c in m._modules.values() if c is not None]))
 
-    def named_parameters(self, prefix="", recurse=True):
-        for name, p in self._parameters.items():
-            if p is not None:
-                yield (f"{prefix}.{name}" if prefix else name), p
-        if recurse:
-            for name, m in self.named_children():
-                yield from m.named_parameters(f"{prefix}.{name}" if prefix else name)
+    def _named_members(self, table, prefix, recurse, remove_duplicate):
+        """(dotted name, tensor) of every entry of `table` ("_parameters" or "_buffers") of self
+        (and its submodules), a tensor held in two slots listed once unless remove_duplicate is
+        False, as PyTorch's (a tied weight is one parameter: an optimizer updates it once)."""
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        memo = set()
+        for module_prefix, m in modules:
+            for name, v in m.__dict__.get(table, {}).items():
+                if v is None or (remove_duplicate and id(v) in memo):
+                    continue
+                memo.add(id(v))
+                yield (f"{module_prefix}.{name}" if module_prefix else name), v
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
         return (p for _, p in self.named_parameters(recurse=recurse))
 
-    def named_buffers(self, prefix="", recurse=True):
-        for name, b in self._buffers.items():
-            if b is not None:
-                yield (f"{prefix}.{name}" if prefix else name), b
-        if recurse:
-            for name, m in self.named_children():
-                yield from m.named_buffers(f"{prefix}.{name}" if prefix else name)
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
         return (b for _, b in self.named_buffers(recurse=recurse))
@@ -250,7 +284,7 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in skip:
                 yield (f"{prefix}.{name}" if prefix else name), b
-        for name, m in self.named_children():
+        for name, m in self._slots_of_modules():
             yield from m._persistent_buffers(f"{prefix}.{name}" if prefix else name)
 
     def apply(self, fn):
@@ -295,7 +329,7 @@ class Module:
         for name, b in self._buffers.items():
             if b is not None and name not in self._non_persistent_buffers:
                 yield join(name), b
-        for name, m in self.named_children():
+        for name, m in self._slots_of_modules():
             yield from m._state_items(join(name))
 
     def load_state_dict(self, state_dict, strict: bool = True):
@@ -341,11 +375,14 @@ class Module:
                 dtype = a
             else:
                 device = a
+        moved = {}      # a tensor held in two slots (a tied weight) stays one tensor
         for m in self.modules():
             for table, make in ((m._parameters, _moved_parameter), (m._buffers, _moved_tensor)):
                 for name, v in table.items():
                     if v is not None:
-                        table[name] = make(v, device, dtype)
+                        if id(v) not in moved:
+                            moved[id(v)] = (v, make(v, device, dtype))
+                        table[name] = moved[id(v)][1]
         return self
 
     def float(self):
@@ -368,7 +405,8 @@ class Module:
         return ""
 
     def __repr__(self):
-        lines = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self.named_children()]
+        lines = [f"({name}): " + repr(m).replace("\n", "\n  ")
+                 for name, m in self._slots_of_modules()]
         head = f"{type(self).__name__}({self.extra_repr()}"
         if not lines:
             return head + ")"
@@ -381,21 +419,23 @@ _TABLES = ("_parameters", "_buffers", "_modules")
 
 
 def _flatten_module(m: Module):
-    d = m.__dict__
+    ties = _ties(m)
+    view = _without(m, [slot for slot, _ in ties]) if ties else m
+    d = view.__dict__
     params, bufs, mods = d["_parameters"], d.get("_buffers", {}), d["_modules"]
     flags = _flags(m, params)
     aux = _AUX.get(m)
     if (aux is None or aux[4].flags != flags or aux[1] != tuple(params) or aux[2] != tuple(bufs)
-            or aux[3] != tuple(mods)):
+            or aux[3] != tuple(mods) or aux[5] != ties):
         static = {k: v for k, v in d.items() if k not in _TABLES}
-        aux = (type(m), tuple(params), tuple(bufs), tuple(mods), _Static(static, flags))
+        aux = (type(m), tuple(params), tuple(bufs), tuple(mods), _Static(static, flags), ties)
         _AUX[m] = aux
     return list(params.values()) + list(bufs.values()) + list(mods.values()), aux
 
 
 def _unflatten_module(aux, children):
     # the aux names the class: tree_util finds Module's entry for every subclass through the MRO
-    cls, param_names, buffer_names, mod_names, static = aux
+    cls, param_names, buffer_names, mod_names, static, ties = aux
     m = object.__new__(cls)
     m.__dict__.update(static.items)
     n, b = len(param_names), len(param_names) + len(buffer_names)
@@ -403,11 +443,81 @@ def _unflatten_module(aux, children):
     d["_parameters"] = dict(zip(param_names, children[:n]))
     d["_buffers"] = dict(zip(buffer_names, children[n:b]))
     d["_modules"] = dict(zip(mod_names, children[b:]))
+    for slot, first in ties:            # a tied slot holds its first slot's object again
+        _put(m, slot, _get(m, first))
     if static.flags:
         _PARAM_FLAGS[m] = static.flags
     _AUX[m] = aux
+    _TIES[m] = (_GENERATION[0], ties)
     module_state.note_created(m)
     return m
+
+
+# A Parameter or Module held in two slots of a model (`head.weight = emb.weight`) is one pytree
+# leaf (one subtree), as PyTorch lists it once: the module whose subtree holds both slots, not
+# both inside one child (that child does it), flattens the later slot as empty and its unflatten
+# puts the first slot's object there again. So a gradient sums over both uses, and a jitted
+# update returns one tensor in both slots.
+_GENERATION = [0]       # bumped by every parameter or submodule assignment
+_TIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # module -> (generation, ties)
+
+
+def _ties(m) -> tuple:
+    """((slot, first slot), ...) of m's subtree as paths of names, in flatten order (cached
+    until a parameter or submodule is assigned anywhere)."""
+    hit = _TIES.get(m)
+    if hit is not None and hit[0] == _GENERATION[0]:
+        return hit[1]
+    ties = []
+    _find_ties(m, (), None, {}, ties)
+    ties = tuple(ties)
+    _TIES[m] = (_GENERATION[0], ties)
+    return ties
+
+
+def _find_ties(m, prefix, child, seen, ties) -> None:
+    """Walk m's slots in flatten order; seen: id -> (first path, the top child holding it)."""
+    for table in (m._parameters, m._modules):
+        for name, v in table.items():
+            if v is None:
+                continue
+            path = prefix + (name,)
+            first = seen.get(id(v))
+            if first is None:
+                seen[id(v)] = (path, child)
+                if table is m._modules:
+                    _find_ties(v, path, name if child is None else child, seen, ties)
+            elif child is None or first[1] != child:
+                ties.append((path, first[0]))
+
+
+def _without(m, slots):
+    """A shallow copy of m (its submodules copied along the paths) with those slots empty."""
+    copy = object.__new__(type(m))
+    copy.__dict__.update(m.__dict__)
+    params, mods = dict(m._parameters), dict(m._modules)
+    copy.__dict__["_parameters"], copy.__dict__["_modules"] = params, mods
+    nested = {}
+    for slot in slots:
+        if len(slot) > 1:
+            nested.setdefault(slot[0], []).append(slot[1:])
+        else:
+            (params if slot[0] in params else mods)[slot[0]] = None
+    for name, rest in nested.items():
+        mods[name] = _without(mods[name], rest)
+    return copy
+
+
+def _get(m, path):
+    for name in path[:-1]:
+        m = m._modules[name]
+    return m._parameters[path[-1]] if path[-1] in m._parameters else m._modules[path[-1]]
+
+
+def _put(m, path, value) -> None:
+    for name in path[:-1]:
+        m = m._modules[name]
+    (m._parameters if path[-1] in m._parameters else m._modules)[path[-1]] = value
 
 
 # a module -> the pytree aux it was last flattened to or rebuilt from, while its attributes
@@ -443,15 +553,19 @@ def _flags(m, params) -> tuple:
 
 def _restore_parameters(root) -> None:
     """A jit result: parameters computed by the call become Parameters again, each with the
-    requires_grad of the parameter it replaces, as the eager model had."""
+    requires_grad of the parameter it replaces, as the eager model had; a tensor in two slots
+    (a tied weight) becomes one Parameter."""
+    made = {}
     for m in root.modules():
-        flags = _PARAM_FLAGS.get(m)
-        if not flags:
-            continue
+        flags = _PARAM_FLAGS.get(m) or ()
         params = m._parameters
-        for (name, p), flag in zip(list(params.items()), flags):
-            if flag is not None and type(p) is Tensor:
-                params[name] = Parameter.of(p, flag)      # of() shares p's storage, as detach
+        for i, (name, p) in enumerate(list(params.items())):
+            if type(p) is not Tensor:
+                continue
+            if id(p) in made:
+                params[name] = made[id(p)]
+            elif i < len(flags) and flags[i] is not None:
+                params[name] = made[id(p)] = Parameter.of(p, flags[i])  # of() shares p's storage
 
 
 def _as_gradient(root) -> None:
@@ -460,14 +574,21 @@ def _as_gradient(root) -> None:
         _PARAM_FLAGS.pop(m, None)
 
 
-def _state_slots(m: Module) -> list:
-    """One entry per pytree leaf of m: (module, buffer name) for a buffer, None otherwise."""
+def _state_slots(m: Module, seen=None) -> list:
+    """One entry per pytree leaf of m: (module, buffer name) for a buffer, None otherwise; a
+    parameter or module in two slots is one leaf, at its first slot (_ties)."""
+    seen = set() if seen is None else seen
+    out = []
     # parameters and buffers are tensors (one leaf) or None (no leaf): __setattr__ enforces it
-    out = [None for p in m._parameters.values() if p is not None]
+    for p in m._parameters.values():
+        if p is not None and id(p) not in seen:
+            seen.add(id(p))
+            out.append(None)
     out += [(m, name) for name, b in m.__dict__.get("_buffers", {}).items() if b is not None]
     for c in m._modules.values():
-        if c is not None:
-            out += _state_slots(c)
+        if c is not None and id(c) not in seen:
+            seen.add(id(c))
+            out += _state_slots(c, seen)
     return out
 
 
