@@ -10,6 +10,7 @@ from ..eager.dispatch import apply
 from ..ir import Op
 from .. import numpy as jnp
 from ..numpy._convert import normalize_axes, operands
+from ..numpy.half_compute import narrowed, widened
 from ..transforms.autodiff import stop_gradient
 from .fused_eager import fused_in_eager
 
@@ -105,17 +106,20 @@ def tanh(x):
 def logsumexp(x, axis=None, keepdims=False):
     """max + log(sum(exp(x - max))): stable; the max is not differentiated through (it cancels)."""
     (x,) = operands(x, float_only=True)
+    (x,), dtype = widened(x)        # float16/bfloat16: computed in float32, rounded once
     axes = normalize_axes(axis, x.ndim)
     m = stop_gradient(jnp.max(x, axis=axes, keepdims=True))
     m = jnp.where(jnp.isfinite(m), m, 0.0)
     s = jnp.log(jnp.sum(jnp.exp(jnp.subtract(x, m)), axis=axes, keepdims=True))
     out = jnp.add(s, m)
-    return out if keepdims else jnp.squeeze(out, axes) if axes else out
+    return narrowed(out if keepdims else jnp.squeeze(out, axes) if axes else out, dtype)
 
 
 def log_softmax_grad(y, g, axis):
     """PyTorch's log_softmax backward from the output y: g - exp(y) * sum(g)."""
-    return jnp.subtract(g, jnp.multiply(jnp.exp(y), jnp.sum(g, axis=axis, keepdims=True)))
+    (y, g), dtype = widened(y, g)
+    return narrowed(jnp.subtract(g, jnp.multiply(jnp.exp(y), jnp.sum(g, axis=axis,
+                                                                     keepdims=True))), dtype)
 
 
 def _log_softmax_bwd(args, residuals, g):
@@ -124,9 +128,9 @@ def _log_softmax_bwd(args, residuals, g):
 
 def _softmax_bwd(args, residuals, g):
     """PyTorch's softmax backward from the output y: y * (g - sum(g * y))."""
-    (y,), axis = residuals, args[1]
-    dot = jnp.sum(jnp.multiply(g, y), axis=axis, keepdims=True)
-    return (jnp.multiply(y, jnp.subtract(g, dot)),)
+    (y, g), dtype = widened(residuals[0], g)
+    dot = jnp.sum(jnp.multiply(g, y), axis=args[1], keepdims=True)
+    return (narrowed(jnp.multiply(y, jnp.subtract(g, dot)), dtype),)
 
 
 @fused_in_eager("x", bwd=_log_softmax_bwd)      # the backward reads the output
@@ -134,17 +138,20 @@ def log_softmax(x, axis=-1):
     """(x - m) - log(sum(exp(x - m))), shift first: x - (m + log s) would round the large
     m + log s and lose the small differences that matter (470 ulp at logits ~1e4)."""
     (x,) = operands(x, float_only=True)
+    (x,), dtype = widened(x)        # float16/bfloat16: computed in float32, rounded once
     m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))
     shifted = jnp.subtract(x, jnp.where(jnp.isfinite(m), m, 0.0))
-    return jnp.subtract(shifted, jnp.log(jnp.sum(jnp.exp(shifted), axis=axis, keepdims=True)))
+    return narrowed(jnp.subtract(shifted, jnp.log(jnp.sum(jnp.exp(shifted), axis=axis,
+                                                          keepdims=True))), dtype)
 
 
 @fused_in_eager("x", bwd=_softmax_bwd)          # the backward reads the output
 def softmax(x, axis=-1):
     (x,) = operands(x, float_only=True)
+    (x,), dtype = widened(x)        # float16/bfloat16: computed in float32, rounded once
     m = stop_gradient(jnp.max(x, axis=axis, keepdims=True))
     e = jnp.exp(jnp.subtract(x, m))
-    return jnp.true_divide(e, jnp.sum(e, axis=axis, keepdims=True))
+    return narrowed(jnp.true_divide(e, jnp.sum(e, axis=axis, keepdims=True)), dtype)
 
 
 def one_hot(x, num_classes, dtype="float32"):

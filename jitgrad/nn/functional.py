@@ -13,6 +13,7 @@ from ..eager import add_into as eager_add_into   # a module: not one of F's func
 from ..eager.array_base import register_methods
 from ..errors import wrap_public_functions as _wrap
 from ..numpy._convert import asarray
+from ..numpy import half_compute    # a module: not one of F's functions
 from .activations import *  # noqa: F401,F403
 from .fused_eager import fused_in_eager
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
@@ -42,12 +43,14 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
         raise ValueError(f"layer_norm: expected an input whose trailing dimensions are {shape}, "
                          f"got shape {tuple(x.shape)}")
     axes = tuple(range(x.ndim - len(shape), x.ndim))
+    # float16/bfloat16: computed in float32, rounded once
+    (x, weight, bias), dtype = half_compute.widened(x, weight, bias)
     centered = jnp.subtract(x, jnp.mean(x, axis=axes, keepdims=True))
     var = jnp.mean(jnp.multiply(centered, centered), axis=axes, keepdims=True)
     y = jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps)))
     if weight is not None:
         y = jnp.multiply(y, weight)
-    return y if bias is None else jnp.add(y, bias)
+    return half_compute.narrowed(y if bias is None else jnp.add(y, bias), dtype)
 
 
 _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames

@@ -1,6 +1,7 @@
 """Functional normalization with PyTorch's equations: batch_norm, instance_norm, group_norm.
 
-Inputs are (N, C, *). The statistics of the batch are biased (divided by n) where they normalize
+Inputs are (N, C, *); float16/bfloat16 inputs are normalized in float32 and rounded once, as
+PyTorch's kernels do. The statistics of the batch are biased (divided by n) where they normalize
 and unbiased (n - 1) where they update running_var, as in PyTorch. `*_with_stats` return the
 output AND the new running statistics (None when nothing is updated); the modules (norm_layers.py)
 assign those to their buffers, which jit and grad turn into outputs (jitgrad/module_state.py).
@@ -13,6 +14,7 @@ from .. import numpy as jnp
 from ..trace.tracer import Tracer
 from ..eager.grad_mode import no_grad
 from ..numpy._convert import asarray
+from ..numpy.half_compute import narrowed, widened
 from ..transforms.autodiff import stop_gradient
 
 
@@ -68,15 +70,18 @@ def batch_norm_with_stats(input, running_mean, running_var, weight=None, bias=No
         if running_mean is None or running_var is None:
             raise ValueError("batch_norm: running_mean and running_var must be given when not "
                              "training (or pass training=True to use the batch's statistics)")
-        y = jnp.multiply(jnp.subtract(x, _per_channel(running_mean, x.ndim)),
-                         jnp.rsqrt(jnp.add(_per_channel(running_var, x.ndim), eps)))
-        return _affine(y, weight, bias), None, None
+        (x, mean, var, weight, bias), dtype = widened(x, running_mean, running_var, weight, bias)
+        y = jnp.multiply(jnp.subtract(x, _per_channel(mean, x.ndim)),
+                         jnp.rsqrt(jnp.add(_per_channel(var, x.ndim), eps)))
+        return narrowed(_affine(y, weight, bias), dtype), None, None
     n = x.size // c if c else 0
     if n <= 1:
         raise ValueError(f"batch_norm: expected more than 1 value per channel when training, got "
                          f"input shape {tuple(x.shape)}")
+    (x, weight, bias), dtype = widened(x, weight, bias)
     mean, var, centered = _moments(x, axes)
-    y = _affine(jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps))), weight, bias)
+    y = narrowed(_affine(jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps))), weight, bias),
+                 dtype)
     if running_mean is None:
         return y, None, None
     new_mean = _updated(running_mean, jnp.reshape(mean, (c,)), momentum)
@@ -103,8 +108,10 @@ def instance_norm_with_stats(input, running_mean=None, running_var=None, weight=
     if n <= 1:
         raise ValueError(f"instance_norm: expected more than 1 spatial element per channel, got "
                          f"input shape {tuple(x.shape)}")
+    (x, weight, bias), dtype = widened(x, weight, bias)
     mean, var, centered = _moments(x, axes)
-    y = _affine(jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps))), weight, bias)
+    y = narrowed(_affine(jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps))), weight, bias),
+                 dtype)
     if running_mean is None:
         return y, None, None
     batch_mean = jnp.mean(jnp.reshape(mean, (x.shape[0], c)), axis=0)
@@ -161,10 +168,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise ValueError(f"group_norm: num_groups must be a positive int dividing the {c} "
                          f"channels, got {num_groups!r}")
     _check_vectors("group_norm", c, weight=weight, bias=bias)
+    (x, weight, bias), dtype = widened(x, weight, bias)
     grouped = jnp.reshape(x, (n, num_groups, -1))
     _, var, centered = _moments(grouped, (2,))
     y = jnp.reshape(jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps))), tuple(x.shape))
-    return _affine(y, weight, bias)
+    return narrowed(_affine(y, weight, bias), dtype)
 
 
 __all__ = ["batch_norm", "instance_norm", "group_norm", "batch_norm_with_stats",

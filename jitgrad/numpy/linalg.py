@@ -20,6 +20,7 @@ from .shape import matrix_transpose  # noqa: F401  (jnp.linalg's name)
 from ._convert import as_int as _as_int
 from .complex_parts import conj as _conj
 from .elementwise import true_divide as _true_divide, where as _where
+from .half_compute import narrowed as _narrowed, widened as _widened
 from .products import cross as _cross, diagonal as _diagonal, einsum as _einsum
 from .reductions import amax as _amax, amin as _amin, sum as _sum
 from .shape import (broadcast_to as _broadcast_to, expand_dims as _expand_dims,
@@ -183,7 +184,11 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):  # noqa: A002
         v = _abs(v)              # the norm of complex entries is that of their moduli
     if kind_of(v.dtype) != "f":
         (v,) = operands(v, float_only=True)
-    axes = normalize_axes(axis, v.ndim)
+    (v,), dtype = _widened(v)          # float16/bfloat16: summed in float32, rounded once
+    return _narrowed(_vector_norm(v, normalize_axes(axis, v.ndim), keepdims, ord), dtype)
+
+
+def _vector_norm(v, axes, keepdims, ord):  # noqa: A002
     if ord == 2:
         return _sqrt(_sum(_square(v), axis=axes, keepdims=keepdims))
     a = _abs(v)
@@ -205,7 +210,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):  # noqa: A002
 
 
 def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
-    a = _float_matrices(x, "matrix_norm")
+    (a,), dtype = _widened(_float_matrices(x, "matrix_norm"))     # 16-bit: float32 sums
     r, c = (normalize_axis(i, a.ndim) for i in axes)
     if r == c:
         raise ValueError(f"matrix_norm: the two axes must differ, got {axes}")
@@ -225,7 +230,7 @@ def _matrix_norm(x, axes, keepdims, ord):  # noqa: A002
     if keepdims:
         for ax in sorted((r, c)):
             out = _expand_dims(out, ax)
-    return out
+    return _narrowed(out, dtype)
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002

@@ -9,6 +9,7 @@ from ..ir import Op
 from ._convert import asarray, astype, normalize_axis, operands
 from ._out import accepts_out
 from .complex_parts import conj
+from .half_compute import narrowed, widened
 from .indexing import decomposed_index
 from .reductions import sum  # noqa: A004
 from .shape import broadcast_to, moveaxis, pad, ravel, reshape, stack, transpose
@@ -128,8 +129,9 @@ def vecdot(x1, x2, /, *, axis=-1):
     if min(a.ndim, b.ndim) == 0 or da != db:
         raise ValueError(f"vecdot: the operands need equal sizes along axis {axis}, got shapes "
                          f"{a.shape} and {b.shape}")
+    (a, b), dtype = widened(a, b)       # float16/bfloat16: products summed in float32
     p = multiply(conj(a), b)    # the standard's vecdot conjugates x1
-    return sum(p, axis=ax - nd, dtype=p.dtype)     # keeps the operands' dtype, as NumPy
+    return narrowed(sum(p, axis=ax - nd, dtype=p.dtype), dtype)     # the operands' dtype
 
 
 def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
@@ -158,13 +160,14 @@ def einsum(subscripts, *operands_, optimize=None):
     if not isinstance(subscripts, str):       # NumPy's sublist form: einsum(a, [0, 1], b, [1])
         subscripts, operands_ = _sublists_to_subscripts((subscripts,) + operands_)
     ins, out, xs = _einsum_parse(subscripts, operands_)
+    xs, dtype = widened(*xs)    # float16/bfloat16: every contraction in float32, rounded once
     if len(xs) == 1:
-        return _einsum1(ins[0], xs[0], out)
+        return narrowed(_einsum1(ins[0], xs[0], out), dtype)
     terms = list(zip(ins, xs))
     while len(terms) > 2:
         terms = _contract_cheapest_pair(terms, out)
     (sa, a), (sb, b) = terms
-    return _einsum2(sa, a, sb, b, out)
+    return narrowed(_einsum2(sa, a, sb, b, out), dtype)
 
 
 _SUBLIST_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -4,11 +4,12 @@ from __future__ import annotations
 import warnings
 
 from ..eager.dispatch import apply
-from ..dtypes import default_float, int64, uint64
+from ..dtypes import canonical_dtype, default_float, int64, uint64
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axes, normalize_axis
 from ._out import accepts_out
 from .creation import full
+from .half_compute import compute_dtype, narrowed, widened
 from .elementwise import true_divide, where
 from .indexing import take
 from .shape import broadcast_to, concatenate, expand_dims, flip, pad, ravel, reshape
@@ -86,36 +87,52 @@ def _count(x, axes):
     return n
 
 
-@accepts_out
-def mean(a, axis=None, dtype=None, keepdims=False):
+def _statistic_input(a, dtype):
+    """(the input in the dtype a statistic computes in, the result's dtype): `dtype` if given,
+    else the input's float dtype (ints and bools: the default float); float16/bfloat16 compute
+    in float32 and round once (half_compute.py), as JAX's mean/var and NumPy's mean."""
     x = asarray(a)
-    if dtype is None and kind_of(x.dtype) not in "fc":
-        dtype = default_float()
-    x = astype(x, dtype) if dtype is not None else x
-    axes = normalize_axes(axis, x.ndim)
+    if dtype is None:
+        dtype = x.dtype if kind_of(x.dtype) in "fc" else default_float()
+    dtype = canonical_dtype(dtype)
+    return astype(x, compute_dtype(dtype)), dtype
+
+
+def _mean(x, axes, keepdims):
     return true_divide(sum(x, axis=axes, keepdims=keepdims), float(_count(x, axes)))
 
 
-def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
-    ddof = correction if correction is not None else ddof
-    x = asarray(a)
-    if kind_of(x.dtype) not in "fc":
-        x = astype(x, dtype or default_float())
-    axes = normalize_axes(axis, x.ndim)
-    m = mean(x, axis=axes, keepdims=True)
-    d = subtract(x, m)
+def _var(x, axes, ddof, keepdims):
+    d = subtract(x, _mean(x, axes, True))
     if kind_of(d.dtype) == "c":         # NumPy: the mean squared modulus, a real result
         d = abs(d)
-    ss = sum(square(d), axis=axes, keepdims=keepdims)
-    return true_divide(ss, float(_count(x, axes) - ddof))
+    return true_divide(sum(square(d), axis=axes, keepdims=keepdims), float(_count(x, axes) - ddof))
+
+
+@accepts_out
+def mean(a, axis=None, dtype=None, keepdims=False):
+    """NumPy's mean; a float16/bfloat16 mean sums and divides in float32, rounded once."""
+    x, out_dtype = _statistic_input(a, dtype)
+    return narrowed(_mean(x, normalize_axes(axis, x.ndim), keepdims), out_dtype)
+
+
+def var(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
+    """NumPy's var (the Array API's `correction` is ddof); computed in `dtype` when given, and
+    float16/bfloat16 in float32, rounded once."""
+    ddof = correction if correction is not None else ddof
+    x, out_dtype = _statistic_input(a, dtype)
+    return narrowed(_var(x, normalize_axes(axis, x.ndim), ddof, keepdims), out_dtype)
 
 
 def std(a, axis=None, dtype=None, ddof=0, keepdims=False, *, correction=None):
-    v = var(a, axis, dtype, ddof, keepdims, correction=correction)
+    """NumPy's std: the square root of var, taken before a 16-bit result rounds."""
+    ddof = correction if correction is not None else ddof
+    x, out_dtype = _statistic_input(a, dtype)
+    v = _var(x, normalize_axes(axis, x.ndim), ddof, keepdims)
     # where every value is equal (std 0, e.g. one element) the derivative is 0 as in PyTorch and
     # autograd, not sqrt's infinite slope times 0 = nan: the inner where keeps sqrt off 0
     zero = equal(v, 0)
-    return where(zero, 0.0, sqrt(where(zero, 1.0, v)))
+    return narrowed(where(zero, 0.0, sqrt(where(zero, 1.0, v))), out_dtype)
 
 
 def _arg(op, a, axis, keepdims):
@@ -212,13 +229,13 @@ def count_nonzero(a, axis=None, keepdims=False):
 def average(a, axis=None, weights=None, keepdims=False):
     if weights is None:
         return mean(a, axis=axis, keepdims=keepdims)
-    x, w = asarray(a), asarray(weights)
+    (x, w), out_dtype = widened(a, weights)     # 16-bit floats: float32 sums, rounded once
     if w.ndim == 1 and x.ndim > 1 and axis is not None:
         ax = normalize_axis(axis, x.ndim)
         w = broadcast_to(expand_dims(w, tuple(i for i in range(x.ndim) if i != ax)), x.shape)
-    return true_divide(sum(multiply(x, w), axis=axis, keepdims=keepdims),
-                       sum(broadcast_to(w, x.shape) if w.shape != x.shape else w, axis=axis,
-                           keepdims=keepdims))
+    return narrowed(true_divide(sum(multiply(x, w), axis=axis, keepdims=keepdims),
+                                sum(broadcast_to(w, x.shape) if w.shape != x.shape else w,
+                                    axis=axis, keepdims=keepdims)), out_dtype)
 
 
 def median(a, axis=None, keepdims=False):
