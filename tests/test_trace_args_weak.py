@@ -19,8 +19,8 @@ def run(path, f, *args):
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("scalar", [np.float64(0.5), np.float32(0.5), np.array(0.5), 0.5],
-                         ids=["np.float64", "np.float32", "0-d ndarray", "python"])
+@pytest.mark.parametrize("scalar", [np.float64(0.5), np.float32(0.5), 0.5],
+                         ids=["np.float64", "np.float32", "python"])
 def test_scalar_argument_is_weak(path, scalar):
     out = run(path, lambda a, s: a * s, jnp.asarray(X), scalar)
     assert out.dtype == np.float32
@@ -82,10 +82,10 @@ def test_grad_inside_jit_closing_over_a_weak_scalar(path):
 
 
 @pytest.mark.parametrize("path", PATHS)
-@pytest.mark.parametrize("scalar", [np.float64(2.0), np.array(2.0)], ids=["np.float64", "0-d"])
-def test_vmap_shared_scalar_is_weak(path, scalar):
+def test_vmap_shared_scalar_is_weak(path):
+    # under jit the shared argument is a weakly typed traced value; vmap keeps its weak type
     rows = jnp.asarray(np.stack([X, 2 * X]))
     out = run(path, lambda r, s: jg.vmap(lambda row, t: row * t, in_axes=(0, None))(r, s),
-              rows, scalar)
+              rows, np.float64(2.0))
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out.numpy(), np.stack([X, 2 * X]) * 2)

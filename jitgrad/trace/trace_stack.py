@@ -13,7 +13,7 @@ from ..ir.types import TensorType
 from ..eager.tensor import Tensor
 from ..runtime.device import CPU, META
 from .source_info import user_source_info
-from .tracer import Tracer
+from .tracer import Tracer, leaked_tracer_error
 
 
 class _TraceState(threading.local):
@@ -40,6 +40,7 @@ class Trace:
         self._lifted = {}         # id(obj) -> (obj, Value): each outer object lifted once
         self._scalars = {}        # (dtype, number) -> its 0-d tensor (Trace.scalar)
         self.level = 0
+        self.alive = True         # False once recorded: its tracers must not be used again
 
     @property
     def graph(self):
@@ -67,6 +68,8 @@ class Trace:
         if hit is not None:
             return hit[1]
         if isinstance(x, Tracer):
+            if not x._trace.alive:
+                raise leaked_tracer_error(x)
             if x._trace.level > self.level:
                 raise RuntimeError("a value from an inner transformation escaped into an outer one "
                                    "(did a traced value leak out through a global or closure?)")
@@ -90,6 +93,7 @@ def new_trace(concrete=False, name="main"):
         yield t
     finally:
         stack.pop()
+        t.alive = False
 
 
 def current_trace() -> Trace | None:
@@ -98,9 +102,14 @@ def current_trace() -> Trace | None:
 
 
 def top_trace(inputs):
-    """The innermost trace any of `inputs` belongs to (None: all are eager)."""
+    """The innermost trace any of `inputs` belongs to (None: all are eager);
+    UnexpectedTracerError for a tracer whose trace has ended (it leaked out)."""
     top = None
     for x in inputs:
-        if isinstance(x, Tracer) and (top is None or x._trace.level > top.level):
-            top = x._trace
+        if isinstance(x, Tracer):
+            t = x._trace
+            if not t.alive:
+                raise leaked_tracer_error(x)
+            if top is None or t.level > top.level:
+                top = t
     return top

@@ -41,9 +41,10 @@ _TENSOR_SPECS: dict = {}
 
 def leaf_spec(x):
     """(TensorType, device, weak) of a dynamic argument leaf; TypeError for anything else.
-    Python and NumPy scalars (np.generic, 0-d np.ndarray) are weakly typed, as they are when
-    they meet a jitgrad array in eager code (JAX's weak_type): `jit(lambda a, s: a * s)(x_f32,
-    np.float64(0.5))` is float32, as the eager product is."""
+    Python and NumPy scalars (np.generic) are weakly typed, as they are when they meet a
+    jitgrad array in eager code (JAX's weak_type): `jit(lambda a, s: a * s)(x_f32,
+    np.float64(0.5))` is float32, as the eager product is. NumPy arrays, 0-d ones too, are
+    arrays: strongly typed."""
     if isinstance(x, Tensor) and type(x._data) is np.ndarray:
         d = x._data
         key = (d.shape, d.dtype, x._device)
@@ -58,7 +59,7 @@ def leaf_spec(x):
     if isinstance(x, ShapeDtype):
         return TensorType(x.shape, x.dtype), x.device, x.weak_type
     if isinstance(x, np.ndarray):
-        return TensorType(x.shape, canonical_dtype(x.dtype)), CPU, x.ndim == 0
+        return TensorType(x.shape, canonical_dtype(x.dtype)), CPU, False
     if isinstance(x, (bool, int, float, complex, np.generic)):
         return TensorType((), scalar_dtype(x)), CPU, True
     raise TypeError(f"expected a tensor, NumPy array, Python number or jg.ShapeDtype as an "
