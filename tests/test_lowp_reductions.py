@@ -17,6 +17,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 import jitgrad.nn.functional as F
+import jitgrad.scipy.special as jsp
 
 F16, BF16 = np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
 # one unit in the last place of the 16-bit result: float32 sums in another order may round the
@@ -56,6 +57,8 @@ REDUCTIONS = {
     "var": (jnp.var, np.var, FLAT),
     "std_ddof": (lambda x: jnp.std(x, axis=1, ddof=1), lambda a: a.std(axis=1, ddof=1), ROWS),
     "average": (lambda x: jnp.average(x, weights=x), lambda a: np.average(a, weights=a), FLAT),
+    # each running sum in float32, rounded once, as PyTorch's CPU cumsum (JAX's CPU cumsum adds
+    # in the 16-bit dtype, in a tree order of its own)
     "cumsum": (jnp.cumsum, lambda a: np.cumsum(a, dtype=np.float32), FLAT),
     "norm": (jnp.linalg.norm, np.linalg.norm, FLAT),
     "vector_norm_1": (lambda x: jnp.linalg.vector_norm(x, ord=1),
@@ -63,6 +66,8 @@ REDUCTIONS = {
     "matrix_norm_fro": (jnp.linalg.matrix_norm, lambda a: np.linalg.norm(a, "fro"), ROWS),
     "logsumexp": (lambda x: F.logsumexp(x, axis=-1),
                   lambda a: np.log(np.sum(np.exp(a - a.max()))) + a.max(), FLAT),
+    "scipy_logsumexp_b": (lambda x: jsp.logsumexp(x, axis=1, b=x),
+                          lambda a: np.log(np.sum(a * np.exp(a), axis=1)), ROWS),
     "softmax": (lambda x: F.softmax(x, -1), _softmax, ROWS),
     "log_softmax": (lambda x: F.log_softmax(x, -1), lambda a: np.log(_softmax(a)), ROWS),
     "layer_norm": (lambda x: F.layer_norm(x, (x.shape[-1],)), lambda a: _normalized(a, -1),

@@ -7,6 +7,7 @@ import numpy as np
 from ... import numpy as jnp
 from ...nn import functional as F
 from ...numpy._convert import normalize_axes
+from ...numpy.half_compute import narrowed, widened
 from ...transforms.autodiff import stop_gradient
 from .series import floats
 
@@ -20,6 +21,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         a, b = floats(a, b)
         a, b = jnp.broadcast_arrays(a, b)
         a = jnp.where(jnp.equal(b, 0), -np.inf, a)
+    (a, b), dtype = widened(a, b)       # float16/bfloat16: computed in float32, rounded once
     if where is not None:
         a = jnp.where(jnp.broadcast_to(where, a.shape), a, -np.inf)
     axes = normalize_axes(axis, a.ndim)
@@ -35,8 +37,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     if not keepdims:
         out, sign = jnp.squeeze(out, axes), jnp.squeeze(sign, axes)
     if return_sign:
-        return out, sign
-    return jnp.where(jnp.less(sign, 0), np.nan, out)
+        return narrowed(out, dtype), narrowed(sign, dtype)
+    return narrowed(jnp.where(jnp.less(sign, 0), np.nan, out), dtype)
 
 
 def _axes(x, axis):
