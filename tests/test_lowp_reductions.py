@@ -48,6 +48,7 @@ REDUCTIONS = {
     "sum": (jnp.sum, np.sum, FLAT),
     "sum_axis": (lambda x: jnp.sum(x, axis=1), lambda a: a.sum(axis=1), ROWS),
     "prod": (lambda x: jnp.prod(x[:40]), lambda a: np.prod(a[:40]), FLAT),
+    "cumprod": (lambda x: jnp.cumprod(x[:40]), lambda a: np.cumprod(a[:40]), FLAT),
     "max": (jnp.max, np.max, FLAT),
     "min": (lambda x: jnp.min(x, axis=0), lambda a: a.min(axis=0), ROWS),
     "mean": (jnp.mean, np.mean, FLAT),

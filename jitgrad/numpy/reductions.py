@@ -260,7 +260,8 @@ def ptp(a, axis=None, keepdims=False):
 
 def cumprod(a, axis=None, dtype=None):
     """Exact for any sign and zeros: a sequential product via log-free repeated multiply.
-    Ints and bools accumulate in int64, as cumsum and NumPy."""
+    Ints and bools accumulate in int64, as cumsum and NumPy; float16/bfloat16 in float32, each
+    running product rounded once, as cumsum."""
     x = asarray(a)
     if dtype is not None or kind_of(x.dtype) in "biu":
         x = astype(x, dtype if dtype is not None else _sum_dtype(x.dtype))
@@ -269,9 +270,10 @@ def cumprod(a, axis=None, dtype=None):
     ax = normalize_axis(axis, x.ndim)
     if x.shape[ax] == 0:
         return x
+    (x,), out_dtype = widened(x)
     parts = [take(x, 0, axis=ax)]
     for i in range(1, x.shape[ax]):
         parts.append(multiply(parts[-1], take(x, i, axis=ax)))
-    return concatenate([expand_dims(p, ax) for p in parts], axis=ax)
+    return narrowed(concatenate([expand_dims(p, ax) for p in parts], axis=ax), out_dtype)
 
 
