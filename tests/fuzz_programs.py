@@ -1,6 +1,8 @@
 """Random array programs (straight-line, with scan / fori_loop / cond statements, arrays built
-from traced values: jnp.array of lists, linspace/geomspace endpoints, and convolutions, pooling
-and split reshapes) for differential testing of the compiled path.
+from traced values: jnp.array of lists, linspace/geomspace endpoints, `.at[]` updates with
+repeated indices in every mode, and convolutions, pooling, reduce_window and split reshapes) for
+differential testing of the compiled path. `Program.ties` draws the inputs from a few values, so
+maxima tie (pooling, reduce_window, scatter min/max).
 
 `program(seed)` draws a Program: input shapes (ranks 0-4, dims 1-3, so size-1 broadcast dims are
 common), a dtype, and statements over jitgrad.numpy / nn.functional, each a line of Python.
@@ -40,6 +42,7 @@ class Program:
     dtype: str
     lines: list = field(default_factory=list)     # (name, expr, shape)
     outputs: list = field(default_factory=list)   # names returned
+    ties: bool = False                 # float inputs from a few values: maxima tie, ...
 
     def source(self) -> str:
         args = ", ".join(f"x{i}" for i in range(len(self.shapes)))
@@ -57,7 +60,12 @@ class Program:
         if np.dtype(self.dtype).kind == "i":       # integer programs: mostly edge values
             return [rng.choice(int_edge_values(self.dtype), s).astype(self.dtype)
                     for s in self.shapes]
+        if self.ties:
+            return [rng.choice(TIE_VALUES, s).astype(self.dtype) for s in self.shapes]
         return [rng.uniform(-1.5, 1.5, s).astype(self.dtype) for s in self.shapes]
+
+
+TIE_VALUES = np.array([-1.0, -0.5, 0.0, 0.5, 1.0])
 
 
 # ----------------------------------------------------------------------------- generation
@@ -273,15 +281,55 @@ def _window(rng, a, sa, pick, new_input):
         wt = new_input((o, c, kh, kw))
         return (f"F.conv2d({a}, {wt}, padding={pad}, stride={stride}, dilation={dil})",
                 (n, o, oh, ow))
-    k = int(rng.integers(1, 3))
-    if k > h or k > w:
+    if r < 0.75:
+        k = int(rng.integers(1, 3))
+        if k > h or k > w:
+            return None
+        fn = "F.max_pool2d" if r < 0.7 else "F.avg_pool2d"
+        return f"{fn}({a}, {k})", (n, c, h // k, w // k)
+    if r < 0.85:                # overlapping, padded max pooling
+        k = min(int(rng.integers(2, 4)), h + 2 * pad, w + 2 * pad)
+        pad = min(pad, k // 2)
+        oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+        return f"F.max_pool2d({a}, {k}, stride={stride}, padding={pad})", (n, c, oh, ow)
+    return _reduce_window(rng, a, sa)
+
+
+def _reduce_window(rng, a, sa):
+    """lax.reduce_window max or min over the last two axes ('SAME': the output keeps the size
+    when the stride is 1); a window's gradient goes to its first extremum."""
+    fn, init = (("jg.lax.max", "-np.inf"), ("jg.lax.min", "np.inf"))[int(rng.integers(0, 2))]
+    window = (1,) * (len(sa) - 2) + tuple(int(d) for d in rng.integers(1, 4, 2))
+    strides = (1,) * (len(sa) - 2) + tuple(int(d) for d in rng.integers(1, 3, 2))
+    out = sa[:-2] + tuple(-(-d // st) for d, st in zip(sa[-2:], strides[-2:]))
+    return f"jg.lax.reduce_window({a}, {init}, {fn}, {window}, {strides}, 'SAME')", out
+
+
+# x.at[idx].<mode>(values) per mode; divisors are kept away from zero, powers' bases positive
+SCATTERS = {"set": "{x}.at[{i}].set({w})", "add": "{x}.at[{i}].add({w})",
+            "multiply": "{x}.at[{i}].multiply({w})",
+            "divide": "{x}.at[{i}].divide({w} * {w} + 0.5)",
+            "power": "(jnp.abs({x}) + 0.5).at[{i}].power({w})",
+            "min": "{x}.at[{i}].min({w})", "max": "{x}.at[{i}].max({w})"}
+
+
+def _scatter(rng, a, sa, pick, new_input):
+    """An `.at[]` update of rows of `a` with a repeated row index (repeats combine: the last set
+    wins, products compose, the extreme min/max), its indices constant or traced (an argmax
+    times 0 added), its values a new input or one traced scalar broadcast (equal values tie)."""
+    if not sa:
         return None
-    fn = "F.max_pool2d" if r < 0.8 else "F.avg_pool2d"
-    return f"{fn}({a}, {k})", (n, c, h // k, w // k)
+    k = int(rng.integers(2, 5))
+    idx = [int(i) for i in rng.integers(0, sa[0], k)]
+    idx[-1] = idx[0]                                    # at least one repeat
+    i = f"np.array({idx})" if rng.random() < 0.6 else f"np.array({idx}) + jnp.argmax({a}) * 0"
+    w = new_input((k,) + sa[1:]) if rng.random() < 0.7 else f"jnp.sum({a})"
+    mode = list(SCATTERS)[int(rng.integers(len(SCATTERS)))]
+    return SCATTERS[mode].format(x=a, i=i, w=w), sa
 
 
 BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1), (_shape_op, 2),
-            (_control, 1), (_from_values, 1), (_window, 1), (_view_matmul, 1)]
+            (_control, 1), (_from_values, 1), (_window, 1), (_view_matmul, 1), (_scatter, 1)]
 
 
 def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32"),
@@ -522,7 +570,7 @@ def shrink(prog: Program, mode: str, paths=PATHS) -> Program:
             lines = _needed(best.lines, outs)
             if len(lines) >= len(best.lines) and outs == best.outputs:
                 continue
-            trial = Program(best.shapes, best.dtype, lines, outs)
+            trial = Program(best.shapes, best.dtype, lines, outs, best.ties)
             if len(lines) < len(best.lines) or len(outs) < len(best.outputs):
                 if check(trial, mode, paths) is not None:
                     best, changed = trial, True

@@ -18,8 +18,8 @@ from fuzz_programs import BUILDERS, MODES, Program, as_accurate, check, program,
 def _report(seed, mode, why, prog):
     small = shrink(prog, mode)
     return (f"seed {seed}, mode {mode}: {why}\nshrunk to ({check(small, mode)}):\n"
-            f"{small.source()}\ninputs: shapes {small.shapes}, dtype {small.dtype}, "
-            "tests/fuzz_programs.Program.inputs(seed=0)")
+            f"{small.source()}\ninputs: shapes {small.shapes}, dtype {small.dtype}, ties "
+            f"{small.ties}, tests/fuzz_programs.Program.inputs(seed=0)")
 
 
 @pytest.mark.parametrize("seed", range(int(os.environ.get("JITGRAD_FUZZ_PROGRAMS", "24"))))
@@ -36,11 +36,28 @@ WINDOWS = [(b, 4 if b.__name__ == "_window" else w) for b, w in BUILDERS]
 @pytest.mark.parametrize("seed", range(8))
 def test_fuzzed_window_program(seed):
     """Rank-4 inputs and convolutions, pooling and split reshapes drawn often: im2col/col2im,
-    the conv lowering and the memory plan's views, every mode."""
+    the conv lowering and the memory plan's views, every mode; odd seeds with tied inputs
+    (pooling's and reduce_window's gradients to the first maximum)."""
     prog = program(1000 + seed, builders=WINDOWS, rank=4)
+    prog.ties = seed % 2 == 1
     for mode in MODES:
         why = check(prog, mode)
         assert why is None, _report(1000 + seed, mode, why, prog)
+
+
+TIES = [(b, {"_window": 6, "_scatter": 3}.get(b.__name__, w)) for b, w in BUILDERS]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fuzzed_tie_program(seed):
+    """Inputs from a few values (ties everywhere), pooling / reduce_window and `.at[]` updates
+    with repeated indices drawn often: a tie's gradient goes to the same element on every
+    path."""
+    prog = program(2000 + seed, builders=TIES, rank=4)
+    prog.ties = True
+    mode = MODES[seed % len(MODES)]
+    why = check(prog, mode)
+    assert why is None, _report(2000 + seed, mode, why, prog)
 
 
 @pytest.mark.slow
