@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from .ops import Op
 from .registry import RECORDS
-from .types import (bfloat16, float16, float32, int8, int16, int32, int64, uint8, uint16,
+from .types import (float16, float32, int8, int16, int32, int64, on_bfloat16, uint8, uint16,
                     uint32)
 
-COMPUTE = {float16: float32, bfloat16: float32, int8: int32, int16: int32, uint8: int32,
+COMPUTE = {float16: float32, int8: int32, int16: int32, uint8: int32,      # and bfloat16: float32
            uint16: int32, uint32: int64}
 
 # ops that take the narrow dtypes as they are: casts, literals, and ops that hold sub-graphs
@@ -43,7 +43,15 @@ def widened_params(params: dict) -> dict:
 # float16/bfloat16 values are converted only in LLVM units; an op whose record has an "llvm" gap
 # runs elsewhere (the host's NumPy reference): fusion keeps them out of kernels holding such an
 # op (ir/passes/fusion_rules.py), so the converts run in LLVM units and that op sees float32
-HALF_FLOATS = frozenset({float16, bfloat16})
+HALF_FLOATS = {float16}     # and bfloat16
+
+
+def _add_bfloat16(bf16) -> None:
+    COMPUTE[bf16] = float32
+    HALF_FLOATS.add(bf16)
+
+
+on_bfloat16(_add_bfloat16)      # when ml_dtypes loads (ir/types.py)
 
 
 def numba_bound(op) -> bool:

@@ -8,7 +8,7 @@ import numpy as np
 from .errors import ParseError
 from .graph import Graph, Literal, Node, Value
 from .ops import Op
-from .types import FROM_SHORT, TensorType
+from .types import TensorType, dtype_from_short
 
 _TOKEN = re.compile(r"""
     (?P<comment>\#[^\n]*) | (?P<value>%[A-Za-z0-9_.]+) | (?P<ref>@[0-9a-f]+)
@@ -51,7 +51,8 @@ class _Parser:
 
     def type(self):
         kind, tok, line = self.next()
-        if tok not in FROM_SHORT:
+        dtype = dtype_from_short(tok)
+        if dtype is None:
             raise ParseError(f"line {line}: expected a dtype, got {tok!r}")
         self.expect("[")
         dims = []
@@ -60,7 +61,7 @@ class _Parser:
             if self.peek()[1] == ",":
                 self.next()
         self.expect("]")
-        return TensorType(tuple(dims), FROM_SHORT[tok])
+        return TensorType(tuple(dims), dtype)
 
     def graph(self):
         self.expect("graph")
@@ -165,8 +166,9 @@ class _Parser:
         if kind == "ident":
             if tok in _SCALARS:
                 return _SCALARS[tok]
-            if tok in FROM_SHORT:
-                return FROM_SHORT[tok]
+            dtype = dtype_from_short(tok)
+            if dtype is not None:
+                return dtype
             raise ParseError(f"line {line}: unexpected {tok!r} in a parameter")
         if tok in "([":
             close = ")" if tok == "(" else "]"

@@ -6,13 +6,13 @@ import re
 import numpy as np
 
 from .graph import INLINE_LIMIT, Graph, Literal
-from .types import SHORT_NAME, bfloat16
+from .types import SHORT_NAME, is_bfloat16
 
 COMMENT_COLUMN = 48
 
 
 def format_scalar(x) -> str:
-    if isinstance(x, np.generic) and x.dtype == bfloat16:     # not an np.floating: its float32
+    if isinstance(x, np.generic) and is_bfloat16(x.dtype):     # not an np.floating: its float32
         x = np.float32(x)                                     # value's text reads back exactly
     if isinstance(x, (bool, np.bool_)):
         return "True" if x else "False"

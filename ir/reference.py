@@ -12,7 +12,7 @@ import numpy as np
 from . import lowp
 from .errors import MissingRuleError, check_error, out_of_bounds
 from .registry import REFERENCE
-from .types import bfloat16, kind_of
+from .types import is_bfloat16, kind_of
 
 
 def erf(x):
@@ -104,7 +104,7 @@ def convert(x, *, dtype):
     compiler's (200.5 to int8 gave -56 on one machine and 0 on another)."""
     if kind_of(x.dtype) == "c" and kind_of(dtype) != "c":
         x = x.real
-    if x.dtype == bfloat16 and np.dtype(dtype).kind in "iu":
+    if is_bfloat16(x.dtype) and np.dtype(dtype).kind in "iu":
         x = x.astype(np.float32)
     return x.astype(dtype)
 

@@ -12,8 +12,7 @@ from .errors import ArtifactError, ShapeError, UnexpectedTracerError  # noqa: E4
 from .eager.grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: E402
 from .eager.grad_mode import grad_enabled as is_grad_enabled  # noqa: E402
 from .dtypes import bool_, complex64, complex128, float32, float64, int32, int64  # noqa: E402
-from .dtypes import (bfloat16, float16, int8, int16, uint8, uint16, uint32,  # noqa: E402,F401
-                     uint64)
+from .dtypes import float16, int8, int16, uint8, uint16, uint32, uint64  # noqa: E402,F401
 from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402,F401
 from .dtypes import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from . import config  # noqa: E402,F401
@@ -43,22 +42,12 @@ profiler.profile_from_env()     # JITGRAD_PROFILE=path.json: the whole program, 
 bool = bool_  # noqa: A001
 
 # Loaded on first use, so `import jitgrad` stays light: jg.cuda (device queries), jg.data
-# (datasets and loaders), jg.load (AOT artifacts). The CLI (jitgrad.cli) is its own entry point.
+# (datasets and loaders), jg.load (AOT artifacts), jg.bfloat16 (ml_dtypes: ~0.7 s to load).
+# The CLI (jitgrad.cli) is its own entry point. name -> (module, attribute or None: the module)
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "load": ("jitgrad.aot.save_load", "load"),
+         "bfloat16": ("jitgrad.dtypes", "bfloat16"),
          "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None)}
 
-
-def __getattr__(name):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'jitgrad' has no attribute {name!r}")
-    import importlib        # lazy: only for the lazy attributes themselves
-    module, attr = _LAZY[name]
-    value = importlib.import_module(module)
-    value = value if attr is None else getattr(value, attr)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+from .lazy_import import lazy_attributes as _lazy_attributes  # noqa: E402
+__getattr__, __dir__ = _lazy_attributes(__name__, globals(), _LAZY)

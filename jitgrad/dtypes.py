@@ -10,13 +10,21 @@ from __future__ import annotations
 import numpy as np
 
 from .ir import config
-from .ir.types import (DTYPES, bfloat16, bool_, canonical_dtype, complex64, complex128,
-                       complex_dtype, float16, float32, float64, int8, int16, int32, int64,
-                       is_float, kind_of, uint8, uint16, uint32, uint64)
+from .ir import types
+from .ir.types import (bool_, canonical_dtype, complex64, complex128, complex_dtype, float16,
+                       float32, float64, int8, int16, int32, int64, is_bfloat16, is_float, kind_of,
+                       uint8, uint16, uint32, uint64)
 from .promotion_lattice import LOW_PRECISION, jax_promote
 
 _pybool = bool
 bool = bool_  # noqa: A001  (jg.bool, like torch.bool)
+
+
+def __getattr__(name):
+    """bfloat16 and DTYPES (which holds it) load ml_dtypes on first use (ir/types.py)."""
+    if name in ("bfloat16", "DTYPES"):
+        return getattr(types, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _cached: dict = {}      # "float": default_float(), until enable_x64 or default_dtype changes
@@ -84,7 +92,7 @@ def scalar_dtype(x) -> np.dtype:
             raise OverflowError(f"Python integer {x} does not fit in int64, the dtype of "
                                 "Python ints (np.uint64(x) holds up to 2**64 - 1)")
         return int64
-    if isinstance(x, np.floating) or isinstance(x, np.generic) and x.dtype == bfloat16:
+    if isinstance(x, np.floating) or isinstance(x, np.generic) and is_bfloat16(x.dtype):
         return canonical_dtype(x.dtype)
     if isinstance(x, np.complexfloating):
         return canonical_dtype(x.dtype)

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 
-from .ir.types import (bfloat16, bool_, complex64, complex128, float16, float32, float64, int8,
-                       int16, int32, int64, uint8, uint16, uint32, uint64)
+from .ir.types import (bool_, complex64, complex128, float16, float32, float64, int8, int16,
+                       int32, int64, on_bfloat16, uint8, uint16, uint32, uint64)
 
-LOW_PRECISION = frozenset({float16, bfloat16, int8, int16, uint8, uint16, uint32, uint64})
+LOW_PRECISION = {float16, int8, int16, uint8, uint16, uint32, uint64}     # and bfloat16
 
 # node -> the nodes directly above it
 _UP = {
@@ -23,11 +23,18 @@ _UP = {
     "i_": [uint8, int8],
     uint8: [int16, uint16], uint16: [int32, uint32], uint32: [int64, uint64], uint64: ["f_"],
     int8: [int16], int16: [int32], int32: [int64], int64: ["f_"],
-    "f_": [bfloat16, float16, "c_"],
-    bfloat16: [float32], float16: [float32], float32: [float64, complex64],
+    "f_": [float16, "c_"],      # and bfloat16 -> float32, when ml_dtypes loads
+    float16: [float32], float32: [float64, complex64],
     float64: [complex128],
     "c_": [complex64], complex64: [complex128], complex128: [],
 }
+
+
+def _add_bfloat16(bf16) -> None:
+    LOW_PRECISION.add(bf16)
+    _UP.update({"f_": [bf16, float16, "c_"], bf16: [float32]})
+    _above.cache_clear()
+    _lub.cache_clear()
 
 
 @functools.lru_cache(maxsize=None)
@@ -45,6 +52,9 @@ def _lub(a, b):
     # the least element: the common node every other common node is above
     least = [n for n in common if common <= _above(n)]
     return least[0]
+
+
+on_bfloat16(_add_bfloat16)      # when ml_dtypes loads (ir/types.py)
 
 
 def jax_promote(dtypes, default_float):

@@ -19,14 +19,10 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from ...ir.types import bfloat16, float16
+from ...ir.types import float16, is_bfloat16, kind_of
 
 I1, I16, I32, I64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
-
-
-def _kind(dt) -> str:
-    return "f" if np.dtype(dt) == bfloat16 else np.dtype(dt).kind
 
 
 def bf16_to_f32(b, x):
@@ -66,7 +62,7 @@ def intrinsic_fabs(b, x):
 def to_f32(b, x, src):
     """Any scalar of dtype `src` as float32 (exact for the narrow floats)."""
     src = np.dtype(src)
-    if src == bfloat16:
+    if is_bfloat16(src):
         return bf16_to_f32(b, x)
     if src == float16:
         return b.fpext(x, F32)
@@ -82,21 +78,21 @@ def to_f32(b, x, src):
 
 def from_f32(b, x, dst):
     dst = np.dtype(dst)
-    return f32_to_bf16(b, x) if dst == bfloat16 else b.fptrunc(x, F16)
+    return f32_to_bf16(b, x) if is_bfloat16(dst) else b.fptrunc(x, F16)
 
 
 def convert(b, x, src, dst, ltype):
     """x of dtype `src` as dtype `dst` where either is a low-precision dtype; `ltype` maps a
     dtype to its LLVM register type."""
     src, dst = np.dtype(src), np.dtype(dst)
-    ks, kd = _kind(src), _kind(dst)
+    ks, kd = kind_of(src), kind_of(dst)
     if src == dst:
         return x
-    if dst in (float16, bfloat16):
+    if dst == float16 or is_bfloat16(dst):
         if dst == float16 and src.name == "float64":
             return b.fptrunc(f64_to_f32_odd(b, x), F16)
         return from_f32(b, to_f32(b, x, src), dst)
-    if src in (float16, bfloat16):
+    if src == float16 or is_bfloat16(src):
         f = to_f32(b, x, src)
         if kd == "f":
             return b.fpext(f, F64) if dst.name == "float64" else f

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 import jitgrad as jg
-from jitgrad.ir.types import FROM_SHORT
+from jitgrad.ir.types import SHORT_NAMES, dtype_from_short
 
 
 class Parser(argparse.ArgumentParser):
@@ -39,12 +39,12 @@ def arg_spec(text: str):
     """'f32[256,784]' -> jg.ShapeDtype((256, 784), float32)."""
 
     m = re.fullmatch(r"(\w+)\[([\d,\s]*)\]", text.strip())
-    if m is None or m.group(1) not in FROM_SHORT:
+    if m is None or dtype_from_short(m.group(1)) is None:
         raise argparse.ArgumentTypeError(
             f"bad --arg {text!r}: expected DTYPE[D0,D1,...] with DTYPE one of "
-            f"{', '.join(FROM_SHORT)}, e.g. f32[256,784] or f32[] for a scalar")
+            f"{', '.join(SHORT_NAMES)}, e.g. f32[256,784] or f32[] for a scalar")
     dims = tuple(int(d) for d in m.group(2).replace(" ", "").split(",") if d)
-    return jg.ShapeDtype(dims, FROM_SHORT[m.group(1)])
+    return jg.ShapeDtype(dims, dtype_from_short(m.group(1)))
 
 
 def resolve(target: str, parser):

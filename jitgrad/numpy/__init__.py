@@ -22,11 +22,11 @@ import numpy as _np
 
 # NumPy's scalar types, as in NumPy: jnp.float32(1.5) works, and `x.dtype == jnp.float32`
 from numpy import bool_, complex64, complex128, float32, float64, int32, int64
-# the low-precision dtypes (bfloat16 from ml_dtypes, as in JAX)
+# the low-precision dtypes (bfloat16 from ml_dtypes, as in JAX: the module __getattr__ below)
 from numpy import float16, int8, int16, uint8, uint16, uint32, uint64
-from ml_dtypes import bfloat16
 from ..eager.array_base import ArrayOps as _ArrayOps
 from ..dtypes import canonical_dtype as _canonical_dtype
+from ..ir.types import load_bfloat16 as _load_bfloat16
 from ._convert import is_array as _is_array
 from . import elementwise as _elementwise, ufuncs as _ufuncs
 from .copies import copy
@@ -92,6 +92,13 @@ def array_equal(a1, a2):
 
 def dtype(x):
     return _canonical_dtype(x)
+
+
+def __getattr__(name):
+    """jnp.bfloat16, ml_dtypes' scalar type as in JAX, loads ml_dtypes on first use (~0.7 s)."""
+    if name != "bfloat16":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _load_bfloat16().type
 
 
 from ..errors import wrap_public_functions as _wrap  # noqa: E402

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as _np
 
-from ..ir.types import bfloat16, kind_of
+from ..ir.types import is_bfloat16, kind_of
 from ..dtypes import (canonical_dtype, default_complex, default_float, result_type as _promote,
                       scalar_dtype)
 from ._convert import is_array, numpy_scalar
@@ -42,7 +41,7 @@ def isdtype(dtype, kind):
         if isinstance(k, str) and k not in _KINDS:
             raise ValueError(f"isdtype: unknown kind {k!r}; kinds are {', '.join(_KINDS)}")
     d = _np.dtype(dtype)
-    if d == bfloat16:     # ml_dtypes' bfloat16 is a real floating dtype (NumPy calls it kind V)
+    if d.name == "bfloat16":     # ml_dtypes' bfloat16 is a real floating dtype (NumPy: kind V)
         return any(k in ("real floating", "numeric") or k == d for k in kinds)
     return any(_np.isdtype(d, k if isinstance(k, str) else _np.dtype(k)) for k in kinds)
 
@@ -91,11 +90,16 @@ class iinfo_object:
     dtype: _np.dtype
 
 
+def _bfloat16_finfo():
+    import ml_dtypes  # lazy: loaded already where a bfloat16 exists; ~0.7 s at import otherwise
+    return ml_dtypes.finfo(ml_dtypes.bfloat16)
+
+
 def finfo(type, /):  # noqa: A002
     d = _dtype_of(type, "finfo")
     if kind_of(d) not in "fc":
         raise ValueError(f"finfo: expected a floating or complex dtype, got {d.name}")
-    f = ml_dtypes.finfo(d) if d == bfloat16 else _np.finfo(d)      # of a complex dtype: its parts' float dtype, as the standard says
+    f = _bfloat16_finfo() if is_bfloat16(d) else _np.finfo(d)      # of a complex dtype: its parts' float dtype, as the standard says
     return finfo_object(int(f.bits), float(f.eps), float(f.max), float(f.min),
                         float(f.smallest_normal), float(f.resolution), float(f.tiny), f.dtype)
 
