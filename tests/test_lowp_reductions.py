@@ -198,6 +198,15 @@ def test_vmap_of_a_float16_mean():
     np.testing.assert_array_equal(got, np.ones(3, np.float16))
 
 
+@pytest.mark.parametrize("name", ("softmax", "log_softmax", "layer_norm"))
+def test_fused_eager_composites_round_once_in_their_compiled_tier(name):
+    """fused_in_eager runs the third call of a signature as one compiled unit: same values."""
+    fn, ref, shape = REDUCTIONS[name]
+    x = _input(F16, 3000, shape)
+    for _ in range(3):
+        _check(np.asarray(fn(jnp.asarray(x))), ref(x.astype(np.float32)), F16)
+
+
 def test_float16_softmax_backward_in_eager_autograd_and_its_compiled_tier():
     """softmax's saved-output backward widens too; the third call runs the compiled tier."""
     x = _input(F16, 3000, FLAT)
@@ -217,3 +226,39 @@ def test_mixed_precision_normalization_keeps_the_promoted_dtype():
     assert got.dtype == np.float32
     np.testing.assert_allclose(np.asarray(got), _normalized(x.astype(np.float32), -1),
                                rtol=1e-5, atol=1e-5)
+
+
+# name -> the PyTorch call (its CPU kernels accumulate 16-bit floats in float32: at::acc_type)
+TORCH = {"sum": lambda torch, t: t.sum(), "mean": lambda torch, t: t.mean(),
+         "var": lambda torch, t: t.var(0, unbiased=False), "cumsum": lambda torch, t: t.cumsum(0),
+         "norm": lambda torch, t: torch.linalg.vector_norm(t),
+         "logsumexp": lambda torch, t: t.logsumexp(-1), "softmax": lambda torch, t: t.softmax(-1),
+         "log_softmax": lambda torch, t: t.log_softmax(-1),
+         "layer_norm": lambda torch, t: torch.nn.functional.layer_norm(t, (t.shape[-1],))}
+
+
+@pytest.mark.parametrize("dtype", (F16, BF16), ids=str)
+@pytest.mark.parametrize("name", TORCH)
+def test_matches_torch(name, dtype):
+    torch = pytest.importorskip("torch")
+    fn, _, shape = REDUCTIONS[name]
+    x = _input(dtype, 70000, shape)
+    tdt = {F16: torch.float16, BF16: torch.bfloat16}[dtype]
+    want = TORCH[name](torch, torch.from_numpy(x.astype(np.float32)).to(tdt)).float().numpy()
+    _check(_run(fn, x, "eager"), want, dtype)
+
+
+# name -> the jax.numpy call (its statistics upcast 16-bit floats to float32: `_upcast_f16`)
+JAX = {"sum": lambda jx: jx.sum, "mean": lambda jx: jx.mean, "var": lambda jx: jx.var,
+       "std_ddof": lambda jx: lambda x: jx.std(x, axis=1, ddof=1)}
+# (not average: jax.numpy's sums the 16-bit products in the 16-bit dtype, inf at 70000 here)
+
+
+@pytest.mark.parametrize("dtype", (F16, BF16), ids=str)
+@pytest.mark.parametrize("name", JAX)
+def test_matches_jax(name, dtype):
+    jax_numpy = pytest.importorskip("jax.numpy")
+    fn, _, shape = REDUCTIONS[name]
+    x = _input(dtype, 70000, shape)
+    want = np.asarray(JAX[name](jax_numpy)(jax_numpy.asarray(x)), np.float32)
+    _check(_run(fn, x, "eager"), want, dtype)
