@@ -115,7 +115,8 @@ def test_matches_jax_on_tie_heavy_inputs():
     jax = pytest.importorskip("jax")
     x = np.random.default_rng(1).integers(0, 3, (6, 7)).astype(np.float32)
     for fn, init in ((jax.lax.max, -np.inf), (jax.lax.min, np.inf)):
-        want = jax.grad(lambda x: jax.lax.reduce_window(x, init, fn, (3, 2), (2, 1), "SAME").sum())(x)
+        want = jax.grad(lambda x: jax.lax.reduce_window(x, init, fn, (3, 2), (2, 1),
+                                                        "SAME").sum())(x)
         mine = {jax.lax.max: lax.max, jax.lax.min: lax.min}[fn]
         got = jg.grad(lambda x: lax.reduce_window(x, init, mine, (3, 2), (2, 1), "SAME").sum())(x)
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

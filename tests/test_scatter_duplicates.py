@@ -31,7 +31,7 @@ MODES = ["set", "add", "multiply", "divide", "power", "min", "max"]
 
 @pytest.fixture(params=["eager", "jit", "interpreter"])
 def run(request, monkeypatch):
-    """Run fn(*args) eagerly, jitted through the CPU code generator, or jitted on the interpreter."""
+    """fn(*args) run eagerly, jit-compiled on the CPU, or jitted on the interpreter."""
     if request.param == "interpreter":
         monkeypatch.setenv("JITGRAD_BACKEND", "interpreter")
     if request.param == "eager":
