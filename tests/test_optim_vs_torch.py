@@ -32,17 +32,27 @@ CASES = [
     ("ASGD", dict(lr=0.05, t0=3, lambd=0.01, weight_decay=0.1)),
     ("Rprop", dict()),
     ("Rprop", dict(lr=0.05, etas=(0.4, 1.5), step_sizes=(1e-3, 0.1), maximize=True)),
+    ("Adafactor", dict()),
+    ("Adafactor", dict(lr=0.05, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=1.5, weight_decay=0.1,
+                       maximize=True)),
+    ("Muon", dict(lr=0.02)),
+    ("Muon", dict(lr=0.02, nesterov=False, adjust_lr_fn="match_rms_adamw", weight_decay=0.05,
+                  ns_steps=3, momentum=0.9)),
 ]
 
 
-def _grads(seed=0):
+MATRICES = [(3, 2), (2, 4)]        # Muon takes 2-D parameters only
+
+
+def _grads(name="", seed=0):
     rng = np.random.default_rng(seed)
-    return [[rng.standard_normal(s) for s in SHAPES] for _ in range(STEPS)]
+    return [[rng.standard_normal(s) for s in (MATRICES if name == "Muon" else SHAPES)]
+            for _ in range(STEPS)]
 
 
-def _p0():
+def _p0(name=""):
     rng = np.random.default_rng(1)
-    return [rng.standard_normal(s) for s in SHAPES]
+    return [rng.standard_normal(s) for s in (MATRICES if name == "Muon" else SHAPES)]
 
 
 def _torch_run(name, hyper, grads, p0, dtype):
@@ -59,7 +69,7 @@ def _torch_run(name, hyper, grads, p0, dtype):
 
 def _jg_run(name, hyper, grads, p0, dtype, foreach):
     params = [nn.Parameter(a.astype(dtype)) for a in p0]
-    opt = getattr(optim, name)(params, foreach=foreach, **hyper)
+    opt = getattr(optim, name)([{"params": params, "foreach": foreach}], **hyper)
     out = []
     for t in range(STEPS):
         for p, g in zip(params, grads[t]):
@@ -72,14 +82,15 @@ def _jg_run(name, hyper, grads, p0, dtype, foreach):
 @pytest.mark.parametrize("foreach", [None, False], ids=["fused", "per-tensor"])
 @pytest.mark.parametrize("name,hyper", CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
 def test_matches_torch_over_ten_steps(name, hyper, foreach):
-    grads, p0 = _grads(), _p0()
+    grads, p0 = _grads(name), _p0(name)
     want, topt = _torch_run(name, hyper, grads, p0, torch.float64)
     got, opt = _jg_run(name, hyper, grads, p0, np.float64, foreach)
     for t, (a, b) in enumerate(zip(got, want)):
         for x, y in zip(a, b):
             np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12, err_msg=f"step {t + 1}")
     ours, theirs = opt.state_dict(), topt.state_dict()
-    assert [sorted(g) for g in ours["param_groups"]] == [sorted(g) for g in theirs["param_groups"]]
+    assert [sorted(set(g) - {"foreach"}) for g in ours["param_groups"]] == \
+        [sorted(set(g) - {"foreach"}) for g in theirs["param_groups"]]
     assert sorted(ours["state"]) == sorted(theirs["state"])
     for k, st in theirs["state"].items():
         assert list(ours["state"][k]) == list(st)
@@ -90,7 +101,7 @@ def test_matches_torch_over_ten_steps(name, hyper, foreach):
 @pytest.mark.parametrize("name,hyper", CASES[1::3], ids=[n for n, _ in CASES[1::3]])
 def test_torch_state_dict_loads_mid_run(name, hyper):
     """5 steps in torch, its state_dict (as NumPy) loaded into jitgrad, 5 more steps in each."""
-    grads, p0 = _grads(), _p0()
+    grads, p0 = _grads(name), _p0(name)
     want, _ = _torch_run(name, hyper, grads, p0, torch.float64)
     tparams = [torch.nn.Parameter(torch.tensor(a)) for a in p0]
     topt = getattr(torch.optim, name)(tparams, **hyper)

@@ -16,7 +16,8 @@ from .functional import OptState, adam, adamw, sgd  # noqa: F401
 from .functional import FunctionalOptimizer  # noqa: F401
 from .optimizer import Optimizer  # noqa: F401
 from .optimizers import (SGD, ASGD, Adadelta, Adagrad, Adam, Adamax, AdamW,  # noqa: F401
-                         NAdam, RAdam, RMSprop, Rprop)
+                         Muon, NAdam, RAdam, RMSprop, Rprop)
+from .adafactor import Adafactor  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 
 _LAZY = ("lr_scheduler", "swa_utils")

@@ -121,3 +121,19 @@ class Rprop(RuleOptimizer):
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         super().__init__(params, _defaults(locals()))
+
+
+class Muon(RuleOptimizer):
+    """torch.optim.Muon: momentum orthogonalized by Newton-Schulz iterations, for 2-D
+    parameters (hidden layers' weights; use AdamW for the rest)."""
+    rule_name = "muon"
+
+    def __init__(self, params, lr=1e-3, weight_decay=0.1, momentum=0.95, nesterov=True,
+                 ns_coefficients=(3.4445, -4.775, 2.0315), eps=1e-7, ns_steps=5,
+                 adjust_lr_fn=None):
+        super().__init__(params, _defaults(locals()))
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.ndim != 2:
+                    raise ValueError(f"Muon only supports 2D parameters whereas we found a "
+                                     f"parameter with size: {tuple(p.shape)}")

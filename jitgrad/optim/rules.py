@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 from . import rules_adam as adam
+from . import rules_muon as muon
 from . import rules_sgd as sgd
 
 
@@ -45,6 +46,11 @@ CHECKS = {
     "etas": (lambda v: _pair(_number)(v) and 0.0 < v[0] < 1.0 < v[1],
              "(etaminus, etaplus) with 0 < etaminus < 1 < etaplus"),
     "step_sizes": (lambda v: _pair(_number)(v) and v[0] <= v[1], "(min, max) with min <= max"),
+    "ns_coefficients": (lambda v: isinstance(v, (tuple, list)) and len(v) == 3,
+                        "a tuple of exactly 3 values"),
+    "ns_steps": (lambda v: isinstance(v, int) and 0 <= v < 100,
+                 "an int below 100 (for computational efficiency)"),
+    "adjust_lr_fn": (lambda v: v in muon.LR_ADJUST, "None, 'original' or 'match_rms_adamw'"),
 }
 
 
@@ -134,6 +140,11 @@ RULES = {
                  lambda h: {"ax": 0.0},
                  host={"eta": lambda h: sgd.lr_at(h, 1), "mu": lambda h: 1.0},
                  advance=sgd.asgd_next),
+    "muon": Rule("Muon", muon.muon_rule, muon.muon_scalars,
+                 {"lr": 1e-3, "weight_decay": 0.1, "momentum": 0.95, "nesterov": True,
+                  "ns_coefficients": (3.4445, -4.775, 2.0315), "eps": 1e-7, "ns_steps": 5,
+                  "adjust_lr_fn": None},
+                 lambda h: {"momentum_buffer": 0.0}, counts_steps=False),
     "rprop": Rule("Rprop", sgd.rprop_rule, lambda h, st: (),
                   {"lr": 1e-2, "etas": (0.5, 1.2), "step_sizes": (1e-6, 50.0), **_FLAGS},
                   lambda h: {"prev": 0.0, "step_size": sgd.lr_at(h, 1)}),
