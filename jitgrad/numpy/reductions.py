@@ -9,8 +9,8 @@ from ..ir import Op
 from ._convert import asarray, astype, normalize_axes, normalize_axis
 from ._out import accepts_out
 from .creation import full
-from .half_compute import compute_dtype, narrowed, widened
 from .elementwise import true_divide, where
+from .half_compute import compute_dtype, narrowed, widened
 from .indexing import take
 from .shape import broadcast_to, concatenate, expand_dims, flip, pad, ravel, reshape
 from .ufuncs import abs, add, equal, multiply, not_equal, sqrt, square, subtract  # noqa: A004
