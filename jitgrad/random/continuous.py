@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .. import numpy as jnp
+from ..numpy.inverse_error import erf_inv
 from .keys import shape_tuple, split
 from .params import MANTISSA, TINY, as_dtype, float_dtype, result_shape, unit_floats
 
@@ -27,7 +28,6 @@ def uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0):
 
 
 def _normal_real(key, shape, dt):
-    from ..lax import erf_inv      # jitgrad.lax imports jitgrad.nn, which imports this package
     lo = -1.0 + 2.0 ** -(MANTISSA[dt.name] + 1)        # nextafter(-1, 0): erf_inv stays finite
     return erf_inv(uniform(key, shape, dt, lo, 1.0)) * math.sqrt(2)
 
@@ -46,13 +46,12 @@ def normal(key, shape=(), dtype=None):
 def truncated_normal(key, lower, upper, shape=None, dtype=None):
     """Standard normal draws conditioned on lower <= x <= upper (jax.random.truncated_normal,
     by inverting the CDF; JAX nudges results equal to a bound inside the open interval)."""
-    from ..lax import erf_inv
     dt = float_dtype(dtype, "truncated_normal")
     lo, hi = as_dtype(lower, dt), as_dtype(upper, dt)
     shape = result_shape("truncated_normal", shape, lo, hi)
     a, b = jnp.erf(lo * (1 / math.sqrt(2))), jnp.erf(hi * (1 / math.sqrt(2)))
     out = erf_inv(uniform(key, shape, dt, a, b)) * math.sqrt(2)
-    from ..transforms.autodiff import stop_gradient
+    from ..transforms.autodiff import stop_gradient  # lazy: jitgrad.transforms imports jitgrad.nn, which imports jitgrad.random
     return jnp.clip(out, stop_gradient(lo), stop_gradient(hi))
 
 
@@ -139,12 +138,13 @@ def maxwell(key, shape=(), dtype=None):
 def double_sided_maxwell(key, loc, scale, shape=(), dtype=None):
     """A Maxwell draw with a random sign, scaled and shifted (jax.random.double_sided_maxwell;
     the result shape is shape + the parameters' broadcast shape, as JAX's)."""
-    from .discrete import rademacher
     dt = float_dtype(dtype, "double_sided_maxwell")
     loc, scale = as_dtype(loc, dt), as_dtype(scale, dt)
     shape = shape_tuple(shape) + np.broadcast_shapes(tuple(loc.shape), tuple(scale.shape))
     k_m, k_r = split(key)
-    return rademacher(k_r, shape, dt) * maxwell(k_m, shape, dt) * scale + loc
+    # the sign is jax.random.rademacher(k_r, shape): +1 where a uniform draw is below 1/2
+    sign = jnp.where(uniform(k_r, shape, float_dtype(None, "rademacher")) < 0.5, 1.0, -1.0)
+    return jnp.astype(sign, dt) * maxwell(k_m, shape, dt) * scale + loc
 
 
 def triangular(key, left, mode, right, shape=None, dtype=None):
