@@ -51,7 +51,7 @@ def truncated_normal(key, lower, upper, shape=None, dtype=None):
     shape = result_shape("truncated_normal", shape, lo, hi)
     a, b = jnp.erf(lo * (1 / math.sqrt(2))), jnp.erf(hi * (1 / math.sqrt(2)))
     out = erf_inv(uniform(key, shape, dt, a, b)) * math.sqrt(2)
-    from ..transforms.autodiff import stop_gradient  # lazy: jitgrad.transforms imports jitgrad.nn, which imports jitgrad.random
+    from ..transforms.autodiff import stop_gradient  # lazy: transforms -> nn -> random
     return jnp.clip(out, stop_gradient(lo), stop_gradient(hi))
 
 

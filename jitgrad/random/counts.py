@@ -28,7 +28,7 @@ def _lgamma(x):
 
 def _loop(step, state):
     """Run step(i, state) -> state until every element's done flag (state[-1]) is set."""
-    from ..transforms.control import while_loop  # lazy: jitgrad.transforms imports jitgrad.nn, which imports jitgrad.random
+    from ..transforms.control import while_loop  # lazy: transforms -> nn -> random
     out = while_loop(lambda s: jnp.any(~s[-1]), lambda s: (s[0] + 1,) + step(s[0], s[1:]),
                      (jnp.asarray(0, "int32"),) + state)
     return out[1:]
