@@ -31,7 +31,7 @@ from . import test_util  # noqa: E402,F401
 from . import numpy, tree_util  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import lax  # noqa: E402,F401
-from . import distributed, optim  # noqa: E402,F401
+from . import distributed  # noqa: E402,F401
 from .eager.creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
 from . import random  # noqa: E402,F401
 from .eager.from_dlpack import from_dlpack  # noqa: E402,F401
@@ -42,11 +42,12 @@ profiler.profile_from_env()     # JITGRAD_PROFILE=path.json: the whole program, 
 bool = bool_  # noqa: A001
 
 # Loaded on first use, so `import jitgrad` stays light: jg.cuda (device queries), jg.data
-# (datasets and loaders), jg.load (AOT artifacts), jg.bfloat16 (ml_dtypes: ~0.7 s to load).
+# (datasets and loaders), jg.load (AOT artifacts), jg.bfloat16 (ml_dtypes: ~0.7 s to load),
+# jg.optim (nothing else imports it).
 # The CLI (jitgrad.cli) is its own entry point. name -> (module, attribute or None: the module)
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "load": ("jitgrad.aot.save_load", "load"),
-         "bfloat16": ("jitgrad.dtypes", "bfloat16"),
+         "bfloat16": ("jitgrad.dtypes", "bfloat16"), "optim": ("jitgrad.optim", None),
          "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None)}
 
 from .lazy_import import lazy_attributes as _lazy_attributes  # noqa: E402

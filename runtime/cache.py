@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 
 from ..ir import config
 
@@ -79,6 +78,7 @@ def write_sealed(path: str, payload: bytes) -> None:
 def write_atomic(path: str, data) -> None:
     """Write a whole file or nothing: a temporary file, then os.replace (a reader never sees
     half a file; two processes writing the same entry both leave a whole one)."""
+    import tempfile  # lazy: with shutil and random ~10 ms of `import jitgrad`, used on writes only
     suffix = os.path.splitext(path)[1]
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".tmp-", suffix=suffix)
     try:

@@ -9,7 +9,7 @@ import sys
 HEAVY = ["ml_dtypes", "llvmlite", "numba", "scipy", "torch", "jax", "tqdm", "matplotlib",
          "mpi4py", "jitgrad.codegen", "jitgrad.codegen.cpu", "jitgrad.aot", "jitgrad.cli",
          "jitgrad.cuda", "jitgrad.data", "jitgrad.scipy", "jitgrad.example_libraries",
-         "jitgrad.optim.lr_scheduler"]
+         "jitgrad.optim"]
 
 
 def run_fresh(code: str):
