@@ -19,6 +19,7 @@ from ..transforms.compile_graph import compile_graph
 from .array_base import register_methods
 from .autograd_record import RETAINED, STRIDE, producer
 from .grad_mode import no_grad
+from .jit_in_autograd import has_jitted_call
 from .modified_inputs import straight_through, was_written
 from .saved_values import RECOMPUTED, fed, reuse_saved
 from .tensor import Tensor
@@ -44,7 +45,8 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
         vg = vjp_values(graph, [v for _, v in wrt_values], out_idx=[0])
         vg = reuse_saved(graph, vg, saved)      # the forward's values, not a second forward
         wrt = [t for t, _ in wrt_values]
-        entry = [vg, [v.type for _, v in wrt_values], 0, None]    # + runs so far, executable
+        # + runs so far, executable, the runs before compiling (a jitted call's: at once)
+        entry = [vg, [v.type for _, v in wrt_values], 0, None, _hot(records)]
     if key is not None:     # the same recorded structure again (a training loop): reused
         _BY_STRUCTURE[key] = entry
         while len(_BY_STRUCTURE) > _CACHE_SIZE:
@@ -53,7 +55,8 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
     if root.device == META:
         grads = [Tensor._meta(t) for t in wrt_types]
     else:
-        run = _tiered(entry, root.device) if key is not None else _runner(vg, root.device)
+        run = _tiered(entry, root.device) if key is not None else \
+            _runner(vg, root.device, entry[4])
         outs = run(arrays + [seed])
         on_host = root.device.type == "cpu"     # a cuda graph's results are device arrays
         grads = [Tensor._wrap(np.asarray(g) if on_host else g, root.device) for g in outs]
@@ -83,11 +86,17 @@ def graphs() -> list:
     return [entry[0] for entry in _BY_STRUCTURE.values()]
 
 
+def _hot(records) -> int:
+    """After how many runs a gradient graph is compiled: _HOT, or at its first run where the
+    forward ran a jitted function (its user asked for compiled code: jit_in_autograd.py)."""
+    return 1 if has_jitted_call(records) else _HOT
+
+
 def _tiered(entry, device):
-    """How to run a kept structure's gradient graph (entry [graph, types, runs, executable]):
-    tiered like _runner, the count and the executable kept in the entry (one cache lookup)."""
+    """How to run a kept structure's gradient graph (entry [graph, types, runs, executable,
+    hot]): tiered like _runner, the count and the executable kept in the entry (one lookup)."""
     entry[2] += 1
-    if entry[3] is None and (entry[2] >= _HOT or device.type != "cpu"):
+    if entry[3] is None and (entry[2] >= entry[4] or device.type != "cpu"):
         entry[3] = compile_graph(entry[0], device).run
     graph = entry[0]
     return entry[3] or (lambda arrays: interpret(graph, arrays))
@@ -109,15 +118,15 @@ class StructureKey:
             self.parts == other.parts
 
 
-def _runner(graph, device):
+def _runner(graph, device, hot=_HOT):
     """How to run a gradient graph, tiered like a JIT: the reference interpreter for the first
     runs (compiling costs far more than one small backward), then, once the same graph comes
-    back HOT times (a training loop), the compiled executable. Keyed by the IR text (it names
+    back `hot` times (a training loop), the compiled executable. Keyed by the IR text (it names
     every shape, dtype and constant) when the recorded structure has no key; a small LRU."""
     key = (str(device), str(graph))
     entry = _RUNNERS.pop(key, None) or [0, None]
     entry[0] += 1
-    if entry[1] is None and (entry[0] >= _HOT or device.type != "cpu"):  # interpreter: host only
+    if entry[1] is None and (entry[0] >= hot or device.type != "cpu"):  # interpreter: host only
         entry[1] = compile_graph(graph, device).run
     _RUNNERS[key] = entry
     while len(_RUNNERS) > _CACHE_SIZE:

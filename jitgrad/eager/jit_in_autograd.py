@@ -5,7 +5,7 @@ the same code written eagerly (as torch.compile and jax.jit compose with their a
 The op is a `custom_vjp_call` (ir/autodiff/custom.py) with body = the traced graph, fwd = the
 graph returning its inputs as residuals, and bwd = ir.autodiff's VJP of the graph. `.backward()`
 differentiates it like any recorded op: the VJP inlines bwd into the gradient graph, which runs
-through the compiler (tiered, backward._runner) like every other backward.
+through the compiler like every other backward, compiled at its first run (has_jitted_call).
 """
 from __future__ import annotations
 
@@ -41,6 +41,13 @@ def record_call(graph: Graph, leaves, outs) -> None:
     if params is None:
         params = _PARAMS[graph] = {"body": graph, "fwd": _fwd(graph), "bwd": _bwd(graph)}
     record(CUSTOM_VJP, params, [asarray(x) for x in leaves], outs)
+
+
+def has_jitted_call(records) -> bool:
+    """Whether one of these autograd records is a jitted call recorded by record_call: its
+    backward is compiled at its first run (eager/backward.py), as its forward was, instead of
+    interpreted until the structure turns hot."""
+    return any(rec.op is CUSTOM_VJP and rec.params.get("body") in _PARAMS for rec in records)
 
 
 def _fwd(graph):
