@@ -179,3 +179,27 @@ def test_scheduler_module_loads_lazily():
 
 def test_lr_scheduler_alias():
     assert issubclass(S._LRScheduler, S.LRScheduler)
+
+
+@pytest.mark.parametrize("make", [lambda g, fe: optim.SGD(g, lr=0.1, momentum=0.9, foreach=fe),
+                                  lambda g, fe: optim.Adam(g, lr=0.1, foreach=fe),
+                                  lambda g, fe: optim.RMSprop(g, momentum=0.5, foreach=fe)],
+                         ids=["SGD", "Adam", "RMSprop"])
+def test_cycled_momentum_does_not_recompile_the_fused_step(make):
+    """OneCycleLR changes momentum (beta1) every step: a runtime scalar of the fused step, so
+    it compiles once, and gives the per-tensor path's values."""
+    def run(foreach):
+        params = [nn.Parameter(np.array([1.0, -2.0])), nn.Parameter(np.array([[0.5]]))]
+        opt = make(params, foreach)
+        sched = S.OneCycleLR(opt, max_lr=0.2, total_steps=5)
+        for t in range(4):
+            for p in params:
+                p.grad = jg.tensor(np.full(p.shape, 0.5 + t))
+            opt.step()
+            sched.step()
+        return [np.asarray(p.detach()) for p in params], opt
+    fused, opt = run(None)
+    single, _ = run(False)
+    assert opt.fused_step.compiles == 1
+    for a, b in zip(fused, single):
+        np.testing.assert_allclose(a, b, rtol=1e-13)

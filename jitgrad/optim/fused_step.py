@@ -4,11 +4,13 @@ One compiled function per parameter group updates all of the group's parameters 
 gradient: it takes their values, gradients and state slots as lists and returns the new ones,
 one fused kernel per parameter instead of ~14 eager ops that each allocate a result.
 
-It is compiled once per key: the rule, the hyperparameters other than lr, and per parameter
-its shape, dtype and which set of per-step scalars it takes. The per-step scalars (lr, with a
-schedule evaluated on the host; Adam's bias corrections 1 - b**step; AdamW's shrink factor) are
-runtime arguments, one set per distinct (step, dtype), so a new step or learning rate does not
-recompile; editing any other hyperparameter of a group does (and takes effect).
+It is compiled once per key: the rule, the hyperparameters other than lr and the rule's runtime
+ones, the state slots, and per parameter its shape, dtype and which set of per-step scalars it
+takes. The per-step scalars (lr, with a schedule evaluated on the host; Adam's bias corrections
+1 - b**step; AdamW's shrink factor; momentum and betas, which CyclicLR and OneCycleLR cycle) are
+runtime arguments, one set per distinct (step, dtype, host numbers), so a new step, learning
+rate or momentum does not recompile; editing any other hyperparameter of a group does (and
+takes effect).
 
 Results: the parameter is written in place (one copy, as p.copy_ does: the same object and
 storage, its version counter moves, its views follow); the state slots become the new arrays,
@@ -104,7 +106,7 @@ class FusedStep:
         here."""
         rule, names = self.rule, list(self.rule.slots(group))
         hyper = {k: tuple(group[k]) if isinstance(group[k], list) else group[k]
-                 for k in rule.defaults if k != "lr"}    # lr: a per-step scalar
+                 for k in rule.defaults if k != "lr" and k not in rule.runtime}   # scalars
         nows = [{**state[p], "step": state[p]["step"] + 1} for p in params]
         sets, which, scalars = {}, [], []          # one scalar set per (step, dtype, host)
         for p, now in zip(params, nows):
@@ -115,7 +117,7 @@ class FusedStep:
             which.append(k)
         values = [p._data for p in params]
         slots = [[state[p][n]._data for n in names] for p in params]
-        key = (tuple(sorted(hyper.items())), tuple(which),
+        key = (tuple(sorted(hyper.items())), tuple(names), tuple(which),
                tuple((a.shape, a.dtype) for a in values))
         compiled = self.cache.get(key)
         if compiled is None:

@@ -71,6 +71,10 @@ class Rule:
     advance: object = None                      # (h, st) -> the host numbers after a step
     counts_steps: bool = True                   # torch keeps 'step' in the state
     check: object = None
+    # hyperparameters that lr schedulers cycle (CyclicLR, OneCycleLR: momentum, Adam's beta1):
+    # fn takes them (and values derived from them) through scalars, so the fused step leaves
+    # them out of its compiled code and a new value does not recompile
+    runtime: tuple = ()
 
     def hyper(self, **given) -> dict:
         unknown = set(given) - set(self.defaults)
@@ -103,30 +107,35 @@ RULES = {
                 {"lr": 1e-3, "momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0,
                  "nesterov": False, **_FLAGS},
                 lambda h: {"momentum_buffer": 0.0} if h["momentum"] else {},
-                counts_steps=False, check=_check_sgd),
+                counts_steps=False, check=_check_sgd, runtime=("momentum",)),
     "adam": Rule("Adam", adam.adam_rule, adam.adam_scalars,
                  {**_ADAM, "weight_decay": 0.0, "amsgrad": False,
                   "decoupled_weight_decay": False},
-                 lambda h: {**_MOMENTS(h), **({"max_exp_avg_sq": 0.0} if h["amsgrad"] else {})}),
+                 lambda h: {**_MOMENTS(h), **({"max_exp_avg_sq": 0.0} if h["amsgrad"] else {})},
+                 runtime=("betas",)),
     "adamw": Rule("AdamW", adam.adam_rule, adam.adam_scalars,
                   {**_ADAM, "weight_decay": 1e-2, "amsgrad": False,
                    "decoupled_weight_decay": True},
-                  lambda h: {**_MOMENTS(h), **({"max_exp_avg_sq": 0.0} if h["amsgrad"] else {})}),
+                  lambda h: {**_MOMENTS(h), **({"max_exp_avg_sq": 0.0} if h["amsgrad"] else {})},
+                  runtime=("betas",)),
     "adamax": Rule("Adamax", adam.adamax_rule, adam.adamax_scalars,
                    {**_ADAM, "lr": 2e-3, "weight_decay": 0.0},
-                   lambda h: {"exp_avg": 0.0, "exp_inf": 0.0}),
+                   lambda h: {"exp_avg": 0.0, "exp_inf": 0.0}, runtime=("betas",)),
     "nadam": Rule("NAdam", adam.nadam_rule, adam.nadam_scalars,
                   {**_ADAM, "lr": 2e-3, "weight_decay": 0.0, "momentum_decay": 4e-3,
                    "decoupled_weight_decay": False},
-                  _MOMENTS, host={"mu_product": lambda h: 1.0}, advance=adam.nadam_next),
+                  _MOMENTS, host={"mu_product": lambda h: 1.0}, advance=adam.nadam_next,
+                  runtime=("betas",)),
     "radam": Rule("RAdam", adam.radam_rule, adam.radam_scalars,
-                  {**_ADAM, "weight_decay": 0.0, "decoupled_weight_decay": False}, _MOMENTS),
-    "rmsprop": Rule("RMSprop", sgd.rmsprop_rule, lambda h, st: (sgd.lr_at(h, st["step"]),),
+                  {**_ADAM, "weight_decay": 0.0, "decoupled_weight_decay": False}, _MOMENTS,
+                  runtime=("betas",)),
+    "rmsprop": Rule("RMSprop", sgd.rmsprop_rule, sgd.rmsprop_scalars,
                     {"lr": 1e-2, "alpha": 0.99, "eps": 1e-8, "weight_decay": 0.0,
                      "momentum": 0.0, "centered": False, **_FLAGS},
                     lambda h: {"square_avg": 0.0,
                                **({"momentum_buffer": 0.0} if h["momentum"] > 0 else {}),
-                               **({"grad_avg": 0.0} if h["centered"] else {})}),
+                               **({"grad_avg": 0.0} if h["centered"] else {})},
+                    runtime=("momentum",)),
     "adagrad": Rule("Adagrad", sgd.adagrad_rule, sgd.adagrad_scalars,
                     {"lr": 1e-2, "lr_decay": 0.0, "weight_decay": 0.0,
                      "initial_accumulator_value": 0.0, "eps": 1e-10, **_FLAGS},
@@ -144,7 +153,7 @@ RULES = {
                  {"lr": 1e-3, "weight_decay": 0.1, "momentum": 0.95, "nesterov": True,
                   "ns_coefficients": (3.4445, -4.775, 2.0315), "eps": 1e-7, "ns_steps": 5,
                   "adjust_lr_fn": None},
-                 lambda h: {"momentum_buffer": 0.0}, counts_steps=False),
+                 lambda h: {"momentum_buffer": 0.0}, counts_steps=False, runtime=("momentum",)),
     "rprop": Rule("Rprop", sgd.rprop_rule, lambda h, st: (),
                   {"lr": 1e-2, "etas": (0.5, 1.2), "step_sizes": (1e-6, 50.0), **_FLAGS},
                   lambda h: {"prev": 0.0, "step_size": sgd.lr_at(h, 1)}),

@@ -35,15 +35,16 @@ def newton_schulz(x, coefficients, steps, eps):
 
 
 def muon_scalars(h, st):
+    """(lr, 1 - lr * weight_decay, momentum, 1 - momentum): momentum a per-step scalar, as
+    CyclicLR and OneCycleLR change it every step."""
     lr = h["lr"](st["step"]) if callable(h["lr"]) else h["lr"]
-    return lr, 1 - lr * h["weight_decay"]
+    return lr, 1 - lr * h["weight_decay"], h["momentum"], 1 - h["momentum"]
 
 
 def muon_rule(h, s, p, g, slots):
-    lr, shrink = s
-    mom = h["momentum"]
+    lr, shrink, mom, rest = s
     buf = slots["momentum_buffer"]
-    buf = buf + (1 - mom) * (g - buf)
+    buf = buf + rest * (g - buf)
     update = g + mom * (buf - g) if h["nesterov"] else buf
     ortho = newton_schulz(update, h["ns_coefficients"], h["ns_steps"], h["eps"])
     scale = LR_ADJUST[h["adjust_lr_fn"]](*p.shape[:2])

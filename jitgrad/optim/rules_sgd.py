@@ -29,24 +29,30 @@ def grad_of(h, p, g, coupled_decay=True):
 
 
 def sgd_scalars(h, st):
-    """(lr, the weight of the gradient in the momentum buffer): torch starts the buffer as the
-    first gradient itself, then adds (1 - dampening) * g."""
+    """(lr, the weight of the gradient in the momentum buffer, momentum): torch starts the
+    buffer as the first gradient itself, then adds (1 - dampening) * g. Momentum is a per-step
+    scalar as CyclicLR and OneCycleLR change it every step; whether there is a buffer is not."""
     first = 1.0 if not h.get("dampening") else (1.0 if st["step"] == 1 else 1 - h["dampening"])
-    return lr_at(h, st["step"]), first
+    return lr_at(h, st["step"]), first, h["momentum"]
 
 
 def sgd_rule(h, s, p, g, slots):
-    lr, damp = s
+    lr, damp, momentum = s
     g = grad_of(h, p, g)
-    if not h["momentum"]:
+    if "momentum_buffer" not in slots:          # momentum 0
         return p - lr * g, {}
-    buf = h["momentum"] * slots["momentum_buffer"] + damp * g
-    g = g + h["momentum"] * buf if h["nesterov"] else buf
+    buf = momentum * slots["momentum_buffer"] + damp * g
+    g = g + momentum * buf if h["nesterov"] else buf
     return p - lr * g, {"momentum_buffer": buf}
 
 
+def rmsprop_scalars(h, st):
+    """(lr, momentum): momentum a per-step scalar, as for SGD."""
+    return lr_at(h, st["step"]), h["momentum"]
+
+
 def rmsprop_rule(h, s, p, g, slots):
-    (lr,), alpha, new = s, h["alpha"], {}
+    (lr, momentum), alpha, new = s, h["alpha"], {}
     g = grad_of(h, p, g)
     new["square_avg"] = sq = alpha * slots["square_avg"] + (1 - alpha) * (g * g)
     if h["centered"]:
@@ -55,8 +61,8 @@ def rmsprop_rule(h, s, p, g, slots):
         avg = jnp.sqrt(sq - ga * ga) + h["eps"]
     else:
         avg = jnp.sqrt(sq) + h["eps"]
-    if h["momentum"] > 0:
-        new["momentum_buffer"] = buf = h["momentum"] * slots["momentum_buffer"] + g / avg
+    if "momentum_buffer" in slots:
+        new["momentum_buffer"] = buf = momentum * slots["momentum_buffer"] + g / avg
         return p - lr * buf, new
     return p - lr * (g / avg), new
 
