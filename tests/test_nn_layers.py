@@ -187,10 +187,10 @@ def test_regression_losses(rng):
     x = np.array([-800.0, -2.0, 0.0, 3.0, 800.0])
     t = np.array([0.0, 1.0, 0.5, 0.0, 1.0])
     want = np.logaddexp(0, x) - x * t                     # exact and stable
-    np.testing.assert_allclose(np.asarray(F.binary_cross_entropy_with_logits(x, t, "none")), want)
+    np.testing.assert_allclose(np.asarray(F.binary_cross_entropy_with_logits(x, t, reduction="none")), want)
     w = 3.0
     want_w = -(w * t * -np.logaddexp(0, -x) + (1 - t) * -np.logaddexp(0, x))
-    np.testing.assert_allclose(np.asarray(nn.BCEWithLogitsLoss("none", pos_weight=w)(x, t)),
+    np.testing.assert_allclose(np.asarray(nn.BCEWithLogitsLoss(reduction="none", pos_weight=w)(x, t)),
                                want_w, rtol=1e-12)
 
 

@@ -5,9 +5,23 @@
 """
 from . import functional, init  # noqa: F401
 from .conv import AvgPool2d, Conv2d, MaxPool2d  # noqa: F401
-from .layers import (BCEWithLogitsLoss, CrossEntropyLoss, Dropout, Embedding, Flatten,  # noqa: F401
-                     GELU, Identity, L1Loss, LayerNorm, Linear, LogSoftmax, ModuleList, MSELoss,
-                     NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .layers import (Dropout, Embedding, Flatten, GELU, Identity, LayerNorm,  # noqa: F401
+                     Linear, LogSoftmax, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from .loss_layers import *  # noqa: F401,F403  (every loss module)
+from .activation_layers import *  # noqa: F401,F403  (ELU, SELU, Hardtanh, PReLU, GLU, ...)
+from .containers import ModuleDict, ParameterDict, ParameterList  # noqa: F401
+from .conv_layers import *  # noqa: F401,F403  (Conv1d, Conv3d, ConvTranspose1d/2d/3d)
+from .pooling_layers import *  # noqa: F401,F403  (1-D/3-D, LP, adaptive max, unpool)
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d,  # noqa: F401
+                      ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
+                      ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,
+                      ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
+from .upsampling import (ChannelShuffle, PixelShuffle, PixelUnshuffle, Upsample,  # noqa: F401
+                         UpsamplingBilinear2d, UpsamplingNearest2d)
+from .fold import Fold, Unfold  # noqa: F401
+from .dropout_variants import (AlphaDropout, Dropout1d, Dropout3d,  # noqa: F401
+                               FeatureAlphaDropout)
 from .module import Module, Parameter  # noqa: F401
 from .norm_layers import *  # noqa: F401,F403  (BatchNorm1d/2d/3d, InstanceNorm*, GroupNorm)
 from .conv import AdaptiveAvgPool2d  # noqa: F401

@@ -23,6 +23,21 @@ from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F
 from .normalization import batch_norm, group_norm, instance_norm  # noqa: F401
 from .losses import (binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                      mse_loss, nll_loss)
+# torch.nn.functional's names beyond the above (issue 49): torch's signatures; softmax and
+# log_softmax take torch's `dim` (and `axis`), max/avg/adaptive pools every rank and option
+from .activation_fns import *  # noqa: F401,F403,E402
+from .loss_fns import *  # noqa: F401,F403,E402
+from .distance import cosine_similarity, normalize, pairwise_distance, pdist  # noqa: F401,E402
+from .padding import pad  # noqa: F401,E402
+from .conv_nd import (conv1d, conv3d, conv_tbc, conv_transpose1d,  # noqa: F401,E402
+                      conv_transpose2d, conv_transpose3d)
+from .pooling import *  # noqa: F401,F403,E402
+from .upsampling import (channel_shuffle, interpolate, native_channel_shuffle,  # noqa: F401,E402
+                         pixel_shuffle, pixel_unshuffle, upsample, upsample_bilinear,
+                         upsample_nearest)
+from .fold import fold, unfold  # noqa: F401,E402
+from .dropout_variants import (alpha_dropout, dropout1d, dropout3d,  # noqa: F401,E402
+                               feature_alpha_dropout)
 
 
 def linear(x, weight, bias=None):

@@ -1,5 +1,5 @@
-"""Layers (Linear, activations, LayerNorm, Embedding, Dropout), containers (Sequential,
-ModuleList) and loss modules; their functional forms live in functional.py.
+"""Layers (Linear, activations, LayerNorm, Embedding, Dropout) and containers (Sequential,
+ModuleList); their functional forms live in functional.py, the loss modules in loss_layers.py.
 
 Randomness: Dropout takes an explicit PRNG key, `model(x, key=k)`, which containers split among
 the children whose forward accepts `key`. Without a key, eager code draws from the global
@@ -18,7 +18,7 @@ from ..eager.grad_mode import no_grad
 from ..dtypes import default_float
 from ..numpy._convert import asarray
 from . import functional as F
-from . import init, losses
+from . import init
 from .module import Module, Parameter, takes_key
 
 
@@ -260,66 +260,5 @@ class ModuleList(Module):
         return self
 
 
-# ------------------------------------------------------------------------------ losses
-
-class _Loss(Module):
-    fn = staticmethod(losses.mse_loss)
-
-    def __init__(self, reduction="mean"):
-        super().__init__()
-        self.reduction = reduction
-
-    def forward(self, input, target):
-        return type(self).fn(input, target, reduction=self.reduction)
-
-    def extra_repr(self):
-        return "" if self.reduction == "mean" else f"reduction={self.reduction!r}"
-
-
-class MSELoss(_Loss):
-    fn = staticmethod(losses.mse_loss)
-
-
-class L1Loss(_Loss):
-    fn = staticmethod(losses.l1_loss)
-
-
-class NLLLoss(_Loss):
-    """torch.nn.NLLLoss: F.nll_loss with its options; `weight` is a buffer, as in PyTorch."""
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean"):
-        super().__init__(losses.legacy_reduction(size_average, reduce, reduction))
-        self.register_buffer("weight", weight)
-        self.ignore_index = ignore_index
-
-    def forward(self, input, target):
-        return losses.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction)
-
-
-class CrossEntropyLoss(NLLLoss):
-    """torch.nn.CrossEntropyLoss: F.cross_entropy with its options."""
-    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                 reduction="mean", label_smoothing=0.0):
-        super().__init__(weight, size_average, ignore_index, reduce, reduction)
-        self.label_smoothing = label_smoothing
-
-    def forward(self, input, target):
-        return losses.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
-                                    reduction=self.reduction,
-                                    label_smoothing=self.label_smoothing)
-
-
-class BCEWithLogitsLoss(_Loss):
-    def __init__(self, reduction="mean", pos_weight=None):
-        super().__init__(reduction)
-        self.pos_weight = pos_weight
-
-    def forward(self, input, target):
-        return losses.binary_cross_entropy_with_logits(input, target, self.reduction,
-                                                       self.pos_weight)
-
-
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
-           "Flatten", "Dropout", "Dropout2d", "LayerNorm", "Embedding", "Sequential", "ModuleList", "MSELoss",
-           "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+           "Flatten", "Dropout", "Dropout2d", "LayerNorm", "Embedding", "Sequential", "ModuleList"]

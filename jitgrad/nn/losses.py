@@ -16,7 +16,8 @@ from .fused_eager import fused_in_eager
 _REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda x: x}
 
 
-def _reduce(loss, reduction, where):
+def reduce_loss(loss, reduction, where):
+    """The loss reduced as torch's `reduction` says: "mean", "sum" or "none"."""
     if reduction not in _REDUCE:
         raise ValueError(f"{where}: reduction must be one of {', '.join(_REDUCE)}, "
                          f"got {reduction!r}")
@@ -104,12 +105,12 @@ def _loss_of_log_probs(log_probs, target, weight, ignore_index, reduction, label
         target = jnp.multiply(target, weight)
     loss = jnp.negative(jnp.sum(jnp.multiply(target, log_probs), axis=-1))
     if not labels:
-        return _reduce(loss, reduction, where)
+        return reduce_loss(loss, reduction, where)
     if keep is not None:
         loss = jnp.where(keep, loss, 0)
         counted = keep.astype(dtype) if counted is None else jnp.where(keep, counted, 0)
     if reduction != "mean" or counted is None:
-        return _reduce(loss, reduction, where)
+        return reduce_loss(loss, reduction, where)
     return jnp.true_divide(jnp.sum(loss), jnp.sum(counted))
 
 
@@ -166,27 +167,59 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                               reduction, label_smoothing)[0]
 
 
-def mse_loss(input, target, reduction="mean"):
-    d = jnp.subtract(input, target)
-    return _reduce(jnp.multiply(d, d), reduction, "mse_loss")
+def _weighted_mean(loss, weight, reduction, where):
+    """torch's weighted mse/l1: the weighted losses, their sum, or that sum over sum(weight)."""
+    loss = jnp.multiply(loss, weight)
+    if reduction == "mean":
+        return jnp.true_divide(jnp.sum(loss), jnp.sum(weight))
+    return reduce_loss(loss, reduction, where)
 
 
-def l1_loss(input, target, reduction="mean"):
-    return _reduce(jnp.abs(jnp.subtract(input, target)), reduction, "l1_loss")
+def _elementwise_loss(fn, where):
+    """A loss of input - target with torch's (size_average, reduce, reduction, weight)."""
+    def loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+        reduction = legacy_reduction(size_average, reduce, reduction)
+        input = asarray(input)
+        value = fn(jnp.subtract(input, target))
+        if weight is None:
+            return reduce_loss(value, reduction, where)
+        weight = asarray(weight)
+        if tuple(weight.shape) != tuple(input.shape):
+            raise ValueError(f"{where}: weight must have the input's shape {tuple(input.shape)}, "
+                             f"got {tuple(weight.shape)}")
+        return _weighted_mean(value, weight, reduction, where)
+    loss.__name__ = loss.__qualname__ = where
+    loss.__doc__ = (f"torch.nn.functional.{where}; a `weight` of the input's shape scales each "
+                    f"element and \"mean\" divides by its sum.")
+    return loss
 
 
-def binary_cross_entropy_with_logits(logits, target, reduction="mean", pos_weight=None):
-    """-[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))] = softplus(x) - x*y, with an optional
-    weight on the positive term: (1 + (w - 1) y) softplus(-x) + (1 - y) x."""
-    logits = asarray(logits)
+mse_loss = _elementwise_loss(lambda d: jnp.multiply(d, d), "mse_loss")
+l1_loss = _elementwise_loss(jnp.abs, "l1_loss")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """torch.nn.functional.binary_cross_entropy_with_logits, in torch's argument order:
+    -[y log sigmoid(x) + (1 - y) log(1 - sigmoid(x))] = softplus(x) - x*y, with `pos_weight`
+    on the positive term, (1 + (w - 1) y) softplus(-x) + (1 - y) x, and `weight` on the whole."""
+    if isinstance(weight, str):
+        raise TypeError(f"binary_cross_entropy_with_logits: weight must be a tensor or None, got "
+                        f"{weight!r}; pass reduction={weight!r} by keyword (torch's order: input, "
+                        f"target, weight, size_average, reduce, reduction, pos_weight)")
+    reduction = legacy_reduction(size_average, reduce, reduction)
+    logits = asarray(input)
     target = asarray(target).astype(logits.dtype)
     if pos_weight is None:
         loss = jnp.subtract(softplus(logits), jnp.multiply(logits, target))
     else:
-        weight = jnp.add(jnp.multiply(jnp.subtract(pos_weight, 1.0), target), 1.0)
-        loss = jnp.add(jnp.multiply(weight, softplus(jnp.negative(logits))),
+        log_weight = jnp.add(jnp.multiply(jnp.subtract(pos_weight, 1.0), target), 1.0)
+        loss = jnp.add(jnp.multiply(log_weight, softplus(jnp.negative(logits))),
                        jnp.multiply(jnp.subtract(1.0, target), logits))
-    return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
+    if weight is not None:
+        loss = jnp.multiply(loss, weight)
+    return reduce_loss(loss, reduction, "binary_cross_entropy_with_logits")
 
 
-__all__ = ["nll_loss", "cross_entropy", "mse_loss", "l1_loss", "binary_cross_entropy_with_logits"]
+__all__ = ["reduce_loss", "legacy_reduction", "nll_loss", "cross_entropy", "mse_loss", "l1_loss",
+           "binary_cross_entropy_with_logits"]
