@@ -1,5 +1,6 @@
 """Command line: `python -m jitgrad.benchmarks [WORKLOAD ...] [options]`, also `jitgrad bench`;
-`python -m jitgrad.benchmarks models [options]`: the model benchmark (models/runner.py)."""
+`python -m jitgrad.benchmarks models [options]`: the model benchmark (models/runner.py);
+`python -m jitgrad.benchmarks eager-models [options]`: eager training steps (eager_models_cli.py)."""
 from __future__ import annotations
 
 import argparse
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m jitgrad.benchmark
     if argv[:1] == ["models"]:      # whole-model training steps, each framework in its own process
         from .models.runner import main as models_main
         return models_main(argv[1:], f"{prog} models")
+    if argv[:1] == ["eager-models"]:    # eager training steps, jitgrad beside torch
+        from .eager_models_cli import main as eager_models_main
+        return eager_models_main(argv[1:], f"{prog} eager-models")
     args = parse(argv, prog)
     missing = {k: v for k, v in THREAD_ENV.items() if k not in os.environ}
     if missing:  # too late for libraries already loaded here: run in a fresh process
