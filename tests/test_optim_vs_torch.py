@@ -147,3 +147,55 @@ def test_lbfgs_matches_torch(line_search_fn):
     np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-9, atol=1e-12)
     assert got[2] == want[2]
+
+
+# schedulers: (kwargs builder over the scheduler module M and optimizer o, optimizer, steps)
+SCHEDULERS = {
+    "LambdaLR": lambda M, o: M.LambdaLR(o, [lambda e: 0.9 ** e, lambda e: 1 / (e + 1)]),
+    "MultiplicativeLR": lambda M, o: M.MultiplicativeLR(o, lambda e: 0.95),
+    "StepLR": lambda M, o: M.StepLR(o, 3, 0.5),
+    "MultiStepLR": lambda M, o: M.MultiStepLR(o, [2, 5, 5, 9], 0.5),
+    "ConstantLR": lambda M, o: M.ConstantLR(o, 0.5, 4),
+    "LinearLR": lambda M, o: M.LinearLR(o, 0.25, 0.9, 6),
+    "ExponentialLR": lambda M, o: M.ExponentialLR(o, 0.8),
+    "PolynomialLR": lambda M, o: M.PolynomialLR(o, 7, 2.0),
+    "CosineAnnealingLR": lambda M, o: M.CosineAnnealingLR(o, 4, 0.01),
+    "SequentialLR": lambda M, o: M.SequentialLR(
+        o, [M.LinearLR(o, 0.1, 1.0, 3), M.ExponentialLR(o, 0.9)], [3]),
+    "ChainedScheduler": lambda M, o: M.ChainedScheduler([M.ConstantLR(o, 0.5, 4),
+                                                         M.ExponentialLR(o, 0.9)]),
+    "ReduceLROnPlateau": lambda M, o: M.ReduceLROnPlateau(o, "max", patience=0, threshold=0.1,
+                                                          threshold_mode="abs",
+                                                          min_lr=[0.02, 0.0]),
+    "CyclicLR": lambda M, o: M.CyclicLR(o, 0.01, 0.1, step_size_up=3, step_size_down=2,
+                                        mode="exp_range", gamma=0.9),
+    "CosineAnnealingWarmRestarts": lambda M, o: M.CosineAnnealingWarmRestarts(o, 3, 2, 0.001),
+    "OneCycleLR": lambda M, o: M.OneCycleLR(o, [0.5, 0.2], epochs=3, steps_per_epoch=4,
+                                            three_phase=True, anneal_strategy="linear"),
+}
+
+
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+@pytest.mark.parametrize("name", list(SCHEDULERS))
+def test_scheduler_matches_torch(name, opt_name):
+    import torch.optim.lr_scheduler as torch_sched
+    from jitgrad.optim import lr_scheduler as jg_sched
+    hyper = dict(lr=0.1, momentum=0.9) if opt_name == "SGD" else dict(lr=0.1)
+    metrics = [1, 2, 2.05, 2.05, 3, 3, 3, 3, 3, 3, 3, 3]
+
+    def groups(make):
+        return [{"params": [make()]}, {"params": [make()], "lr": 0.05}]
+    topt = getattr(torch.optim, opt_name)(groups(lambda: torch.nn.Parameter(torch.ones(1))),
+                                          **hyper)
+    jopt = getattr(optim, opt_name)(groups(lambda: nn.Parameter(np.ones(1))), **hyper)
+    ts, js = SCHEDULERS[name](torch_sched, topt), SCHEDULERS[name](jg_sched, jopt)
+    for i in range(12):
+        topt.step()
+        jopt.step()
+        (ts.step(metrics[i]), js.step(metrics[i])) if name == "ReduceLROnPlateau" else \
+            (ts.step(), js.step())
+        np.testing.assert_allclose(js.get_last_lr(), ts.get_last_lr(), rtol=1e-12)
+        for a, b in zip(jopt.param_groups, topt.param_groups):
+            key = "momentum" if opt_name == "SGD" else "betas"
+            np.testing.assert_allclose(np.asarray(a[key], float), np.asarray(b[key], float))
+    assert getattr(js, "last_epoch", None) == getattr(ts, "last_epoch", None)
