@@ -60,13 +60,23 @@ def apply(op, inputs, params=None, source_info=None):
     return outs[0] if len(outs) == 1 else outs
 
 
+def _cpu_scalar(x) -> bool:
+    return x.device == CPU and not x.shape
+
+
 def common_device(op, inputs):
+    """The device an eager op runs on. As in PyTorch, a 0-d CPU tensor joins tensors of any
+    other device (eager_apply moves it there); any other mix raises DeviceMismatchError."""
     dev = None
     for x in inputs:
         d = x.device
-        if dev is None:
+        if dev is None or dev == d:
             dev = d
-        elif d != dev:
+        elif _cpu_scalar(x):
+            continue
+        elif dev == CPU and all(_cpu_scalar(y) for y in inputs if y.device == CPU):
+            dev = d
+        else:
             raise DeviceMismatchError(
                 f"{op}: expected all tensors on one device, got {dev} and {d} "
                 f"(move one with .to('{dev}'))" + (f" (at {user_source_info()})" if user_source_info() else ""))
@@ -293,6 +303,8 @@ _record_one, _record_pair = autograd_record.record_one, autograd_record.record_p
 
 def eager_apply(op, inputs, params, key=None):
     dev = common_device(op, inputs)
+    if dev != CPU and any(x.device != dev for x in inputs):
+        inputs = [x if x.device == dev else x.to(dev) for x in inputs]     # 0-d CPU tensors
     try:
         types = infer_types(op, [x._type for x in inputs], params)
     except ShapeError as e:

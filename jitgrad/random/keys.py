@@ -39,7 +39,10 @@ def _hash(key, x0, x1):
             h0, h1 = threefry2x32(k[0], k[1], np.asarray(x0), np.asarray(x1))
         shape = np.broadcast_shapes(np.shape(h0), np.shape(h1))
         return _tensor(np.broadcast_to(h0, shape)), _tensor(np.broadcast_to(h1, shape))
-    h0, h1 = threefry2x32(key[0], key[1], _tensor(np.asarray(x0)), _tensor(np.asarray(x1)))
+    c0, c1 = _tensor(np.asarray(x0)), _tensor(np.asarray(x1))
+    if isinstance(key, Tensor):         # an eager key on another device: counters go there too
+        c0, c1 = c0.to(key.device), c1.to(key.device)
+    h0, h1 = threefry2x32(key[0], key[1], c0, c1)
     shape = np.broadcast_shapes(tuple(h0.shape), tuple(h1.shape))
     return jnp.broadcast_to(h0, shape), jnp.broadcast_to(h1, shape)
 
