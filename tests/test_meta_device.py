@@ -67,3 +67,11 @@ def test_meta_under_jit_and_random():
     assert out.shape == (4096,) and out.device == "meta"
     key = jg.tensor(jg.random.key(0), device="meta")
     assert jg.random.normal(key, (5, 6)).device == "meta"
+
+
+def test_a_0d_cpu_tensor_joins_another_device_as_in_pytorch():
+    m = jg.ones(3, device="meta")
+    for out in (m + jg.tensor(2.0), jg.tensor(2.0) * m, jnp.maximum(jg.tensor(0.0), m)):
+        assert out.device == "meta" and out.shape == (3,)
+    with pytest.raises(jg.DeviceMismatchError, match="meta and cpu"):
+        m + jg.ones(1)          # only a 0-d CPU tensor moves; a 1-element one does not
