@@ -19,6 +19,7 @@ from ..trace.tracer import Tracer
 from ..trace.tracing import call_graph, leaf_array, leaf_names, leaf_spec, trace_to_graph
 from . import donation, gc_pause, module_state, pytree_roles
 from .compile_graph import compile_graph
+from .fast_args import fast_args
 from .staged import Lowered, device_of
 from .static_args import StaticArgs
 
@@ -55,7 +56,7 @@ class Jitted:
         self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
         self._donate_pos = {}     # number of positional arguments -> donated positions
         self._cache = {}          # Signature -> _Entry
-        self._fast = {}           # _fast_key(args) -> _Entry.fast_call (no pytree, no Signature)
+        self._fast = {}           # fast_args key -> _Entry.fast_call (no Signature built)
         self._mode, self._other_modes = default_float(), {}
         self._last = None
         self.trace_count = 0
@@ -178,11 +179,11 @@ class Jitted:
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
-        if not kwargs:      # fast path: arguments are CPU tensors / arrays seen before
-            fast = self._fast.get(_fast_key(args))
+        fast_in = fast_args(args) if not kwargs else None
+        if fast_in is not None:     # fast path: CPU tensors / arrays (in plain pytrees) seen before
+            fast = self._fast.get(fast_in[0])
             if fast is not None:
-                return fast(args)
-        all_kwargs = kwargs
+                return fast(fast_in[1])
         kwargs, static_kw = self._statics.split_kwargs(kwargs, self.__name__)
         sig, leaves, dyn = self._split(args, kwargs, static_kw)
         entry = self._cache.get(sig)
@@ -202,10 +203,8 @@ class Jitted:
             record_call(entry.graph, leaves, outs)
             return entry.finish(outs, (tuple(dyn), kwargs))
         out = entry.call(leaves, (tuple(dyn), kwargs))
-        if not all_kwargs and not sig.static and device_of(sig) == "cpu":
-            key = _fast_key(args)
-            if key is not None:
-                self._fast[key] = entry.fast_call
+        if fast_in is not None and not sig.static and device_of(sig) == "cpu":
+            self._fast[fast_in[0]] = entry.fast_call
         return out
 
     def _inline(self, entry, leaves, captures, args):
@@ -260,24 +259,6 @@ class Jitted:
         self._other_modes.clear()
 
 
-def _fast_key(args):
-    """(shape, dtype) of every argument when all are CPU Tensors or NumPy arrays, else None:
-    such calls skip pytree flattening and Signature building (per-call overhead)."""
-    key = []
-    for a in args:
-        t = type(a)
-        if t is Tensor:
-            d = a._data
-            if type(d) is not np.ndarray or a._device.type != "cpu" or a.requires_grad:
-                return None
-            key.append((d.shape, d.dtype))
-        elif t is np.ndarray:
-            key.append((t, a.shape, a.dtype))
-        else:
-            return None
-    return tuple(key)
-
-
 class _Entry:
     def __init__(self, graph, out_tree, sig, donated=(), writes=()):
         self.graph, self.out_tree, self.sig, self.donated = graph, out_tree, sig, donated
@@ -291,12 +272,12 @@ class _Entry:
     def on_meta(self):
         return any(dev.type == "meta" for _, dev, _ in self.sig.leaves)
 
-    def fast_call(self, args):
-        """call() for flat CPU Tensor/ndarray arguments (see _fast_key)."""
+    def fast_call(self, leaves):
+        """call() for the leaves of arguments the fast path takes (fast_args.py)."""
         dtypes = self._dtypes
         outs = self.exe.run([a._data if type(a) is Tensor else
                              a if a.dtype is dt else np.asarray(a, dt)
-                             for a, dt in zip(args, dtypes)])
+                             for a, dt in zip(leaves, dtypes)])
         if self.out_tree is tree_util.LEAF:
             return Tensor._wrap(outs[0])
         out = tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
