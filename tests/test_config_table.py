@@ -1,6 +1,6 @@
-"""One configuration: ir/config.py is the only option store, jg.config its view, and the README's
-table ("Configuration, debug flags and environment variables") lists every option of the store,
-generated from it."""
+"""One configuration: ir/config.py is the only option store, jg.config its view, and the docs'
+table (docs/reference/configuration.md, "Configuration, debug flags and environment variables")
+lists every option of the store, generated from it."""
 import re
 from pathlib import Path
 
@@ -10,19 +10,19 @@ import jitgrad as jg
 from jitgrad.ir import config
 
 REPO = Path(__file__).resolve().parent.parent
-TITLE = "## Configuration, debug flags and environment variables"
+TITLE = "# Configuration, debug flags and environment variables"
+PAGE = REPO / "docs" / "reference" / "configuration.md"
 
 
 def _section() -> str:
-    text = (REPO / "README.md").read_text()
-    assert TITLE + "\n" in text, f"README.md has no section {TITLE!r}"
-    body = text.split(TITLE + "\n", 1)[1]
-    return body.split("\n## ", 1)[0]
+    text = PAGE.read_text()
+    assert text.startswith(TITLE + "\n"), f"{PAGE} does not start with {TITLE!r}"
+    return text.split(TITLE + "\n", 1)[1]
 
 
 def test_the_readme_table_is_the_one_generated_from_the_store():
     assert config.table() in _section(), (
-        "README.md's configuration table is not the one ir/config.table() generates; paste:\n"
+        "docs/reference/configuration.md's table is not the one ir/config.table() generates; paste:\n"
         + config.table())
 
 
@@ -35,10 +35,9 @@ def test_the_table_lists_every_option_and_its_variable():
         assert (o.env or "(none)") in row and o.reader in row
 
 
-def test_the_contents_list_links_the_section():
-    text = (REPO / "README.md").read_text()
-    assert ("- [Configuration, debug flags and environment variables]"
-            "(#configuration-debug-flags-and-environment-variables)") in text.split("\n## ", 2)[1]
+def test_the_docs_link_the_page():
+    assert "reference/configuration.md" in (REPO / "mkdocs.yml").read_text()
+    assert "docs/reference/configuration.md" in (REPO / "README.md").read_text()
 
 
 def test_every_jitgrad_variable_the_package_names_is_an_option():

@@ -1,6 +1,7 @@
-"""Every ```python block of README.md runs as pasted: in order, in one fresh process (a user
-pasting the README top to bottom into one session, so a later block may use an earlier one's
-names and must not break functions defined above it), each block reported on its own.
+"""Every ```python block of README.md and of docs/**/*.md runs as pasted: each file's blocks in
+order, in one namespace (a user pasting the page top to bottom into one session, so a later block
+may use an earlier one's names and must not break functions defined above it), a fresh namespace
+per file, all files in one fresh process; each block reported on its own.
 
 A block that needs what the test machine may lack says so on the line before it:
 `<!-- skip: needs torch -->`; the test reports it as skipped with that reason."""
@@ -15,6 +16,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
 _FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
 _SKIP = re.compile(r"<!--\s*skip:\s*(.*?)\s*-->\s*$")
 
@@ -31,29 +33,42 @@ def readme_blocks(text=None):
     return blocks
 
 
-# exec each block in one namespace (as a pasted session), one JSON line per block
+def all_blocks():
+    """[(file relative to the root, line, source, skip)] of the README's and the docs' blocks."""
+    out = []
+    for path in [README, *DOCS]:
+        name = path.relative_to(ROOT).as_posix()
+        out += [(name, line, src, skip) for line, src, skip in readme_blocks(path.read_text())]
+    return out
+
+
+# exec each file's blocks in one namespace (as a pasted session), one JSON line per block
 _RUNNER = r"""
-import json, sys, traceback, io, contextlib
+import json, sys, traceback, io, contextlib, os, tempfile
 blocks = json.load(sys.stdin)
-ns = {"__name__": "__main__"}
-for line, src, skip in blocks:
+ns, current = None, None
+for name, line, src, skip in blocks:
+    if name != current:                     # a fresh session (and directory) per file
+        ns, current = {"__name__": "__main__"}, name
+        os.chdir(tempfile.mkdtemp())
+    key = f"{name}:{line}"
     if skip:
-        print(json.dumps({"line": line, "status": "skipped", "why": skip}), flush=True)
+        print(json.dumps({"key": key, "status": "skipped", "why": skip}), flush=True)
         continue
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
-            exec(compile(src, f"README.md:{line}", "exec"), ns)
-        print(json.dumps({"line": line, "status": "ok"}), flush=True)
+            exec(compile(src, key, "exec"), ns)
+        print(json.dumps({"key": key, "status": "ok"}), flush=True)
     except BaseException:
-        print(json.dumps({"line": line, "status": "failed", "why": traceback.format_exc(),
+        print(json.dumps({"key": key, "status": "failed", "why": traceback.format_exc(),
                           "stdout": out.getvalue()[-2000:]}), flush=True)
 """
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    blocks = readme_blocks()
+    blocks = all_blocks()
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     env.pop("JITGRAD_BACKEND", None)
     proc = subprocess.run([sys.executable, "-c", _RUNNER], input=json.dumps(blocks),
@@ -63,33 +78,32 @@ def results(tmp_path_factory):
     for ln in proc.stdout.splitlines():
         if ln.startswith("{"):
             r = json.loads(ln)
-            got[r["line"]] = r
+            got[r["key"]] = r
     return got, proc
 
 
 def test_readme_has_python_blocks_and_skip_markers_parse():
-    blocks = readme_blocks()
-    assert len(blocks) >= 10
+    assert len(readme_blocks()) >= 2
+    assert len(all_blocks()) >= 20
     sample = "text\n<!-- skip: needs torch -->\n```python\nimport torch\n```\n"
     assert readme_blocks(sample) == [(3, "import torch\n", "needs torch")]
 
 
-@pytest.mark.parametrize("line", [b[0] for b in readme_blocks()])
-def test_readme_block_runs_as_pasted(results, line):
+@pytest.mark.parametrize("key", [f"{b[0]}:{b[1]}" for b in all_blocks()])
+def test_doc_block_runs_as_pasted(results, key):
     got, proc = results
-    r = got.get(line)
+    r = got.get(key)
     if r is None:
-        pytest.fail(f"README.md:{line}: the runner stopped before this block\n"
-                    f"{proc.stderr[-3000:]}")
+        pytest.fail(f"{key}: the runner stopped before this block\n{proc.stderr[-3000:]}")
     if r["status"] == "skipped":
-        pytest.skip(f"README.md:{line}: {r['why']} (marked in the README)")
-    assert r["status"] == "ok", f"README.md:{line} failed:\n{r['why']}\nstdout:\n{r['stdout']}"
+        pytest.skip(f"{key}: {r['why']} (marked in the page)")
+    assert r["status"] == "ok", f"{key} failed:\n{r['why']}\nstdout:\n{r['stdout']}"
 
 
 def test_readme_ir_example_output_is_current(tmp_path):
-    """The "Before"/"After" IR under the `# example.py` block is that script's output, as
-    printed today (regenerate it by running the block as example.py)."""
-    text = README.read_text()
+    """The "Before"/"After" IR under the `# example.py` block (docs/design/passes.md) is that
+    script's output, as printed today (regenerate it by running the block as example.py)."""
+    text = (ROOT / "docs" / "design" / "passes.md").read_text()
     src = next(s for _, s, _ in readme_blocks(text) if s.startswith("# example.py\n"))
     tail = text[text.index(src) + len(src):].split("\n", 1)[1]      # after the closing fence
     shown = re.findall(r"^```[ \t]*\n(.*?)^```[ \t]*$", tail, re.S | re.M)[:2]
