@@ -22,6 +22,10 @@ from .upsampling import (ChannelShuffle, PixelShuffle, PixelUnshuffle, Upsample,
 from .fold import Fold, Unfold  # noqa: F401
 from .dropout_variants import (AlphaDropout, Dropout1d, Dropout3d,  # noqa: F401
                                FeatureAlphaDropout)
+from .extra_norms import CrossMapLRN2d, LocalResponseNorm, RMSNorm  # noqa: F401
+from .embedding_bag import EmbeddingBag  # noqa: F401
+from .bilinear import Bilinear  # noqa: F401
+from .layers import Unflatten  # noqa: F401
 from .module import Module, Parameter  # noqa: F401
 from .norm_layers import *  # noqa: F401,F403  (BatchNorm1d/2d/3d, InstanceNorm*, GroupNorm)
 from .conv import AdaptiveAvgPool2d  # noqa: F401
@@ -29,5 +33,6 @@ from .layers import Dropout2d  # noqa: F401
 from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  # noqa: F401
                           TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: F401
+from .rnn import RNNBase  # noqa: F401
 from . import parallel  # noqa: E402,F401
 from . import utils  # noqa: E402,F401

@@ -4,10 +4,13 @@ composite of primitives, so eager, jit, grad and vmap get them. The selects give
 gradient at the kinks (0 outside an open interval)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import numpy as jnp
 from .. import random as jrandom
 from ..eager.creation import global_rng
 from ..trace.tracer import Tracer
+from ..ir.types import kind_of
 from ..numpy._convert import asarray
 from ..transforms.autodiff import stop_gradient
 from . import activations as A
@@ -207,6 +210,20 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1, key=None):
     return jnp.add(jnp.subtract(one, stop_gradient(soft)), soft)
 
 
+def one_hot(tensor, num_classes=-1):
+    """torch.nn.functional.one_hot: int64 one-hot rows of integer labels; num_classes=-1 takes
+    max + 1 (needs known label values: pass num_classes under jit)."""
+    x = asarray(tensor)
+    if kind_of(x.dtype) not in "iu":
+        raise TypeError(f"one_hot: expected integer class values, got {x.dtype}")
+    if num_classes == -1:
+        if isinstance(x, Tracer) and x._concrete is None:
+            raise ValueError("one_hot: num_classes=-1 needs the labels' values; pass num_classes "
+                             "inside jit")
+        num_classes = int(np.max(np.asarray(x))) + 1 if x.size else 0
+    return A.one_hot(x, num_classes, "int64")
+
+
 def _inplace(fn):
     """torch's in-place form (relu_, elu_, ...): writes fn(x) into the eager tensor x."""
     def inplace(input, *args, **kwargs):
@@ -227,5 +244,5 @@ rrelu_ = _inplace(rrelu)
 
 __all__ = ["hardtanh", "relu6", "hardsigmoid", "hardswish", "selu", "celu", "elu", "leaky_relu",
            "mish", "softsign", "tanhshrink", "softshrink", "hardshrink", "threshold", "logsigmoid",
-           "glu", "prelu", "rrelu", "softmax", "log_softmax", "softmin", "gumbel_softmax",
+           "glu", "prelu", "rrelu", "one_hot", "softmax", "log_softmax", "softmin", "gumbel_softmax",
            "relu_", "elu_", "celu_", "selu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_"]

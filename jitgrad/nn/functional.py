@@ -38,6 +38,9 @@ from .upsampling import (channel_shuffle, interpolate, native_channel_shuffle,  
 from .fold import fold, unfold  # noqa: F401,E402
 from .dropout_variants import (alpha_dropout, dropout1d, dropout3d,  # noqa: F401,E402
                                feature_alpha_dropout)
+from .extra_norms import local_response_norm, rms_norm  # noqa: F401,E402
+from .embedding_bag import embedding, embedding_bag  # noqa: F401,E402
+from .bilinear import bilinear  # noqa: F401,E402
 
 
 def linear(x, weight, bias=None):

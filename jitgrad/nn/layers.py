@@ -24,12 +24,18 @@ from .module import Module, Parameter, takes_key
 
 # ------------------------------------------------------------------------------ layers
 
-def _empty(*shape):
-    """A parameter of the default float dtype (float64 under enable_x64 / set_default_dtype)."""
-    return Parameter(np.empty(shape, default_float()))
+def _empty(*shape, dtype=None):
+    """A parameter of `dtype`, by default the default float dtype (float64 under enable_x64 /
+    set_default_dtype)."""
+    return Parameter(np.empty(shape, dtype or default_float()))
 
 
 class Identity(Module):
+    """torch.nn.Identity: returns its input; constructor arguments are accepted and ignored."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
     def forward(self, x):
         return x
 
@@ -37,11 +43,11 @@ class Identity(Module):
 class Linear(Module):
     """y = x @ W.T + b, initialized as PyTorch: W and b uniform in +-1/sqrt(in_features)."""
 
-    def __init__(self, in_features, out_features, bias=True):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = int(in_features), int(out_features)
-        self.weight = _empty(self.out_features, self.in_features)
-        self.register_parameter("bias", _empty(self.out_features) if bias else None)
+        self.weight = _empty(self.out_features, self.in_features, dtype=dtype)
+        self.register_parameter("bias", _empty(self.out_features, dtype=dtype) if bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -60,6 +66,10 @@ class Linear(Module):
 
 class _Activation(Module):
     fn = staticmethod(lambda x: x)
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace      # accepted as torch's; the result is a new tensor
 
     def forward(self, x):
         return type(self).fn(x)
@@ -92,12 +102,14 @@ class GELU(Module):
 
 
 class Softmax(Module):
-    def __init__(self, dim=-1):
+    """torch.nn.Softmax(dim=None): None picks torch's implicit dimension."""
+
+    def __init__(self, dim=None):
         super().__init__()
         self.dim = dim
 
     def forward(self, x):
-        return F.softmax(x, axis=self.dim)
+        return F.softmax(x, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -105,7 +117,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, x):
-        return F.log_softmax(x, axis=self.dim)
+        return F.log_softmax(x, self.dim)
 
 
 class Flatten(Module):
@@ -125,14 +137,34 @@ class Flatten(Module):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
+class Unflatten(Module):
+    """torch.nn.Unflatten(dim, unflattened_size): split dimension `dim` into that shape."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, x):
+        x = asarray(x)
+        d = self.dim % x.ndim
+        shape = self.unflattened_size
+        if -1 not in shape and math.prod(shape) != x.shape[d]:
+            raise ValueError(f"Unflatten: unflattened_size {shape} does not multiply to the size "
+                             f"{x.shape[d]} of dimension {self.dim}")
+        return jnp.reshape(x, tuple(x.shape[:d]) + shape + tuple(x.shape[d + 1:]))
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
+
 class Dropout(Module):
     """Dropout with probability p while training; `layer(x, key=k)` under jit."""
 
-    def __init__(self, p=0.5):
+    def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
-        self.p = float(p)
+        self.p, self.inplace = float(p), inplace
 
     def forward(self, x, key=None):
         return F.dropout(x, self.p, self.training, key)
@@ -144,11 +176,11 @@ class Dropout(Module):
 class Dropout2d(Module):
     """Channel-wise dropout while training; `layer(x, key=k)` under jit."""
 
-    def __init__(self, p=0.5):
+    def __init__(self, p=0.5, inplace=False):
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"Dropout2d: p must be in [0, 1], got {p}")
-        self.p = float(p)
+        self.p, self.inplace = float(p), inplace
 
     def forward(self, x, key=None):
         return F.dropout2d(x, self.p, self.training, key)
@@ -177,26 +209,59 @@ class LayerNorm(Module):
 
 
 class Embedding(Module):
-    """A lookup table initialized N(0, 1) as in PyTorch; the padding_idx row starts at zero."""
+    """torch.nn.Embedding: a lookup table initialized N(0, 1) as in PyTorch; the padding_idx row
+    starts at zero and gets no gradient; max_norm renormalizes looked-up rows."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
+                 _freeze=False, device=None, dtype=None):
         super().__init__()
-        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
-        self.padding_idx = padding_idx
-        self.weight = _empty(self.num_embeddings, self.embedding_dim)
-        init.normal_(self.weight)
+        n = self.num_embeddings = int(num_embeddings)
+        self.embedding_dim = int(embedding_dim)
         if padding_idx is not None:
+            if not -n <= padding_idx < n:
+                raise ValueError(f"Embedding: padding_idx must be within [-{n}, {n}), got "
+                                 f"{padding_idx}")
+            padding_idx %= n
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(np.empty((n, self.embedding_dim), dtype or default_float()))
+            self.reset_parameters()
+        else:
+            if tuple(np.shape(_weight)) != (n, self.embedding_dim):
+                raise ValueError(f"Embedding: _weight must have shape ({n}, "
+                                 f"{self.embedding_dim}), got {tuple(np.shape(_weight))}")
+            self.weight = Parameter(np.asarray(_weight), requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
             w = np.array(self.weight.detach())
-            w[padding_idx] = 0
+            w[self.padding_idx] = 0
             with no_grad():
                 self.weight.copy_(w)
 
     def forward(self, indices):
-        return F.embedding(indices, self.weight, self.padding_idx)
+        return F.embedding(indices, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type, self.scale_grad_by_freq, self.sparse)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, max_norm=None,
+                        norm_type=2.0, scale_grad_by_freq=False, sparse=False):
+        """torch.nn.Embedding.from_pretrained: a layer over the given (N, D) table, frozen
+        (requires_grad=False) unless freeze=False."""
+        table = np.asarray(embeddings)
+        if table.ndim != 2:
+            raise ValueError(f"Embedding.from_pretrained: expected a 2-D table, got shape "
+                             f"{table.shape}")
+        return cls(*table.shape, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse,
+                   _weight=table, _freeze=freeze)
 
     def extra_repr(self):
         pad = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
-        return f"{self.num_embeddings}, {self.embedding_dim}{pad}"
+        norm = "" if self.max_norm is None else f", max_norm={self.max_norm}"
+        return f"{self.num_embeddings}, {self.embedding_dim}{pad}{norm}"
 
 
 # ------------------------------------------------------------------------------ containers
@@ -230,6 +295,15 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __setitem__(self, idx, module):
+        key = list(self._modules)[idx]
+        self.add_module(key, module)
+
     def forward(self, x, key=None):
         needs = [takes_key(m) for m in self]
         keys = iter(jrandom.split(key, max(sum(needs), 1))) if key is not None else None
@@ -259,6 +333,15 @@ class ModuleList(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __setitem__(self, idx, module):
+        key = list(self._modules)[idx]
+        self.add_module(key, module)
+
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
-           "Flatten", "Dropout", "Dropout2d", "LayerNorm", "Embedding", "Sequential", "ModuleList"]
+           "Flatten", "Unflatten", "Dropout", "Dropout2d", "LayerNorm", "Embedding", "Sequential", "ModuleList"]

@@ -11,7 +11,7 @@ from ..numpy._convert import asarray
 from ..transforms.autodiff import stop_gradient
 from .activations import log_sigmoid, one_hot, softplus
 from .distance import pairwise_distance
-from .losses import legacy_reduction, reduce_loss
+from .losses import cross_entropy, legacy_reduction, reduce_loss
 
 
 def _relu(x):
@@ -272,7 +272,22 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
                     "triplet_margin_with_distance_loss")
 
 
-__all__ = ["binary_cross_entropy", "kl_div", "huber_loss", "smooth_l1_loss", "poisson_nll_loss",
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0, options=None):
+    """torch.nn.functional.linear_cross_entropy: cross_entropy(linear(input), target) with the
+    classes on the last dimension of the projection: input (N, I) or (I), weight (C, I)."""
+    x, w = asarray(input), asarray(linear_weight)
+    if x.ndim not in (1, 2) or w.ndim != 2 or x.shape[-1] != w.shape[1]:
+        raise ValueError(f"linear_cross_entropy: expected an input (N, I) or (I) and a weight "
+                         f"(C, I), got {tuple(x.shape)} and {tuple(w.shape)}")
+    logits = jnp.matmul(x, jnp.transpose(w))
+    if linear_bias is not None:
+        logits = jnp.add(logits, linear_bias)
+    return cross_entropy(logits, target, weight, ignore_index=ignore_index, reduction=reduction,
+                         label_smoothing=label_smoothing)
+
+
+__all__ = ["linear_cross_entropy", "binary_cross_entropy", "kl_div", "huber_loss", "smooth_l1_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "cosine_embedding_loss", "margin_ranking_loss",
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import loss_fns as LF
 from . import losses as L
 from ..numpy._convert import asarray
+from .layers import Linear
 from .module import Module
 
 
@@ -256,7 +257,33 @@ class TripletMarginWithDistanceLoss(_Loss):
             margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
-__all__ = ["MSELoss", "L1Loss", "SoftMarginLoss", "MultiLabelMarginLoss", "HuberLoss",
+class LinearCrossEntropyLoss(_WeightedLoss):
+    """torch.nn.LinearCrossEntropyLoss(in_features, num_classes, *, bias=False, ...): a Linear
+    projection (`linear`) to class logits and the cross-entropy (out_features=() only)."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction="mean", weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        if tuple(out_features):
+            raise ValueError(f"LinearCrossEntropyLoss: only out_features=() is supported, got "
+                             f"{out_features!r}")
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"LinearCrossEntropyLoss: label_smoothing must be in [0, 1], got "
+                             f"{label_smoothing}")
+        super().__init__(weight, reduction=reduction)
+        self.num_classes, self.out_features = int(num_classes), ()
+        self.ignore_index, self.label_smoothing, self.options_ = ignore_index, label_smoothing, \
+            options
+        self.linear = Linear(in_features, num_classes, bias=bias, dtype=dtype)
+
+    def forward(self, input, target):
+        return LF.linear_cross_entropy(input, self.linear.weight, target,
+                                       linear_bias=self.linear.bias, weight=self.weight,
+                                       reduction=self.reduction, ignore_index=self.ignore_index,
+                                       label_smoothing=self.label_smoothing)
+
+
+__all__ = ["LinearCrossEntropyLoss", "MSELoss", "L1Loss", "SoftMarginLoss", "MultiLabelMarginLoss", "HuberLoss",
            "SmoothL1Loss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "BCELoss",
            "MultiLabelSoftMarginLoss", "BCEWithLogitsLoss", "MultiMarginLoss", "NLLLoss",
            "NLLLoss2d", "CrossEntropyLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
