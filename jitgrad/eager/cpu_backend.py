@@ -4,7 +4,7 @@
 every op, except where eager mode knows a faster way with the same semantics:
   - erf and sigmoid on float32/float64: the jit path's compiled kernels (compiled_ops.py),
   - matmul of a stack by one matrix: one folded GEMM; tanh and expm1 on real floats: the
-    NumPy ufunc directly (numpy_forms.py).
+    NumPy ufunc directly (numpy_forms.py); NumPy's BLAS runs on the runtime's num_threads.
 `eager_reference(op, dtype)` is the function the eager fast path (fast_path.py) files for an op
 whose dtypes NumPy computes natively; `cpu_evaluate` is the backend of the generic path
 (dispatch.py), so a signature's first call and its later ones run the same function.
@@ -15,12 +15,16 @@ import numpy as np
 
 from ..ir.reference import evaluate
 from ..ir.registry import REFERENCE
+from ..runtime.blas_threads import follow_runtime
 from .compiled_ops import FLOATS, SLOW_IN_NUMPY, compiled_reference, run_chunked
 from .numpy_forms import FORMS, REAL_FORMS
 
 # dtypes NumPy computes in natively (the eager fast path's condition for a direct call)
 NATIVE = frozenset(np.dtype(d) for d in ("float32", "float64", "int32", "int64", "bool",
                                          "complex64", "complex128"))
+
+# eager matmuls (np.matmul) run on the runtime's number of threads (runtime/blas_threads.py)
+follow_runtime()
 
 
 def eager_reference(op, dtype):
