@@ -52,6 +52,43 @@ from .reductions import (all, amax, amin, any, argmax, argmin, argsort, average,
                          cumprod, cumsum, cumulative_sum, max, mean, median, min, prod, ptp,
                          sort, std, sum, var)
 from .differences import diff, gradient
+# jax.numpy's remaining public names (issue 49; tests/test_jnp_coverage.py accounts for all)
+from .array_api_extras import cumulative_prod, isneginf, isposinf, matvec, vecmat
+from .array_editing import (array_equiv, block, choose, compress, delete, diagflat, ediff1d,
+                            extract, fill_diagonal, insert, lexsort, place, put, put_along_axis,
+                            resize, sort_complex, trim_zeros)
+from .bit_packing import bitwise_count, packbits, unpackbits
+from .float_functions import divmod, fmod, frexp, gcd, lcm, ldexp, modf, nextafter, spacing
+from .host_io import (array_repr, array_str, einsum_path, frombuffer, fromfile, fromiter,
+                      fromstring, get_printoptions, iterable, load, printoptions, save, savez,
+                      set_printoptions)
+from .index_helpers import (diag_indices, diag_indices_from, index_exp, indices, ix_,
+                            mask_indices, mgrid, ogrid, ravel_multi_index, s_, tril_indices,
+                            tril_indices_from, triu_indices, triu_indices_from, unravel_index)
+from .nan_functions import (nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean,
+                            nanmin, nanprod, nanstd, nansum, nanvar)
+from .polynomials import (poly, polyadd, polyder, polydiv, polyfit, polyint, polymul, polysub,
+                          polyval, roots, vander)
+from .quantiles import nanmedian, nanpercentile, nanquantile, percentile, quantile
+from .scalar_types import (ComplexWarning, cdouble, character, complex_, complexfloating,
+                           csingle, double, flexible, float_, floating, generic, inexact, int_,
+                           integer, issubdtype, number, object_, signedinteger, single, uint,
+                           unsignedinteger)
+from .scalar_types import NARROW_TYPES as _NARROW_TYPES
+from .set_functions import intersect1d, isin, setdiff1d, setxor1d, union1d
+from .signal_functions import convolve, correlate, interp, trapezoid, unwrap
+from .statistics import (bincount, corrcoef, cov, digitize, histogram, histogram2d,
+                         histogram_bin_edges, histogramdd)
+from .window_functions import bartlett, blackman, hamming, hanning
+from ..lazy_import import lazy_attributes as _lazy_attributes
+# modules over jitgrad.scipy or vmap, which import jitgrad.numpy, and ml_dtypes' narrow types
+# (int4, float8_e4m3fn, ...; ~0.7 s, as bfloat16): loaded on first use
+_LAZY = {**{n: ("ml_dtypes", n) for n in _NARROW_TYPES},
+         **{n: ("jitgrad.numpy.bessel_functions", n) for n in ("i0", "kaiser")},
+         **{n: ("jitgrad.numpy.ufunc_class", n) for n in ("frompyfunc", "ufunc")},
+         **{n: ("jitgrad.numpy.vectorizing", n) for n in (
+             "apply_along_axis", "apply_over_axes", "fromfunction", "piecewise", "vectorize")}}
+_lazy_getattr, __dir__ = _lazy_attributes(__name__, globals(), _LAZY)
 from .shape import (append, array_split, atleast_1d, atleast_2d, atleast_3d, broadcast_arrays,
                     broadcast_shapes, broadcast_to, column_stack, concat, concatenate,
                     dsplit, dstack, expand, expand_dims, flip, fliplr, flipud, hsplit,
@@ -96,6 +133,8 @@ def dtype(x):
 
 def __getattr__(name):
     """jnp.bfloat16, ml_dtypes' scalar type as in JAX, loads ml_dtypes on first use (~0.7 s)."""
+    if name in _LAZY:
+        return _lazy_getattr(name)
     if name != "bfloat16":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return _load_bfloat16().type
