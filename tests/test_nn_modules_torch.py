@@ -285,3 +285,45 @@ def test_functional_forms_match_torch():
     xt, wt, bt = normal(5, 2, 3), normal(3, 3, 4), normal(4)
     np.testing.assert_allclose(np.asarray(F.conv_tbc(xt, wt, bt, 1)),
                                torch.conv_tbc(t(xt), t(wt), t(bt), 1).numpy(), rtol=1e-9)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_ctc_loss_matches_torch(reduction):
+    logits = normal(12, 3, 5)
+    targets = labels(4, 3, 4) + 1
+    targets[1, 2] = targets[1, 1]                # a repeated label needs a blank between
+    lengths, target_lengths = np.array([12, 9, 10]), np.array([4, 3, 0])
+    xt = torch.tensor(logits, requires_grad=True)
+    want = torch.nn.CTCLoss(reduction=reduction)(xt.log_softmax(2), torch.tensor(targets),
+                                                  torch.tensor(lengths),
+                                                  torch.tensor(target_lengths))
+    xj = jg.tensor(logits, requires_grad=True)
+    got = nn.CTCLoss(reduction=reduction)(F.log_softmax(xj, 2), targets, lengths,
+                                          target_lengths)
+    np.testing.assert_allclose(np.asarray(got), want.detach().numpy(), rtol=1e-10)
+    want.sum().backward()
+    got.sum().backward()
+    np.testing.assert_allclose(np.asarray(xj.grad), xt.grad.numpy(), rtol=1e-8, atol=1e-12)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("mode,padding_mode", [("bilinear", "zeros"), ("bilinear", "border"),
+                                               ("bilinear", "reflection"),
+                                               ("nearest", "zeros")])
+def test_affine_grid_and_grid_sample_match_torch(mode, padding_mode, align_corners):
+    theta, x = normal(2, 2, 3), normal(2, 3, 4, 5)
+    grid = TF.affine_grid(torch.tensor(theta), (2, 3, 4, 5), align_corners=align_corners)
+    np.testing.assert_allclose(np.asarray(F.affine_grid(theta, (2, 3, 4, 5), align_corners)),
+                               grid.numpy(), atol=1e-12)
+    g = RNG.uniform(-1.3, 1.3, (2, 3, 6, 2))
+    xt, gt = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
+    xj, gj = jg.tensor(x, requires_grad=True), jg.tensor(g, requires_grad=True)
+    yt = TF.grid_sample(xt, gt, mode, padding_mode, align_corners)
+    yj = F.grid_sample(xj, gj, mode, padding_mode, align_corners)
+    np.testing.assert_allclose(np.asarray(yj), yt.detach().numpy(), atol=1e-12)
+    w = normal(*yt.shape)
+    (yt * torch.tensor(w)).sum().backward()
+    (yj * jg.tensor(w)).sum().backward()
+    np.testing.assert_allclose(np.asarray(xj.grad), xt.grad.numpy(), atol=1e-12)
+    if mode == "bilinear":
+        np.testing.assert_allclose(np.asarray(gj.grad), gt.grad.numpy(), atol=1e-11)

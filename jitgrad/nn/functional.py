@@ -41,6 +41,8 @@ from .dropout_variants import (alpha_dropout, dropout1d, dropout3d,  # noqa: F40
 from .extra_norms import local_response_norm, rms_norm  # noqa: F401,E402
 from .embedding_bag import embedding, embedding_bag  # noqa: F401,E402
 from .bilinear import bilinear  # noqa: F401,E402
+from .ctc import ctc_loss  # noqa: F401,E402
+from .grid_sampling import affine_grid, grid_sample  # noqa: F401,E402
 
 
 def linear(x, weight, bias=None):
