@@ -2,23 +2,32 @@
 one vectorized while_loop until all are accepted), and what is built on them: beta,
 dirichlet, chisquare, f, t, generalized_normal (jax.random's meanings).
 
-Derivatives with respect to the shape parameter are not implemented (JAX has implicit
-reparameterization there): the draws are constant in a and df (stop_gradient), which is
-documented here and in the report."""
+Derivatives with respect to the shape parameter are JAX's implicit reparameterization: the
+draw x moves with a so that P(a, x) (the regularized incomplete gamma, the draw's CDF) stays
+fixed, d log x / da = -(dP/da) / (x dP/dx) (jax.random's _gamma_grad); the chain rule carries
+it to every sampler here."""
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..transforms.autodiff import stop_gradient
+from ..transforms.custom_vjp import custom_vjp
 from .continuous import normal, uniform
+from .discrete import rademacher
 from .keys import fold_in, split
 from .params import TINY, as_dtype, float_dtype, result_shape
 
 
-def _log_gamma_draws(key, a, shape, dt):
-    """log of Gamma(a, 1) draws of `shape` (a broadcast to it), Marsaglia-Tsang in log space
-    so tiny a (whose draws underflow) keeps finite logs."""
-    from ..transforms.control import while_loop
-    a = jnp.broadcast_to(stop_gradient(a), shape)
+def _log_gamma_draws(key, a, shape):
+    """log of Gamma(a, 1) draws of `shape` (a broadcast to it) in a's dtype, Marsaglia-Tsang in
+    log space so tiny a (whose draws underflow) keeps finite logs; differentiable in a."""
+    return _log_gamma_sample(key, jnp.broadcast_to(a, shape))
+
+
+@custom_vjp
+def _log_gamma_sample(key, a):
+    """log Gamma(a, 1) draws of a's shape and dtype, whose derivative in a is the implicit one
+    (JAX's random_gamma_p JVP rule)."""
+    from ..transforms.control import while_loop  # lazy: transforms -> nn -> random
+    shape, dt = tuple(a.shape), a.dtype
     boosted = a < 1.0
     a1 = jnp.where(boosted, a + 1.0, a)
     d = a1 - 1.0 / 3.0
@@ -43,6 +52,19 @@ def _log_gamma_draws(key, a, shape, dt):
     return log_z + jnp.where(boosted, jnp.log(u) / a, 0.0)
 
 
+def _log_gamma_sample_fwd(key, a):
+    log_x = _log_gamma_sample(key, a)
+    return log_x, (a, log_x)
+
+
+def _log_gamma_sample_bwd(res, ct):
+    from ..scipy.special.incomplete_gamma import log_sample_grad_a  # lazy: jg.scipy is lazy
+    return None, ct * log_sample_grad_a(*res)
+
+
+_log_gamma_sample.defvjp(_log_gamma_sample_fwd, _log_gamma_sample_bwd)
+
+
 def _shape_param(what, a, shape, dtype):
     dt = float_dtype(dtype, what)
     a = as_dtype(a, dt)
@@ -51,14 +73,14 @@ def _shape_param(what, a, shape, dtype):
 
 def gamma(key, a, shape=None, dtype=None):
     """Gamma(a, 1) draws (jax.random.gamma)."""
-    a, shape, dt = _shape_param("gamma", a, shape, dtype)
-    return jnp.exp(_log_gamma_draws(key, a, shape, dt))
+    a, shape, _ = _shape_param("gamma", a, shape, dtype)
+    return jnp.exp(_log_gamma_draws(key, a, shape))
 
 
 def loggamma(key, a, shape=None, dtype=None):
     """log of Gamma(a, 1) draws, accurate for small a (jax.random.loggamma)."""
-    a, shape, dt = _shape_param("loggamma", a, shape, dtype)
-    return _log_gamma_draws(key, a, shape, dt)
+    a, shape, _ = _shape_param("loggamma", a, shape, dtype)
+    return _log_gamma_draws(key, a, shape)
 
 
 def beta(key, a, b, shape=None, dtype=None):
@@ -67,7 +89,7 @@ def beta(key, a, b, shape=None, dtype=None):
     a, b = as_dtype(a, dt), as_dtype(b, dt)
     shape = result_shape("beta", shape, a, b)
     ka, kb = split(key)
-    log_x, log_y = _log_gamma_draws(ka, a, shape, dt), _log_gamma_draws(kb, b, shape, dt)
+    log_x, log_y = _log_gamma_draws(ka, a, shape), _log_gamma_draws(kb, b, shape)
     top = jnp.maximum(log_x, log_y)
     log_x, log_y = log_x - top, log_y - top
     return jnp.exp(log_x - jnp.log(jnp.exp(log_x) + jnp.exp(log_y)))
@@ -82,7 +104,7 @@ def dirichlet(key, alpha, shape=None, dtype=None):
         raise ValueError(f"jg.random.dirichlet: alpha must have at least one dimension, got "
                          f"shape {tuple(alpha.shape)}")
     batch = result_shape("dirichlet", shape, jnp.zeros(tuple(alpha.shape[:-1])))
-    log_g = _log_gamma_draws(key, alpha, batch + tuple(alpha.shape[-1:]), dt)
+    log_g = _log_gamma_draws(key, alpha, batch + tuple(alpha.shape[-1:]))
     log_g = log_g - jnp.max(log_g, axis=-1, keepdims=True)
     g = jnp.exp(log_g)
     return g / jnp.sum(g, axis=-1, keepdims=True)
@@ -90,8 +112,8 @@ def dirichlet(key, alpha, shape=None, dtype=None):
 
 def chisquare(key, df, shape=None, dtype=None):
     """Chi-square(df) draws: 2 Gamma(df / 2) (jax.random.chisquare)."""
-    df, shape, dt = _shape_param("chisquare", df, shape, dtype)
-    return jnp.exp(_log_gamma_draws(key, df * 0.5, shape, dt)) * 2.0
+    df, shape, _ = _shape_param("chisquare", df, shape, dtype)
+    return jnp.exp(_log_gamma_draws(key, df * 0.5, shape)) * 2.0
 
 
 def f(key, dfnum, dfden, shape=None, dtype=None):
@@ -113,7 +135,6 @@ def t(key, df, shape=None, dtype=None):
 
 def generalized_normal(key, p, shape=(), dtype=None):
     """Draws with density proportional to exp(-|x|^p) (jax.random.generalized_normal)."""
-    from .discrete import rademacher
     dt = float_dtype(dtype, "generalized_normal")
     p = as_dtype(p, dt)
     k_g, k_r = split(key)

@@ -6,6 +6,7 @@ from .bessel import i0, i0e, i1, i1e  # noqa: F401
 from .error_functions import erf, erfc, erfcx, erfinv, log_ndtr, ndtr, ndtri  # noqa: F401
 from .gamma_functions import (beta, betaln, comb, digamma, factorial, gamma,  # noqa: F401
                               gammaln, gammasgn, loggamma, multigammaln, poch)
+from .incomplete_gamma import gammainc, gammaincc  # noqa: F401
 from .information import entr, kl_div, rel_entr, xlog1py, xlogy  # noqa: F401
 from .logistic import boxcox, boxcox1p, expit, logit  # noqa: F401
 from .logsumexp import log_softmax, logsumexp, softmax  # noqa: F401
@@ -14,7 +15,7 @@ from .zeta import polygamma, zeta  # noqa: F401
 
 _SERIES = "needs an iterated series or continued fraction with a data-dependent term count"
 EXCLUDED = {
-    "betainc": _SERIES, "gammainc": _SERIES, "gammaincc": _SERIES,
+    "betainc": _SERIES,
     "hyp1f1": _SERIES, "hyp2f1": _SERIES, "owens_t": "needs quadrature tables; not yet written",
     "bessel_jn": "needs a backward recurrence; not yet written",
     "dawsn": "rational approximations not yet written", "fresnel": "complex-free Cephes "
