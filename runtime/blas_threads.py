@@ -16,6 +16,8 @@ import ctypes
 import glob
 import os
 
+import numpy as np
+
 from ..ir import config
 
 # (library folder beside numpy, file pattern, setter, getter) of NumPy wheels' OpenBLAS
@@ -28,7 +30,6 @@ _lib: list = []          # [(setter, getter)] once looked up; [None] when there 
 
 def _functions():
     if not _lib:
-        import numpy as np
         site = os.path.dirname(os.path.dirname(np.__file__))
         found = None
         for folder, pattern, setter, getter in NUMPY_BLAS:

@@ -14,7 +14,11 @@ ONCE = {"collapse", "copy_into"}
 SHARED_FILE_NAMES = {"__init__.py", "control.py", "rules.py", "emitter.py", "transform.py",
                      "linalg.py", "functional.py", "creation.py", "config.py", "errors.py",
                      "reductions.py", "elementwise.py", "backend.py", "loops.py",
-                     "exprs.py", "lowp.py"}
+                     "exprs.py", "lowp.py",
+                     # the public module paths jax.example_libraries.optimizers (next to
+                     # jitgrad/optim's torch optimizers); draws (random/) vs densities
+                     # (scipy/stats/) of continuous and discrete distributions
+                     "optimizers.py", "continuous.py", "discrete.py"}
 
 
 def _definitions():

@@ -10,7 +10,7 @@ from .base import LRScheduler
 from .closed_form import (ConstantLR, CosineAnnealingLR, ExponentialLR,  # noqa: F401
                           LambdaLR, LinearLR, MultiplicativeLR, MultiStepLR, PolynomialLR,
                           StepLR)
-from .composite import ChainedScheduler, SequentialLR  # noqa: F401
+from .chained import ChainedScheduler, SequentialLR  # noqa: F401
 from .cyclic import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: F401
 from .plateau import ReduceLROnPlateau  # noqa: F401
 

@@ -11,7 +11,7 @@ import numpy as np
 from ... import numpy as jnp
 from ...nn.functional import softplus
 from ..special import expit, logit
-from .common import floats, outside, standardize
+from .support import floats, outside, standardize
 
 
 def _family(name, logpdf_std, cdf_std=None, logcdf_std=None, sf_std=None, logsf_std=None,

@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import numpy as jnp
 from ..special import betaln, gammaln, xlog1py, xlogy
-from .common import exp_of, floats, is_integer, outside
+from .support import exp_of, floats, is_integer, outside
 
 
 def _counts(k, loc, *params):

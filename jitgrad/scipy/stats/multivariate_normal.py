@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import numpy as jnp
 from ..linalg import solve_triangular
-from .common import floats
+from .support import floats
 
 
 def logpdf(x, mean=None, cov=1, allow_singular=None):

@@ -5,7 +5,7 @@ import math
 
 from ... import numpy as jnp
 from ..special import log_ndtr, ndtr, ndtri
-from .common import floats, standardize
+from .support import floats, standardize
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 

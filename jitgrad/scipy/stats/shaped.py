@@ -10,7 +10,7 @@ import numpy as np
 
 from ... import numpy as jnp
 from ..special import betaln, gammaln, i0e, log_ndtr, xlog1py, xlogy
-from .common import floats, outside, standardize
+from .support import floats, outside, standardize
 
 
 def _shaped(name, logpdf_std, support, n_shape, **extra):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from .common import floats
+from .support import floats
 
 
 def sem(a, axis=0, ddof=1, nan_policy="propagate", *, keepdims=False):
