@@ -9,6 +9,7 @@ jax.numpy. So this module, and everything below the front end, imports neither o
 from __future__ import annotations
 
 from ..runtime.device import device as as_device
+from .torch_size import ElementCount
 
 
 def register_methods(methods: dict, cls=None) -> None:
@@ -26,11 +27,9 @@ class ArrayOps:
     ndim = property(lambda self: len(self.shape))
 
     @property
-    def size(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+    def size(self) -> ElementCount:
+        """NumPy's element count, an int that called is torch's x.size() / x.size(dim)."""
+        return ElementCount(self.shape)
 
     def __len__(self):
         if not self.shape:
@@ -54,28 +53,7 @@ class ArrayOps:
         dev = as_device(device)
         if dev == self.device:
             return self
-        if not hasattr(self, "to"):
+        if not hasattr(self, "_device"):     # a traced value: it runs where its trace runs
             raise ValueError(f"to_device: a traced value stays on {self.device} inside the "
                              f"function; move the argument to {dev} before calling it")
         return self.to(dev)
-
-    def permute(self, *axes):
-        return self.transpose(*axes)
-
-    def float(self):
-        return self.astype("float32")
-
-    def double(self):
-        return self.astype("float64")
-
-    def long(self):
-        return self.astype("int64")
-
-    def int(self):
-        return self.astype("int32")
-
-    def dim(self):
-        return self.ndim
-
-    def size_(self):
-        return self.shape

@@ -123,8 +123,12 @@ class Tensor(ArrayOps):
                              "ambiguous; use .any() or .all()")
         return bool(self.item())
 
-    def to(self, device=None, dtype=None):
-        t = self
+    def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
+           memory_format=None):
+        """torch.Tensor.to(dtype), to(device), to(device, dtype), to(other), to(dtype=,
+        device=): this tensor converted (itself when nothing changes, unless copy=True)."""
+        device, dtype = to_arguments(args, dtype, device)
+        t = self.clone() if copy else self
         if dtype is not None:
             t = t.astype(dtype)
         if device is not None and as_device(device) != t._device:
@@ -155,6 +159,24 @@ class Tensor(ArrayOps):
     def detach(self):
         return Tensor._wrap(self._data, self._device, self._version) if self._data is not None \
             else Tensor._meta(self._meta_type)
+
+    @property
+    def data(self):
+        """torch.Tensor.data: this tensor's storage, without autograd history."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        self._data, self._version = value._data, value._version
+
+    def detach_(self):
+        """torch.Tensor.detach_: drop this tensor's autograd history in place."""
+        self._ctx, self.requires_grad = None, False
+        return self
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retain
 
     def requires_grad_(self, mode=True):
         if mode and kind_of(self.dtype) not in "fc":
@@ -280,6 +302,31 @@ class Tensor(ArrayOps):
         return "tensor(" + ", ".join([body] + extra) + ")"
 
     __str__ = __repr__
+
+
+def _is_device(arg) -> bool:
+    if isinstance(arg, Device):
+        return True
+    if not isinstance(arg, str):
+        return False
+    try:
+        as_device(arg)
+    except ValueError:
+        return False
+    return True
+
+
+def to_arguments(args, dtype=None, device=None):
+    """torch's to(...) arguments, (dtype), (device), (device, dtype) or (other), as
+    (device, dtype)."""
+    for arg in args:
+        if isinstance(arg, ArrayOps):
+            device, dtype = arg.device, arg.dtype
+        elif _is_device(arg):
+            device = arg
+        else:
+            dtype = arg
+    return device, dtype
 
 
 def _infer_dtype(data):

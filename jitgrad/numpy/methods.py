@@ -2,8 +2,10 @@
 (`array_base.register_methods`; jitgrad/numpy/__init__.py calls `install()` once).
 
 Method names that are one primitive come from the primitives' records (`method`); the rest are
-the NumPy / PyTorch methods listed here, each delegating to the jitgrad.numpy function of its
-name. nn.functional installs its own (relu, softmax, ...)."""
+the methods listed here, each delegating to the jitgrad.numpy function of its name. Methods are
+PyTorch's (the naming rule): jitgrad/torch_api installs, after these, every method whose
+PyTorch meaning needs more than the jitgrad.numpy function (x.max(dim), x.transpose(0, 1),
+x.size(), x.std(), ...); nn.functional installs relu, sigmoid, ..."""
 from __future__ import annotations
 
 import sys
@@ -30,11 +32,9 @@ _UNARY_OPERATORS = {"neg": "negative", "abs": "abs", "invert": "invert"}
 _INPLACE_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
                     "mod": "%", "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<",
                     "rshift": ">>"}
-# x.name(...) == jnp.name(x, ...), for the methods that are not one primitive
-_METHODS = ("sum", "mean", "max", "min", "prod", "var", "std", "argmax", "argmin", "cumsum",
-            "any", "all", "swapaxes", "squeeze", "ravel", "clip", "round", "dot", "sort",
-            "argsort", "repeat", "take", "nonzero", "diagonal", "trace", "reciprocal",
-            "isfinite", "flip", "expand", "copy", "cumprod", "ptp")
+# x.name(...) == jnp.name(x, ...), for the methods that are not one primitive and mean the same
+# in PyTorch (or PyTorch lacks); the names whose meanings differ are jitgrad/torch_api's
+_METHODS = ("ravel", "round", "trace", "expand", "copy", "ptp")
 _ARRAY_API_VERSIONS = (None, "2021.12", "2022.12", "2023.12")
 
 
@@ -109,23 +109,12 @@ def _reshape(self, *shape, **kw):
     return _jnp().reshape(self, shape, **kw)
 
 
-def _transpose(self, *axes):
-    axes = axes[0] if len(axes) == 1 and not isinstance(axes[0], int) else axes
-    return _jnp().transpose(self, axes or None)
-
-
 def _array_namespace(self, *, api_version=None):
     """The Array API namespace of this array: jitgrad.numpy (standard 2023.12)."""
     if api_version not in _ARRAY_API_VERSIONS:
         raise ValueError(f"__array_namespace__: jitgrad.numpy implements the Array API "
                          f"standard 2023.12 (and earlier), not {api_version!r}")
     return _jnp()
-
-
-def _copy_(self, src):
-    """x.copy_(src): src (broadcast, cast to x's dtype) written into x's storage (PyTorch)."""
-    jnp = _jnp()
-    return self._assign(jnp.broadcast_to(jnp.asarray(src, dtype=self.dtype), self.shape), "copy_")
 
 
 def _setitem(self, key, value):
@@ -142,9 +131,7 @@ def methods() -> dict:
     table.update({m: _method_or_flat(r.numpy[0]) for r in RECORDS.values() if r.numpy
                   for m in r.method})
     table.update({
-        "reshape": _reshape, "view": _reshape, "transpose": _transpose,
-        "flatten": lambda self: _jnp().ravel(self),
-        "unsqueeze": lambda self, dim: _jnp().expand_dims(self, dim),
+        "reshape": _reshape,
         "clone": lambda self: _jnp().copy(self),
         "T": property(lambda self: _jnp().transpose(self)),
         "mT": property(lambda self: _jnp().swapaxes(self, -1, -2)),
@@ -158,10 +145,10 @@ def methods() -> dict:
 
 
 def tensor_methods() -> dict:
-    """What only eager Tensors have: the in-place operators (x += y), item assignment, copy_."""
+    """What only eager Tensors have: the in-place operators (x += y) and item assignment."""
     table = {f"__i{op}__": _inplace(_BINARY_OPERATORS[op], f"{sym}=")
              for op, sym in _INPLACE_SYMBOLS.items()}
-    table.update({"__setitem__": _setitem, "copy_": _copy_})
+    table["__setitem__"] = _setitem
     return table
 
 

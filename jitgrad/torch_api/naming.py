@@ -1,0 +1,55 @@
+"""The naming rule, as data (the docs render it; tests/test_tensor_torch_semantics.py checks it).
+
+`jg.Tensor` methods and `jitgrad.*` top-level functions mean what PyTorch means; `jitgrad.numpy`
+functions mean what NumPy / jax.numpy mean. Where a method call is spelled as only NumPy spells
+it (axis=, ddof=, keepdims=, a tuple or full permutation to transpose), it keeps NumPy's
+meaning, so JAX-style code that calls methods keeps working. No name silently follows the other
+convention: each name both libraries use with two meanings is listed here with how a call is
+read."""
+from __future__ import annotations
+
+# name -> (PyTorch's meaning, NumPy's meaning, how jitgrad resolves a method call)
+SHARED_NAMES = {
+    "size": ("x.size() -> torch.Size, x.size(d) -> len of dim d",
+             "x.size -> number of elements",
+             "x.size is an int (the element count) that is callable: x.size() / x.size(d)"),
+    "transpose": ("x.transpose(d0, d1) swaps two dims",
+                  "x.transpose(*axes) permutes all dims (reverses them by default)",
+                  "two ints: torch's swap (on 2-d the same result); none, a tuple or a full "
+                  "permutation of n != 2 dims: NumPy's"),
+    "repeat": ("x.repeat(*sizes) tiles the tensor", "x.repeat(repeats, axis) repeats elements",
+               "torch's tiling; with axis= NumPy's repeat (x.repeat_interleave is torch's)"),
+    "std": ("unbiased (correction=1) over dim", "ddof=0 over axis",
+            "torch's unless called with ddof=, axis= or keepdims= (then NumPy's, ddof=0)"),
+    "var": ("unbiased (correction=1) over dim", "ddof=0 over axis",
+            "torch's unless called with ddof=, axis= or keepdims= (then NumPy's, ddof=0)"),
+    "max": ("x.max(dim) -> (values, indices); x.max(other) elementwise", "x.max(axis) -> values",
+            "x.max() a value; a dim: the named tuple; a tensor: elementwise; axis=: NumPy's"),
+    "min": ("x.min(dim) -> (values, indices); x.min(other) elementwise", "x.min(axis) -> values",
+            "x.min() a value; a dim: the named tuple; a tensor: elementwise; axis=: NumPy's"),
+    "sort": ("x.sort(dim=-1, descending) -> (values, indices)", "x.sort(axis) -> sorted values",
+             "torch's named tuple; with axis= NumPy's values"),
+    "median": ("the lower middle value; x.median(dim) -> (values, indices)",
+               "the mean of the two middle values",
+               "torch's; with axis= or keepdims= NumPy's"),
+    "nonzero": ("x.nonzero() -> (n, ndim) indices", "x.nonzero() -> tuple of index arrays",
+                "torch's; as_tuple=True or JAX's size=/fill_value= give the tuple"),
+    "flip": ("x.flip(dims)", "x.flip(axis=None) reverses all dims",
+             "torch's dims (positional); axis= NumPy's (no dims reverses all, as NumPy)"),
+    "squeeze": ("x.squeeze(d) keeps d when its length is not 1",
+                "x.squeeze(axis) raises when that axis is not 1",
+                "torch's; axis= NumPy's"),
+    "cumsum": ("x.cumsum(dim)", "x.cumsum(axis=None) flattens",
+               "the same positional meaning; no dim flattens, as NumPy's"),
+    "softmax": ("x.softmax(dim)", "jax.nn.softmax(x, axis=-1)", "dim= or axis=, -1 by default"),
+    "view": ("x.view(*shape) reshapes (x.view(dtype) bitcasts)",
+             "ndarray.view(dtype) reinterprets memory",
+             "torch's reshape; a dtype raises (no bitcast views): use x.to(dtype)"),
+    "take": ("x.take(index) indexes the flattened tensor",
+             "x.take(indices, axis=None) (flattened by default)",
+             "the same meaning; axis= NumPy's"),
+    "sum": ("x.sum(dim, keepdim, dtype)", "x.sum(axis, dtype, out, keepdims)",
+            "positional dims mean the same; a second positional argument is torch's keepdim; "
+            "axis=/keepdims= NumPy's (likewise mean, prod, any, all, argmax, argmin, amax, amin)"),
+    "clip": ("x.clip(min, max)", "x.clip(min, max)", "the same meaning"),
+}
