@@ -18,7 +18,9 @@ SHARED_FILE_NAMES = {"__init__.py", "control.py", "rules.py", "emitter.py", "tra
                      # the public module paths jax.example_libraries.optimizers (next to
                      # jitgrad/optim's torch optimizers); draws (random/) vs densities
                      # (scipy/stats/) of continuous and discrete distributions
-                     "optimizers.py", "continuous.py", "discrete.py"}
+                     "optimizers.py", "continuous.py", "discrete.py",
+                     # torch.nn.utils.rnn's module path (nn/utils/) next to the nn/ layers
+                     "rnn.py"}
 
 
 def _definitions():
