@@ -13,7 +13,7 @@ import math
 
 from .. import lax, numpy as jnp, random
 from ..nn import functional as F
-from .initializers import glorot_normal, normal, ones, zeros
+from ..nn.initializers import glorot_normal, normal, ones, zeros
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 

@@ -36,4 +36,11 @@ from .transformer import (MultiheadAttention, Transformer, TransformerDecoder,  
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell  # noqa: F401
 from .rnn import RNNBase  # noqa: F401
 from . import parallel  # noqa: E402,F401
+from . import initializers  # noqa: E402,F401  (jax.nn.initializers)
+from .jax_functions import (celu, dot_product_attention, elu, gelu, glu,  # noqa: E402,F401
+                            hard_sigmoid, hard_silu, hard_swish, hard_tanh, identity, leaky_relu,
+                            log1mexp, log_sigmoid, log_softmax, logmeanexp, logsumexp, mish,
+                            one_hot, relu, relu6, selu, sigmoid, silu, soft_sign, softmax,
+                            softplus, sparse_plus, sparse_sigmoid, squareplus, standardize, swish,
+                            tanh)
 from . import utils  # noqa: E402,F401
