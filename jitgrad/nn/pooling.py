@@ -24,8 +24,8 @@ from .conv_nd import ntuple, pad_spatial, window_taps
 def _spatial(x, nsp, where):
     x = asarray(x)
     if x.ndim not in (nsp + 1, nsp + 2):
-        raise ValueError(f"{where}: expected a {nsp + 1}-D (unbatched) or {nsp + 2}-D input, "
-                         f"got shape {tuple(x.shape)}")
+        raise ValueError(f"{where}: expected a {nsp + 1}D or {nsp + 2}D input ((C, *spatial) or "
+                         f"(N, C, *spatial)), got shape {tuple(x.shape)}")
     return x
 
 
@@ -47,8 +47,10 @@ def _geometry(size, nsp, kernel_size, stride, padding, dilation, ceil_mode, wher
         if ceil_mode and (o - 1) * s >= n + p:
             o -= 1
         if span < 0 or o < 1:
-            raise ValueError(f"{where}: kernel {kernel} (dilation {dilation}) does not fit the "
-                             f"input {tuple(size)} padded by {pad}")
+            dilated = "" if set(dilation) == {1} else f" dilated by {dilation}"
+            padded = "x".join(str(m + 2 * q) for m, q in zip(size, pad))
+            raise ValueError(f"{where}: kernel {kernel}{dilated} is larger than the padded "
+                             f"input {padded}")
         out.append(o)
         pads.append((p, (o - 1) * s + d * (k - 1) + 1 - n - p))
     return kernel, stride, dilation, pads, tuple(out)
