@@ -218,3 +218,14 @@ def test_matches_jax():
         want = np.asarray(getattr(jax.numpy.asarray(X).at[IDX], mode)(V))
         got = np.asarray(getattr(jnp.asarray(X).at[IDX], mode)(V))
         np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=mode)
+
+
+@pytest.mark.parametrize("how", ["set", "multiply", "add", "max"])
+def test_several_dropped_updates_are_all_dropped(how):
+    x = jnp.ones(5)
+    idx, upd = jnp.asarray([0, 5, 5, 7, 1]), jnp.asarray([2., 3., 4., 5., 6.])
+    got = getattr(x.at[idx], how)(upd, mode="drop")
+    want = np.ones(5, np.float32)
+    for i, u in zip([0, 1], [2., 6.]):
+        want[i] = {"set": u, "multiply": u, "add": 1 + u, "max": max(1., u)}[how]
+    np.testing.assert_array_equal(np.asarray(got), want)

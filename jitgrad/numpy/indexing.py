@@ -387,8 +387,8 @@ class _AtRef:
 
     def _update(self, kind, values, mode, unique_indices):
         how, finish = _UPDATES[kind]
-        p, v, slots, drop = _flat_updates(self.x, self.key, values, mode)
-        c, hit = combine(p, v, slots, how, unique_indices, drop)
+        p, v, slots, _ = _flat_updates(self.x, self.key, values, mode)
+        c, hit = combine(p, v, slots, how, unique_indices)
         return finish(self.x, _in_shape(self.x, c), _in_shape(self.x, hit))
 
     def set(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None):

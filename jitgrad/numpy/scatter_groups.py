@@ -36,14 +36,13 @@ def _reversed_order(v):
 _SORT_KEY = {"set": None, "multiply": None, "max": lambda v: v, "min": _reversed_order}
 
 
-def _known_unique(p, drop_slot):
+def _known_unique(p):
     """Whether the flat positions p are known (not traced) to hit no slot twice (the slot where
-    dropped updates go excepted)."""
+    dropped updates go included: two drops there must not add up their update indices)."""
     c = concrete(p)
     if c is None:
         return False
     c = np.asarray(c)
-    c = c[c != drop_slot]
     return len(np.unique(c)) == c.size
 
 
@@ -61,16 +60,15 @@ def _segment_products(sp, sv):
     return sv
 
 
-def combine(p, v, slots, how, unique=False, drop_slot=None):
+def combine(p, v, slots, how, unique=False):
     """(combined (slots,), hit (slots,) bool): per slot of a flat array, the updates v (m,) at
     flat positions p (m,) combined by `how` ("set", "multiply", "min", "max"), and whether any
-    update reached it. unique: the caller promises no position repeats; drop_slot: the slot
-    collecting dropped updates (whatever it holds is discarded)."""
+    update reached it. unique: the caller promises no position repeats."""
     dev = device_of(p, v)
     m = p.shape[0]
     if m == 0:
         return (host_array(np.zeros(slots, v.dtype), dev), host_array(np.zeros(slots, bool), dev))
-    if unique or m == 1 or _known_unique(p, drop_slot):
+    if unique or m == 1 or _known_unique(p):
         sp, sv, last = p, v, None
     else:
         key = _SORT_KEY[how]
