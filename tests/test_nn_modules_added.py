@@ -494,3 +494,20 @@ def test_jit_grad_and_vmap_paths(rng):
     v = rng.standard_normal((1, 2, 3, 3, 3)).astype(np.float32)
     np.testing.assert_allclose(np.asarray(jg.jit(lambda m, u: m(u))(layer, v)),
                                np.asarray(layer(v)), rtol=1e-5, atol=1e-6)
+
+
+def test_adaptive_log_softmax_is_a_distribution(rng):
+    asm = nn.AdaptiveLogSoftmaxWithLoss(6, 9, [2, 5], div_value=2.0)
+    assert [tuple(p.shape) for _, p in asm.named_parameters()] == [(4, 6), (3, 6), (3, 3),
+                                                                   (1, 6), (4, 1)]
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    full = np.asarray(asm.log_prob(x))
+    np.testing.assert_allclose(np.exp(full).sum(1), np.ones(4), rtol=1e-5)
+    y = np.array([0, 8, 3, 5])
+    out = asm(x, y)
+    np.testing.assert_allclose(np.asarray(out.output), full[np.arange(4), y], rtol=1e-6)
+    assert float(out.loss) == pytest.approx(-full[np.arange(4), y].mean(), rel=1e-5)
+    with pytest.raises(IndexError, match=r"target values should be in \[0, 8\]"):
+        asm(x, np.array([0, 9, 1, 1]))
+    with pytest.raises(ValueError, match="cutoffs should be a sequence of unique"):
+        nn.AdaptiveLogSoftmaxWithLoss(6, 9, [5, 2])

@@ -327,3 +327,24 @@ def test_affine_grid_and_grid_sample_match_torch(mode, padding_mode, align_corne
     np.testing.assert_allclose(np.asarray(xj.grad), xt.grad.numpy(), atol=1e-12)
     if mode == "bilinear":
         np.testing.assert_allclose(np.asarray(gj.grad), gt.grad.numpy(), atol=1e-11)
+
+
+def test_adaptive_log_softmax_matches_torch():
+    torch.manual_seed(0)
+    tm = torch.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True)
+    tm = tm.double()
+    jm = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6], div_value=2.0, head_bias=True)
+    state = {k: v.detach().numpy() for k, v in tm.state_dict().items()}
+    assert list(jm.state_dict()) == list(state)
+    jm.load_state_dict(state)
+    jm = jm.to(dtype=jg.float64)
+    x, y = normal(5, 8), np.array([0, 4, 9, 2, 7])
+    xt, xj = torch.tensor(x, requires_grad=True), jg.tensor(x, requires_grad=True)
+    want, got = tm(xt, torch.tensor(y)), jm(xj, y)
+    np.testing.assert_allclose(np.asarray(got.output), want.output.detach().numpy(), rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(jm.log_prob(x)), tm.log_prob(torch.tensor(x))
+                               .detach().numpy(), rtol=1e-10)
+    np.testing.assert_array_equal(np.asarray(jm.predict(x)), tm.predict(torch.tensor(x)).numpy())
+    want.loss.backward()
+    got.loss.backward()
+    np.testing.assert_allclose(np.asarray(xj.grad), xt.grad.numpy(), rtol=1e-8, atol=1e-12)

@@ -133,8 +133,6 @@ EXCLUDED_MODULES = {
                            "torch's global generator; rarely used",
     "RNNCellBase": "the recurrent cells' base class, private in jitgrad (rnn_cells._Cell); "
                    "subclass RNNCell / LSTMCell / GRUCell",
-    "AdaptiveLogSoftmaxWithLoss": "the clustered softmax of Grave et al. with data-dependent "
-                                  "head/tail routing (a boolean gather per cluster); not yet",
     **{name: _LAZY for name in ("LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
                                 "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
                                 "LazyConvTranspose2d", "LazyConvTranspose3d",

@@ -26,6 +26,7 @@ from .extra_norms import CrossMapLRN2d, LocalResponseNorm, RMSNorm  # noqa: F401
 from .embedding_bag import EmbeddingBag  # noqa: F401
 from .bilinear import Bilinear  # noqa: F401
 from .ctc import CTCLoss  # noqa: F401
+from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from .layers import Unflatten  # noqa: F401
 from .module import Module, Parameter  # noqa: F401
 from .norm_layers import *  # noqa: F401,F403  (BatchNorm1d/2d/3d, InstanceNorm*, GroupNorm)
