@@ -24,7 +24,8 @@ from ..eager.tensor import Tensor
 from ..eager.torch_size import Size
 from ..errors import api_boundary
 from . import (conversion, dim_reductions, elementwise_methods, functions, index_methods,
-               inplace, return_types, shape_methods, sorting)
+               inplace, linalg_methods, misc_methods, more_functions, return_types,
+               shape_methods, sorting)
 from .naming import SHARED_NAMES  # noqa: F401
 
 # torch's dtype names that NumPy spells otherwise (jitgrad.float32 etc. already exist)
@@ -34,9 +35,9 @@ DTYPES = {"float": np.dtype("float32"), "double": np.dtype("float64"),
           "cdouble": np.dtype("complex128")}
 
 METHODS = {**elementwise_methods.METHODS, **dim_reductions.METHODS, **sorting.METHODS,
-           **shape_methods.METHODS, **index_methods.METHODS, **conversion.METHODS}
-FUNCTIONS = {**functions.FUNCTIONS, **dim_reductions.FUNCTIONS,
-             **elementwise_methods.FUNCTIONS}
+           **shape_methods.METHODS, **index_methods.METHODS, **conversion.METHODS,
+           **linalg_methods.METHODS, **misc_methods.METHODS}
+FUNCTIONS = {**functions.FUNCTIONS, **more_functions.FUNCTIONS, **dim_reductions.FUNCTIONS}
 
 
 def _boundary(table):

@@ -3,6 +3,7 @@ to(dtype | device | other), type(), float()/long()/..., new_zeros/new_ones/new_f
 new_empty/new_tensor, view_as/reshape_as/expand_as/type_as, contiguous, stride."""
 from __future__ import annotations
 
+import numpy as np
 
 from .. import numpy as jnp
 from ..dtypes import canonical_dtype
@@ -58,14 +59,29 @@ def element_size(self) -> int:
     return canonical_dtype(self.dtype).itemsize
 
 
-def stride(self, dim=None):
-    """torch.Tensor.stride: the strides in elements (of the row-major layout)."""
+def _row_major(shape):
     out, step = [], 1
-    for n in reversed(self.shape):
+    for n in reversed(shape):
         out.append(step)
         step *= n
-    strides = tuple(reversed(out))
+    return tuple(reversed(out))
+
+
+def stride(self, dim=None):
+    """torch.Tensor.stride: the strides in elements: an eager CPU tensor's storage's (a view's
+    may differ from the row-major ones), else the row-major layout's."""
+    data = getattr(self, "_data", None)
+    if isinstance(data, np.ndarray):
+        strides = tuple(s // data.itemsize for s in data.strides)
+    else:
+        strides = _row_major(self.shape)
     return strides if dim is None else strides[dim]
+
+
+def is_contiguous(self, memory_format=None):
+    """torch.Tensor.is_contiguous: row-major storage without gaps."""
+    return all(s == r for s, r, n in zip(stride(self), _row_major(self.shape), self.shape)
+               if n > 1)
 
 
 def _new(name, fill):
@@ -89,8 +105,9 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, **_)
     return out.requires_grad_(True) if requires_grad else out
 
 
-def _same(self, memory_format=None):
-    return self
+def contiguous(self, memory_format=None):
+    """torch.Tensor.contiguous: itself when contiguous, else a row-major copy."""
+    return self if is_contiguous(self) else jnp.copy(self)
 
 
 METHODS = {name: _cast(name, dt) for name, dt in CASTS.items()}
@@ -104,8 +121,8 @@ METHODS.update({
     "is_floating_point": lambda self: kind_of(self.dtype) == "f",
     "is_complex": lambda self: kind_of(self.dtype) == "c",
     "is_signed": lambda self: kind_of(self.dtype) in "fci",
-    "is_contiguous": lambda self, memory_format=None: True,
-    "contiguous": _same,
+    "is_contiguous": is_contiguous,
+    "contiguous": contiguous,
     "view_as": lambda self, other: jnp.reshape(self, other.shape),
     "reshape_as": lambda self, other: jnp.reshape(self, other.shape),
     "expand_as": lambda self, other: jnp.broadcast_to(self, other.shape),
@@ -119,5 +136,4 @@ METHODS.update({
     "mH": property(lambda self: jnp.conj(jnp.swapaxes(self, -1, -2))),
     "H": property(lambda self: jnp.conj(jnp.transpose(self))),
     "adjoint": lambda self: jnp.conj(jnp.swapaxes(self, -1, -2)),
-    "storage_offset": lambda self: 0,
 })

@@ -42,7 +42,7 @@ SAME_AS_NUMPY = {
 # torch name -> jitgrad.scipy.special name (loaded on first call: jitgrad.scipy is lazy)
 SAME_AS_SPECIAL = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "lgamma": "gammaln",
                    "digamma": "digamma", "i0": "i0", "xlogy": "xlogy", "polygamma": None,
-                   "mvlgamma": "multigammaln"}
+                   "mvlgamma": "multigammaln", "igamma": "gammainc", "igammac": "gammaincc"}
 
 
 def _numpy_method(torch_name, name):
@@ -216,12 +216,10 @@ def dot(self, other):
     return jnp.dot(self, other)
 
 
-def nonzero(self, *, as_tuple=False, **jax_kw):
-    """torch.Tensor.nonzero: the (n, ndim) tensor of indices; as_tuple=True (or JAX's size=,
-    fill_value=) gives NumPy's tuple of index arrays."""
-    if as_tuple or jax_kw:
-        return jnp.nonzero(self, **jax_kw)
-    return jnp.argwhere(self)
+def nonzero(self, *, as_tuple=False):
+    """torch.Tensor.nonzero: the (n, ndim) tensor of indices; as_tuple=True gives NumPy's tuple
+    of index arrays (jitgrad.numpy.nonzero(x))."""
+    return jnp.nonzero(self) if as_tuple else jnp.argwhere(self)
 
 
 def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -271,5 +269,5 @@ METHODS.update({
     "mm": _matrix_op("mm", 2, 2), "mv": _matrix_op("mv", 2, 1), "bmm": _matrix_op("bmm", 3, 3),
     "dot": dot, "nonzero": nonzero, "isclose": isclose, "allclose": allclose,
     "equal": equal, "is_nonzero": is_nonzero, "isposinf": isposinf, "isneginf": isneginf,
+    "rsub": rsub,
 })
-FUNCTIONS = {"rsub": rsub}

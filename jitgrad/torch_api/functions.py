@@ -32,7 +32,12 @@ resolve_neg roll rot90 round rsqrt scatter scatter_add scatter_reduce select sgn
 sign signbit sin sinc sinh softmax log_softmax sort split sqrt square squeeze std sub subtract sum
 swapaxes swapdims t take take_along_dim tan tanh tensor_split topk trace transpose tril triu
 true_divide trunc unbind unflatten unsqueeze var vdot xlogy relu is_nonzero is_same_size
-is_floating_point is_complex is_signed narrow_copy
+is_floating_point is_complex is_signed narrow_copy argwhere bincount cholesky cholesky_inverse
+cholesky_solve corrcoef cov det diagonal_scatter diff dist frexp gcd hardshrink histc igamma
+igammac index_reduce inverse isin lcm logdet matrix_exp matrix_power nanmedian nanquantile
+nextafter nonzero_static pinverse qr quantile renorm select_scatter slice_scatter slogdet
+split_with_sizes svd unique unique_consecutive unsafe_chunk unsafe_split unsafe_split_with_sizes
+detach gather is_conj is_neg is_inference is_distributed rsub
 """.split())
 
 

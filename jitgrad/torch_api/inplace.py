@@ -28,8 +28,11 @@ OUT_OF_PLACE = (
     "logical_xor", "clamp", "clip", "clamp_min", "clamp_max", "lerp", "addcmul", "addcdiv",
     "addmm", "addmv", "baddbmm", "addbmm", "addr", "tril", "triu", "scatter", "scatter_add",
     "scatter_reduce", "index_add", "index_copy", "index_fill", "index_put", "masked_fill",
-    "masked_scatter", "put", "cumsum", "cumprod", "conj_physical",
+    "masked_scatter", "put", "cumsum", "cumprod", "conj_physical", "index_reduce", "gcd", "lcm",
+    "nextafter", "renorm", "igamma", "igammac",
 )
+# x.name_(...) makes x stand for x.name(...), of another shape (torch changes its view)
+RESHAPING = ("squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims")
 
 
 def _fits(result, dtype):
@@ -44,6 +47,16 @@ def _fits(result, dtype):
 def _eager(name, compute):
     def method(self, *args, **kwargs):
         return self._assign(_fits(compute(self, *args, **kwargs), self.dtype), f"{name}()")
+    method.__name__ = name
+    method.__doc__ = f"torch.Tensor.{name}: the in-place form (eager tensors)."
+    return method
+
+
+def _reshaping(name, compute):
+    def method(self, *args, **kwargs):
+        self._check_mutable(f"{name}()")
+        self._rebind(compute(self, *args, **kwargs))
+        return self
     method.__name__ = name
     method.__doc__ = f"torch.Tensor.{name}: the in-place form (eager tensors)."
     return method
@@ -117,10 +130,13 @@ def _computations(methods):
 
 def tensor_methods(methods) -> dict:
     """The in-place methods of eager Tensors, from `methods` (name -> out-of-place method)."""
-    return {name: _eager(name, fn) for name, fn in _computations(methods).items()}
+    table = {name: _eager(name, fn) for name, fn in _computations(methods).items()}
+    table.update({f"{name}_": _reshaping(f"{name}_", methods[name]) for name in RESHAPING})
+    return table
 
 
 def traced_methods(methods) -> dict:
     """The same names on traced values: each raises, pointing to the out-of-place form."""
-    return {name: _traced(name) for name in _computations(methods)}
+    return {name: _traced(name) for name in [*_computations(methods),
+                                             *(f"{n}_" for n in RESHAPING)]}
 

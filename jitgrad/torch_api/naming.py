@@ -33,7 +33,7 @@ SHARED_NAMES = {
                "the mean of the two middle values",
                "torch's; with axis= or keepdims= NumPy's"),
     "nonzero": ("x.nonzero() -> (n, ndim) indices", "x.nonzero() -> tuple of index arrays",
-                "torch's; as_tuple=True or JAX's size=/fill_value= give the tuple"),
+                "torch's; as_tuple=True (or jitgrad.numpy.nonzero) gives the tuple"),
     "flip": ("x.flip(dims)", "x.flip(axis=None) reverses all dims",
              "torch's dims (positional); axis= NumPy's (no dims reverses all, as NumPy)"),
     "squeeze": ("x.squeeze(d) keeps d when its length is not 1",
