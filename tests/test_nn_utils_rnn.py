@@ -66,3 +66,33 @@ def test_matches_torch():
         jpad, jl = rnn.pad_packed_sequence(jp, batch_first=True, total_length=6)
         np.testing.assert_array_equal(np.asarray(jpad), tpad.numpy())
         np.testing.assert_array_equal(np.asarray(jl), tl.numpy())
+
+
+def test_recurrent_layers_take_packed_sequences_as_torch():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    tl = torch.nn.LSTM(2, 3, num_layers=2, bidirectional=True, batch_first=True).double()
+    jl = jg.nn.LSTM(2, 3, num_layers=2, bidirectional=True, batch_first=True)
+    jl.load_state_dict({k: v.detach().numpy() for k, v in tl.state_dict().items()})
+    jl = jl.to(dtype=jg.float64)
+    x = np.random.default_rng(1).standard_normal((3, 4, 2))
+    xt, xj = torch.tensor(x, requires_grad=True), jg.tensor(x, requires_grad=True)
+    lengths = [2, 4, 3]
+    out_t, (h_t, c_t) = tl(torch.nn.utils.rnn.pack_padded_sequence(xt, lengths, True, False))
+    out_j, (h_j, c_j) = jl(rnn.pack_padded_sequence(xj, lengths, True, False))
+    np.testing.assert_allclose(np.asarray(out_j.data), out_t.data.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(h_j), h_t.detach().numpy(), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(c_j), c_t.detach().numpy(), atol=1e-12)
+    (out_t.data.sum() + h_t.sum()).backward()
+    (out_j.data.sum() + h_j.sum()).backward()
+    np.testing.assert_allclose(np.asarray(xj.grad), xt.grad.numpy(), atol=1e-12)
+
+
+def test_a_packed_batch_runs_each_sequence_for_its_length():
+    gru = jg.nn.GRU(2, 3)
+    seqs = [np.asarray(s, np.float32) for s in SEQS]
+    out, h_n = gru(rnn.pack_sequence(seqs, enforce_sorted=False))
+    for i, (got, seq) in enumerate(zip(rnn.unpack_sequence(out), seqs)):
+        alone, h_alone = gru(seq[:, None])
+        np.testing.assert_allclose(np.asarray(got), np.asarray(alone)[:, 0], rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(h_n)[:, i], np.asarray(h_alone)[:, 0], rtol=1e-6)

@@ -132,8 +132,8 @@ def prelu(input, weight):
     x, w = _float(input), asarray(weight)
     if w.size != 1:
         if x.ndim < 2 or w.ndim != 1 or w.shape[0] != x.shape[1]:
-            raise ValueError(f"prelu: expected one weight or one per channel ({x.shape[1] if x.ndim > 1 else 1}), "
-                             f"got weight of shape {tuple(w.shape)} for input {tuple(x.shape)}")
+            raise ValueError(f"prelu: expected one weight or one per channel (dim 1), got "
+                             f"weight of shape {tuple(w.shape)} for input {tuple(x.shape)}")
         w = jnp.reshape(w, (-1,) + (1,) * (x.ndim - 2))
     else:
         w = jnp.reshape(w, ())
@@ -244,5 +244,6 @@ rrelu_ = _inplace(rrelu)
 
 __all__ = ["hardtanh", "relu6", "hardsigmoid", "hardswish", "selu", "celu", "elu", "leaky_relu",
            "mish", "softsign", "tanhshrink", "softshrink", "hardshrink", "threshold", "logsigmoid",
-           "glu", "prelu", "rrelu", "one_hot", "softmax", "log_softmax", "softmin", "gumbel_softmax",
+           "glu", "prelu", "rrelu", "one_hot", "softmax", "log_softmax", "softmin",
+           "gumbel_softmax",
            "relu_", "elu_", "celu_", "selu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_"]

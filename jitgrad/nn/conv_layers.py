@@ -31,7 +31,8 @@ class _ConvNd(Module):
         if padding_mode not in _PADDING_MODES:
             raise ValueError(f"{name}: padding_mode must be one of {', '.join(_PADDING_MODES)}, "
                              f"got {padding_mode!r}")
-        self.in_channels, self.out_channels, self.groups = int(in_channels), int(out_channels), groups
+        self.in_channels, self.out_channels = int(in_channels), int(out_channels)
+        self.groups = groups
         self.kernel_size = C.ntuple(kernel_size, n, f"{name} kernel_size", 1)
         self.stride = C.ntuple(stride, n, f"{name} stride", 1)
         self.dilation = C.ntuple(dilation, n, f"{name} dilation", 1)

@@ -45,9 +45,8 @@ def dilate(x, factors):
             continue
         ax = lead + i
         n = x.shape[ax]
-        z = jnp.concatenate([jnp.expand_dims(x, ax + 1),
-                             jnp.zeros(tuple(x.shape[:ax + 1]) + (s - 1,) + tuple(x.shape[ax + 1:]),
-                                       x.dtype)], axis=ax + 1)
+        zeros = jnp.zeros(tuple(x.shape[:ax + 1]) + (s - 1,) + tuple(x.shape[ax + 1:]), x.dtype)
+        z = jnp.concatenate([jnp.expand_dims(x, ax + 1), zeros], axis=ax + 1)
         z = jnp.reshape(z, tuple(x.shape[:ax]) + (n * s,) + tuple(x.shape[ax + 1:]))
         x = z[(slice(None),) * ax + (slice(0, (n - 1) * s + 1),)]
     return x
@@ -77,7 +76,8 @@ def window_taps(x, kernel, stride, dilation, out):
 
 
 def conv_padding(padding, kernel, stride, dilation, where):
-    """torch's conv padding as (low, high) per axis from an int, ints, 'valid' or 'same' (odd extra at the end)."""
+    """torch's conv padding as (low, high) per axis from an int, ints, 'valid' or 'same' (the
+    odd extra at the end)."""
     n = len(kernel)
     if padding == "valid":
         return [(0, 0)] * n
@@ -218,5 +218,6 @@ def conv_tbc(input, weight, bias, pad=0):
 
 
 __all__ = ["conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-           "conv_tbc", "conv_nd", "conv_padding", "conv_transpose_nd", "ntuple", "pad_spatial", "dilate",
+           "conv_tbc", "conv_nd", "conv_padding", "conv_transpose_nd", "ntuple", "pad_spatial",
+           "dilate",
            "out_size", "window_taps"]

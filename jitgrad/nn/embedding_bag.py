@@ -69,8 +69,8 @@ def _bags(input, offsets, include_last_offset, where):
     return x, bag, b
 
 
-def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
-                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq=False, mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
                   padding_idx=None):
     """torch.nn.functional.embedding_bag: the sum, mean or max of each bag's embeddings; bags
     are the rows of a 2-D input or the runs of a 1-D input starting at `offsets`. Indices equal

@@ -344,4 +344,5 @@ class ModuleList(Module):
 
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
-           "Flatten", "Unflatten", "Dropout", "Dropout2d", "LayerNorm", "Embedding", "Sequential", "ModuleList"]
+           "Flatten", "Unflatten", "Dropout", "Dropout2d", "LayerNorm", "Embedding", "Sequential",
+           "ModuleList"]

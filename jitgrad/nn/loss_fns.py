@@ -287,8 +287,8 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
                          label_smoothing=label_smoothing)
 
 
-__all__ = ["linear_cross_entropy", "binary_cross_entropy", "kl_div", "huber_loss", "smooth_l1_loss", "poisson_nll_loss",
-           "gaussian_nll_loss", "cosine_embedding_loss", "margin_ranking_loss",
+__all__ = ["linear_cross_entropy", "binary_cross_entropy", "kl_div", "huber_loss",
+           "smooth_l1_loss", "poisson_nll_loss", "gaussian_nll_loss", "cosine_embedding_loss", "margin_ranking_loss",
            "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
            "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss"]

@@ -283,8 +283,8 @@ class LinearCrossEntropyLoss(_WeightedLoss):
                                        label_smoothing=self.label_smoothing)
 
 
-__all__ = ["LinearCrossEntropyLoss", "MSELoss", "L1Loss", "SoftMarginLoss", "MultiLabelMarginLoss", "HuberLoss",
-           "SmoothL1Loss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "BCELoss",
+__all__ = ["LinearCrossEntropyLoss", "MSELoss", "L1Loss", "SoftMarginLoss",
+           "MultiLabelMarginLoss", "HuberLoss", "SmoothL1Loss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "BCELoss",
            "MultiLabelSoftMarginLoss", "BCEWithLogitsLoss", "MultiMarginLoss", "NLLLoss",
            "NLLLoss2d", "CrossEntropyLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
            "HingeEmbeddingLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]

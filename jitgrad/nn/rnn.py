@@ -17,6 +17,7 @@ from ..transforms.control import scan
 from . import functional as F
 from . import init
 from .module import Module
+from .utils.rnn import PackedSequence, packed_forward
 from .rnn_cells import (CELL_KINDS, check_sizes, input_projection, recurrent_weights, rnn_mode,
                         split_state, uniform_parameter)
 from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401  (jg.nn's names come from here)
@@ -147,6 +148,8 @@ class RNNBase(Module):
         return x
 
     def forward(self, input, hx=None, key=None):
+        if isinstance(input, PackedSequence):       # torch.nn.utils.rnn's packed batches
+            return packed_forward(self, input, hx, key)
         kind, d = CELL_KINDS[self.mode], self._directions()
         x = self._check_input(input)
         batched = x.ndim == 3

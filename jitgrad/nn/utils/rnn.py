@@ -87,13 +87,48 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     perm = np.arange(n.size) if order is None else order
     sorted_n = n[perm]
     batch_sizes = np.array([(sorted_n > t).sum() for t in range(sorted_n[0])], np.int64)
-    # data row r is (t, perm[k]) for k < batch_sizes[t], t increasing: a flat index of (L*B)
-    flat = np.concatenate([t * x.shape[b_axis] + perm[:k] for t, k in enumerate(batch_sizes)])
     time_major = x if not batch_first else jnp.swapaxes(x, 0, 1)
-    data = jnp.take(jnp.reshape(time_major, (-1,) + tuple(x.shape[2:])), flat, axis=0)
-    return PackedSequence(data, tensor(batch_sizes),
+    return PackedSequence(_packed_data(time_major, batch_sizes, perm), tensor(batch_sizes),
                           None if order is None else tensor(order),
                           None if order is None else invert_permutation(order))
+
+
+def _packed_data(time_major, batch_sizes, perm):
+    """The packed rows of a (L, B, *) batch: (t, perm[k]) for k < batch_sizes[t], t rising."""
+    b = time_major.shape[1]
+    flat = np.concatenate([t * b + perm[:k] for t, k in enumerate(batch_sizes)])
+    return jnp.take(jnp.reshape(time_major, (-1,) + tuple(time_major.shape[2:])), flat, axis=0)
+
+
+def packed_forward(module, packed, hx=None, key=None):
+    """An RNN/LSTM/GRU layer over a PackedSequence, as torch's: each sequence runs for its own
+    length (one call per sequence, so the final states and the backward direction see only
+    its steps); returns (PackedSequence of outputs packed like the input, final states in the
+    input's batch order)."""
+    padded, lengths = pad_packed_sequence(packed)                     # (L, B, *) batch order
+    n = np.asarray(lengths)
+    lstm = isinstance(hx, tuple)
+    outs, finals = [], []
+    for i, length in enumerate(n):
+        x = padded[:int(length), i:i + 1]
+        h = None if hx is None else tuple(s[:, i:i + 1] for s in hx) if lstm else hx[:, i:i + 1]
+        if module.batch_first:
+            x = jnp.swapaxes(x, 0, 1)
+        y, state = module(x, h, key=key)
+        y = jnp.swapaxes(y, 0, 1) if module.batch_first else y
+        outs.append(jnp.pad(y, [(0, padded.shape[0] - int(length))] + [(0, 0)] * (y.ndim - 1)))
+        finals.append(state)
+    out = jnp.concatenate(outs, axis=1)
+    sizes = _host_lengths(packed.batch_sizes, "packed_forward")
+    perm = np.arange(n.size) if packed.sorted_indices is None else \
+        _host_lengths(packed.sorted_indices, "packed_forward")
+    data = _packed_data(out, sizes, perm)
+    if isinstance(finals[0], tuple):
+        state = tuple(jnp.concatenate([f[j] for f in finals], axis=1)
+                      for j in range(len(finals[0])))
+    else:
+        state = jnp.concatenate(finals, axis=1)
+    return packed._replace(data=data), state
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -144,4 +179,4 @@ def unpack_sequence(packed_sequences):
 
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
-           "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence"]
+           "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence", "packed_forward"]
