@@ -4,14 +4,14 @@
     loss = nn.functional.cross_entropy(model(x), y)
 """
 from . import functional, init  # noqa: F401
-from .conv import AvgPool2d, Conv2d, MaxPool2d  # noqa: F401
+from .conv import Conv2d  # noqa: F401
 from .layers import (Dropout, Embedding, Flatten, GELU, Identity, LayerNorm,  # noqa: F401
                      Linear, LogSoftmax, ModuleList, ReLU, Sequential, Sigmoid, Softmax, Tanh)
 from .loss_layers import *  # noqa: F401,F403  (every loss module)
 from .activation_layers import *  # noqa: F401,F403  (ELU, SELU, Hardtanh, PReLU, GLU, ...)
 from .containers import ModuleDict, ParameterDict, ParameterList  # noqa: F401
 from .conv_layers import *  # noqa: F401,F403  (Conv1d, Conv3d, ConvTranspose1d/2d/3d)
-from .pooling_layers import *  # noqa: F401,F403  (1-D/3-D, LP, adaptive max, unpool)
+from .pooling_layers import *  # noqa: F401,F403  (max/avg of every rank, LP, adaptive max, unpool)
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d,  # noqa: F401
                       ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
                       ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,

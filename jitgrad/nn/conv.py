@@ -301,32 +301,6 @@ class Conv2d(Module):
         return s + ("" if self.bias is not None else ", bias=False")
 
 
-class _Pool2d(Module):
-    def __init__(self, kernel_size, stride=None, padding=0):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = kernel_size if stride is None else stride
-        self.padding = padding
-        _pool_args(kernel_size, stride, padding, type(self).__name__)   # validate now
-
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-class MaxPool2d(_Pool2d):
-    def forward(self, x):
-        return max_pool2d(x, self.kernel_size, self.stride, self.padding)
-
-
-class AvgPool2d(_Pool2d):
-    def __init__(self, kernel_size, stride=None, padding=0, count_include_pad=True):
-        super().__init__(kernel_size, stride, padding)
-        self.count_include_pad = count_include_pad
-
-    def forward(self, x):
-        return avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
-
-
 class AdaptiveAvgPool2d(Module):
     def __init__(self, output_size):
         super().__init__()
@@ -339,5 +313,5 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "Conv2d", "MaxPool2d",
-           "AvgPool2d", "AdaptiveAvgPool2d"]
+__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "Conv2d",
+           "AdaptiveAvgPool2d"]

@@ -1,5 +1,4 @@
-"""torch.nn's pooling modules of rank 1 and 3 (and the adaptive max / LP / unpool ones of every
-rank; MaxPool2d, AvgPool2d and AdaptiveAvgPool2d live in conv.py): options and pooling.py's
+"""torch.nn's pooling modules (AdaptiveAvgPool2d lives in conv.py): options and pooling.py's
 functions."""
 from __future__ import annotations
 
@@ -30,6 +29,11 @@ class _MaxPoolNd(Module):
 class MaxPool1d(_MaxPoolNd):
     """torch.nn.MaxPool1d."""
     nsp = 1
+
+
+class MaxPool2d(_MaxPoolNd):
+    """torch.nn.MaxPool2d."""
+    nsp = 2
 
 
 class MaxPool3d(_MaxPoolNd):
@@ -63,6 +67,11 @@ class AvgPool1d(_AvgPoolNd):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
         super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """torch.nn.AvgPool2d."""
+    nsp = 2
 
 
 class AvgPool3d(_AvgPoolNd):
@@ -182,6 +191,6 @@ class MaxUnpool3d(_MaxUnpoolNd):
     nsp = 3
 
 
-__all__ = ["MaxPool1d", "MaxPool3d", "AvgPool1d", "AvgPool3d", "LPPool1d", "LPPool2d",
-           "LPPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+           "LPPool1d", "LPPool2d", "LPPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
            "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
