@@ -8,8 +8,10 @@ Deliberate deviations from NumPy (tests/test_numpy_ops.py asserts each):
 - reciprocal of an int array is a float reciprocal (NumPy truncates 1/2 to 0).
 - float16, bfloat16 and the small ints are stored as themselves and computed wide (float32,
   int32/int64; ir/lowp.py); they promote with JAX's lattice (int16 + float16 is float16).
-- x.sort() returns a sorted copy (NumPy sorts in place). Basic-index results (x[1:3]) are views
-  as in NumPy; other results may or may not share storage, so write only through indexing.
+- x.sort(axis=...) returns a sorted copy (NumPy sorts in place); methods are PyTorch's where the
+  two differ (x.sort() gives (values, indices): jitgrad/torch_api/naming.py). Basic-index results
+  (x[1:3]) are views as in NumPy; other results may or may not share storage, so write only
+  through indexing.
 """
 # The modules import each other in one direction, at module level (tests/test_layering.py):
 #   _convert (operands, dtypes, devices) -> checks, _out, host_values (nonzero, unique) ->
