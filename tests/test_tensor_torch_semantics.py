@@ -364,6 +364,14 @@ def test_compile_accepts_torch_options():
     np.testing.assert_allclose(f(jg.tensor(A)), A.max(1) * 2)
     g = jg.compile(mode="reduce-overhead")(lambda x: x + 1)
     assert g(jg.tensor(1.0)).item() == 2.0
+    model = jg.nn.Linear(4, 2)
+    compiled = jg.compile(model, fullgraph=True)
+    x = jg.tensor(A)
+    np.testing.assert_allclose(compiled(x), model(x), rtol=1e-6)
+    compiled(x).sum().backward()                   # a compiled call records one op for autograd
+    np.testing.assert_allclose(model.weight.grad, np.broadcast_to(A.sum(0), (2, 4)), rtol=1e-5)
+    assert jg.compile(model, disable=True) is model
+    assert compiled.weight is model.weight and compiled._orig_mod is model
     with pytest.raises(TypeError, match="compile: expected a function or nn.Module, got int"):
         jg.compile(3)
 

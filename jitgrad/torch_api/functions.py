@@ -9,6 +9,7 @@ from .. import numpy as jnp
 from ..eager import creation
 from ..eager.array_base import ArrayOps
 from ..eager.tensor import Tensor, as_tensor
+from ..nn.module import Module
 from ..transforms.jit import jit
 from .spelling import varargs_shape
 
@@ -201,12 +202,32 @@ def reshape(input, shape):  # noqa: A002
     return jnp.reshape(input, varargs_shape("reshape", (shape,)))
 
 
+class OptimizedModule:
+    """What jitgrad.compile(module) returns, as torch's: calls run the module jitted, with the
+    module passed in (its parameters are inputs, so autograd reaches them and optimizers see
+    their updates); every other attribute is the module's."""
+
+    def __init__(self, module):
+        self._orig_mod = module
+        self._jitted = jit(_call_module)
+
+    def __call__(self, *args, **kwargs):
+        return self._jitted(self._orig_mod, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._orig_mod, name)
+
+
+def _call_module(module, *args, **kwargs):
+    return module(*args, **kwargs)
+
+
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor",  # noqa: A001
             mode=None, options=None, disable=False):
-    """torch.compile: the function (or module) jitted with jg.jit. torch's options (fullgraph,
-    dynamic, backend, mode, options) are accepted and have no effect: jitgrad always compiles
-    the whole graph, once per input signature. Used as @jitgrad.compile or
-    @jitgrad.compile(mode=...) too; disable=True returns model itself."""
+    """torch.compile: the function jitted with jg.jit (a module: an OptimizedModule). torch's
+    options (fullgraph, dynamic, backend, mode, options) are accepted and have no effect:
+    jitgrad always compiles the whole graph, once per input signature. Used as
+    @jitgrad.compile or @jitgrad.compile(mode=...) too; disable=True returns model itself."""
     if model is None:
         return lambda fn: compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend,
                                   mode=mode, options=options, disable=disable)
@@ -214,7 +235,7 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor",  #
         return model
     if not callable(model):
         raise TypeError(f"compile: expected a function or nn.Module, got {type(model).__name__}")
-    return jit(model)
+    return OptimizedModule(model) if isinstance(model, Module) else jit(model)
 
 
 def manual_seed(seed):
