@@ -319,6 +319,18 @@ def test_random_in_place_draws_follow_manual_seed():
     assert jg.zeros(4).fill_(2.5).sum().item() == 10.0
 
 
+def test_view_as_a_dtype_shares_storage():
+    x = jg.tensor([1.0, -2.0], dtype=jg.float32)
+    bits = x.view(jg.int32)
+    np.testing.assert_array_equal(bits, np.array([1.0, -2.0], np.float32).view(np.int32))
+    bits[0] = 0                                    # the same storage, as torch's
+    assert x[0].item() == 0.0 and x.view("uint8").shape == (8,)
+    with pytest.raises(ValueError, match="do not divide into 8-byte elements"):
+        jg.tensor([1.0, 2.0, 3.0]).view(jg.float64)
+    with pytest.raises(TypeError, match=r"only an eager CPU tensor's storage .* x.to\(int32\)"):
+        jg.jit(lambda v: v.view(jg.int32))(x)
+
+
 def test_conversions_and_metadata():
     x = jg.tensor(A)
     assert x.type() == "jitgrad.FloatTensor" and x.type(jg.float64).dtype == np.float64

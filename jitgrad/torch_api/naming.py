@@ -44,7 +44,7 @@ SHARED_NAMES = {
     "softmax": ("x.softmax(dim)", "jax.nn.softmax(x, axis=-1)", "dim= or axis=, -1 by default"),
     "view": ("x.view(*shape) reshapes (x.view(dtype) bitcasts)",
              "ndarray.view(dtype) reinterprets memory",
-             "torch's reshape; a dtype raises (no bitcast views): use x.to(dtype)"),
+             "torch's: a shape reshapes; a dtype reads an eager tensor's storage as that dtype"),
     "take": ("x.take(index) indexes the flattened tensor",
              "x.take(indices, axis=None) (flattened by default)",
              "the same meaning; axis= NumPy's"),

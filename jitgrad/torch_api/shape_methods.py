@@ -5,7 +5,11 @@ unfold, flatten(start_dim, end_dim), unflatten, squeeze(dim), chunk, split, tens
 unbind, movedim, flip(dims), roll(shifts, dims), diagonal(offset, dim1, dim2), ..."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import numpy as jnp
+from ..dtypes import canonical_dtype
+from ..eager.tensor import Tensor
 from ..numpy._convert import is_array
 from .spelling import UNSET, varargs_shape
 
@@ -58,11 +62,26 @@ def repeat_interleave(self, repeats, dim=None, *, output_size=None):
 
 
 def view(self, *shape):
-    """torch.Tensor.view(*shape): the same elements in a new shape (-1 inferred)."""
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
-        raise TypeError(f"view({shape[0]!r}): jitgrad has no bitcast view; for a dtype "
-                        f"conversion use x.to(dtype)")
+    """torch.Tensor.view(*shape): the same elements in a new shape (-1 inferred);
+    x.view(dtype): an eager CPU tensor's storage read as another dtype (shared, as torch's)."""
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)) \
+            and not hasattr(shape[0], "__index__"):
+        return _bitcast(self, canonical_dtype(shape[0]))
     return jnp.reshape(self, varargs_shape("view", shape))
+
+
+def _bitcast(self, dtype):
+    data = getattr(self, "_data", None)
+    if not isinstance(data, np.ndarray):
+        raise TypeError(f"x.view({dtype}): only an eager CPU tensor's storage can be read as "
+                        f"another dtype (this is a traced value or has no host storage); "
+                        f"for a conversion use x.to({dtype})")
+    if self.ndim == 0 and dtype.itemsize != data.itemsize or self.ndim and \
+            (data.shape[-1] * data.itemsize) % dtype.itemsize:
+        raise ValueError(f"x.view({dtype}): the last dim's {data.shape[-1:]} x "
+                         f"{data.itemsize} bytes do not divide into {dtype.itemsize}-byte "
+                         f"elements")
+    return Tensor._wrap(data.view(dtype), self.device, self._version)
 
 
 def flatten(self, start_dim=0, end_dim=-1):
