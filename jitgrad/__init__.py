@@ -49,7 +49,8 @@ bool = bool_  # noqa: A001
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "load": ("jitgrad.aot.save_load", "load"),
          "bfloat16": ("jitgrad.dtypes", "bfloat16"), "optim": ("jitgrad.optim", None),
-         "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None)}
+         "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None),
+         "utils": ("jitgrad.utils", None), "accelerator": ("jitgrad.accelerator", None)}
 
 from .lazy_import import lazy_attributes as _lazy_attributes  # noqa: E402
 __getattr__, __dir__ = _lazy_attributes(__name__, globals(), _LAZY)

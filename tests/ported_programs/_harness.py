@@ -1,0 +1,184 @@
+"""Reading and running the ported programs (see README.md in this folder).
+
+A ported file is a short header, the line ``# ---- upstream file follows ----``, then the upstream
+file with some lines replaced. A replaced line keeps the upstream line's indentation and ends with
+``  # PORT: was <upstream line>`` (a framework import renamed to jitgrad) or ``  # DATA: was
+<upstream line>`` (a dataset download replaced by ported_data, or an epoch count shortened).
+``source(name, revert=...)`` puts the upstream lines back: reverting both kinds gives the upstream
+file byte for byte (its git blob id is in the header), reverting only PORT gives the same
+shortened program on the original framework.
+"""
+import contextlib
+import hashlib
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEPARATOR = "# ---- upstream file follows ----\n"
+_MARK = re.compile(r"^(?P<indent>[ \t]*)(?P<code>.*?)  # (?P<kind>PORT|DATA): was (?P<was>.*)$")
+
+
+def _read(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def header(name):
+    return _read(name).split(SEPARATOR, 1)[0]
+
+
+def upstream_blob(name):
+    """The git blob id named in the header (``# upstream-blob: <sha1>``)."""
+    return re.search(r"^# upstream-blob: ([0-9a-f]{40})$", header(name), re.M).group(1)
+
+
+def changed_lines(name):
+    """[(line number in the port, kind, port line, upstream line)] for every replaced line."""
+    text = _read(name)
+    out = []
+    for i, line in enumerate(text.splitlines(), 1):
+        m = _MARK.match(line)
+        if m:
+            out.append((i, m["kind"], m["indent"] + m["code"], m["indent"] + m["was"]))
+    return out
+
+
+def source(name, revert=()):
+    """The program body (after the header), with the PORT / DATA lines named in revert undone."""
+    body = _read(name).split(SEPARATOR, 1)[1]
+    lines = []
+    for line in body.splitlines(keepends=True):
+        m = _MARK.match(line.rstrip("\n"))
+        if m and m["kind"] in revert:
+            line = m["indent"] + m["was"] + ("\n" if line.endswith("\n") else "")
+        lines.append(line)
+    return "".join(lines)
+
+
+def _runnable(name, revert):
+    """source() with the header's lines left blank, so tracebacks name the port's line numbers."""
+    head = _read(name).split(SEPARATOR, 1)[0]
+    return "\n" * (head.count("\n") + 1) + source(name, revert)
+
+
+def git_blob_id(text):
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@contextlib.contextmanager
+def _argv_and_path(argv, name):
+    old_argv, old_path = sys.argv, list(sys.path)
+    sys.argv = [name] + list(argv or [])
+    sys.path.insert(0, HERE)
+    try:
+        yield
+    finally:
+        sys.argv, sys.path[:] = old_argv, old_path
+
+
+def run(name, original=False, argv=None, run_name="__main__", before=None):
+    """Execute a ported program; return its module globals.
+
+    original=True runs it on the framework it was written for (PORT lines reverted).
+    before(globals) is called after the module body when run_name != "__main__" (so a test can
+    wrap a class before calling main()).
+    """
+    src = _runnable(name, ("PORT",) if original else ())
+    g = {"__name__": run_name, "__file__": os.path.join(HERE, name), "__builtins__": __builtins__}
+    with _argv_and_path(argv, name):
+        exec(compile(src, os.path.join(HERE, name), "exec"), g)
+        if before is not None:
+            before(g)
+    return g
+
+
+# ---- instrumentation shared by the checks (never edits a program's text) ----
+
+@contextlib.contextmanager
+def patched(*triples):
+    """Set (object, attribute, value) for the duration; restore after."""
+    saved = [(obj, attr, getattr(obj, attr)) for obj, attr, _ in triples]
+    try:
+        for obj, attr, value in triples:
+            setattr(obj, attr, value)
+        yield
+    finally:
+        for obj, attr, value in reversed(saved):
+            setattr(obj, attr, value)
+
+
+def numpy_init(shapes, seed=0):
+    """Framework-free initial weights: name -> float32 array, uniform +-1/sqrt(fan_in)."""
+    import numpy as np
+    rng = np.random.RandomState(seed)
+    out = {}
+    for name, shape in shapes:
+        fan_in = int(np.prod(shape[1:])) if len(shape) > 1 else 100
+        bound = 1.0 / np.sqrt(fan_in)
+        out[name] = rng.uniform(-bound, bound, size=shape).astype(np.float32)
+    return out
+
+
+def _frameworks(original):
+    if original:
+        import torch
+        return torch
+    import jitgrad
+    return jitgrad
+
+
+def _load_numpy_state(fw, module, seed):
+    import numpy as np
+    state = module.state_dict()
+    values = numpy_init([(k, tuple(v.shape)) for k, v in state.items()], seed)
+    module.load_state_dict({k: fw.tensor(np.asarray(v)) for k, v in values.items()})
+
+
+def check_torch_mnist(original=False, epochs=2):
+    """Run pytorch/examples mnist/main.py for `epochs` epochs of --dry-run (one training step
+    each, then the 128-image test pass). Net starts from numpy_init weights, its Dropout layers
+    set to p=0 (their masks come from each framework's own generator); every F.nll_loss value is
+    recorded. Returns {"train": [...], "test": [...]} (mean losses; test is the summed loss over
+    the test set divided by its size, as the program prints)."""
+    import io
+    fw = _frameworks(original)
+    losses = []
+
+    def before(g):
+        net, functional = g["Net"], g["F"]
+        init = net.__init__
+
+        def seeded_init(self, *a, **k):
+            init(self, *a, **k)
+            _load_numpy_state(fw, self, seed=0)
+            for m in self.modules():
+                if isinstance(m, fw.nn.Dropout):
+                    m.p = 0.0
+
+        def nll_loss(*a, **k):
+            out = functional_nll(*a, **k)
+            losses.append((k.get("reduction", "mean"), float(out.item())))
+            return out
+
+        functional_nll = functional.nll_loss
+        net.__init__ = seeded_init
+        g["F"] = _Proxy(functional, nll_loss=nll_loss)
+        g["main"]()  # what the program's `if __name__ == '__main__':` does, after the wrapping
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        run("torch_mnist.py", original=original, run_name="ported_program", before=before,
+            argv=["--epochs", str(epochs), "--dry-run", "--log-interval", "1", "--no-accel"])
+    return losses, out.getvalue()
+
+
+class _Proxy:
+    """A module with some attributes replaced (the program's own module object stays as is)."""
+
+    def __init__(self, module, **overrides):
+        self.__dict__.update(_module=module, **overrides)
+
+    def __getattr__(self, name):
+        return getattr(self._module, name)
