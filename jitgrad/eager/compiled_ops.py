@@ -4,9 +4,12 @@ SciPy's `erf` and the NumPy reference of `sigmoid` (where + exp + abs + division
 the time of the LLVM kernels `jit` generates for them. Eagerly, these ops (float32 and float64)
 run through one compiled unit per (op, dtype, chunk length): a graph of the one op over a
 1-D chunk, compiled once by `compile_graph` (like any jitted function, cached on disk), then
-called over the array chunk by chunk (the last chunk zero-padded). An elementwise kernel's
-result at an element depends on that element only, so every array, of any shape, gets the
-same bits as under `jit` (and the compile happens once per op and dtype, never per shape).
+called over the array in as few calls as possible: an array of up to LENGTHS[0] elements is
+one call of the shortest unit that holds it (zero-padded, so at most 4x the work of the array
+itself), a longer one runs whole LENGTHS[0] chunks in place and its rest as one padded call.
+An elementwise kernel's result at an element depends on that element only, so every array, of
+any shape, gets the same bits as under `jit` (and the compiles happen once per op, dtype and
+unit length, never per shape).
 
 `compiled_reference(op, dtype)` is the function eager mode (cpu_backend.py) runs for these ops
 in place of their NumPy reference.
@@ -24,7 +27,7 @@ from ..ir.registry import REFERENCE
 
 SLOW_IN_NUMPY = frozenset((Op.erf, Op.sigmoid))
 FLOATS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
-LENGTHS = (65536, 4096, 256)        # chunk lengths (elements), longest first: a unit each
+LENGTHS = (65536, 16384, 4096, 1024, 256)   # unit lengths (elements), longest first
 _UNITS: dict = {}                   # (op, dtype, length) -> Executable.run, or None: cannot compile
 _lock = threading.Lock()
 
@@ -38,30 +41,29 @@ def compiled_reference(op, dtype):
 
 
 def run_chunked(op, x):
-    """op(x) for an elementwise op with one float input: as many chunks of each of LENGTHS
-    (longest first) as fit, then the rest in one zero-padded chunk of the shortest."""
-    n, short = x.size, LENGTHS[-1]
-    if n <= short:                      # the small case, kept short
-        run = _UNITS.get((op, x.dtype, short)) or _unit(op, x.dtype, short)
-        if run is None:
-            return REFERENCE[op](x)
-        buf = np.zeros(short, x.dtype)
-        buf[:n] = x.reshape(-1)
-        return run([buf])[0][:n].reshape(x.shape)
-    runs = [_unit(op, x.dtype, length) for length in LENGTHS]
+    """op(x) for an elementwise op with one float input: whole chunks of the longest unit run
+    in place, then the rest (or the whole of a short array) as one zero-padded call of the
+    shortest unit that holds it; the NumPy reference when the units cannot compile."""
+    n, longest = x.size, LENGTHS[0]
+    whole = n - n % longest
+    rest = n - whole
+    fit = next((k for k in reversed(LENGTHS) if k >= rest), longest)
+    runs = [_UNITS.get((op, x.dtype, k)) or _unit(op, x.dtype, k)
+            for k in ((longest,) if whole else ()) + ((fit,) if rest or not n else ())]
     if None in runs:
         return REFERENCE[op](x)
     flat = x.reshape(-1)
+    if not whole:                       # the common case: one call
+        buf = np.zeros(fit, x.dtype)
+        buf[:n] = flat
+        return runs[0]([buf])[0][:n].reshape(x.shape)
     out = np.empty(n, x.dtype)
-    i = 0
-    for run, length in zip(runs, LENGTHS):
-        while n - i >= length:
-            out[i:i + length] = run([flat[i:i + length]])[0]
-            i += length
-    if i < n:
-        buf = np.zeros(short, x.dtype)
-        buf[:n - i] = flat[i:]
-        out[i:] = runs[-1]([buf])[0][:n - i]
+    for i in range(0, whole, longest):
+        out[i:i + longest] = runs[0]([flat[i:i + longest]])[0]
+    if rest:
+        buf = np.zeros(fit, x.dtype)
+        buf[:rest] = flat[whole:]
+        out[whole:] = runs[1]([buf])[0][:rest]
     return out.reshape(x.shape)
 
 

@@ -1,5 +1,6 @@
 """Composite functions (layer_norm, gelu, softmax, log_softmax, cross_entropy) eagerly as ONE
-compiled call, as PyTorch's eager mode runs them as one native kernel each.
+compiled call, as PyTorch's eager mode runs them as one native kernel each (and a recurrent
+layer's scan over time, rnn_scan.py, as one call per layer and direction).
 
 Written as decompositions into primitives, these run eagerly as 5-10 NumPy passes and as many
 dispatches and autograd records each. `@fused_in_eager("x", ...)` (the parameters that take
@@ -25,6 +26,7 @@ import inspect
 
 import numpy as np
 
+from .. import tree_util
 from ..eager.tensor import Tensor
 from ..ir import config
 from ..runtime.device import CPU
@@ -128,13 +130,14 @@ def _with_args(fn, full, arrays, name=None):
 
 
 def _compile(fn, full, arrays, tensors):
-    """(graph, executable) of fn on these tensors, the static values (and the None tensors)
-    of this call baked in; _NOT_FUSED when the trace is not one graph with one output."""
+    """(graph, executable, output tree) of fn on these tensors, the static values (and the
+    None tensors) of this call baked in; _NOT_FUSED when the trace is not one graph with
+    outputs."""
     call = _with_args(lambda args: fn(*args), full, arrays, getattr(fn, "__name__", None))
-    graph, _, captures, _ = trace_to_graph(call, tuple(tensors))
-    if captures or len(graph.outputs) != 1:
+    graph, out_tree, captures, _ = trace_to_graph(call, tuple(tensors))
+    if captures or not graph.outputs:
         return _NOT_FUSED
-    return graph, compile_graph(graph, "cpu")
+    return graph, compile_graph(graph, "cpu"), out_tree
 
 
 def _compile_with_rule(fwd, bwd, full, arrays, tensors):
@@ -147,9 +150,8 @@ def _compile_with_rule(fwd, bwd, full, arrays, tensors):
 
 def _run(unit, tensors):
     """One call of a compiled unit; under autograd, one recorded op (its backward the VJP)."""
-    graph, exe = unit
-    (out,) = exe.run([t._data for t in tensors])
-    result = Tensor._wrap(np.asarray(out))
+    graph, exe, out_tree = unit
+    results = [Tensor._wrap(np.asarray(out)) for out in exe.run([t._data for t in tensors])]
     if needs_record(tensors, graph):
-        record_call(graph, tensors, [result])
-    return result
+        record_call(graph, tensors, results)
+    return tree_util.tree_unflatten(out_tree, results)

@@ -1,10 +1,10 @@
 """Sequence layers LSTM, GRU and RNN with torch.nn's constructor, parameter names and shapes,
 so `load_state_dict` takes a PyTorch state dict as it is.
 
-Each layer and direction is one `jg.scan` over the time axis. The input projection of every
+Each layer and direction is one `jg.scan` over the time axis (rnn_scan.py). The input projection of every
 time step is one matmul before the scan (as cuDNN and torch do), so the loop body holds only
 the recurrent matmul and the gate math (rnn_cells.py). The backward direction is the same scan
-with reverse=True. Eagerly the scan runs step by step; under jit it is one scan node.
+with reverse=True. Under jit it is one scan node; eagerly one compiled call once hot.
 """
 from __future__ import annotations
 
@@ -13,13 +13,12 @@ import warnings
 
 from .. import numpy as jnp
 from .. import random as jrandom
-from ..transforms.control import scan
 from . import functional as F
 from . import init
 from .module import Module
 from .utils.rnn import PackedSequence, packed_forward
-from .rnn_cells import (CELL_KINDS, check_sizes, input_projection, recurrent_weights, rnn_mode,
-                        split_state, uniform_parameter)
+from .rnn_cells import CELL_KINDS, check_sizes, rnn_mode, split_state, uniform_parameter
+from .rnn_scan import layer_scan
 from .rnn_cells import GRUCell, LSTMCell, RNNCell  # noqa: F401  (jg.nn's names come from here)
 from ..ir.types import kind_of
 
@@ -121,15 +120,11 @@ class RNNBase(Module):
 
     def _run_direction(self, x, state, layer, direction):
         """One scan over time: (outputs (L, N, H_out), final state)."""
-        kind, p = CELL_KINDS[self.mode], self._params(layer, direction)
-        xp = input_projection(x, p["weight_ih"], p["bias_ih"], p["bias_hh"], kind)
-        rec = recurrent_weights(p["weight_hh"], p["bias_hh"], p["weight_hr"], kind)
-
-        def step(carry, xp_t):
-            new = kind.step(xp_t, carry, rec)
-            return new, new[0]
-        final, ys = scan(step, state, xp, reverse=bool(direction))
-        return ys, final
+        p = self._params(layer, direction)
+        ys, h, c = layer_scan(x, state[0], state[1] if len(state) == 2 else None,
+                              p["weight_ih"], p["weight_hh"], p["bias_ih"], p["bias_hh"],
+                              p["weight_hr"], self.mode, bool(direction))
+        return ys, (h,) if c is None else (h, c)
 
     def _check_input(self, input):
         who = type(self).__name__
