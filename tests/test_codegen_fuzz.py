@@ -5,6 +5,9 @@ grad, jvp and all three in one jit. A failure prints the shrunk program as Pytho
 Default run: JITGRAD_FUZZ_PROGRAMS programs (default 24), each in one mode (seed % 4).
 Slow run (`pytest -m slow tests/test_codegen_fuzz.py`): JITGRAD_FUZZ_SEEDS=lo:hi (default 0:2000),
 every mode of every program. Compiled kernels are cached on disk, so reruns are faster.
+Issue 48's statements (scalar arguments, constant-init loops with traced trip counts):
+JITGRAD_FUZZ_SCALAR_PROGRAMS programs by default (default 6, one mode each), and
+JITGRAD_FUZZ_SCALAR_SEEDS=lo:hi (default 0:500, every mode) in the slow run.
 """
 import os
 
@@ -12,14 +15,17 @@ import pytest
 
 import numpy as np
 
-from fuzz_programs import BUILDERS, MODES, Program, as_accurate, check, program, shrink
+import jitgrad as jg
+import jitgrad.numpy as jnp
+from fuzz_programs import (BUILDERS, MODES, NO_REVERSE, SCALAR_LOOP_BUILDERS, Program, as_accurate,
+                           check, program, shrink)
 
 
 def _report(seed, mode, why, prog):
     small = shrink(prog, mode)
     return (f"seed {seed}, mode {mode}: {why}\nshrunk to ({check(small, mode)}):\n"
             f"{small.source()}\ninputs: shapes {small.shapes}, dtype {small.dtype}, ties "
-            f"{small.ties}, tests/fuzz_programs.Program.inputs(seed=0)")
+            f"{small.ties}, scalars {small.scalars}, tests/fuzz_programs.Program.inputs(seed=0)")
 
 
 @pytest.mark.parametrize("seed", range(int(os.environ.get("JITGRAD_FUZZ_PROGRAMS", "24"))))
@@ -58,6 +64,82 @@ def test_fuzzed_tie_program(seed):
     mode = MODES[seed % len(MODES)]
     why = check(prog, mode)
     assert why is None, _report(2000 + seed, mode, why, prog)
+
+
+def scalar_loop_program(seed):
+    """Issue 48: programs with scalar arguments and constant-init loops with traced bounds."""
+    return program(3000 + seed, builders=SCALAR_LOOP_BUILDERS, dtypes=("float32", "float64"))
+
+
+@pytest.mark.parametrize("seed", range(int(os.environ.get("JITGRAD_FUZZ_SCALAR_PROGRAMS", "6"))))
+def test_fuzzed_scalar_and_loop_program(seed):
+    """NumPy and Python scalars passed as arguments (weak: values and dtypes agree, float32
+    programs stay float32) and fori_loop / while_loop with constant inits and traced trip counts
+    or conditions, eager vs jit on every path."""
+    prog = scalar_loop_program(seed)
+    mode = MODES[seed % len(MODES)]
+    why = check(prog, mode)
+    assert why is None, _report(3000 + seed, mode, why, prog)
+
+
+def test_scalar_arguments_stay_weak_on_every_path():
+    """The scalar-argument plumbing: passed unconverted (a jnp.asarray would make them strong),
+    not differentiated, and an f32 array times any of them stays float32."""
+    for s in ("np.float64(0.75)", "np.float32(-1.25)", "np.int32(2)", "0.5", "3"):
+        prog = Program([(3,)], "float32", [("v0", "x0 * s0 + s0", (3,)),
+                                           ("v1", "jg.fori_loop(0, s1, lambda i, c: c * 0.5 + "
+                                            "jnp.mean(v0) + i * 0.25, 0.0) * v0" + NO_REVERSE,
+                                            (3,))],
+                       ["v1"], scalars=[s, "np.int32(2)"])
+        assert prog.source().startswith("def f(x0, s0, s1):")
+        for mode in MODES:
+            assert check(prog, mode) is None, (s, mode)
+        out = prog.fn()(*[jnp.asarray(x) if isinstance(x, np.ndarray) else x
+                          for x in prog.inputs()])
+        assert out[0].dtype == np.float32
+
+
+@pytest.mark.xfail(strict=True, reason="issue 48: eager fori_loop with a Python-float init and "
+                   "the index in the body gives float64 (jit: float32)")
+def test_fori_loop_float_init_with_index_traced_bound():
+    f = lambda n: jg.fori_loop(0, n, lambda i, v: v * 1.5 + i, 0.0)   # noqa: E731
+    assert f(3).dtype == jg.jit(f)(3).dtype == np.float32
+
+
+@pytest.mark.xfail(strict=True, reason="issue 48: a NumPy-scalar init with a float64 body is "
+                   "promoted eagerly, a carry type error under jit")
+def test_fori_loop_numpy_scalar_init_float64_body():
+    x = np.ones(3)
+    f = lambda x, n: jg.fori_loop(0, n, lambda i, c: c * 0.5 + jnp.mean(x), np.float32(0.5))  # noqa: E731
+    np.testing.assert_allclose(np.asarray(jg.jit(f)(jnp.asarray(x), 2)),
+                               np.asarray(f(jnp.asarray(x), 2)))
+
+
+@pytest.mark.xfail(strict=True, reason="issue 48: jit refuses reverse mode through a traced-trip "
+                   "loop that reads only stop_gradient values (eager and JAX differentiate)")
+def test_grad_past_traced_loop_over_stop_gradient():
+    x = jnp.asarray(np.linspace(-1, 1, 3).astype(np.float32))
+
+    def f(x, n):
+        loop = lambda x: jg.fori_loop(0, n, lambda i, c: c * 0.5 + jnp.sum(   # noqa: E731
+            jg.lax.stop_gradient(x)), 0.0)
+        return jg.grad(lambda x: jnp.sum(x * loop(x)))(x)
+    np.testing.assert_allclose(np.asarray(jg.jit(f)(x, np.int32(2))),
+                               np.asarray(f(x, np.int32(2))))
+
+
+@pytest.mark.slow
+def test_fuzzed_scalar_and_loop_programs_slow():
+    lo, hi = map(int, os.environ.get("JITGRAD_FUZZ_SCALAR_SEEDS", "0:500").split(":"))
+    failures = []
+    for seed in range(lo, hi):
+        prog = scalar_loop_program(seed)
+        for mode in MODES:
+            why = check(prog, mode)
+            if why is not None:
+                failures.append(_report(3000 + seed, mode, why, prog))
+                break
+    assert not failures, f"{len(failures)} of {hi - lo} programs failed:\n\n" + "\n\n".join(failures[:5])
 
 
 @pytest.mark.slow
