@@ -1,0 +1,4 @@
+"""placeholder"""
+from .core import table
+
+RECORDS, record = table("numpy")
