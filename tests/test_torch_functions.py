@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import jitgrad as jg
-import jitgrad.numpy as jnp
 
 M = np.array([[4.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.5, 0.2, 2.0]])
 V = np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0])
