@@ -88,9 +88,13 @@ def run(name, original=False, argv=None, run_name="__main__", before=None):
     src = _runnable(name, ("PORT",) if original else ())
     g = {"__name__": run_name, "__file__": os.path.join(HERE, name), "__builtins__": __builtins__}
     with _argv_and_path(argv, name):
-        exec(compile(src, os.path.join(HERE, name), "exec"), g)
-        if before is not None:
-            before(g)
+        try:
+            exec(compile(src, os.path.join(HERE, name), "exec"), g)
+            if before is not None:
+                before(g)
+        except Exception as e:
+            e.program_globals = g  # what the program had computed when it failed
+            raise
     return g
 
 
@@ -182,3 +186,67 @@ class _Proxy:
 
     def __getattr__(self, name):
         return getattr(self._module, name)
+
+
+def check_torch_regression(original=False):
+    """Run pytorch/examples regression/main.py to its own stop criterion (loss < 1e-3) with its
+    random draws made by NumPy (randn -> np.random.RandomState(0).standard_normal, float32) and
+    fc's initial weights from numpy_init, so both frameworks fit the same data. Returns (every
+    smooth_l1_loss value, the number of batches, fc's final weight and bias, the error the final
+    print lines raised or None)."""
+    import numpy as np
+    fw = _frameworks(original)
+    rng = np.random.RandomState(0)
+    losses = []
+    functional = fw.nn.functional
+    smooth_l1 = functional.smooth_l1_loss
+
+    def randn(*size, **kw):
+        size = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+        return fw.tensor(rng.standard_normal(size).astype(np.float32))
+
+    def reset_parameters(self):
+        values = numpy_init([("weight", tuple(self.weight.shape)),
+                             ("bias", tuple(self.bias.shape))], seed=1)
+        with fw.no_grad():
+            self.weight.copy_(fw.tensor(values["weight"]))
+            self.bias.copy_(fw.tensor(values["bias"]))
+
+    def smooth_l1_loss(*a, **k):
+        out = smooth_l1(*a, **k)
+        losses.append(float(out.item()))
+        return out
+
+    g, error = {}, None
+    with patched((fw, "randn", randn), (fw.nn.Linear, "reset_parameters", reset_parameters),
+                 (functional, "smooth_l1_loss", smooth_l1_loss)):
+        import io
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                g = run("torch_regression.py", original=original)
+        except Exception as e:  # noqa: BLE001 -- reported to the test, which names what failed
+            error, g = e, e.program_globals
+    fc = g.get("fc")
+    return losses, len(losses), fc, error
+
+
+def check_jax_mnist(name, original=False):
+    """Run a jax-ml/jax MNIST example (2 epochs of 2 batches on ported_data's 256 images);
+    return (loss on the training set, test accuracy, the final parameters as NumPy arrays)."""
+    import io
+
+    import numpy as np
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        g = run(name, original=original)
+    params = g["params"]
+    if original:
+        import jax
+        leaves = jax.tree_util.tree_leaves(params)
+    else:
+        import jitgrad
+        leaves = jitgrad.tree_util.tree_leaves(params)
+    loss = float(g["loss"](params, (g["train_images"], g["train_labels"])))
+    acc = float(g["accuracy"](params, (g["test_images"], g["test_labels"])))
+    return loss, acc, [np.asarray(leaf) for leaf in leaves]
