@@ -99,26 +99,31 @@ def test_scalar_arguments_stay_weak_on_every_path():
         assert out[0].dtype == np.float32
 
 
-@pytest.mark.xfail(strict=True, reason="issue 48: eager fori_loop with a Python-float init and "
-                   "the index in the body gives float64 (jit: float32)")
 def test_fori_loop_float_init_with_index_traced_bound():
+    """The eager index is weak (a Python int), as the traced one: a Python-float carry stays
+    float32 (a NumPy int32 index made it float64)."""
     f = lambda n: jg.fori_loop(0, n, lambda i, v: v * 1.5 + i, 0.0)   # noqa: E731
     assert f(3).dtype == jg.jit(f)(3).dtype == np.float32
+    assert float(f(3)) == float(jg.jit(f)(3)) == 3.5
+    g = lambda: jg.fori_loop(0, 3, lambda i, v: v + i.astype(jnp.float32) * i.ndim, 0.0)  # noqa: E731
+    assert g().dtype == np.float32
 
 
-@pytest.mark.xfail(strict=True, reason="issue 48: a NumPy-scalar init with a float64 body is "
-                   "promoted eagerly, a carry type error under jit")
 def test_fori_loop_numpy_scalar_init_float64_body():
+    """A NumPy float32 init is a strong carry: a float64 body is JAX's carry type error on
+    every path (eagerly it was silently promoted)."""
     x = np.ones(3)
     f = lambda x, n: jg.fori_loop(0, n, lambda i, c: c * 0.5 + jnp.mean(x), np.float32(0.5))  # noqa: E731
-    np.testing.assert_allclose(np.asarray(jg.jit(f)(jnp.asarray(x), 2)),
-                               np.asarray(f(jnp.asarray(x), 2)))
+    for g in (f, jg.jit(f)):
+        with pytest.raises(TypeError, match="fori_loop: the body function's carry input"):
+            g(jnp.asarray(x), 2)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 48: jit refuses reverse mode through a traced-trip "
-                   "loop that reads only stop_gradient values (eager and JAX differentiate)")
 def test_grad_past_traced_loop_over_stop_gradient():
-    x = jnp.asarray(np.linspace(-1, 1, 3).astype(np.float32))
+    """A traced-trip loop that reads only stop_gradient values carries no derivative, so
+    reverse mode passes it under jit as in JAX (autodiff's dependency walk stops at
+    stop_gradient)."""
+    x = jnp.asarray(np.linspace(-1, 2, 3).astype(np.float32))   # sum(x) != 0: a nonzero gradient
 
     def f(x, n):
         loop = lambda x: jg.fori_loop(0, n, lambda i, c: c * 0.5 + jnp.sum(   # noqa: E731

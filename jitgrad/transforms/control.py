@@ -103,6 +103,7 @@ def _while_loop(cond_fun, body_fun, val, who):
     # concrete values run Python's loop until cond or the carry is traced (cond may close over
     # a traced bound with a constant init, as `lambda i: i < n` does): one while node from there
     val = _numpy_as_tensors(val)
+    types = _carry_types(val)
     while not any(_abstract(x) for x in tree_util.tree_leaves(val)):
         going = cond_fun(val)
         if _abstract(going):
@@ -110,6 +111,7 @@ def _while_loop(cond_fun, body_fun, val, who):
         if not bool(going):
             return _as_arrays(val)
         val = body_fun(val)
+        types = _check_carry(types, (val, None), who)     # what the traced loop refuses
     init_leaves, tree = tree_util.tree_flatten(val)
     weak = [_python_scalar(x) for x in init_leaves]
     leaves = [asarray(x) for x in init_leaves]
@@ -178,13 +180,28 @@ def _index_dtype(lower, upper):
     return result_type(*typed, (np.dtype(np.int32), True)) if typed else np.dtype(np.int32)
 
 
+class LoopIndex(int):
+    """An eager loop index: a Python int, so weakly typed as JAX's traced index is (`v * 1.5 +
+    i` keeps a Python-float or float32 carry float32, where a NumPy int32 would make a Python
+    float float64), that also answers `dtype`, `shape`, `ndim` and `astype` as the 0-d integer
+    array the traced body sees."""
+    shape, ndim = (), 0
+
+    def __new__(cls, value, dtype):
+        self = super().__new__(cls, value)
+        self.dtype = np.dtype(dtype)
+        return self
+
+    def astype(self, dtype):
+        return asarray(int(self), dtype=dtype)
+
+
 def _weak_index(i):
-    """The loop index as the body sees it: weakly typed (a weak traced view, or eagerly a NumPy
-    scalar, weak next to jitgrad arrays), so it never widens the carry: int32 + float32 is
-    float64 here (NumPy's rule) where JAX's is float32."""
+    """The loop index as the body sees it: weakly typed (a weak traced view, or eagerly a
+    LoopIndex), so it never widens the carry."""
     if isinstance(i, Tracer):
         return weak_typed(i)
-    return np.asarray(i)[()]
+    return LoopIndex(int(i), i.dtype)
 
 
 def scan(f, init, xs=None, length=None, reverse=False):
