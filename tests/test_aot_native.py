@@ -181,12 +181,16 @@ def test_a_product_of_two_transposed_operands_links_openblas(tmp_path):
     assert_standalone(lib.so_path, blas=True)
 
 
-def test_random_inside_is_refused(tmp_path):
+def test_random_draws_export(tmp_path):
+    """jg.random's draws are Threefry's uint32 arithmetic in kernels, so a function that draws
+    exports like any other: the key is a uint32_t[2] input, the draws equal eager's."""
     def noisy(key, x):
         return x + jg.random.normal(key, (8,))
-    graph = jg.jit(noisy).lower(jg.random.key(0), np.zeros(8, np.float32)).graph
-    with pytest.raises(native_export.NativeExportError, match="pass random numbers in as an input"):
-        native_export.export(graph, tmp_path, "noisy")
+    key, x = np.asarray(jg.random.key(3)), np.arange(8, dtype=np.float32)
+    lib = native_export.export(jg.jit(noisy).lower(key, x).graph, tmp_path / "lib", "noisy")
+    assert "const uint32_t*" in lib.header_path.read_text()
+    (got,) = run_from_c(lib, tmp_path, [key, x])
+    np.testing.assert_allclose(got, np.asarray(noisy(key, x)), rtol=1e-6, atol=1e-6)
 
 
 def test_llvm_units_library_checks_indices(tmp_path, monkeypatch, capsys):

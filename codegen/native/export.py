@@ -23,8 +23,9 @@ from . import library, link
 WORKSPACE_ALIGN = 16        # what malloc gives; the arena's own offsets are 64-byte aligned
 ERRORS = {"OK": 0, **library.STATUS}
 
-_C_TYPES = {"float32": "float", "float64": "double", "int32": "int32_t", "int64": "int64_t",
-            "bool": "uint8_t"}
+_C_TYPES = {"float32": "float", "float64": "double", "int8": "int8_t", "int16": "int16_t",
+            "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "uint16": "uint16_t",
+            "uint32": "uint32_t", "uint64": "uint64_t", "bool": "uint8_t"}
 
 
 class NativeExportError(ValueError):
