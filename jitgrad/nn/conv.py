@@ -19,6 +19,8 @@ Pooling with stride == kernel and no padding (the common 2x2/2) is a reshape to
 (N, C, OH, kh, OW, kw) and one reduction (its gradient one elementwise kernel); overlapping or
 padded pooling reduces its k*k taps stacked on a leading axis. Adaptive average pooling is two
 matmuls with PyTorch's bins.
+Eagerly, a one-group convolution and a pooling run as one compiled call each once their
+signature is hot (fused_eager.py), recorded as one op whose backward is their VJP.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from ..ir import Op
 from ..numpy.window_extremum import first_extremum
 from ..numpy._convert import asarray
 from . import init
+from .fused_eager import fused_in_eager
 from .module import Module, Parameter
 
 
@@ -100,6 +103,7 @@ def _fit(x, axis, size):
     return x if have == size else x[(slice(None),) * axis + (slice(0, size),)]
 
 
+@fused_in_eager("x", "weight", "bias")     # eagerly: one compiled call once hot
 def _conv_runs(x, weight, bias, pads, out_hw, stride, dilation):
     """One group, any stride: the padded image split into its sh*sw stride phases
     (N, sh, sw, C, HQ, WQ), each flattened per channel; tap (i, j) reads ONE contiguous run of
@@ -185,6 +189,7 @@ def _pool_args(kernel_size, stride, padding, where):
     return kernel, stride, tuple((p, p) for p in pad)
 
 
+@fused_in_eager("x")                       # eagerly: one compiled call once hot
 def _pool(x, kernel, stride, pads, fill, reduce, where):
     """reduce(windows, axes) over every k x k window of x padded with `fill`. Non-overlapping
     unpadded windows are a reshape (the rows and columns past the last window cropped first);

@@ -7,6 +7,7 @@ from .. import random as jrandom
 from ..eager.creation import global_rng
 from ..trace.tracer import Tracer
 from ..numpy._convert import asarray
+from .fused_eager import fused_in_eager
 
 
 def dropout(x, p=0.5, training=True, key=None):
@@ -26,8 +27,14 @@ def dropout(x, p=0.5, training=True, key=None):
                          "model(x, key=k) with k = jg.random.key(seed) (split it per step with "
                          "jg.random.split), or call model.eval() to disable dropout")
     else:
-        keep = global_rng().random(x.shape) >= p
-    return jnp.where(keep, jnp.multiply(x, 1.0 / (1.0 - p)), jnp.zeros((), x.dtype))
+        keep = asarray(global_rng().random(x.shape) >= p)
+    return _kept(x, keep, 1.0 / (1.0 - p))
+
+
+@fused_in_eager("x", "keep")               # eagerly: one compiled call once hot
+def _kept(x, keep, scale):
+    """x * scale where keep, else 0."""
+    return jnp.where(keep, jnp.multiply(x, scale), jnp.zeros((), x.dtype))
 
 
 def dropout2d(x, p=0.5, training=True, key=None):
