@@ -17,7 +17,7 @@ from .dtypes import get_default_dtype, set_default_dtype  # noqa: E402,F401
 from .dtypes import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402,F401
 from . import config  # noqa: E402,F401
 from .transforms.jit import jit  # noqa: E402
-from .transforms.block import block_until_ready  # noqa: E402,F401
+from .transforms.block import block_until_ready, device_get, device_put  # noqa: E402,F401
 from .runtime.device import Device, device  # noqa: E402
 from .eager.tensor import Tensor, as_tensor, tensor  # noqa: E402
 from .eager import backward as _backward  # noqa: E402,F401  (installs Tensor.backward)

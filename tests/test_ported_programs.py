@@ -20,8 +20,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "ported_programs"))
 import _harness as h  # noqa: E402
 
-PORTS = ["jax_mnist_classifier_fromscratch.py", "jax_mnist_classifier.py", "torch_mnist.py",
-         "torch_regression.py"]
+PORTS = ["jax_mnist_classifier_fromscratch.py", "jax_mnist_classifier.py", "jax_mnist_vae.py",
+         "torch_mnist.py", "torch_regression.py"]
 
 
 def _rel(a, b):
@@ -55,6 +55,15 @@ JAX_RECORDED = {
         [21965.59765625, 7.952335834503174, 26970.044921875, 8.025408744812012,
          373.002197265625, 0.08565172553062439]),
 }
+
+# jax 0.10.2, mnist_vae.py (2 epochs): last test ELBO, sum(|leaf|) per parameter leaf, lit
+# pixels of the last sampled 10x10 image grid (Bernoulli draws from the model's logits)
+JAX_VAE_RECORDED = (
+    -478.942138671875,
+    [12961.2158203125, 4.189883708953857, 9531.1591796875, 4.249157905578613, 261.35040283203125,
+     0.2104896754026413, 262.11138916015625, 0.186444491147995, 264.640869140625,
+     6.387423515319824, 9524.16015625, 8.916093826293945, 12963.755859375, 22.697593688964844],
+    46920)
 
 # torch 2.13.0, mnist/main.py --epochs 2 --dry-run: every F.nll_loss (reduction, value):
 # epoch 1's training step, epoch 1's test pass, then the same after one Adadelta step.
@@ -92,6 +101,14 @@ def test_jax_port_matches_recorded(name):
     assert _rel(loss, want_loss) < RTOL_TRAINED
     assert acc == want_acc
     assert _rel([np.abs(leaf).sum() for leaf in leaves], want_sums) < RTOL_TRAINED
+
+
+def test_jax_mnist_vae_matches_recorded():
+    elbo, leaves, lit = h.check_jax_mnist_vae()
+    want_elbo, want_sums, want_lit = JAX_VAE_RECORDED
+    assert _rel(elbo, want_elbo) < RTOL_TRAINED
+    assert _rel([np.abs(leaf).sum() for leaf in leaves], want_sums) < RTOL_TRAINED
+    assert lit == want_lit
 
 
 @pytest.mark.xfail(reason="jitgrad keeps NumPy float64 inputs float64 under jit/grad (torch's "
@@ -133,6 +150,16 @@ def test_jax_port_matches_jax(name):
     loss, acc, leaves = h.check_jax_mnist(name)
     want_loss, want_acc, want_leaves = h.check_jax_mnist(name, original=True)
     assert _rel(loss, want_loss) < RTOL_TRAINED and acc == want_acc
+    for leaf, want in zip(leaves, want_leaves):
+        np.testing.assert_allclose(leaf, want, rtol=RTOL_TRAINED,
+                                   atol=RTOL_TRAINED * np.abs(want).max())
+
+
+def test_jax_mnist_vae_matches_jax():
+    pytest.importorskip("jax")
+    elbo, leaves, lit = h.check_jax_mnist_vae()
+    want_elbo, want_leaves, want_lit = h.check_jax_mnist_vae(original=True)
+    assert _rel(elbo, want_elbo) < RTOL_TRAINED and lit == want_lit
     for leaf, want in zip(leaves, want_leaves):
         np.testing.assert_allclose(leaf, want, rtol=RTOL_TRAINED,
                                    atol=RTOL_TRAINED * np.abs(want).max())

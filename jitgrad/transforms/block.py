@@ -27,3 +27,33 @@ def block_until_ready(tree):
 
 # x.block_until_ready() on an eager tensor, as on a JAX array (returns x)
 register_methods({"block_until_ready": block_until_ready}, Tensor)
+
+
+def _placeable(x):
+    import numpy as np
+    return isinstance(x, (Tensor, np.ndarray, np.generic, bool, int, float, complex))
+
+
+def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
+    """JAX's jax.device_put: every array leaf of the pytree `x` (NumPy arrays, scalars, tensors)
+    as a jitgrad array, on `device` when one is given (a jg.device or "cpu"/"cuda"); other
+    leaves are left alone. src, donate and may_alias are accepted as JAX's and change nothing
+    here (a tensor already in place is returned as is)."""
+    from ..numpy import asarray
+
+    def put(leaf):
+        if not _placeable(leaf):
+            return leaf
+        out = leaf if isinstance(leaf, Tensor) else asarray(leaf)
+        return out if device is None else out.to(device)
+
+    return tree_util.tree_map(put, x)
+
+
+def device_get(x):
+    """JAX's jax.device_get: every tensor leaf of the pytree `x` as a NumPy array (waiting for
+    it first); other leaves are left alone."""
+    import numpy as np
+    block_until_ready(x)
+    return tree_util.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Tensor) else leaf,
+                              x)

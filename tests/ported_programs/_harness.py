@@ -250,3 +250,35 @@ def check_jax_mnist(name, original=False):
     loss = float(g["loss"](params, (g["train_images"], g["train_labels"])))
     acc = float(g["accuracy"](params, (g["test_images"], g["test_labels"])))
     return loss, acc, [np.asarray(leaf) for leaf in leaves]
+
+
+def check_jax_mnist_vae(original=False):
+    """Run jax-ml/jax examples/mnist_vae.py (2 epochs of 8 batches on ported_data's images,
+    lax.fori_loop over batches, random.bernoulli binarization, stax FanOut/parallel); its image
+    grids go to a temporary TMPDIR. Returns (the last epoch's test ELBO, the final parameters as
+    NumPy arrays, the number of lit pixels in the last sampled grid)."""
+    import io
+    import tempfile
+
+    import numpy as np
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    out = io.StringIO()
+    old_tmp = os.environ.get("TMPDIR")
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["TMPDIR"] = tmp + os.sep
+        try:
+            with contextlib.redirect_stdout(out):
+                g = run("jax_mnist_vae.py", original=original)
+        finally:
+            if old_tmp is None:
+                del os.environ["TMPDIR"]
+            else:
+                os.environ["TMPDIR"] = old_tmp
+    if original:
+        import jax
+        leaves = jax.tree_util.tree_leaves(g["get_params"](g["opt_state"]))
+    else:
+        import jitgrad
+        leaves = jitgrad.tree_util.tree_leaves(g["get_params"](g["opt_state"]))
+    elbo, images = g["evaluate"](g["opt_state"], g["test_images"])
+    return float(elbo), [np.asarray(leaf) for leaf in leaves], int(np.asarray(images).sum())
