@@ -45,3 +45,27 @@ def fuzzable(kind=None) -> list:
                 2 if r.fuzz == "binary" else 1)
             out.append((r, r.fuzz, doms))
     return out
+
+
+# how the fuzzer's program text spells each namespace, and maps any float into each domain
+_SPELLING = {"jitgrad.numpy": "jnp.{}", "jitgrad.nn.functional": "F.{}", "jitgrad": "jg.{}",
+             "jitgrad.scipy.special": "jss.{}", "jitgrad.lax": "lax.{}"}
+_INTO_DOMAIN = {"any": "{}", "positive": "(jnp.abs({}) + 0.5)", "nonzero": "{}",  # a kink at 0 is measure-zero
+                "unit": "(jnp.tanh({}) * 0.9)", "ge1": "(jnp.abs({}) + 1.1)",
+                "prob": "(F.sigmoid({}) * 0.8 + 0.1)", "near1": "(jnp.tanh({}) * 0.4 + 1.0)",
+                "nonneg_small": "jnp.abs({})"}
+
+
+def fuzz_templates(kind) -> list:
+    """Program-text templates of the fuzzable records of `kind`, in the fuzzer's format:
+    'unary' -> "jnp.exp2({a})", 'binary' -> "jnp.add({a}, {b})", 'reduce' -> "jnp.sum" (called
+    with axis=, keepdims=). Inputs are mapped into each record's domain."""
+    out = []
+    for r, k, doms in fuzzable(kind):
+        name = _SPELLING[NAMESPACE_OF[id(r)]].format(public_name(r))
+        if k == "reduce":
+            out.append(name)
+            continue
+        args = [_INTO_DOMAIN[d].format("{" + v + "}") for d, v in zip(doms, "ab")]
+        out.append(f"{name}({', '.join(args)})")
+    return sorted(set(out))

@@ -53,6 +53,7 @@ DOMAINS = {
     "ge1": ((1.1, 3.0), (2, 6)),
     "nonzero": ((0.5, 2.0), (1, 5)),        # magnitude; a random sign is applied
     "near1": ((0.6, 1.4), (1, 3)),          # products stay moderate
+    "prob": ((0.1, 0.9), (0, 2)),           # probabilities away from 0 and 1
 }
 
 
@@ -74,6 +75,7 @@ class OpRecord:
     owner_path: object = None   # the owner's function ("torch.nn.functional.softmax"), if not ref
     owner_kwargs: object = None  # kwargs for the owner's function, when they differ from kwargs
     batchable: bool = True      # jg.vmap of fn equals a loop over examples
+    traceable: bool = True      # runs under jg.jit (False: data-dependent output shapes)
     lowp: object = None         # 16-bit dtypes accepted (None: float16 and bfloat16 for float math)
     tol16: float = 0.0          # extra 16-bit tolerance (relative), beyond the dtype's rounding
     errors: tuple = ()          # ErrorSample: bad inputs and the error every path raises

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.special
 
 import jitgrad.nn.functional as F
-from .core import F32, F64, FLOATS, I64, ND, NUMERIC, R2, UNARY, Ints, err, table
+from .core import FLOATS, I64, ND, NUMERIC, R2, UNARY, Ints, err, table
 
 RECORDS, record = table("torch", "torch.nn.functional.")
 
@@ -59,3 +59,166 @@ record("one_hot", F.one_hot, _np_one_hot, [(Ints((5,), 0, 4),), (Ints((2, 3), 0,
 
 
 LEGACY_COUNT = len(RECORDS)
+
+# ----------------------------------------------------------------------------- added in issue 49
+# NumPy references of torch's definitions; torch's own function compared when it is installed
+
+
+def _np_elu(x, alpha=1.0):
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0)))
+
+
+def _softplus(x):
+    return np.logaddexp(0, x)
+
+
+_ACTIVATIONS = {
+    "elu": _np_elu,
+    "selu": lambda x: 1.0507009873554805 * _np_elu(x, 1.6732632423543772),
+    "celu": lambda x: _np_elu(x, 1.0),
+    "leaky_relu": lambda x: np.where(x > 0, x, 0.01 * x),
+    "relu6": lambda x: np.clip(x, 0, 6),
+    "hardtanh": lambda x: np.clip(x, -1, 1),
+    "hardsigmoid": lambda x: np.clip(x / 6 + 0.5, 0, 1),
+    "hardswish": lambda x: x * np.clip(x / 6 + 0.5, 0, 1),
+    "mish": lambda x: x * np.tanh(_softplus(x)),
+    "softsign": lambda x: x / (1 + np.abs(x)),
+    "tanhshrink": lambda x: x - np.tanh(x),
+    "logsigmoid": lambda x: -_softplus(-x),
+    "softshrink": lambda x: np.where(x > 0.5, x - 0.5, np.where(x < -0.5, x + 0.5, 0)),
+    "hardshrink": lambda x: np.where(np.abs(x) > 0.5, x, 0),
+    "tanh": np.tanh,
+}
+for _n, _ref in _ACTIVATIONS.items():
+    record(_n, getattr(F, _n), _ref, UNARY, dtypes=FLOATS, domain="nonzero",
+           fuzz="unary" if _n in ("elu", "mish", "softsign", "logsigmoid") else None)
+record("glu", F.glu, lambda x: x[..., :2] / (1 + np.exp(-x[..., 2:])), [((3, 4),), ((2, 4),)])
+record("softmin", F.softmin, lambda x, dim: _np_softmax(-x, dim), R2, kwargs={"dim": 1})
+
+
+def _reduce(v, reduction):
+    return {"mean": np.mean, "sum": np.sum, "none": np.asarray}[reduction](v)
+
+
+_LOSSES = {
+    "mse_loss": (lambda x, y: (x - y) ** 2, "any"),
+    "l1_loss": (lambda x, y: np.abs(x - y), "any"),
+    "smooth_l1_loss": (lambda x, y: np.where(np.abs(x - y) < 1, 0.5 * (x - y) ** 2,
+                                             np.abs(x - y) - 0.5), "any"),
+    "huber_loss": (lambda x, y: np.where(np.abs(x - y) < 1, 0.5 * (x - y) ** 2,
+                                         np.abs(x - y) - 0.5), "any"),
+    "binary_cross_entropy": (lambda p, y: -(y * np.log(p) + (1 - y) * np.log1p(-p)),
+                             ("near1", "nonneg_small")),
+    "binary_cross_entropy_with_logits": (lambda x, y: _softplus(x) - x * y, "any"),
+    "soft_margin_loss": (lambda x, y: np.log1p(np.exp(-x * y)), "any"),
+}
+for _n, (_elem, _dom) in _LOSSES.items():
+    if _n == "binary_cross_entropy":
+        _dom = ("prob", "prob")
+    for _red in ("mean", "sum", "none"):
+        record(_n, getattr(F, _n), lambda x, y, reduction, _e=_elem: _reduce(_e(x, y), reduction),
+               [((3, 4), (3, 4)), ((5,), (5,))], kwargs={"reduction": _red}, domain=_dom,
+               errors=(err([(3, 4), (3, 5)], (ValueError, TypeError), "size|shape|broadcast",
+                           kwargs={"reduction": _red}),) if _red == "mean" else ())
+
+
+def _np_kl_div(x, y, reduction):
+    return _reduce(np.where(y > 0, y * (np.log(np.where(y > 0, y, 1)) - x), 0), reduction)
+
+
+record("kl_div", F.kl_div, _np_kl_div, [((3, 4), (3, 4))], kwargs={"reduction": "sum"},
+       domain=("any", "positive"))
+
+
+def _np_cross_entropy(x, t, reduction="mean"):
+    lp = _np_log_softmax(x, 1)
+    return _reduce(-np.take_along_axis(lp, t[:, None], 1)[:, 0], reduction)
+
+
+record("cross_entropy", F.cross_entropy, _np_cross_entropy,
+       [((4, 5), Ints((4,), 0, 5)), ((1, 3), Ints((1,), 0, 3))],
+       errors=(err([(4, 5), Ints((3,), 0, 5)], (ValueError, RuntimeError), "size|shape|batch"),))
+record("cross_entropy", F.cross_entropy, _np_cross_entropy, [((4, 5), Ints((4,), 0, 5))],
+       kwargs={"reduction": "none"})
+record("nll_loss", F.nll_loss, lambda x, t: -np.mean(np.take_along_axis(x, t[:, None], 1)),
+       [((4, 5), Ints((4,), 0, 5))])
+
+
+def _np_layer_norm(x, normalized_shape, eps=1e-5):
+    axes = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    m = x.mean(axis=axes, keepdims=True)
+    return (x - m) / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+
+
+record("layer_norm", F.layer_norm, _np_layer_norm, [((3, 4),), ((2, 3, 4),)],
+       kwargs={"normalized_shape": (4,)}, tol=1e-4)
+record("normalize", F.normalize, lambda x, dim: x / np.maximum(
+    np.linalg.norm(x, axis=dim, keepdims=True), 1e-12), [((3, 4),)], kwargs={"dim": 1})
+record("linear", F.linear, lambda x, w, b: x @ w.T + b, [((3, 4), (5, 4), (5,)),
+                                                        ((2, 3, 4), (2, 4), (2,))],
+       errors=(err([(3, 4), (5, 3), (5,)], (ValueError, RuntimeError), "shape|size|matmul"),))
+record("cosine_similarity", F.cosine_similarity, lambda a, b: (a * b).sum(1) / np.maximum(
+    np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-8), [((3, 4), (3, 4)),
+                                                                   ((3, 4), (1, 4))])
+record("pairwise_distance", F.pairwise_distance, lambda a, b: np.linalg.norm(
+    a - b + 1e-6, axis=-1), [((3, 4), (3, 4))], domain=("any", "nonzero"))
+
+
+def _np_pad(x, pad, mode="constant", value=0.0):
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    if mode == "constant":
+        return np.pad(x, widths, constant_values=value)
+    return np.pad(x, widths, mode={"reflect": "reflect", "replicate": "edge",
+                                   "circular": "wrap"}[mode])
+
+
+record("pad", F.pad, _np_pad, [((2, 3, 5),), ((2, 4),)], kwargs={"pad": (1, 2)})
+record("pad", F.pad, _np_pad, [((2, 3, 5),)], kwargs={"pad": (1, 0, 2, 1), "value": 0.5})
+for _mode in ("reflect", "replicate", "circular"):
+    record("pad", F.pad, _np_pad, [((2, 3, 5),)], kwargs={"pad": (2, 1), "mode": _mode})
+
+
+def _np_conv1d(x, w, b=None, stride=1, padding=0):
+    x = np.pad(x, ((0, 0), (0, 0), (padding, padding)))
+    k = w.shape[-1]
+    n = (x.shape[-1] - k) // stride + 1
+    cols = np.stack([x[..., i * stride:i * stride + k] for i in range(n)], -2)   # N C L K
+    out = np.einsum("nclk,ock->nol", cols, w)
+    return out if b is None else out + b[:, None]
+
+
+record("conv1d", F.conv1d, _np_conv1d, [((2, 3, 8), (4, 3, 3)), ((1, 2, 5), (3, 2, 5))],
+       tol=1e-4, errors=(err([(2, 3, 8), (4, 2, 3)], (ValueError, RuntimeError),
+                             "channel|shape|group|size"),))
+record("conv1d", F.conv1d, _np_conv1d, [((2, 3, 8), (4, 3, 3), (4,))],
+       kwargs={"stride": 2, "padding": 1}, tol=1e-4)
+
+
+def _windows(x, k, s):
+    n = (x.shape[-1] - k) // s + 1
+    return np.stack([x[..., i * s:i * s + k] for i in range(n)], -2)
+
+
+record("max_pool1d", F.max_pool1d, lambda x, kernel_size, stride=None: _windows(
+    x, kernel_size, stride or kernel_size).max(-1), [((2, 3, 8),), ((1, 7),)],
+    kwargs={"kernel_size": 2})
+record("max_pool1d", F.max_pool1d, lambda x, kernel_size, stride: _windows(
+    x, kernel_size, stride).max(-1), [((2, 3, 9),)], kwargs={"kernel_size": 3, "stride": 2})
+record("avg_pool1d", F.avg_pool1d, lambda x, kernel_size, stride=None: _windows(
+    x, kernel_size, stride or kernel_size).mean(-1), [((2, 3, 8),)], kwargs={"kernel_size": 2})
+record("avg_pool1d", F.avg_pool1d, lambda x, kernel_size, stride: _windows(
+    x, kernel_size, stride).mean(-1), [((2, 3, 9),)], kwargs={"kernel_size": 3, "stride": 2})
+record("max_pool2d", F.max_pool2d, lambda x, kernel_size: x.reshape(
+    *x.shape[:-2], x.shape[-2] // 2, 2, x.shape[-1] // 2, 2).max((-3, -1)),
+    [((2, 3, 4, 6),)], kwargs={"kernel_size": 2})
+record("avg_pool2d", F.avg_pool2d, lambda x, kernel_size: x.reshape(
+    *x.shape[:-2], x.shape[-2] // 2, 2, x.shape[-1] // 2, 2).mean((-3, -1)),
+    [((2, 3, 4, 6),)], kwargs={"kernel_size": 2})
+record("adaptive_avg_pool1d", F.adaptive_avg_pool1d, lambda x, output_size: x.reshape(
+    *x.shape[:-1], output_size, -1).mean(-1), [((2, 3, 6),)], kwargs={"output_size": 3})
+record("interpolate", F.interpolate, lambda x, scale_factor: np.repeat(x, 2, -1),
+       [((2, 3, 5),)], kwargs={"scale_factor": 2})
+record("interpolate", F.interpolate, lambda x, size, mode: np.repeat(np.repeat(x, 2, -1), 2, -2),
+       [((1, 2, 3, 4),)], kwargs={"size": (6, 8), "mode": "nearest"})

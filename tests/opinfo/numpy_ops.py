@@ -420,3 +420,141 @@ record("fft.ifftshift", jnp.fft.ifftshift, np.fft.ifftshift, ND[1:] + (((5, 3),)
 
 
 LEGACY_COUNT = len(RECORDS)
+
+# ----------------------------------------------------------------------------- added in issue 49
+# (run by tests/test_opinfo.py on every path; not part of the older consumers' table)
+
+
+def _nans(lib, x):
+    """x with every third element nan (a fixed pattern, so a slice is never all nan)."""
+    x = lib.asarray(x)
+    m = (np.arange(int(np.prod(x.shape))) % 3 == 1).reshape(x.shape)
+    return lib.where(m, np.nan, x)
+
+
+def _nan_record(n, cases, diff=True, **kw):
+    record(n, lambda x, _n=n, **k: getattr(jnp, _n)(_nans(jnp, x), **k),
+           lambda x, _n=n, **k: getattr(np, _n)(_nans(np, x), **k), cases, differentiable=diff,
+           **kw)
+
+
+for _n in ("nansum", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanprod"):
+    _nan_record(_n, [((5,),), ((3, 4),)], domain="near1" if _n == "nanprod" else "any")
+    _nan_record(_n, [((3, 4),), ((2, 3, 4),)], kwargs={"axis": -1},
+                domain="near1" if _n == "nanprod" else "any")
+for _n in ("nanmedian", "nanargmax", "nanargmin"):
+    _nan_record(_n, [((5,),), ((3, 4),)], diff=False)
+    _nan_record(_n, [((3, 4),)], diff=False, kwargs={"axis": 0})
+for _n in ("nancumsum", "nancumprod"):
+    _nan_record(_n, [((5,),), ((3, 4),)], domain="near1", kwargs={"axis": -1})
+for _n, _q in (("quantile", 0.3), ("percentile", 30.0)):
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((7,),), ((3, 5),)], kwargs={"q": _q},
+           errors=(err([(5,)], ValueError, "[qQ]uantile|[pP]ercentile|range",
+                       kwargs={"q": 1.5 if _n == "quantile" else 150.0}),))
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((3, 5),)],
+           kwargs={"q": [0.25, 0.75] if _n == "quantile" else [25.0, 75.0], "axis": 1})
+    _nan_record("nan" + _n, [((6,),), ((3, 5),)], kwargs={"q": _q})
+for _n in ("cov", "corrcoef"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((3, 6),), ((2, 5),)])
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((6, 3),)], kwargs={"rowvar": False})
+record("cov", jnp.cov, np.cov, [((3, 6),)], kwargs={"ddof": 0})
+
+# polynomials (coefficients highest power first)
+record("polyval", jnp.polyval, np.polyval, [((4,), (5,)), ((3,), (2, 3)), ((1,), ())],
+       dtypes=NUMERIC)
+for _n in ("polyadd", "polysub", "polymul"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((3,), (3,)), ((4,), (2,))])
+record("polyder", jnp.polyder, np.polyder, [((5,),)])
+record("polyder", jnp.polyder, np.polyder, [((5,),)], kwargs={"m": 2})
+record("polyint", jnp.polyint, np.polyint, [((4,),)])
+
+# float functions
+record("fmod", jnp.fmod, np.fmod, BINARY, dtypes=NUMERIC, domain=("any", "nonzero"),
+       differentiable=False)
+record("remainder", jnp.remainder, np.remainder, BINARY, dtypes=NUMERIC,
+       domain=("any", "nonzero"), differentiable=False)
+for _n in ("fmax", "fmin"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=NUMERIC)
+record("float_power", jnp.float_power, np.float_power, BINARY[:4], dtypes=FLOATS,
+       domain=("positive", "nonneg_small"))
+record("heaviside", jnp.heaviside, np.heaviside, BINARY, dtypes=FLOATS, differentiable=False)
+for _n in ("gcd", "lcm"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=INTS, differentiable=False)
+record("ldexp", jnp.ldexp, np.ldexp, [((5,), Ints((5,), -3, 4)), ((3, 4), Ints((4,), 0, 3))],
+       dtypes=FLOATS)
+record("frexp", lambda x: list(jnp.frexp(x)), lambda x: list(np.frexp(x)), UNARY,
+       dtypes=FLOATS, domain="nonzero", differentiable=False)
+record("modf", lambda x: list(jnp.modf(x)), lambda x: list(np.modf(x)), UNARY, dtypes=FLOATS,
+       differentiable=False)
+record("divmod", lambda x, y: list(jnp.divmod(x, y)), lambda x, y: list(np.divmod(x, y)),
+       BINARY, dtypes=NUMERIC, domain=("any", "nonzero"), differentiable=False)
+record("i0", jnp.i0, np.i0, UNARY[1:], dtypes=FLOATS)
+record("degrees", jnp.degrees, np.degrees, UNARY, dtypes=FLOATS)
+record("radians", jnp.radians, np.radians, UNARY, dtypes=FLOATS)
+record("rad2deg", jnp.rad2deg, np.rad2deg, UNARY, dtypes=FLOATS)
+record("positive", jnp.positive, np.positive, UNARY, dtypes=NUMERIC)
+record("exp2", jnp.exp2, np.exp2, UNARY, dtypes=FLOATS, fuzz="unary")
+
+# sequences and signals
+record("interp", lambda x, fp: jnp.interp(x, np.array([-2.0, -0.5, 0.3, 2.0]), fp),
+       lambda x, fp: np.interp(x, np.array([-2.0, -0.5, 0.3, 2.0]), fp),
+       [((7,), (4,)), ((), (4,))], dtypes=FLOATS)
+for _mode in ("full", "same", "valid"):
+    record("convolve", jnp.convolve, np.convolve, [((6,), (3,)), ((4,), (4,))],
+           kwargs={"mode": _mode})
+    record("correlate", jnp.correlate, np.correlate, [((6,), (3,))], kwargs={"mode": _mode})
+record("trapezoid", jnp.trapezoid, np.trapezoid, [((5,),), ((3, 4),)])
+record("trapezoid", jnp.trapezoid, np.trapezoid, [((3, 4),)], kwargs={"dx": 0.5, "axis": 0})
+record("ediff1d", jnp.ediff1d, np.ediff1d, [((5,),), ((2, 3),)], dtypes=NUMERIC)
+record("digitize", lambda x: jnp.digitize(x, np.array([-1.0, 0.0, 0.5])),
+       lambda x: np.digitize(x, np.array([-1.0, 0.0, 0.5])), UNARY, differentiable=False)
+record("bincount", lambda x: jnp.bincount(x, length=6), lambda x: np.bincount(x, minlength=6),
+       [(Ints((8,), 0, 6),)], dtypes=(I64,), differentiable=False)
+
+# sets (static shapes: isin; data-dependent ones run eagerly)
+record("isin", jnp.isin, np.isin, [((3, 4), (5,)), ((), (3,))], dtypes=(I32, I64),
+       differentiable=False)
+for _n in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((6,), (5,))], dtypes=INTS,
+           differentiable=False, traceable=False, batchable=False)
+record("unique", jnp.unique, np.unique, [((8,),), ((3, 4),)], dtypes=INTS,
+       differentiable=False, traceable=False, batchable=False)
+
+# index helpers (no array arguments, or index arrays only)
+for _n, _f in (("tril_indices", lambda lib: list(lib.tril_indices(4, k=1))),
+               ("triu_indices", lambda lib: list(lib.triu_indices(3, m=5))),
+               ("diag_indices", lambda lib: list(lib.diag_indices(3, ndim=2))),
+               ("indices", lambda lib: lib.indices((2, 3))),
+               ("unravel_index", lambda lib: list(lib.unravel_index(np.array([0, 5, 11]),
+                                                                     (3, 4)))),
+               ("ravel_multi_index", lambda lib: lib.ravel_multi_index(
+                   (np.array([0, 2, 1]), np.array([3, 0, 1])), (3, 4)))):
+    record(_n, lambda _f=_f: _f(jnp), lambda _f=_f: _f(np), [()], dtypes=(I64,),
+           differentiable=False, batchable=False)
+
+# errors on the older names (shape, axis and dtype mistakes)
+record("matmul", jnp.matmul, np.matmul, [((2, 3), (3, 2))],
+       errors=(err([(3, 4), (3, 4)], ValueError, "matmul|shape|dimension"),
+               err([(3,), ()], ValueError, "matmul|0-d|scalar|dimension")))
+record("add", jnp.add, np.add, [((3, 1), (4,))], fuzz="binary",
+       errors=(err([(3, 4), (5,)], ValueError, "broadcast"),))
+record("sum", jnp.sum, np.sum, [((3, 4),)], kwargs={"axis": 1}, fuzz="reduce",
+       errors=(err([(3, 4)], ValueError, "axis|out of (range|bounds)", kwargs={"axis": 2}),))
+record("reshape", jnp.reshape, np.reshape, [((3, 4),)], kwargs={"shape": (4, 3)},
+       errors=(err([(3, 4)], ValueError, "reshape|size", kwargs={"shape": (5, 3)}),))
+record("concatenate", lambda *xs, **k: jnp.concatenate(xs, **k),
+       lambda *xs, **k: np.concatenate(xs, **k), [((2, 3), (1, 3))],
+       errors=(err([(2, 3), (2, 4)], ValueError, "concatenat|shape|dimension"),))
+record("transpose", jnp.transpose, np.transpose, [((2, 3, 4),)], kwargs={"axes": (2, 0, 1)},
+       errors=(err([(2, 3, 4)], ValueError, "axes|permutation|transpose",
+                   kwargs={"axes": (0, 0, 1)}),))
+record("take_along_axis", jnp.take_along_axis, np.take_along_axis,
+       [((3, 4), Ints((3, 2), 0, 4))], kwargs={"axis": 1},
+       errors=(err([(3, 4), Ints((3,), 0, 4)], ValueError, "dimension|ndim|rank|same number"),))
+record("linalg.cholesky", lambda x: jnp.linalg.cholesky(x @ jnp.swapaxes(x, -1, -2) + 3 * np.eye(
+    x.shape[-1])), lambda x: np.linalg.cholesky(x @ np.swapaxes(x, -1, -2) + 3 * np.eye(
+        x.shape[-1])), [((3, 3),)], tol=1e-4, lowp=(),
+       errors=(err([(3, 4)], ValueError, "square|shape|dimension"),))
+record("einsum", lambda a, b: jnp.einsum("ij,jk->ik", a, b),
+       lambda a, b: np.einsum("ij,jk->ik", a, b), [((2, 3), (3, 4))],
+       errors=(err([(2, 3), (4, 4)], ValueError, "einsum|size|dimension|shape"),))

@@ -1,4 +1,46 @@
-"""placeholder"""
-from .core import table
+"""jitgrad.scipy.special's records: SciPy owns the names and is the reference (CI has SciPy)."""
+import numpy as np
+import scipy.special as ss
 
-RECORDS, record = table("numpy")
+import jitgrad.scipy.special as jss
+from .core import BINARY, FLOATS, UNARY, err, table
+
+RECORDS, record = table("scipy")
+
+# name -> (domain, differentiable in jitgrad, fuzzable)
+_UNARY = {
+    "erf": ("any", True), "erfc": ("any", True), "erfinv": ("unit", True),
+    "erfcx": ("nonneg_small", True), "expit": ("any", True), "logit": ("prob", True),
+    "gammaln": ("positive", True), "digamma": ("positive", True), "gamma": ("positive", True),
+    "loggamma": ("positive", True), "ndtr": ("any", True), "ndtri": ("prob", True),
+    "log_ndtr": ("any", True), "i0": ("any", True), "i0e": ("any", True), "i1": ("any", True),
+    "i1e": ("any", True), "entr": ("positive", True), "factorial": ("nonneg_small", False),
+}
+for _n, (_dom, _d) in _UNARY.items():
+    record(_n, getattr(jss, _n), getattr(ss, _n), UNARY, dtypes=FLOATS, domain=_dom,
+           differentiable=_d, tol=1e-4 if _n in ("gamma", "erfcx", "ndtri") else 1e-5,
+           fuzz="unary" if _n in ("erf", "expit", "ndtr") else None)
+_BINARY = {
+    "xlogy": (("any", "positive"), True), "xlog1py": (("any", "positive"), True),
+    "rel_entr": (("positive", "positive"), True), "betaln": (("positive", "positive"), True),
+    "beta": (("positive", "positive"), True), "gammainc": (("positive", "positive"), False),
+    "gammaincc": (("positive", "positive"), False), "poch": (("positive", "nonneg_small"), False),
+    "kl_div": (("positive", "positive"), True),
+}
+for _n, (_dom, _d) in _BINARY.items():
+    record(_n, getattr(jss, _n), getattr(ss, _n), BINARY, dtypes=FLOATS, domain=_dom,
+           differentiable=_d, tol=1e-4)
+record("zeta", jss.zeta, ss.zeta, [((5,), (5,)), ((3, 4), (4,))], dtypes=FLOATS,
+       domain=("ge1", "positive"), differentiable=False, tol=1e-4)
+record("polygamma", lambda x: jss.polygamma(1, x), lambda x: ss.polygamma(1, x), UNARY,
+       dtypes=FLOATS, domain="positive", tol=1e-4)
+record("multigammaln", lambda x: jss.multigammaln(x, 3), lambda x: ss.multigammaln(x, 3),
+       [((),)], dtypes=FLOATS, domain="ge1", tol=1e-4, lowp=(), batchable=False,
+       note="multigammaln checks a > (d - 1) / 2 on the value: not traceable inside vmap")
+for _n in ("softmax", "log_softmax"):
+    record(_n, getattr(jss, _n), getattr(ss, _n), [((3, 4),), ((5,),)], dtypes=FLOATS,
+           kwargs={"axis": -1})
+record("logsumexp", jss.logsumexp, ss.logsumexp, [((3, 4),), ((),)], dtypes=FLOATS)
+record("logsumexp", jss.logsumexp, ss.logsumexp, [((3, 4),)], dtypes=FLOATS,
+       kwargs={"axis": 0, "keepdims": True},
+       errors=(err([(3, 4)], ValueError, "axis|out of", kwargs={"axis": 3}),))
