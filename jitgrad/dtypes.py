@@ -56,6 +56,7 @@ def set_default_dtype(d) -> None:
 
 
 def get_default_dtype() -> np.dtype:
+    """torch.get_default_dtype: the float dtype of new floating tensors."""
     return default_float()
 
 
@@ -66,6 +67,7 @@ def set_float32_matmul_precision(precision: str) -> None:
 
 
 def get_float32_matmul_precision() -> str:
+    """torch.get_float32_matmul_precision: 'highest', 'high' or 'medium' (CUDA tensor cores)."""
     return config.read("float32_matmul_precision")
 
 

@@ -26,6 +26,8 @@ def _entry(t):
 
 
 def register_pytree_node_class(cls):
+    """jax.tree_util.register_pytree_node_class: a class decorator that registers tree_flatten /
+    tree_unflatten methods."""
     register_pytree_node(cls, lambda o: o.tree_flatten(), cls.tree_unflatten)
     return cls
 
@@ -91,6 +93,7 @@ def node_children(x):
 
 
 def tree_flatten(tree, is_leaf=None):
+    """jax.tree_util.tree_flatten: (leaves, treedef) of a pytree."""
     leaves = []
     return leaves, _flatten(tree, is_leaf, leaves)
 
@@ -113,6 +116,7 @@ def _flatten(x, is_leaf, leaves):
 
 
 def tree_unflatten(treedef: PyTreeDef, leaves):
+    """jax.tree_util.tree_unflatten: rebuild a pytree from its treedef and leaves."""
     return _unflatten(treedef, iter(leaves))
 
 
@@ -134,14 +138,17 @@ def _unflatten(td, it):
 
 
 def tree_leaves(tree, is_leaf=None):
+    """jax.tree_util.tree_leaves: the leaves of a pytree, in flattening order."""
     return tree_flatten(tree, is_leaf)[0]
 
 
 def tree_structure(tree, is_leaf=None):
+    """jax.tree_util.tree_structure: the PyTreeDef of a pytree."""
     return tree_flatten(tree, is_leaf)[1]
 
 
 def tree_map(fn, tree, *rest, is_leaf=None):
+    """jax.tree_util.tree_map: f applied to the leaves of one or more pytrees of the same structure."""
     leaves, td = tree_flatten(tree, is_leaf)
     others = [tree_flatten(r, is_leaf)[0] for r in rest]
     for o, r in zip(others, rest):

@@ -9,6 +9,7 @@ _DEVICE_RE = re.compile(r"^(cpu|meta|cuda)(?::(\d+))?$")
 
 
 class Device:
+    """torch.device: a device, `cpu` or `cuda[:index]` (jg.device('cuda') as torch.device)."""
     __slots__ = ("type", "index")
 
     def __init__(self, type: str, index: int | None = None):

@@ -21,6 +21,8 @@ def register_methods(methods: dict, cls=None) -> None:
 
 
 class ArrayOps:
+    """numpy.ndarray: an array object represents a multidimensional, homogeneous array of fixed-size
+    items."""
     __slots__ = ()
     __hash__ = object.__hash__
 

@@ -42,10 +42,12 @@ def _size(size):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
+    """numpy.empty: return a new array of given shape and type, without initializing entries."""
     return _grad(_c.zeros(_size(size), dtype, device), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
+    """numpy.ones: return a new array of given shape and type, filled with ones."""
     return _grad(_c.ones(_size(size), dtype, device), requires_grad)
 
 
@@ -53,10 +55,12 @@ empty = zeros
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    """numpy.full: return a new array of given shape and type, filled with `fill_value`."""
     return _grad(_c.full(size, fill_value, dtype, device), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """numpy.arange: return evenly spaced values within a given interval."""
     return _grad(_c.arange(start, end, step, dtype, device), requires_grad)
 
 
@@ -69,14 +73,17 @@ def _drawn(draw, size, dtype, device):
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
+    """torch.randn: a tensor of standard normal samples of the given shape."""
     return _grad(_drawn(_GEN["rng"].standard_normal, _size(size), dtype, device), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
+    """torch.rand: a tensor of uniform [0, 1) samples of the given shape."""
     return _grad(_drawn(_GEN["rng"].random, _size(size), dtype, device), requires_grad)
 
 
 def randint(low, high=None, size=(), dtype=None, device=None):
+    """torch.randint: a tensor of integers uniform in [low, high)."""
     if high is None:
         low, high = 0, low
     return tensor(_GEN["rng"].integers(low, high, size), dtype=dtype or "int64", device=device or "cpu")

@@ -16,11 +16,13 @@ STATE = _GradState()      # read directly by the eager dispatch's hot path: STAT
 
 
 def grad_enabled() -> bool:
+    """torch.is_grad_enabled: whether eager operations are recorded for autograd."""
     return STATE.grad_enabled
 
 
 @contextlib.contextmanager
 def set_grad_enabled(mode: bool):
+    """torch.set_grad_enabled: switch gradient recording on or off (also a context manager)."""
     prev = STATE.grad_enabled
     STATE.grad_enabled = bool(mode)
     try:
@@ -35,6 +37,7 @@ def no_grad():
 
 
 def enable_grad():
+    """torch.enable_grad: a context manager (and decorator) that turns gradient recording back on."""
     return _GradMode(True)
 
 

@@ -20,6 +20,8 @@ from .grad_mode import grad_enabled
 
 
 class Tensor(ArrayOps):
+    """torch.Tensor: jitgrad's array, with PyTorch's methods and autograd (requires_grad, backward,
+    grad) and NumPy's array protocol; traced under jit."""
     __slots__ = ("_data", "_device", "_meta_type", "requires_grad", "grad", "_ctx", "_version",
                  "_retain", "_base", "_views", "__weakref__")
     __array_priority__ = 1000

@@ -24,6 +24,10 @@ register_pytree_node(
     lambda aux, children: OptimizerState(children[0], aux[0], aux[1]))
 
 Optimizer = namedtuple("Optimizer", ["init_fn", "update_fn", "params_fn"])
+OptimizerState.__doc__ = ("jax.example_libraries.optimizers.OptimizerState: an optimizer's state, "
+                          "its leaves packed with the tree structures (a pytree).")
+Optimizer.__doc__ = ("jax.example_libraries.optimizers.Optimizer: the (init_fn, update_fn, "
+                     "params_fn) triple an @optimizer function returns.")
 
 
 def _unzip2(pairs):
@@ -240,6 +244,7 @@ def sm3(step_size, momentum=0.9):
 # step-size schedules: functions of the step number i (an int or a traced integer)
 
 def constant(step_size):
+    """jax.example_libraries.optimizers.constant: a schedule that returns `step_size` at every step."""
     def schedule(i):
         return step_size
     return schedule

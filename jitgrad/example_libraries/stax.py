@@ -27,18 +27,22 @@ leaky_relu = F.leaky_relu
 
 
 def selu(x):
+    """jax.nn.selu as stax imports it: the scaled exponential linear unit."""
     return jnp.multiply(F.elu(x, _SELU_ALPHA), _SELU_SCALE)
 
 
 def gelu(x, approximate=True):
+    """jax.nn.gelu as stax imports it: the GELU activation (tanh approximation by default)."""
     return F.gelu(x, approximate=approximate)
 
 
 def log_softmax(x, axis=-1):
+    """jax.nn.log_softmax as stax imports it: x - logsumexp(x) over `axis`."""
     return F.log_softmax(x, axis=axis)
 
 
 def softmax(x, axis=-1):
+    """jax.nn.softmax as stax imports it: exp(x) / sum(exp(x)) over `axis`."""
     return F.softmax(x, axis=axis)
 
 
@@ -54,6 +58,7 @@ def standardize(x, axis=-1, epsilon=1e-5):
 
 
 def randn(stddev=1e-2):
+    """torch.randn: a tensor of standard normal samples of the given shape."""
     return normal(stddev)
 
 

@@ -196,6 +196,8 @@ def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_ty
 
 def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                               precision=None, preferred_element_type=None):
+    """jax.lax.conv_with_general_padding: conv_general_dilated with explicit (lo, hi) padding and
+    NCHW/OIHW layouts."""
     return conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)

@@ -108,6 +108,7 @@ def reshape(operand, new_sizes, dimensions=None):
 
 
 def transpose(operand, permutation):
+    """numpy.transpose: returns an array with axes transposed."""
     x = asarray(operand)
     perm = tuple(int(p) for p in permutation)
     if sorted(perm) != list(range(x.ndim)):
@@ -117,6 +118,7 @@ def transpose(operand, permutation):
 
 
 def squeeze(array, dimensions):
+    """numpy.squeeze: remove axes of length one from `a`."""
     x = asarray(array)
     dims = axes_tuple(dimensions, x.ndim, "squeeze", "dimensions")
     if any(x.shape[d] != 1 for d in dims):
@@ -133,6 +135,7 @@ def expand_dims(array, dimensions):
 
 
 def rev(operand, dimensions):
+    """jax.lax.rev: reverse the array along `dimensions`."""
     x = asarray(operand)
     dims = axes_tuple(dimensions, x.ndim, "rev", "dimensions")
     return jnp.flip(x, axis=dims) if dims else x
@@ -173,15 +176,18 @@ def broadcast(operand, sizes):
 
 
 def iota(dtype, size):
+    """jax.lax.iota: the 1-d array 0, 1, ..., size-1 of `dtype`."""
     return jnp.arange(int(size), dtype=dtype)
 
 
 def broadcasted_iota(dtype, shape, dimension):
+    """jax.lax.broadcasted_iota: 0, 1, 2, ... along `dimension` of an array of `shape`."""
     shape = tuple(int(s) for s in shape)
     return broadcast_in_dim(iota(dtype, shape[dimension]), shape, (int(dimension),))
 
 
 def full(shape, fill_value, dtype=None):
+    """numpy.full: return a new array of given shape and type, filled with `fill_value`."""
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
     value = asarray(fill_value)
     if value.ndim:
@@ -191,6 +197,7 @@ def full(shape, fill_value, dtype=None):
 
 
 def full_like(x, fill_value, dtype=None, shape=None):
+    """numpy.full_like: return a full array with the same shape and type as a given array."""
     x = asarray(x)
     return full(tuple(x.shape) if shape is None else shape, fill_value,
                 x.dtype if dtype is None else dtype)
@@ -214,6 +221,7 @@ def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001
 
 
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """jax.lax.slice_in_dim: operand[start:limit:stride] along one axis."""
     x = asarray(operand)
     axis = axes_tuple(axis, x.ndim, "slice_in_dim", "axis")[0]
     n = x.shape[axis]
@@ -224,6 +232,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
+    """jax.lax.index_in_dim: the slice at a static `index` along `axis` (keepdims by default)."""
     x = asarray(operand)
     axis = axes_tuple(axis, x.ndim, "index_in_dim", "axis")[0]
     n = x.shape[axis]

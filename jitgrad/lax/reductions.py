@@ -31,12 +31,14 @@ reduce_or = _reducer("reduce_or", jnp.any)
 
 
 def argmax(operand, axis, index_dtype="int32"):
+    """numpy.argmax: returns the indices of the maximum values along an axis."""
     x = asarray(operand)
     return jnp.astype(jnp.argmax(x, axis=axes_tuple(axis, x.ndim, "argmax", "axis")[0]),
                       index_dtype)
 
 
 def argmin(operand, axis, index_dtype="int32"):
+    """numpy.argmin: returns the indices of the minimum values along an axis."""
     x = asarray(operand)
     return jnp.astype(jnp.argmin(x, axis=axes_tuple(axis, x.ndim, "argmin", "axis")[0]),
                       index_dtype)
@@ -117,6 +119,7 @@ def sort(operand, dimension=-1, is_stable=True, num_keys=1):
 
 
 def sort_key_val(keys, values, dimension=-1, is_stable=True):
+    """jax.lax.sort_key_val: sort `keys` along `dimension` and permute `values` the same way."""
     return sort((keys, values), dimension, is_stable, 1)
 
 

@@ -81,6 +81,7 @@ def dynamic_update_slice(operand, update, start_indices):
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    """jax.lax.dynamic_slice_in_dim: `slice_size` elements from a traced `start_index` along `axis`."""
     x = asarray(operand)
     axis = axes_tuple(axis, x.ndim, "dynamic_slice_in_dim", "axis")[0]
     starts, sizes = [0] * x.ndim, list(x.shape)
@@ -89,11 +90,14 @@ def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
 
 
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """jax.lax.dynamic_index_in_dim: the slice at a traced `index` along `axis` (keepdims by
+    default)."""
     out = dynamic_slice_in_dim(operand, index, 1, axis)
     return out if keepdims else jnp.squeeze(out, axis)
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    """jax.lax.dynamic_update_slice_in_dim: write `update` from a traced `start_index` along `axis`."""
     x = asarray(operand)
     axis = axes_tuple(axis, x.ndim, "dynamic_update_slice_in_dim", "axis")[0]
     starts = [0] * x.ndim
@@ -102,6 +106,7 @@ def dynamic_update_slice_in_dim(operand, update, start_index, axis):
 
 
 def dynamic_update_index_in_dim(operand, update, index, axis):
+    """jax.lax.dynamic_update_index_in_dim: write `update` at a traced `index` along `axis`."""
     x, u = asarray(operand), asarray(update)
     axis = axes_tuple(axis, x.ndim, "dynamic_update_index_in_dim", "axis")[0]
     if u.ndim == x.ndim - 1:

@@ -20,6 +20,7 @@ _GELU_CUBIC, _SQRT_2_OVER_PI = 0.044715, math.sqrt(2.0 / math.pi)
 def relu(x):
     # a select, not max(x, 0): relu'(0) = 0 as in PyTorch (max splits a tie's gradient in half);
     # selecting 0 where x <= 0 (not x where x > 0) keeps NaN, as torch and JAX do
+    """torch.nn.functional.relu / jax.nn.relu: max(x, 0)."""
     x = jnp.asarray(x)
     return jnp.where(jnp.less_equal(x, 0), 0, x)
 
@@ -39,11 +40,13 @@ def elu(x, alpha=1.0):
 
 
 def sigmoid(x):
+    """torch.sigmoid / jax.nn.sigmoid: 1 / (1 + exp(-x))."""
     (x,) = operands(x, float_only=True)
     return apply(Op.sigmoid, [x])
 
 
 def log_sigmoid(x):
+    """jax.nn.log_sigmoid / torch.nn.functional.logsigmoid: log(sigmoid(x)), computed stably."""
     return jnp.negative(softplus(jnp.negative(x)))
 
 
@@ -56,6 +59,7 @@ def softplus(x, beta=1.0, threshold=None):
 
 
 def silu(x):
+    """torch.nn.functional.silu / jax.nn.silu (swish): x * sigmoid(x)."""
     return jnp.multiply(x, sigmoid(x))
 
 
@@ -100,6 +104,7 @@ def gelu(x, approximate=False):
 
 
 def tanh(x):
+    """numpy.tanh: compute hyperbolic tangent element-wise."""
     return jnp.tanh(x)
 
 

@@ -307,6 +307,7 @@ class Conv2d(Module):
 
 
 class AdaptiveAvgPool2d(Module):
+    """torch.nn.AdaptiveAvgPool2d: average pooling to a fixed output size."""
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size

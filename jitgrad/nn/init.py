@@ -43,26 +43,32 @@ def _fill(tensor, values):
 
 
 def uniform_(tensor, a=0.0, b=1.0):
+    """torch.nn.init.uniform_: fill with U(a, b) samples, in place."""
     return _fill(tensor, _global_rng().uniform(a, b, tensor.shape))
 
 
 def normal_(tensor, mean=0.0, std=1.0):
+    """torch.nn.init.normal_: fill with N(mean, std^2) samples, in place."""
     return _fill(tensor, _global_rng().normal(mean, std, tensor.shape))
 
 
 def constant_(tensor, val):
+    """torch.nn.init.constant_: fill the tensor with `val`, in place."""
     return _fill(tensor, np.full(tensor.shape, val))
 
 
 def zeros_(tensor):
+    """torch.nn.init.zeros_: fill with zeros, in place."""
     return constant_(tensor, 0.0)
 
 
 def ones_(tensor):
+    """torch.nn.init.ones_: fill with ones, in place."""
     return constant_(tensor, 1.0)
 
 
 def xavier_uniform_(tensor, gain=1.0):
+    """torch.nn.init.xavier_uniform_: Glorot uniform initialization, in place."""
     if _zero_element(tensor):
         return tensor
     fan_in, fan_out = fan_in_and_fan_out(tensor)
@@ -71,6 +77,7 @@ def xavier_uniform_(tensor, gain=1.0):
 
 
 def xavier_normal_(tensor, gain=1.0):
+    """torch.nn.init.xavier_normal_: Glorot normal initialization, in place."""
     if _zero_element(tensor):
         return tensor
     fan_in, fan_out = fan_in_and_fan_out(tensor)
@@ -93,6 +100,7 @@ def _zero_element(tensor) -> bool:
 
 
 def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """torch.nn.init.kaiming_uniform_: He uniform initialization (bound gain*sqrt(3/fan)), in place."""
     if _zero_element(tensor):
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
@@ -100,6 +108,7 @@ def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
 
 
 def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+    """torch.nn.init.kaiming_normal_: He normal initialization (std gain/sqrt(fan)), in place."""
     if _zero_element(tensor):
         return tensor
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))

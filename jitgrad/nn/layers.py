@@ -76,18 +76,22 @@ class _Activation(Module):
 
 
 class ReLU(_Activation):
+    """torch.nn.ReLU: max(x, 0) as a layer."""
     fn = staticmethod(F.relu)
 
 
 class Tanh(_Activation):
+    """torch.nn.Tanh: the hyperbolic tangent as a layer."""
     fn = staticmethod(F.tanh)
 
 
 class Sigmoid(_Activation):
+    """torch.nn.Sigmoid: 1 / (1 + exp(-x)) as a layer."""
     fn = staticmethod(F.sigmoid)
 
 
 class GELU(Module):
+    """torch.nn.GELU: the GELU activation as a layer (approximate='none' or 'tanh')."""
     def __init__(self, approximate="none"):
         super().__init__()
         if approximate not in ("none", "tanh"):
@@ -116,6 +120,7 @@ class Softmax(Module):
 
 
 class LogSoftmax(Softmax):
+    """torch.nn.LogSoftmax: log(softmax(x)) over `dim` as a layer."""
     def forward(self, x):
         return F.log_softmax(x, self.dim)
 
@@ -190,6 +195,8 @@ class Dropout2d(Module):
 
 
 class LayerNorm(Module):
+    """torch.nn.LayerNorm: normalize over the trailing normalized_shape dims, with an optional
+    affine."""
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True):
         super().__init__()
         shape = ((normalized_shape,) if isinstance(normalized_shape, int)

@@ -134,14 +134,17 @@ class _InstanceNorm(_NormBase):
 
 
 class InstanceNorm1d(_InstanceNorm):
+    """torch.nn.InstanceNorm1d: normalize each (sample, channel) over its length."""
     ranks = (3,)
 
 
 class InstanceNorm2d(_InstanceNorm):
+    """torch.nn.InstanceNorm2d: normalize each (sample, channel) over its height and width."""
     ranks = (4,)
 
 
 class InstanceNorm3d(_InstanceNorm):
+    """torch.nn.InstanceNorm3d: normalize each (sample, channel) over its three spatial dims."""
     ranks = (5,)
 
 

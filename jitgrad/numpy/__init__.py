@@ -108,14 +108,18 @@ ndarray = _ArrayOps  # isinstance(x, jnp.ndarray) holds for eager tensors and tr
 
 
 def isscalar(x):
+    """numpy.isscalar: returns True if the type of `element` is a scalar type."""
     return _np.isscalar(x) or _is_array(x) and x.ndim == 0
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy.allclose: returns True if two arrays are element-wise equal within a tolerance."""
     return bool(_np.allclose(_np.asarray(a), _np.asarray(b), rtol, atol, equal_nan))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """numpy.isclose: returns a boolean array where two arrays are element-wise equal within a
+    tolerance."""
     u = _ufuncs
     x, y = asarray(a), asarray(b)
     close = u.less_equal(u.abs(u.subtract(x, y)), u.add(atol, u.multiply(rtol, u.abs(y))))
@@ -125,11 +129,13 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def array_equal(a1, a2):
+    """numpy.array_equal: true if two arrays have the same shape and elements, False otherwise."""
     x, y = _np.asarray(a1), _np.asarray(a2)
     return x.shape == y.shape and bool((x == y).all())
 
 
 def dtype(x):
+    """numpy.dtype: dtype(dtype, align=False, copy=False, **kwargs) --."""
     return _canonical_dtype(x)
 
 

@@ -53,6 +53,7 @@ def iscomplexobj(x):
 
 
 def isrealobj(x):
+    """numpy.isrealobj: return True if x is a not complex type or an array of complex numbers."""
     return not iscomplexobj(x)
 
 

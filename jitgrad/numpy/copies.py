@@ -10,6 +10,7 @@ from .elementwise import positive
 
 
 def copy(a):
+    """numpy.copy: return an array copy of the given object."""
     x = asarray(a)
     if isinstance(x, Tensor) and x.device.type == "cpu" and not x.requires_grad:
         return Tensor._wrap(x._data.copy(), x.device)

@@ -16,6 +16,7 @@ from .spaced import arange, geomspace, linspace, logspace  # noqa: F401  (jnp.* 
 
 
 def full(shape, fill_value, dtype=None, device=None):
+    """numpy.full: return a new array of given shape and type, filled with `fill_value`."""
     if dtype is None:
         dtype = scalar_dtype(fill_value) if np.isscalar(fill_value) else _asarray(fill_value).dtype
     if not np.isscalar(fill_value):
@@ -24,11 +25,13 @@ def full(shape, fill_value, dtype=None, device=None):
 
 
 def zeros(shape, dtype=None, device=None):
+    """numpy.empty: return a new array of given shape and type, without initializing entries."""
     return full_like_shape(shape_tuple(shape), 0, canonical_dtype(dtype or default_float()),
                            as_device(device))
 
 
 def ones(shape, dtype=None, device=None):
+    """numpy.ones: return a new array of given shape and type, filled with ones."""
     return full_like_shape(shape_tuple(shape), 1, canonical_dtype(dtype or default_float()),
                            as_device(device))
 
@@ -38,6 +41,8 @@ empty = zeros
 
 def _like(fill):
     def fn(a, dtype=None, shape=None, device=None):
+        """numpy.empty_like: return a new array with the same shape and type as a given array."""
+        """numpy.ones_like: return an array of ones with the same shape and type as a given array."""
         x = _asarray(a)
         return full_like_shape(shape_tuple(shape) if shape is not None else x.shape, fill,
                                 canonical_dtype(dtype or x.dtype), device and as_device(device) or x.device)
@@ -50,6 +55,7 @@ empty_like = zeros_like
 
 
 def full_like(a, fill_value, dtype=None, shape=None, device=None):
+    """numpy.full_like: return a full array with the same shape and type as a given array."""
     x = _asarray(a)
     if is_array(fill_value) or isinstance(fill_value, (list, tuple)):   # traced: differentiable
         return full(x.shape if shape is None else shape, fill_value, dtype or x.dtype,
@@ -59,6 +65,7 @@ def full_like(a, fill_value, dtype=None, shape=None, device=None):
 
 
 def eye(N, M=None, k=0, dtype=None, device=None):
+    """numpy.eye: return a 2-D array with ones on the diagonal and zeros elsewhere."""
     dtype = canonical_dtype(dtype or default_float())
     if as_device(device).type == "meta":        # never build a huge identity just for its shape
         return full_like_shape((N, N if M is None else M), 0, dtype, as_device(device))
@@ -66,14 +73,17 @@ def eye(N, M=None, k=0, dtype=None, device=None):
 
 
 def identity(n, dtype=None, device=None):
+    """numpy.identity: return the identity array."""
     return eye(n, dtype=dtype, device=device)
 
 
 def tri(N, M=None, k=0, dtype=None):
+    """numpy.tri: an array with ones at and below the given diagonal and zeros elsewhere."""
     return tensor(np.tri(N, M, k, dtype=canonical_dtype(dtype or default_float())))
 
 
 def array(object, dtype=None, copy=True, device=None):  # noqa: A002
+    """numpy.array: create an array."""
     return asarray(object, dtype=dtype, device=device, copy=copy or None)
 
 

@@ -13,6 +13,7 @@ from ..ir.types import kind_of
 
 
 def diff(a, n=1, axis=-1):
+    """numpy.diff: calculate the n-th discrete difference along the given axis."""
     x = asarray(a)
     ax = normalize_axis(axis, x.ndim)
     for _ in range(n):

@@ -96,6 +96,7 @@ def _bfloat16_finfo():
 
 
 def finfo(type, /):  # noqa: A002
+    """numpy.finfo: machine limits for floating point types."""
     d = _dtype_of(type, "finfo")
     if kind_of(d) not in "fc":
         raise ValueError(f"finfo: expected a floating or complex dtype, got {d.name}")
@@ -105,6 +106,7 @@ def finfo(type, /):  # noqa: A002
 
 
 def iinfo(type, /):  # noqa: A002
+    """numpy.iinfo: machine limits for integer types."""
     d = _dtype_of(type, "iinfo")
     if kind_of(d) not in "iu":
         raise ValueError(f"iinfo: expected an integer dtype, got {d.name}")

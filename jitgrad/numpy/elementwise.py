@@ -22,6 +22,7 @@ from ..ir.types import kind_of
 
 @accepts_out
 def true_divide(x1, x2, /):
+    """numpy.true_divide / numpy.divide (jax.numpy.div): elementwise x1 / x2, float results."""
     return apply(Op.div, operands(x1, x2, float_only=True))
 
 
@@ -29,10 +30,12 @@ divide = div = true_divide
 
 
 def positive(x, /):
+    """numpy.positive: numerical positive, element-wise."""
     return asarray(x)
 
 
 def logical_not(x, /):
+    """numpy.logical_not: compute the truth value of NOT x element-wise."""
     return apply(Op.logical_not, [astype(x, "bool")])
 
 
@@ -47,6 +50,7 @@ def invert(x, /):
 bitwise_not = bitwise_invert = invert
 
 def round(a, decimals=0):  # noqa: A001
+    """numpy.around: round an array to the given number of decimals."""
     a = asarray(a)
     if kind_of(a.dtype) == "c":
         parts = [round(apply(part, [a]), decimals) for part in (Op.real, Op.imag)]
@@ -63,6 +67,7 @@ around = round
 
 
 def fix(x, /):
+    """numpy.fix: round to nearest integer towards zero."""
     x = asarray(x)
     return where(greater_equal(x, 0), floor(x), ceil(x))
 
@@ -71,20 +76,24 @@ trunc = fix
 
 
 def reciprocal(x, /):
+    """numpy.reciprocal: return the reciprocal of the argument, element-wise."""
     return true_divide(1.0, x)
 
 
 def isnan(x, /):
+    """numpy.isnan: test element-wise for NaN and return result as a boolean array."""
     x = asarray(x)
     return apply(Op.isnan, [x]) if kind_of(x.dtype) in "fc" else _const_like(x, False)
 
 
 def isinf(x, /):
+    """numpy.isinf: test element-wise for positive or negative infinity."""
     x = asarray(x)
     return apply(Op.isinf, [x]) if kind_of(x.dtype) in "fc" else _const_like(x, False)
 
 
 def isfinite(x, /):
+    """numpy.isfinite: test element-wise for finiteness (not infinity and not Not a Number)."""
     x = asarray(x)
     if kind_of(x.dtype) not in "fc":
         return _const_like(x, True)
@@ -96,6 +105,7 @@ def _const_like(x, value):
 
 
 def where(condition, x=None, y=None, /):
+    """numpy.where: return elements chosen from `x` or `y` depending on `condition`."""
     if x is None and y is None:
         return nonzero(condition)
     dev = device_of(condition, x, y)
@@ -119,23 +129,28 @@ def clip(x, /, min=None, max=None, *, a_min=None, a_max=None):  # noqa: A002
 
 
 def exp2(x, /):
+    """numpy.exp2: calculate `2**p` for all `p` in the input array."""
     return exp(multiply(x, math.log(2.0)))
 
 
 def log2(x, /):
+    """numpy.log2: base-2 logarithm of `x`."""
     return true_divide(log(x), math.log(2.0))
 
 
 def log10(x, /):
+    """numpy.log10: return the base 10 logarithm of the input array, element-wise."""
     return true_divide(log(x), math.log(10.0))
 
 
 def hypot(x1, x2, /):
+    """numpy.hypot: given the "legs" of a right triangle, return its hypotenuse."""
     a, b = operands(x1, x2, float_only=True)
     return sqrt(add(square(a), square(b)))
 
 
 def arctan2(x1, x2, /):
+    """numpy.arctan2: element-wise arc tangent of ``x1/x2`` choosing the quadrant correctly."""
     return apply(Op.atan2, operands(x1, x2, float_only=True))
 
 
@@ -143,6 +158,7 @@ atan2 = arctan2
 
 
 def logaddexp(x1, x2, /):
+    """numpy.logaddexp: logarithm of the sum of exponentiations of the inputs."""
     a, b = operands(x1, x2, float_only=True)
     m = maximum(a, b)
     # where both are -inf, m - m would be nan: use 0 there
@@ -151,21 +167,25 @@ def logaddexp(x1, x2, /):
 
 
 def logaddexp2(x1, x2, /):
+    """numpy.logaddexp2: logarithm of the sum of exponentiations of the inputs in base-2."""
     a, b = operands(x1, x2, float_only=True)
     ln2 = math.log(2.0)
     return true_divide(logaddexp(multiply(a, ln2), multiply(b, ln2)), ln2)
 
 
 def cbrt(x, /):
+    """numpy.cbrt: return the cube-root of an array, element-wise."""
     (x,) = operands(x, float_only=True)
     return multiply(sign(x), power(abs(x), 1.0 / 3.0))
 
 
 def deg2rad(x, /):
+    """numpy.deg2rad: convert angles from degrees to radians."""
     return multiply(asarray(x) if not np.isscalar(x) else x, math.pi / 180.0)
 
 
 def rad2deg(x, /):
+    """numpy.degrees: convert angles from radians to degrees."""
     return multiply(x, 180.0 / math.pi)
 
 
@@ -173,6 +193,7 @@ radians, degrees = deg2rad, rad2deg
 
 
 def sinc(x, /):
+    """numpy.sinc: return the normalized sinc function."""
     (x,) = operands(x, float_only=True)
     px = multiply(x, math.pi)
     safe = where(equal(x, 0), scalar(1.0, x.dtype, x.device), px)
@@ -180,6 +201,9 @@ def sinc(x, /):
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """numpy.nan_to_num: replace NaN with zero and infinity with large finite numbers (default
+    behaviour) or with the numbers defined by the user using the `nan`, `posinf` and/or `neginf`
+    keywords."""
     x = asarray(x)
     if kind_of(x.dtype) != "f":
         return x
@@ -190,6 +214,7 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 
 def copysign(x1, x2, /):
+    """numpy.copysign: change the sign of x1 to that of x2, element-wise."""
     a, b = operands(x1, x2, float_only=True)
     return where(apply(Op.signbit, [b]), negative(abs(a)), abs(a))
 
@@ -203,15 +228,18 @@ def signbit(x, /):
 
 
 def heaviside(x1, x2, /):
+    """numpy.heaviside: compute the Heaviside step function."""
     a, b = operands(x1, x2)
     return where(less(a, 0), 0, where(greater(a, 0), 1, b)).astype(a.dtype)
 
 
 def float_power(x1, x2, /):
+    """numpy.float_power: first array elements raised to powers from second array, element-wise."""
     return power(astype(x1, "float64"), astype(x2, "float64") if not np.isscalar(x2) else x2)
 
 
 def erf(x, /):
+    """scipy.special.erf / jax.scipy.special.erf: the error function, elementwise."""
     (x,) = operands(x, float_only=True)
     return apply(Op.erf, [x])
 

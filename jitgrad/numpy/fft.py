@@ -135,6 +135,7 @@ def fft(a, n=None, axis=-1, norm=None):
 
 
 def ifft(a, n=None, axis=-1, norm=None):
+    """numpy.fft.ifft: the 1-d inverse discrete Fourier transform."""
     return _transform("ifft", "ifft", a, *_one(n, axis), norm)
 
 
@@ -149,34 +150,42 @@ def irfft(a, n=None, axis=-1, norm=None):
 
 
 def fftn(a, s=None, axes=None, norm=None):
+    """numpy.fft.fftn: the n-d discrete Fourier transform over `axes`."""
     return _transform("fftn", "fft", a, s, axes, norm)
 
 
 def ifftn(a, s=None, axes=None, norm=None):
+    """numpy.fft.ifftn: the n-d inverse discrete Fourier transform."""
     return _transform("ifftn", "ifft", a, s, axes, norm)
 
 
 def rfftn(a, s=None, axes=None, norm=None):
+    """numpy.fft.rfftn: the n-d Fourier transform of a real input (half spectrum on the last axis)."""
     return _transform("rfftn", "rfft", a, s, axes, norm)
 
 
 def irfftn(a, s=None, axes=None, norm=None):
+    """numpy.fft.irfftn: the inverse of rfftn (real output)."""
     return _transform("irfftn", "irfft", a, s, axes, norm)
 
 
 def fft2(a, s=None, axes=(-2, -1), norm=None):
+    """numpy.fft.fft2: the 2-d discrete Fourier transform over the last two axes."""
     return _transform("fft2", "fft", a, s, axes, norm)
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None):
+    """numpy.fft.ifft2: the 2-d inverse discrete Fourier transform."""
     return _transform("ifft2", "ifft", a, s, axes, norm)
 
 
 def rfft2(a, s=None, axes=(-2, -1), norm=None):
+    """numpy.fft.rfft2: the 2-d Fourier transform of a real input (half spectrum on the last axis)."""
     return _transform("rfft2", "rfft", a, s, axes, norm)
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None):
+    """numpy.fft.irfft2: the inverse of rfft2 (real output)."""
     return _transform("irfft2", "irfft", a, s, axes, norm)
 
 

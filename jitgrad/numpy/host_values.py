@@ -21,6 +21,7 @@ def concrete(x):
 
 
 def nonzero(a):
+    """numpy.nonzero: return the indices of the elements that are non-zero."""
     x = asarray(a)
     c = concrete(x)
     if c is None:
@@ -31,6 +32,7 @@ def nonzero(a):
 
 
 def unique(ar, return_counts=False):
+    """numpy.unique: find the unique elements of an array."""
     c = concrete(asarray(ar))
     if c is None:
         raise ConcretizationError("unique gives a data-dependent shape; it is eager-only")

@@ -276,6 +276,7 @@ def take(a, indices, axis=None, mode=None, fill_value=None):
 
 
 def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
+    """numpy.take_along_axis: take values from the input array by matching 1d index and data slices."""
     x = asarray(arr)
     if axis is None:
         x, axis = ravel(x), 0
@@ -303,11 +304,13 @@ def take_along_axis(arr, indices, axis, mode=None, fill_value=None):
 
 
 def argwhere(a):
+    """numpy.argwhere: find the indices of array elements that are non-zero, grouped by element."""
     nz = nonzero(a)
     return stack(nz, axis=1) if nz else Tensor._wrap(np.zeros((0, 0), np.int64))
 
 
 def flatnonzero(a):
+    """numpy.flatnonzero: return indices that are non-zero in the flattened version of a."""
     return nonzero(ravel(a))[0]
 
 

@@ -34,6 +34,10 @@ EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
 SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+EighResult.__doc__ = "numpy.linalg.eigh's result: (eigenvalues, eigenvectors)."
+QRResult.__doc__ = "numpy.linalg.qr's result: (Q, R)."
+SlogdetResult.__doc__ = "numpy.linalg.slogdet's result: (sign, logabsdet)."
+SVDResult.__doc__ = "numpy.linalg.svd's result: (U, S, Vh)."
 
 
 def _float_matrices(x, what, square=False):
@@ -68,10 +72,13 @@ def eigh(x, /):
 
 
 def eigvalsh(x, /):
+    """numpy.linalg.eigvalsh: eigenvalues of (a stack of) symmetric/Hermitian matrices, ascending."""
     return eigh(x).eigenvalues
 
 
 def svd(x, /, full_matrices=True, compute_uv=True, hermitian=False):
+    """numpy.linalg.svd: the singular value decomposition, an SVDResult(U, S, Vh) (S alone with
+    compute_uv=False)."""
     x = _float_matrices(x, "svd")
     if not compute_uv:
         return svdvals(x)
@@ -79,11 +86,13 @@ def svd(x, /, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def svdvals(x, /):
+    """numpy.linalg.svdvals: the singular values, descending."""
     x = _float_matrices(x, "svdvals")
     return apply(Op.svd, [x], {"full_matrices": False})[1]
 
 
 def qr(x, /, mode="reduced"):
+    """numpy.linalg.qr: the QR decomposition, a QRResult(Q, R)."""
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     x = _float_matrices(x, "qr")
@@ -92,11 +101,13 @@ def qr(x, /, mode="reduced"):
 
 
 def slogdet(x, /):
+    """numpy.linalg.slogdet: sign and log|det| of (a stack of) square matrices, a SlogdetResult."""
     x = _float_matrices(x, "slogdet", square=True)
     return SlogdetResult(*apply(Op.slogdet, [x]))
 
 
 def det(x, /):
+    """numpy.linalg.det: the determinant of (a stack of) square matrices."""
     sign, logabsdet = slogdet(x)
     return _multiply(sign, _exp(logabsdet))
 
@@ -125,6 +136,7 @@ def _identity_like(a):
 
 
 def inv(x, /):
+    """numpy.linalg.inv: the inverse of (a stack of) square matrices."""
     a = _float_matrices(x, "inv", square=True)
     return apply(Op.solve, [a, _identity_like(a)])
 
@@ -150,6 +162,7 @@ def pinv(x, /, rcond=None, hermitian=False, *, rtol=None):
 
 
 def matrix_rank(x, /, tol=None, hermitian=False, *, rtol=None):
+    """numpy.linalg.matrix_rank: the number of singular values above the tolerance."""
     a = _float_matrices(x, "matrix_rank")
     s = svdvals(a)
     cut = tol if tol is not None else _cutoff(s, rtol, a.shape)
@@ -255,11 +268,14 @@ def diagonal(x, /, *, offset=0):
 
 
 def trace(x, /, *, offset=0, dtype=None):
+    """numpy.linalg.trace: returns the sum along the specified diagonals of a matrix (or a stack of
+    matrices) ``x``."""
     d = diagonal(x, offset=offset)
     return _sum(d, axis=-1, dtype=dtype)
 
 
 def cross(x1, x2, /, *, axis=-1):
+    """numpy.linalg.cross: returns the cross product of 3-element vectors."""
     return _cross(x1, x2, axis=axis)
 
 

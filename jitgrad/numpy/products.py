@@ -19,6 +19,7 @@ from ..ir.types import kind_of
 
 @accepts_out
 def matmul(x1, x2, /):
+    """numpy.matmul: matrix product of two arrays."""
     a, b = operands(x1, x2)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError("matmul: input operand does not have enough dimensions (a scalar was "
@@ -38,6 +39,7 @@ def matmul(x1, x2, /):
 
 
 def tensordot(a, b, axes=2):
+    """numpy.tensordot: compute tensor dot product along specified axes."""
     x, y = operands(a, b)
     if isinstance(axes, (int, np.integer)):
         ax_a = list(range(x.ndim - axes, x.ndim))
@@ -63,6 +65,7 @@ def tensordot(a, b, axes=2):
 
 
 def dot(a, b):
+    """numpy.dot: dot product of two arrays."""
     x, y = asarray(a), asarray(b)
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y)
@@ -72,10 +75,12 @@ def dot(a, b):
 
 
 def vdot(a, b):
+    """numpy.vdot: return the dot product of two vectors."""
     return dot(ravel(a), ravel(b))
 
 
 def inner(a, b):
+    """numpy.inner: inner product of two arrays."""
     x, y = asarray(a), asarray(b)
     if x.ndim == 0 or y.ndim == 0:
         return multiply(x, y)
@@ -83,10 +88,12 @@ def inner(a, b):
 
 
 def outer(a, b):
+    """numpy.outer: compute the outer product of two vectors."""
     return multiply(reshape(ravel(a), (-1, 1)), reshape(ravel(b), (1, -1)))
 
 
 def kron(a, b):
+    """numpy.kron: kronecker product of two arrays."""
     x, y = asarray(a), asarray(b)
     nd = max(x.ndim, y.ndim)
     x = reshape(x, (1,) * (nd - x.ndim) + x.shape)
@@ -97,6 +104,7 @@ def kron(a, b):
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
+    """numpy.diagonal: return specified diagonals."""
     x = asarray(a)
     x = moveaxis(x, (normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)), (-2, -1))
     n, m = x.shape[-2], x.shape[-1]
@@ -105,10 +113,12 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
 
 
 def trace(a, offset=0, axis1=0, axis2=1):
+    """numpy.trace: return the sum along diagonals of the array."""
     return sum(diagonal(a, offset, axis1, axis2), axis=-1)
 
 
 def diag(v, k=0):
+    """numpy.diag: extract a diagonal or construct a diagonal array."""
     x = asarray(v)
     if x.ndim == 2:
         return diagonal(x, k)

@@ -41,21 +41,25 @@ def _reduce(op, a, axis, keepdims, dtype=None, sum_like=False):
 
 @accepts_out
 def sum(a, axis=None, dtype=None, keepdims=False):  # noqa: A001
+    """numpy.sum: sum of array elements over a given axis."""
     return _reduce(Op.reduce_sum, a, axis, keepdims, dtype, sum_like=True)
 
 
 @accepts_out
 def prod(a, axis=None, dtype=None, keepdims=False):
+    """numpy.prod: return the product of array elements over a given axis."""
     return _reduce(Op.reduce_prod, a, axis, keepdims, dtype, sum_like=True)
 
 
 @accepts_out
 def max(a, axis=None, keepdims=False):  # noqa: A001
+    """numpy.amax: return the maximum of an array or maximum along an axis."""
     return _reduce(Op.reduce_max, a, axis, keepdims)
 
 
 @accepts_out
 def min(a, axis=None, keepdims=False):  # noqa: A001
+    """numpy.amin: return the minimum of an array or minimum along an axis."""
     return _reduce(Op.reduce_min, a, axis, keepdims)
 
 
@@ -73,10 +77,12 @@ def _logical_reduce(op, a, axis, keepdims, empty_value):
 
 
 def any(a, axis=None, keepdims=False):  # noqa: A001
+    """numpy.any: test whether any array element along a given axis evaluates to True."""
     return _logical_reduce(Op.reduce_max, a, axis, keepdims, False)
 
 
 def all(a, axis=None, keepdims=False):  # noqa: A001
+    """numpy.all: test whether all array elements along a given axis evaluate to True."""
     return _logical_reduce(Op.reduce_min, a, axis, keepdims, True)
 
 
@@ -151,10 +157,12 @@ def _keep_all(x, out, keepdims):
 
 
 def argmax(a, axis=None, keepdims=False):
+    """numpy.argmax: returns the indices of the maximum values along an axis."""
     return _arg(Op.argmax, a, axis, keepdims)
 
 
 def argmin(a, axis=None, keepdims=False):
+    """numpy.argmin: returns the indices of the minimum values along an axis."""
     return _arg(Op.argmin, a, axis, keepdims)
 
 
@@ -168,6 +176,7 @@ def _along(op, a, axis, dtype=None):
 
 
 def cumsum(a, axis=None, dtype=None):
+    """numpy.cumsum: return the cumulative sum of the elements along a given axis."""
     x = asarray(a)
     if dtype is None and kind_of(x.dtype) in "biu":
         dtype = _sum_dtype(x.dtype)
@@ -223,10 +232,12 @@ def _check_order(order):
 
 
 def count_nonzero(a, axis=None, keepdims=False):
+    """numpy.count_nonzero: counts the number of non-zero values in the array ``a``."""
     return sum(not_equal(a, 0), axis=axis, keepdims=keepdims)
 
 
 def average(a, axis=None, weights=None, keepdims=False):
+    """numpy.average: compute the weighted average along the specified axis."""
     if weights is None:
         return mean(a, axis=axis, keepdims=keepdims)
     (x, w), out_dtype = widened(a, weights)     # 16-bit floats: float32 sums, rounded once
@@ -255,6 +266,7 @@ def median(a, axis=None, keepdims=False):
 
 
 def ptp(a, axis=None, keepdims=False):
+    """numpy.ptp: range of values (maximum - minimum) along an axis."""
     return subtract(max(a, axis, keepdims), min(a, axis, keepdims))
 
 

@@ -43,6 +43,8 @@ def partition(a, kth, axis=-1):
 
 
 def argpartition(a, kth, axis=-1):
+    """numpy.argpartition: perform an indirect partition along the given axis using the algorithm
+    specified by the `kind` keyword."""
     x = asarray(a)
     _check_kth(x, kth, axis)
     return argsort(x, axis=axis)

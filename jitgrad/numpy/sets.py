@@ -37,20 +37,24 @@ def _unique(x, what, **kw):
 
 
 def unique_values(x, /):
+    """numpy.unique_values: returns the unique elements of an input array `x`."""
     return _unique(x, "unique_values")[0][0]
 
 
 def unique_counts(x, /):
+    """numpy.unique_counts: find the unique elements and counts of an input array `x`."""
     (values, counts), _ = _unique(x, "unique_counts", return_counts=True)
     return UniqueCountsResult(values, counts)
 
 
 def unique_inverse(x, /):
+    """numpy.unique_inverse: find the unique elements of `x` and indices to reconstruct `x`."""
     (values, inverse), shape = _unique(x, "unique_inverse", return_inverse=True)
     return UniqueInverseResult(values, reshape(inverse, shape))
 
 
 def unique_all(x, /):
+    """numpy.unique_all: find the unique elements of an array, and counts, inverse, and indices."""
     (values, indices, inverse, counts), shape = _unique(
         x, "unique_all", return_index=True, return_inverse=True, return_counts=True)
     return UniqueAllResult(values, indices, reshape(inverse, shape), counts)

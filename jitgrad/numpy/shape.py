@@ -47,10 +47,12 @@ def _reshape(a, shape, order="C"):
 
 
 def ravel(a, order="C"):
+    """numpy.ravel: return a contiguous flattened array."""
     return reshape(a, (-1,), order)
 
 
 def transpose(a, axes=None):
+    """numpy.permute_dims: returns an array with axes transposed."""
     x = asarray(a)
     perm = tuple(range(x.ndim))[::-1] if axes is None else normalize_axes(axes, x.ndim)
     if len(perm) != x.ndim:
@@ -64,6 +66,7 @@ permute_dims = transpose
 
 
 def swapaxes(a, axis1, axis2):
+    """numpy.swapaxes: interchange two axes of an array."""
     x = asarray(a)
     perm = list(range(x.ndim))
     i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
@@ -72,6 +75,7 @@ def swapaxes(a, axis1, axis2):
 
 
 def moveaxis(a, source, destination):
+    """numpy.moveaxis: move axes of an array to new positions."""
     x = asarray(a)
     src = normalize_axes(source, x.ndim)
     dst = normalize_axes(destination, x.ndim)
@@ -84,6 +88,7 @@ def moveaxis(a, source, destination):
 
 
 def broadcast_to(array, shape):
+    """numpy.broadcast_to: broadcast an array to a new shape."""
     x = asarray(array)
     shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
     if shape == x.shape:
@@ -100,16 +105,19 @@ def expand(x, *sizes):
 
 
 def broadcast_shapes(*shapes):
+    """numpy.broadcast_shapes: broadcast the input shapes into a single shape."""
     return np.broadcast_shapes(*shapes)
 
 
 def broadcast_arrays(*args):
+    """numpy.broadcast_arrays: broadcast any number of arrays against each other."""
     xs = [asarray(a) for a in args]
     shape = np.broadcast_shapes(*(x.shape for x in xs))
     return [broadcast_to(x, shape) for x in xs]
 
 
 def expand_dims(a, axis):
+    """numpy.expand_dims: expand the shape of an array."""
     x = asarray(a)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     nd = x.ndim + len(axes)
@@ -119,6 +127,7 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
+    """numpy.squeeze: remove axes of length one from `a`."""
     x = asarray(a)
     if axis is None:
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
@@ -132,11 +141,13 @@ def squeeze(a, axis=None):
 
 
 def atleast_1d(*arys):
+    """numpy.atleast_1d: convert inputs to arrays with at least one dimension."""
     out = [reshape(a, (1,)) if asarray(a).ndim == 0 else asarray(a) for a in arys]
     return out[0] if len(out) == 1 else out
 
 
 def atleast_2d(*arys):
+    """numpy.atleast_2d: view inputs as arrays with at least two dimensions."""
     out = []
     for a in arys:
         x = asarray(a)
@@ -145,6 +156,7 @@ def atleast_2d(*arys):
 
 
 def concatenate(arrays, axis=0, dtype=None):
+    """numpy.concat: join a sequence of arrays along an existing axis."""
     xs = list(arrays)
     if not xs:
         raise ValueError("need at least one array to concatenate")
@@ -162,6 +174,7 @@ concat = concatenate
 
 
 def stack(arrays, axis=0, dtype=None):
+    """numpy.stack: join a sequence of arrays along a new axis."""
     xs = [asarray(a) for a in arrays]
     if not xs:
         raise ValueError("need at least one array to stack")
@@ -173,6 +186,7 @@ def stack(arrays, axis=0, dtype=None):
 
 
 def vstack(tup):
+    """numpy.row_stack: stack arrays in sequence vertically (row wise)."""
     return concatenate([atleast_2d(x) for x in tup], axis=0)
 
 
@@ -180,16 +194,19 @@ row_stack = vstack
 
 
 def hstack(tup):
+    """numpy.hstack: stack arrays in sequence horizontally (column wise)."""
     xs = [atleast_1d(x) for x in tup]
     return concatenate(xs, axis=0 if xs[0].ndim == 1 else 1)
 
 
 def column_stack(tup):
+    """numpy.column_stack: stack 1-D arrays as columns into a 2-D array."""
     xs = [asarray(x) for x in tup]
     return concatenate([reshape(x, (-1, 1)) if x.ndim < 2 else x for x in xs], axis=1)
 
 
 def dstack(tup):
+    """numpy.dstack: stack arrays in sequence depth wise (along third axis)."""
     xs = []
     for x in tup:
         x = asarray(x)
@@ -209,6 +226,7 @@ def slice_axis(x, axis, start, stop, step=1):
 
 
 def split(ary, indices_or_sections, axis=0):
+    """numpy.split: split an array into multiple sub-arrays as views into `ary`."""
     x = asarray(ary)
     ax = normalize_axis(axis, x.ndim)
     n = x.shape[ax]
@@ -223,6 +241,7 @@ def split(ary, indices_or_sections, axis=0):
 
 
 def array_split(ary, indices_or_sections, axis=0):
+    """numpy.array_split: split an array into multiple sub-arrays."""
     x = asarray(ary)
     if not isinstance(indices_or_sections, (int, np.integer)):
         return split(x, indices_or_sections, axis)
@@ -232,28 +251,34 @@ def array_split(ary, indices_or_sections, axis=0):
 
 
 def hsplit(ary, indices_or_sections):
+    """numpy.hsplit: split an array into multiple sub-arrays horizontally (column-wise)."""
     return split(ary, indices_or_sections, axis=1 if asarray(ary).ndim > 1 else 0)
 
 
 def vsplit(ary, indices_or_sections):
+    """numpy.vsplit: split an array into multiple sub-arrays vertically (row-wise)."""
     return split(ary, indices_or_sections, axis=0)
 
 
 def flip(m, axis=None):
+    """numpy.flip: reverse the order of elements in an array along the given axis."""
     x = asarray(m)
     axes = normalize_axes(axis, x.ndim)
     return apply(Op.rev, [x], {"axes": axes}) if axes else x
 
 
 def fliplr(m):
+    """numpy.fliplr: reverse the order of elements along axis 1 (left/right)."""
     return flip(m, 1)
 
 
 def flipud(m):
+    """numpy.flipud: reverse the order of elements along axis 0 (up/down)."""
     return flip(m, 0)
 
 
 def roll(a, shift, axis=None):
+    """numpy.roll: roll array elements along a given axis."""
     x = asarray(a)
     if axis is None:
         return reshape(roll(ravel(x), shift, 0), x.shape)
@@ -271,6 +296,7 @@ def roll(a, shift, axis=None):
 
 
 def tile(A, reps):
+    """numpy.tile: construct an array by repeating A the number of times given by reps."""
     x = asarray(A)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
     nd = max(x.ndim, len(reps))
@@ -283,6 +309,7 @@ def tile(A, reps):
 
 
 def repeat(a, repeats, axis=None):
+    """numpy.repeat: repeat each element of an array after themselves."""
     x = asarray(a)
     if axis is None:
         x, axis = ravel(x), 0
@@ -301,6 +328,7 @@ def repeat(a, repeats, axis=None):
 
 
 def pad(array, pad_width, mode="constant", constant_values=0):
+    """numpy.pad: pad an array."""
     x = asarray(array)
     pw = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (x.ndim, 2))
     lo, hi = tuple(int(v) for v in pw[:, 0]), tuple(int(v) for v in pw[:, 1])
@@ -361,14 +389,17 @@ def _tri(m, k, lower):
 
 
 def tril(m, k=0):
+    """numpy.tril: lower triangle of an array."""
     return _tri(m, k, True)
 
 
 def triu(m, k=0):
+    """numpy.triu: upper triangle of an array."""
     return _tri(m, k, False)
 
 
 def meshgrid(*xi, indexing="xy"):
+    """numpy.meshgrid: return a tuple of coordinate matrices from coordinate vectors."""
     xs = [ravel(asarray(x)) for x in xi]
     shape = [x.shape[0] for x in xs]
     if indexing == "xy" and len(xs) >= 2:
@@ -385,14 +416,17 @@ def meshgrid(*xi, indexing="xy"):
 
 
 def shape(a):
+    """numpy.shape: return the shape of an array."""
     return asarray(a).shape
 
 
 def ndim(a):
+    """numpy.ndim: return the number of dimensions of an array."""
     return asarray(a).ndim
 
 
 def size(a, axis=None):
+    """numpy.size: return the number of elements along a given axis."""
     x = asarray(a)
     return x.size if axis is None else x.shape[axis]
 
@@ -417,6 +451,7 @@ def matrix_transpose(x, /):
 
 
 def atleast_3d(*arys):
+    """numpy.atleast_3d: view inputs as arrays with at least three dimensions."""
     out = []
     for a in arys:
         x = asarray(a)
@@ -426,6 +461,7 @@ def atleast_3d(*arys):
 
 
 def dsplit(ary, indices_or_sections):
+    """numpy.dsplit: split array into multiple sub-arrays along the 3rd axis (depth)."""
     x = asarray(ary)
     if x.ndim < 3:
         raise ValueError(f"dsplit only works on arrays of 3 or more dimensions, got shape {x.shape}")

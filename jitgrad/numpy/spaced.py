@@ -51,6 +51,7 @@ def _concrete(v, name):
 
 
 def arange(start, stop=None, step=1, dtype=None, device=None):
+    """numpy.arange: return evenly spaced values within a given interval."""
     names = ("start", "stop", "step") if stop is not None else ("stop",)
     vals = [_concrete(v, n) for v, n in zip((start, stop, step) if stop is not None else (start,),
                                             names)]
@@ -85,6 +86,7 @@ def _ramp(start, stop, num, endpoint, compute, axis):
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0,
              device=None):
+    """numpy.linspace: return evenly spaced numbers over a specified interval."""
     num = int(num)
     if num < 0:
         raise ValueError(f"linspace: num must be non-negative, got {num}")
@@ -108,6 +110,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """numpy.logspace: return numbers spaced evenly on a log scale."""
     compute, out_dt = _inexact(start, stop, dtype=dtype)
     if not _traced(start, stop, base):
         y = np.logspace(np.asarray(start), np.asarray(stop), num, endpoint=endpoint,

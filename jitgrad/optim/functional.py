@@ -23,6 +23,8 @@ class OptState(NamedTuple):
 
 
 class FunctionalOptimizer(NamedTuple):
+    """A torch.optim-style optimizer as pure functions (init and update on pytrees), the form a
+    jitted step uses."""
     init: object      # params -> OptState
     update: object    # (grads, state, params) -> (params, state)
     hyper: dict

@@ -266,3 +266,10 @@ FUNCTIONS.update({
     "get_rng_state": lambda: creation.global_rng().bit_generator.state,
     "set_rng_state": lambda state: setattr(creation.global_rng().bit_generator, "state", state),
 })
+for _name, _doc in {"is_storage": "torch.is_storage: False (jitgrad has no storage objects).",
+                    "get_device": "torch.get_device: input.get_device() (-1 on the CPU).",
+                    "histogram": "torch.histogram: input.histogram(bins, range=, weight=, density=).",
+                    "get_rng_state": "torch.get_rng_state: the global generator's state.",
+                    "set_rng_state": "torch.set_rng_state: restore the global generator's state."
+                    }.items():
+    FUNCTIONS[_name].__doc__ = _doc     # the lambdas above

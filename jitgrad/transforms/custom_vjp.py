@@ -23,6 +23,7 @@ from .autodiff import as_inputs
 
 
 class custom_vjp:
+    """jax.custom_vjp: a function with a user-defined reverse-mode rule (defvjp(fwd, bwd))."""
     def __init__(self, fun):
         functools.update_wrapper(self, fun, updated=())
         self.fun, self.fwd, self.bwd = fun, None, None

@@ -15,6 +15,7 @@ _SQRT_HALF = math.sqrt(0.5)
 
 
 def erf(x):
+    """scipy.special.erf / jax.scipy.special.erf: the error function, elementwise."""
     (x,) = floats(x)
     return jnp.erf(x)
 
