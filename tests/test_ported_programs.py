@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "ported_programs"))
 import _harness as h  # noqa: E402
 
 PORTS = ["jax_mnist_classifier_fromscratch.py", "jax_mnist_classifier.py", "jax_mnist_vae.py",
-         "torch_mnist.py", "torch_regression.py"]
+         "torch_mnist.py", "torch_regression.py", "torch_vae.py"]
 
 
 def _rel(a, b):
@@ -85,6 +85,11 @@ TORCH_REGRESSION_RECORDED = {
     "bias": [9.380273],
 }
 
+# torch 2.13.0, vae/main.py --epochs 2: every F.binary_cross_entropy (reduction='sum'): two
+# training batches and the test batch, per epoch.
+TORCH_VAE_RECORDED = [70320.75, 67157.78125, 64188.6015625, 64130.7265625, 60918.359375,
+                      57744.0546875]
+
 # Tolerances. One step of float32 arithmetic differs from the original by about 1 ulp (summation
 # order); trained for tens of steps the difference grows but stays at float32 rounding (1e-6
 # relative). regression/main.py runs ~700 plain SGD steps until its loss is 1e-3: rounding
@@ -142,6 +147,12 @@ def test_torch_regression_matches_recorded():
                      "its item) is missing: regression/main.py's poly_desc")
 
 
+def test_torch_vae_matches_recorded():
+    losses, printed = h.check_torch_vae(epochs=2)
+    assert _rel(losses, TORCH_VAE_RECORDED) < RTOL_STEP
+    assert "====> Epoch: 2 Average loss: 489.3268" in printed
+
+
 # ---- against the originals, when installed ----
 
 @pytest.mark.parametrize("name", sorted(JAX_RECORDED))
@@ -183,3 +194,11 @@ def test_torch_regression_matches_torch():
     assert _rel(losses, want_losses) < 2e-3
     np.testing.assert_allclose(np.asarray(fc.weight.detach()),
                                want_fc.weight.detach().numpy(), rtol=RTOL_TRAINED)
+
+
+def test_torch_vae_matches_torch():
+    pytest.importorskip("torch")
+    losses, printed = h.check_torch_vae(epochs=2)
+    want, want_printed = h.check_torch_vae(original=True, epochs=2)
+    assert _rel(losses, want) < RTOL_STEP
+    assert printed == want_printed

@@ -282,3 +282,50 @@ def check_jax_mnist_vae(original=False):
         leaves = jitgrad.tree_util.tree_leaves(g["get_params"](g["opt_state"]))
     elbo, images = g["evaluate"](g["opt_state"], g["test_images"])
     return float(elbo), [np.asarray(leaf) for leaf in leaves], int(np.asarray(images).sum())
+
+
+def check_torch_vae(original=False, epochs=1):
+    """Run pytorch/examples vae/main.py for `epochs` epochs (2 training batches of 128, one test
+    batch) with every random draw made by NumPy: randperm (the DataLoader's shuffle), randn_like
+    (the reparameterization), randn (the samples), and each nn.Linear's initial weights from
+    numpy_init. Returns every F.binary_cross_entropy value (reduction='sum') in order and the
+    program's printed lines."""
+    import io
+
+    import numpy as np
+    fw = _frameworks(original)
+    rng = np.random.RandomState(0)
+    functional = fw.nn.functional
+    bce, losses, count = functional.binary_cross_entropy, [], [0]
+
+    def randperm(n, *a, **k):  # the same shuffle every epoch: torch's RandomSampler draws one
+        # more permutation after each epoch's last batch, jitgrad's does not
+        return fw.tensor(np.random.RandomState(1).permutation(n).astype(np.int64))
+
+    def randn(*size, **kw):
+        size = size[0] if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
+        return fw.tensor(rng.standard_normal(size).astype(np.float32))
+
+    def randn_like(x, **kw):
+        return randn(tuple(x.shape))
+
+    def reset_parameters(self):
+        count[0] += 1
+        values = numpy_init([("weight", tuple(self.weight.shape)),
+                             ("bias", tuple(self.bias.shape))], seed=100 + count[0])
+        with fw.no_grad():
+            self.weight.copy_(fw.tensor(values["weight"]))
+            self.bias.copy_(fw.tensor(values["bias"]))
+
+    def binary_cross_entropy(*a, **k):
+        out = bce(*a, **k)
+        losses.append(float(out.item()))
+        return out
+
+    out = io.StringIO()
+    with patched((fw, "randperm", randperm), (fw, "randn", randn), (fw, "randn_like", randn_like),
+                 (fw.nn.Linear, "reset_parameters", reset_parameters),
+                 (functional, "binary_cross_entropy", binary_cross_entropy)):
+        with contextlib.redirect_stdout(out):
+            run("torch_vae.py", original=original, argv=["--epochs", str(epochs), "--no-accel"])
+    return losses, out.getvalue()
