@@ -9,6 +9,7 @@ kernels (a host op, run by the NumPy reference, between stretches), results.
 """
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -118,8 +119,8 @@ class SequencedRun:
         self.simple = (not host_types and len(steps) == 1
                        and results == list(range(len(outputs))))
         self._lock = threading.Lock()      # the arena and the program's tables: one call at a time
-        p = program
-        self._fast = p.call if self.simple else None
+        self._fast = program.call if self.simple else None
+        self._outputs = outputs
 
     def __call__(self, arrays):
         if profiling.active:            # jg.profiler is recording: the timed path
@@ -140,6 +141,54 @@ class SequencedRun:
             return self._run(self.program, self.arena, self.status, xs, outs)
         finally:
             self._lock.release()
+
+    def fast_runner(self):
+        """For arrays known to be C-contiguous and of the graph's input dtypes (the jitted
+        call's fast path checked them on its first call): run(arrays) -> outputs, the list, or
+        the one array where the graph has one output; None where a call is more than one
+        stretch of kernels. The same steps as __call__'s common case, with the program's
+        header, arena and output sizes bound once and the kernels started by one ctypes call
+        of one argument (jitted `x * 2 + 1`: 5.5 -> ~2 us of CPU time a call)."""
+        packed = self.program.packed_call() if self.simple else None
+        if packed is None:
+            return None
+        head, arena, lock, status, active = (self.program.header, self.arena, self._lock,
+                                             self.status, profiling.active)
+        if len(self._outputs) != 1:
+            make = self.make_outputs
+
+            def run(xs):
+                if active:                  # jg.profiler is recording
+                    return self._profiled(xs)
+                outs = make()
+                if not lock.acquire(False):     # another thread is in a call: private tables
+                    return self._concurrent(xs, outs)
+                try:
+                    st = packed((head, *xs, arena, *outs))
+                finally:
+                    lock.release()
+                if st:
+                    raise self.failure(st, status)
+                return outs
+            return run
+        t = self._outputs[0]
+        make = (functools.partial(np.empty, t.shape, t.dtype) if t.nbytes < allocator.SMALL
+                else (lambda: self.make_outputs()[0]))      # small: malloc's, as make's is
+
+        def run_one(xs):
+            if active:
+                return self._profiled(xs)[0]
+            out = make()
+            if not lock.acquire(False):
+                return self._concurrent(xs, [out])[0]
+            try:
+                st = packed((head, *xs, arena, out))
+            finally:
+                lock.release()
+            if st:
+                raise self.failure(st, status)
+            return out
+        return run_one
 
     def occupied(self):
         """The lock a call holds while it uses the shared arena and tables, as a context manager:

@@ -40,7 +40,7 @@ from . import native_code, thread_pool
 # lane_count[k] items (jg_parallel_for, whose address is header field 7; fields 9-11: lane_first,
 # lane_count, lanes): each item runs a lane's kernels with its own argv (field 8: its size).
 # Header: 0 fns, 1 argstart, 2 argbase, 3 argoff, 4 bases, 5 argv, 6 wave_ends, 7 pool entry,
-# 8 argv size, 9 lane_first, 10 lane_count, 11 lanes.
+# 8 argv size, 9 lane_first, 10 lane_count, 11 lanes, 12 number of kernels (jg_call_packed).
 _WALK_IR = r"""
 define i64 @@@NAME@@(i64* %hdr, i64 %start, i64 %end@@PARAMS@@) {
 entry:
@@ -234,13 +234,8 @@ def kernel_walk_ir(name: str, params: str = "", entry: str = "", before: str = "
 _RUNNER_IR = kernel_walk_ir("jg_run") + r"""
 ; arrays: a tuple of ndarrays. CPython's PyTupleObject keeps ob_size at byte 16 and its items
 ; from byte 24; NumPy's PyArrayObject keeps its data pointer at byte 16 (checked: _self_test)
-define void @jg_fill(i64* %bases, i64 %start, i8* %arrays) {
+define internal void @fill_items(i64* %bases, i64 %start, i8** %items, i64 %n) {
 entry:
-  %psize = getelementptr i8, i8* %arrays, i64 16
-  %psize64 = bitcast i8* %psize to i64*
-  %n = load i64, i64* %psize64
-  %pitems = getelementptr i8, i8* %arrays, i64 24
-  %items = bitcast i8* %pitems to i8**
   br label %loop
 loop:
   %i = phi i64 [0, %entry], [%inext, %body]
@@ -261,6 +256,16 @@ exit:
   ret void
 }
 
+define void @jg_fill(i64* %bases, i64 %start, i8* %arrays) {
+  %psize = getelementptr i8, i8* %arrays, i64 16
+  %psize64 = bitcast i8* %psize to i64*
+  %n = load i64, i64* %psize64
+  %pitems = getelementptr i8, i8* %arrays, i64 24
+  %items = bitcast i8* %pitems to i8**
+  call void @fill_items(i64* %bases, i64 %start, i8** %items, i64 %n)
+  ret void
+}
+
 define i64 @jg_call(i64* %hdr, i8* %arrays, i64 %end) {
   %bases = call i64* @field(i64* %hdr, i64 4)
   call void @jg_fill(i64* %bases, i64 0, i8* %arrays)
@@ -268,24 +273,47 @@ define i64 @jg_call(i64* %hdr, i8* %arrays, i64 %end) {
   ret i64 %st
 }
 
+; jg_call with one argument, the tuple (header, *arrays): the header is an int64 ndarray whose
+; field 12 is the number of kernels (one ctypes argument converts in ~0.3 us, three in ~0.6)
+define i64 @jg_call_packed(i8* %packed) {
+  %psize = getelementptr i8, i8* %packed, i64 16
+  %psize64 = bitcast i8* %psize to i64*
+  %n1 = load i64, i64* %psize64
+  %n = sub i64 %n1, 1
+  %pitems = getelementptr i8, i8* %packed, i64 24
+  %items = bitcast i8* %pitems to i8**
+  %head = load i8*, i8** %items
+  %phdr = getelementptr i8, i8* %head, i64 16
+  %phdr64 = bitcast i8* %phdr to i64**
+  %hdr = load i64*, i64** %phdr64
+  %pend = getelementptr i64, i64* %hdr, i64 12
+  %end = load i64, i64* %pend
+  %bases = call i64* @field(i64* %hdr, i64 4)
+  %rest = getelementptr i8*, i8** %items, i64 1
+  call void @fill_items(i64* %bases, i64 0, i8** %rest, i64 %n)
+  %st = call i64 @jg_run(i64* %hdr, i64 0, i64 %end)
+  ret i64 %st
+}
+
 """ + FIELD_IR
 
 _lock = threading.Lock()
-_RUN = None          # (run, fill, call)
+_RUN = None          # (run, fill, call, call_packed)
 
 
 def _runner():
     global _RUN
     with _lock:
         if _RUN is None:
-            at = native_code.load(_RUNNER_IR, ["jg_run", "jg_fill", "jg_call"])
+            at = native_code.load(_RUNNER_IR, ["jg_run", "jg_fill", "jg_call", "jg_call_packed"])
             i64, ptr = ctypes.c_int64, ctypes.c_void_p
             run = ctypes.CFUNCTYPE(i64, ptr, i64, i64)(at[0])
             fill = ctypes.CFUNCTYPE(None, ptr, i64, ctypes.py_object)(at[1])
             call = ctypes.CFUNCTYPE(i64, ptr, ctypes.py_object, i64)(at[2])
+            packed = ctypes.CFUNCTYPE(i64, ctypes.py_object)(at[3])
             if not _self_test(fill):
-                fill = call = None
-            _RUN = (run, fill, call)
+                fill = call = packed = None
+            _RUN = (run, fill, call, packed)
     return _RUN
 
 
@@ -354,11 +382,11 @@ class Program:
                                                         self.wave_ends)]
                                + [pool, len(self.argv)]
                                + [a.ctypes.data for a in (self.lane_first, self.lane_count,
-                                                          self.lanes)], np.int64)
+                                                          self.lanes)] + [n], np.int64)
         self.header_address = int(self.header.ctypes.data)
         self._in_order_header()
         self._bases = int(self.bases.ctypes.data)
-        self._run, self._fill, self._call = _runner()
+        self._run, self._fill, self._call, self._packed = _runner()
 
     def _in_order_header(self):
         """The same table with no wave: every kernel in order on the calling thread."""
@@ -397,6 +425,12 @@ class Program:
             self.fill(arrays)
             return self.run(0, self.n_kernels)
         return self._call(self.header_address, arrays, self.n_kernels)
+
+    def packed_call(self):
+        """fn, where fn((self.header, *arrays)) is call(arrays) in one ctypes call of one
+        argument (the fast path of jitted calls: ~0.35 us less than call's), or None where
+        the object layouts are not the ones jg_fill reads."""
+        return self._packed
 
     def run(self, start, end) -> int:
         """Run kernels [start, end): 0, or 1 + the position of a kernel that failed."""

@@ -39,8 +39,9 @@ def test_repeated_pytree_calls_take_the_fast_path_with_equal_results():
 
 def test_leaves_come_in_tree_flatten_order():
     params, x = make()
-    key, leaves = fast_args((params, x))
-    assert [id(v) for v in leaves] == [id(v) for v in jg.tree_util.tree_leaves((params, x))]
+    key, arrays = fast_args((params, x))     # a tensor's storage, an array itself
+    assert [a.ctypes.data for a in arrays] == [
+        np.asarray(v).ctypes.data for v in jg.tree_util.tree_leaves((params, x))]
     assert fast_args(({"b": 1, 2: 3},)) is None                 # mixed key types
     assert fast_args(({"a": None},)) is None and fast_args((1.0,)) is None
     g = jg.tensor(np.ones(3, np.float32), requires_grad=True)
@@ -55,3 +56,25 @@ def test_sequences_and_ndarrays(container):
         out = step(container([a, jg.tensor(b)]))
         np.testing.assert_allclose(np.asarray(out), a * 2 + b)
     assert step.trace_count == 1
+
+
+def test_layouts_and_dtypes_of_one_shape_take_their_own_fast_calls():
+    step = jg.jit(lambda a, b: a * 2 + b)
+    m = np.arange(16, dtype=np.float32).reshape(4, 4)
+    cases = [(m, m), (m.T, m), (m, m[:, ::-1]), (m.astype(np.float64), m),
+             (jg.tensor(m), np.asfortranarray(m))]
+    for _ in range(3):
+        for a, b in cases:
+            want = np.asarray(a, np.float32) * 2 + np.asarray(b, np.float32)
+            np.testing.assert_array_equal(np.asarray(step(a, b)), want)
+    assert len(step._fast) == len(cases)
+
+
+def test_a_failed_check_on_the_fast_path_raises_each_time():
+    step = jg.jit(lambda x, i: jnp.take(x, i, mode="raise"))
+    x, ok, bad = np.arange(4, dtype=np.float32), np.array([1, 3]), np.array([1, 7])
+    np.testing.assert_array_equal(np.asarray(step(x, ok)), [1, 3])
+    for _ in range(2):
+        with pytest.raises(IndexError):
+            step(x, bad)
+        np.testing.assert_array_equal(np.asarray(step(x, ok)), [1, 3])

@@ -10,7 +10,7 @@ from .. import tree_util
 from ..dtypes import default_float
 from ..eager.jit_in_autograd import TAKES_GRADIENTS, needs_record, record_call
 from ..eager.tensor import Tensor
-from ..errors import api_boundary
+from ..errors import api_boundary, trimmed
 from ..ir import config
 from ..ir.autodiff.transform import REVERSE_CALLS
 from ..numpy._convert import asarray
@@ -56,7 +56,7 @@ class Jitted:
         self.donate_argnums = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
         self._donate_pos = {}     # number of positional arguments -> donated positions
         self._cache = {}          # Signature -> _Entry
-        self._fast = {}           # fast_args key -> _Entry.fast_call (no Signature built)
+        self._fast = {}           # fast_args key -> _Entry.fast_caller's call (no Signature built)
         self._mode, self._other_modes = default_float(), {}
         self._last = None
         self.trace_count = 0
@@ -166,21 +166,32 @@ class Jitted:
             self._cache, self._fast = self._other_modes.pop(mode, ({}, {}))
             self._mode = mode
 
-    @api_boundary
     def __call__(self, *args, **kwargs):
-        self._use_float_mode()
-        if self.donate_argnums and donation.applies(args):
-            args, consumed = donation.prepare_args(args, self._donate_positions(len(args)),
-                                                   self.__name__)
-            try:
-                return self._call(args, kwargs)
-            finally:
-                donation.consume(consumed, self.__name__)
-        return self._call(args, kwargs)
+        # api_boundary's trimming inline, and the fast path first: a call of arguments whose
+        # fast_args key ran before is this frame, the key's walk and the filed call
+        try:
+            if default_float() is not self._mode:
+                self._use_float_mode()
+            if self.donate_argnums and donation.applies(args):
+                # (no fast_args before: holding the arrays would make them look shared)
+                args, consumed = donation.prepare_args(args, self._donate_positions(len(args)),
+                                                       self.__name__)
+                try:
+                    return self._call(args, kwargs, None if kwargs else fast_args(args))
+                finally:
+                    donation.consume(consumed, self.__name__)
+            fast_in = None if kwargs else fast_args(args)
+            if fast_in is not None:
+                fast = self._fast.get(fast_in[0])
+                if fast is not None:
+                    return fast(fast_in[1])
+            return self._call(args, kwargs, fast_in)
+        except Exception as e:
+            raise trimmed(e) from e.__cause__
 
-    def _call(self, args, kwargs):
-        fast_in = fast_args(args) if not kwargs else None
-        if fast_in is not None:     # fast path: CPU tensors / arrays (in plain pytrees) seen before
+    def _call(self, args, kwargs, fast_in):
+        """fast_in: fast_args(args), or None (keyword arguments, or not fast path arguments)."""
+        if fast_in is not None and self.donate_argnums:     # (__call__ looked up the others)
             fast = self._fast.get(fast_in[0])
             if fast is not None:
                 return fast(fast_in[1])
@@ -204,7 +215,7 @@ class Jitted:
             return entry.finish(outs, (tuple(dyn), kwargs))
         out = entry.call(leaves, (tuple(dyn), kwargs))
         if fast_in is not None and not sig.static and device_of(sig) == "cpu":
-            self._fast[fast_in[0]] = entry.fast_call
+            self._fast[fast_in[0]] = entry.fast_caller(fast_in[1])
         return out
 
     def _inline(self, entry, leaves, captures, args):
@@ -267,21 +278,34 @@ class _Entry:
         self._exe_keeping_inputs = None     # donated entries recorded for eager autograd
         self.restores = pytree_roles.has_jit_result_hooks(out_tree)   # Modules' Parameters
         self._wraps = None      # after the first restored result: its leaf_wrappers
-        self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_call's conversions
+        self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_caller's conversions
 
     def on_meta(self):
         return any(dev.type == "meta" for _, dev, _ in self.sig.leaves)
 
-    def fast_call(self, leaves):
-        """call() for the leaves of arguments the fast path takes (fast_args.py)."""
-        dtypes = self._dtypes
-        outs = self.exe.run([a._data if type(a) is Tensor else
-                             a if a.dtype is dt else np.asarray(a, dt)
-                             for a, dt in zip(leaves, dtypes)])
-        if self.out_tree is tree_util.LEAF:
-            return Tensor._wrap(outs[0])
-        out = tree_util.tree_unflatten(self.out_tree, [Tensor._wrap(o) for o in outs])
-        return pytree_roles.as_jit_result(out) if self.restores else out
+    def fast_caller(self, arrays):
+        """The call for the fast path's arguments (fast_args.py) with the key of `arrays`: the
+        executable's lean runner where they need no conversion (the key fixes their dtypes and
+        layouts) and the result is plain, else a call converting them."""
+        out_tree, wrap, dtypes = self.out_tree, Tensor._wrap, self._dtypes
+        plain = all(a.dtype == dt and a.flags.c_contiguous for a, dt in zip(arrays, dtypes))
+        run = getattr(self.exe.run, "fast_runner", None)
+        run = run() if run is not None and plain and not self.restores else None
+        if run is not None and len(self.graph.outputs) == 1:
+            if out_tree is tree_util.LEAF:
+                return lambda xs: wrap(run(xs))
+            return lambda xs: tree_util.tree_unflatten(out_tree, [wrap(run(xs))])
+        if run is not None:
+            return lambda xs: tree_util.tree_unflatten(out_tree, [wrap(o) for o in run(xs)])
+        restores, exe = self.restores, self.exe
+
+        def call(xs):
+            outs = exe.run([a if a.dtype is dt else np.asarray(a, dt) for a, dt in zip(xs, dtypes)])
+            if out_tree is tree_util.LEAF:
+                return wrap(outs[0])
+            out = tree_util.tree_unflatten(out_tree, [wrap(o) for o in outs])
+            return pytree_roles.as_jit_result(out) if restores else out
+        return call
 
     def call(self, leaves, args):
         if self._wraps is None:
