@@ -42,15 +42,9 @@ KINDS = {   # kind -> which records get it
 
 # generated tests that fail today: test id -> the bug or deviation (issue 49's op database report)
 KNOWN = {
-    "eager-flip(dims=(0,))": "jg.flip rejects torch's dims= keyword",
-    "grad-flip(dims=(0,))": "jg.flip rejects torch's dims= keyword",
     "lowp-kl_div": "jss.kl_div of float16 inputs returns float32 (16-bit inputs should round once)",
     "lowp-loggamma": "jss.loggamma in float16/bfloat16 is off by more than a few 16-bit ulps",
-    "grad-nanvar(axis=-1)": "jnp.nanvar's gradient disagrees with finite differences",
 }
-# float32 inputs give float64 results (the eager dtype check): every record of these names
-KNOWN_FLOAT64 = ("nanmean", "nanvar", "nanstd", "nanmedian", "quantile", "percentile",
-                 "nanquantile", "nanpercentile", "polyder", "polyint", "cov", "corrcoef")
 
 
 def _params(kind):
@@ -62,10 +56,7 @@ def _params(kind):
         tid = f"{kind}-{r.id}" + (f"-{n}" if n else "")
         marks = () if selected(tid) else (pytest.mark.slow,)
         if tid in KNOWN:
-            marks += (pytest.mark.xfail(reason=KNOWN[tid], strict=False),)
-        elif kind == "eager" and public_name(r) in KNOWN_FLOAT64:
-            marks += (pytest.mark.xfail(reason="float32 inputs give a float64 result",
-                                        strict=False),)
+            marks += (pytest.mark.xfail(reason=KNOWN[tid], strict=True),)
         out.append(pytest.param(r, id=tid, marks=marks))
     return out
 

@@ -3,7 +3,8 @@ plain reduction over the input with each NaN replaced by the reduction's identit
 from __future__ import annotations
 
 from ..ir.types import kind_of
-from ._convert import asarray
+from ._convert import asarray, astype
+from .half_compute import narrowed, widened
 from .creation import ones_like
 from .elementwise import isnan, logical_not, true_divide, where as _where
 from .reductions import all, argmax, argmin, cumprod, cumsum, max, min, prod, sum  # noqa: A004
@@ -69,34 +70,45 @@ nanargmax = _nan_arg(argmax, float("-inf"), "nanargmax")
 nanargmin = _nan_arg(argmin, float("inf"), "nanargmin")
 
 
-def _count(a, axis, keepdims, where):
-    """How many entries are neither NaN nor left out by `where`."""
+def _count(a, axis, keepdims, where, like=None):
+    """How many entries are neither NaN nor left out by `where`; in `like`'s dtype when that is
+    inexact (an int64 count would make a float32 mean or variance float64)."""
     x, missing = _filled(a, 0, where)
     kept = ones_like(x, dtype=bool) if missing is None else logical_not(missing)
-    return sum(kept, axis=axis, keepdims=keepdims)
+    n = sum(kept, axis=axis, keepdims=keepdims)
+    return astype(n, like.dtype) if like is not None and kind_of(like.dtype) in "fc" else n
 
 
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
     """numpy.nanmean: the mean of the non-NaN values (NaN where there are none)."""
-    x = asarray(a)
+    (x,), half = widened(a)          # 16-bit floats: in float32, rounded once (mean's rule)
     s = nansum(x, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
-    return true_divide(s, _count(x, axis, keepdims, where))
+    return narrowed(true_divide(s, _count(x, axis, keepdims, where, like=s)), half)
 
 
 def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
     """numpy.nanvar: the variance of the non-NaN values, divided by (count - ddof)."""
-    x = asarray(a)
-    d = subtract(x, nanmean(x, axis=axis, dtype=dtype, keepdims=True, where=where))
+    (x,), half = widened(a)
+    return narrowed(_nanvar(x, axis, dtype, ddof, keepdims, where), half)
+
+
+def _nanvar(x, axis, dtype, ddof, keepdims, where):
+    # deviations of the kept entries only: a NaN entry's deviation would be NaN, and its zero
+    # cotangent times that NaN a NaN gradient
+    x0, missing = _filled(x, 0, where)
+    d = subtract(x0, nanmean(x, axis=axis, dtype=dtype, keepdims=True, where=where))
+    d = d if missing is None else _where(missing, 0, d)
     d = abs(d) if kind_of(d.dtype) == "c" else d
-    n = _count(x, axis, keepdims, where)
-    v = true_divide(nansum(square(d), axis=axis, keepdims=keepdims, where=where),
-                    subtract(n, ddof))
+    ss = nansum(square(d), axis=axis, keepdims=keepdims, where=where)
+    n = _count(x, axis, keepdims, where, like=ss)
+    v = true_divide(ss, subtract(n, ddof))
     return _where(n > ddof, v, float("nan"))     # NumPy: NaN where count <= ddof
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    """numpy.nanstd: the square root of nanvar."""
-    return sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims, where=where))
+    """numpy.nanstd: the square root of nanvar (taken before a 16-bit result is rounded)."""
+    (x,), half = widened(a)
+    return narrowed(sqrt(_nanvar(x, axis, dtype, ddof, keepdims, where)), half)
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):

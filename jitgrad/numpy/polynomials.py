@@ -97,7 +97,7 @@ def polyder(p, m=1):
     p = _coefficients(p, "polyder")
     for _ in range(m):
         n = p.shape[0] - 1
-        p = multiply(p[:-1], arange(n, 0, -1)) if n > 0 else zeros(1, p.dtype)
+        p = multiply(p[:-1], arange(n, 0, -1, dtype=p.dtype)) if n > 0 else zeros(1, p.dtype)
     return p
 
 
@@ -115,7 +115,8 @@ def polyint(p, m=1, k=None):
         raise ValueError(f"polyint: k must have m = {m} values, got {ks.size}")
     for i in range(m):
         n = p.shape[0]
-        p = concatenate([true_divide(p, arange(n, 0, -1)), asarray([ks[i]], dtype=p.dtype)])
+        p = concatenate([true_divide(p, arange(n, 0, -1, dtype=p.dtype)),
+                         asarray([ks[i]], dtype=p.dtype)])
     return p
 
 

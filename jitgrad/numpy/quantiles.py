@@ -52,10 +52,11 @@ def quantile_along(a, q, axis, method, keepdims, skip_nan, name, scale=1):
     flat, axes = _last_axis(x, axis)
     s = sort(flat, axis=-1)                                 # NaNs last
     nans = isnan(flat)
+    # the count in x's float dtype: an int64 count would make float32 positions float64
     n = flat.shape[-1] if not skip_nan else \
-        sum(logical_not(nans), axis=-1, keepdims=True)
+        astype(sum(logical_not(nans), axis=-1, keepdims=True), x.dtype)
     qb = reshape(qs, (1,) * (flat.ndim - 1) + (-1,))        # (..., Q)
-    pos = multiply(qb, subtract(n, 1))
+    pos = multiply(qb, n - 1)
     lo_i, hi_i = floor(pos), ceil(pos)
     if method == "nearest":
         lo_i = hi_i = rint(pos)

@@ -182,10 +182,17 @@ def movedim(self, source, destination):
     return jnp.moveaxis(self, source, destination)
 
 
-def flip(self, *dims, axis=UNSET):
-    """torch.Tensor.flip(dims) (NumPy's flip(axis=None) reverses all dims)."""
+def flip(self, *dims, axis=UNSET, **kw):
+    """torch.Tensor.flip(dims) / torch.flip(input, dims=...) (NumPy's flip(axis=None) reverses
+    all dims)."""
     if axis is not UNSET:
         return jnp.flip(self, axis)
+    if "dims" in kw:
+        if dims:
+            raise TypeError("flip() got dims both by position and by keyword")
+        dims = (kw.pop("dims"),)
+    if kw:
+        raise TypeError(f"flip() got an unexpected keyword argument {next(iter(kw))!r}")
     return jnp.flip(self, varargs_shape("flip", dims) if dims else None)
 
 
