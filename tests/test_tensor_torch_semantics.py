@@ -398,3 +398,14 @@ def test_the_naming_table():
     x = jg.tensor([[0, 2], [3, 0]])
     assert x.nonzero().tolist() == [[0, 1], [1, 0]]
     assert [i.tolist() for i in x.nonzero(as_tuple=True)] == [[0, 1], [1, 0]]
+
+
+def test_format_of_a_0d_tensor_is_its_items():
+    """torch.Tensor.__format__: f"{loss:.3f}" formats a 0-d tensor's item; other shapes take
+    only the empty spec."""
+    x = jg.tensor(0.123456)
+    assert f"{x:+.2f}" == "+0.12" and "{:.3e}".format(x) == "1.235e-01"
+    assert f"{jg.tensor(7):04d}" == "0007"
+    assert f"{jg.tensor([1.0, 2.0])}" == repr(jg.tensor([1.0, 2.0]))
+    with pytest.raises(TypeError, match="unsupported format string"):
+        f"{jg.tensor([1.0, 2.0]):.2f}"

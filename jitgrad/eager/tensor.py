@@ -287,6 +287,13 @@ class Tensor(ArrayOps):
         self._refresh_views(False)
 
     # printing -----------------------------------------------------------------------------
+    def __format__(self, spec):
+        """format(x, spec), as torch.Tensor.__format__: a 0-d tensor formats as its item
+        (`f"{loss:.3f}"`); any other takes only the empty spec (its repr)."""
+        if not self.shape and self._data is not None:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
     def __repr__(self):
         extra = []
         if self._device != CPU:
