@@ -192,10 +192,17 @@ def _axes_map(shape, axes):
 
 def _seed(v, D, R):
     """The map of a kernel output: it covers all of D, or all of D but R (a reduced value)."""
+    return _seed_of_shape(v.type.shape, D, R)
+
+
+@functools.lru_cache(maxsize=4096)
+def _seed_of_shape(shape, D, R):
+    # (fusion asks again for every candidate merge: 9.4k times, ~600 distinct, for the
+    # depth-200 residual MLP's value_and_grad)
     full = [k for k, d in enumerate(D) if d != 1]
     for axes in (full, [k for k in full if k not in R]):
-        if nonunit(v.type.shape) == tuple(D[k] for k in axes):
-            return _axes_map(v.type.shape, axes)
+        if nonunit(shape) == tuple(D[k] for k in axes):
+            return _axes_map(shape, axes)
     return None
 
 
@@ -388,6 +395,9 @@ def can_fuse(a, b, facts: GraphFacts) -> KernelInfo | None:
     """Legality of running node sets a and b as one kernel body: the merged kernel's KernelInfo,
     or None (no valid kernel kind). Whether the merge keeps the schedule acyclic is the caller's
     check (fuse.py), which knows the other groups."""
+    cat = facts.category
+    if any(cat[n] == "matmul" for n in a) and any(cat[n] == "matmul" for n in b):
+        return None     # one product a kernel (analyze's rule, before sorting and outputs)
     nodes = sorted(a | b, key=facts.position.__getitem__)
     if lowp.fusion_blocked(nodes):      # a numba kernel cannot hold float16/bfloat16 values
         return None
