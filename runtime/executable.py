@@ -172,8 +172,11 @@ class SequencedRun:
                 return outs
             return run
         t = self._outputs[0]
-        make = (functools.partial(np.empty, t.shape, t.dtype) if t.nbytes < allocator.SMALL
-                else (lambda: self.make_outputs()[0]))      # small: malloc's, as make's is
+        if t.nbytes < allocator.SMALL:      # malloc's, as make_outputs' would be
+            make = functools.partial(np.empty, t.shape, np.dtype(t.dtype))
+        else:
+            def make():
+                return self.make_outputs()[0]
 
         def run_one(xs):
             if active:
