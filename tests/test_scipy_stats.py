@@ -120,3 +120,24 @@ def test_errors_name_what_was_expected():
         ST.gamma.logpdf(1.0)
     with pytest.raises(NotImplementedError, match="nan_policy='propagate'"):
         ST.sem(np.ones(3), nan_policy="omit")
+
+
+@pytest.mark.parametrize("fn", ["cdf", "sf", "logcdf", "logsf"])
+def test_gamma_and_chi2_tails_from_the_incomplete_gamma(fn):
+    """gamma/chi2 cdf, sf and their logs (scipy.stats) through jitgrad.scipy.special's
+    gammainc/gammaincc: values, and the cdf's derivative in the shape parameter."""
+    x = np.array([-1.0, 0.3, 1.7, 5.0, 30.0])
+    np.testing.assert_allclose(np.asarray(getattr(ST.gamma, fn)(x, 2.5, loc=0.1, scale=1.5)),
+                               getattr(SS.gamma, fn)(x, 2.5, loc=0.1, scale=1.5), rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(np.asarray(getattr(ST.chi2, fn)(x, 3.0)),
+                               getattr(SS.chi2, fn)(x, 3.0), rtol=1e-10, atol=1e-12)
+
+
+def test_gamma_cdf_gradient_and_poisson_cdf():
+    g = float(jg.grad(lambda a: ST.gamma.cdf(1.5, a))(2.0))
+    fd = (SS.gamma.cdf(1.5, 2.0 + 1e-6) - SS.gamma.cdf(1.5, 2.0 - 1e-6)) / 2e-6
+    assert abs(g - fd) < 1e-6
+    k = np.array([-1, 0, 2, 3.5, 10])
+    np.testing.assert_allclose(np.asarray(ST.poisson.cdf(k, 3.2)), SS.poisson.cdf(k, 3.2),
+                               atol=1e-12)

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import numpy as jnp
-from ..special import betaln, gammaln, xlog1py, xlogy
+from ..special import betaln, gammaincc, gammaln, xlog1py, xlogy
 from .support import exp_of, floats, is_integer, outside
 
 
@@ -91,8 +91,16 @@ nbinom = SimpleNamespace(logpmf=_nbinom_logpmf, pmf=exp_of(_nbinom_logpmf), __na
 betabinom = SimpleNamespace(logpmf=_betabinom_logpmf, pmf=exp_of(_betabinom_logpmf),
                             __name__="betabinom")
 geom = SimpleNamespace(logpmf=_geom_logpmf, pmf=exp_of(_geom_logpmf), __name__="geom")
+def _poisson_cdf(k, mu, loc=0):
+    """scipy.stats.poisson.cdf: P(K <= k) = Q(floor(k - loc) + 1, mu), 0 below the support."""
+    k, mu = floats(k, mu)
+    kf = jnp.floor(jnp.subtract(k, loc))
+    q = gammaincc(jnp.add(jnp.maximum(kf, 0.0), 1.0), mu)
+    return jnp.where(jnp.less(kf, 0), 0.0, q)
+
+
 poisson = SimpleNamespace(logpmf=_poisson_logpmf, pmf=exp_of(_poisson_logpmf),
-                          __name__="poisson")
+                          cdf=_poisson_cdf, __name__="poisson")
 
 
 def _multinomial_logpmf(x, n, p):

@@ -1,6 +1,7 @@
 """Continuous distributions with shape parameters (scipy.stats names: gamma, beta, t, chi2,
 pareto, gennorm, vonmises, wrapcauchy, truncnorm); log densities from jitgrad.scipy.special.
-The CDFs that need the incomplete gamma or beta function are not provided."""
+gamma's and chi2's CDFs come from the regularized incomplete gamma function; those needing
+the incomplete beta function (beta, t) or gennorm's are not provided."""
 from __future__ import annotations
 
 import math
@@ -9,13 +10,15 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import numpy as jnp
-from ..special import betaln, gammaln, i0e, log_ndtr, xlog1py, xlogy
+from ..special import betaln, gammainc, gammaincc, gammaln, i0e, log_ndtr, xlog1py, xlogy
 from .support import floats, outside, standardize
 
 
-def _shaped(name, logpdf_std, support, n_shape, **extra):
+def _shaped(name, logpdf_std, support, n_shape, tails_std=None, **extra):
     """A location-scale family whose standard log density takes n_shape shape parameters:
-    logpdf(x, *shape, loc=0, scale=1), loc and scale also positional, as scipy."""
+    logpdf(x, *shape, loc=0, scale=1), loc and scale also positional, as scipy. tails_std(z,
+    *shape) -> (cdf, sf) of the standard form, where there is one, gives cdf/sf/logcdf/logsf
+    (each computed directly, so the far tails keep their precision)."""
     def split(args, loc, scale):
         if len(args) < n_shape or len(args) > n_shape + 2:
             raise TypeError(f"{name}.logpdf: expected x, {n_shape} shape parameter(s), then "
@@ -32,9 +35,31 @@ def _shaped(name, logpdf_std, support, n_shape, **extra):
 
     def pdf(x, *args, loc=0, scale=1):
         return jnp.exp(logpdf(x, *args, loc=loc, scale=scale))
-    for f in (logpdf, pdf):
+    funcs = {"logpdf": logpdf, "pdf": pdf}
+    if tails_std is not None:
+        def tail(which, log):
+            def fn(x, *args, loc=0, scale=1):
+                shape, loc, scale = split(args, loc, scale)
+                x, loc, scale, *shape = floats(x, loc, scale, *shape)
+                p = tails_std(jnp.true_divide(jnp.subtract(x, loc), scale), *shape)[which]
+                return jnp.log(p) if log else p
+            fn.__name__ = ("log" if log else "") + ("cdf", "sf")[which]
+            return fn
+        funcs.update({f.__name__: f for f in (tail(w, lg) for w in (0, 1) for lg in (0, 1))})
+    for f in funcs.values():
         f.__doc__ = f"scipy.stats.{name}.{f.__name__}(x, *shape, loc=0, scale=1)."
-    return SimpleNamespace(logpdf=logpdf, pdf=pdf, __name__=name, **extra)
+    return SimpleNamespace(**funcs, __name__=name, **extra)
+
+
+def _gamma_tails(z, a):
+    """(P(a, z), Q(a, z)) for z >= 0, (0, 1) below: the gamma distribution's cdf and sf."""
+    zc = jnp.maximum(z, 0.0)
+    below = jnp.less(z, 0)
+    return (jnp.where(below, 0.0, gammainc(a, zc)), jnp.where(below, 1.0, gammaincc(a, zc)))
+
+
+def _chi2_tails(z, df):
+    return _gamma_tails(jnp.multiply(z, 0.5), jnp.multiply(df, 0.5))
 
 
 def _gamma_std(z, a):
@@ -69,12 +94,12 @@ def _gennorm_std(z, beta):
                         jnp.add(gammaln(jnp.true_divide(1.0, beta)), jnp.power(jnp.abs(z), beta)))
 
 
-gamma = _shaped("gamma", _gamma_std, lambda z, a: jnp.greater_equal(z, 0), 1)
+gamma = _shaped("gamma", _gamma_std, lambda z, a: jnp.greater_equal(z, 0), 1, _gamma_tails)
 beta = _shaped("beta", _beta_std,
                lambda z, a, b: jnp.logical_and(jnp.greater_equal(z, 0), jnp.less_equal(z, 1)),
                2)
 t = _shaped("t", _t_std, None, 1)
-chi2 = _shaped("chi2", _chi2_std, lambda z, df: jnp.greater_equal(z, 0), 1)
+chi2 = _shaped("chi2", _chi2_std, lambda z, df: jnp.greater_equal(z, 0), 1, _chi2_tails)
 gennorm = _shaped("gennorm", _gennorm_std, None, 1)
 
 
