@@ -1,11 +1,11 @@
-"""Datasets and batching for NumPy arrays: MNIST IDX files, bundled 8x8 digits, DataLoader.
+"""Datasets and batching for NumPy arrays: MNIST IDX files, bundled 8x8 digits, ArrayLoader.
 
 Everything here returns plain NumPy arrays; hand batches to ``jg.tensor`` or a jitted function.
 
 >>> (x_train, y_train), (x_test, y_test) = digits_split(test_size=0.2, seed=0)
 >>> x_train.shape, x_test.shape
 ((1437, 64), (360, 64))
->>> for xb, yb in DataLoader(x_train, y_train, batch_size=128, shuffle=True, seed=0):
+>>> for xb, yb in ArrayLoader(x_train, y_train, batch_size=128, shuffle=True, seed=0):
 ...     pass  # one epoch of (128, 64) float32 / (128,) int64 batches
 """
 
@@ -26,7 +26,7 @@ __all__ = [
     "load_digits",
     "train_test_split",
     "digits_split",
-    "DataLoader",
+    "ArrayLoader",
 ]
 
 # IDX type code -> (name, big-endian NumPy dtype)
@@ -216,7 +216,7 @@ def digits_split(
     return train_test_split(*load_digits(), test_size=test_size, seed=seed)
 
 
-class DataLoader:
+class ArrayLoader:
     """Iterate over ``x`` (and ``y``) in mini-batches along the first axis, PyTorch-style.
 
     Each batch is a tuple of NumPy arrays: ``(xb, yb)`` when ``y`` is given, else ``(xb,)``.
@@ -235,7 +235,7 @@ class DataLoader:
     in step. ``num_samples`` stays the whole data set's size.
 
     >>> x, y = np.zeros((10, 3), np.float32), np.arange(10)
-    >>> loader = DataLoader(x, y, batch_size=4, shuffle=True, seed=0)
+    >>> loader = ArrayLoader(x, y, batch_size=4, shuffle=True, seed=0)
     >>> len(loader), [len(yb) for xb, yb in loader]
     (3, [4, 4, 2])
     """
@@ -252,9 +252,9 @@ class DataLoader:
     ):
         is_int = isinstance(batch_size, (int, np.integer)) and not isinstance(batch_size, bool)
         if not (is_int and batch_size >= 1):
-            raise ValueError(f"DataLoader: batch_size must be a positive int, got {batch_size!r}")
+            raise ValueError(f"ArrayLoader: batch_size must be a positive int, got {batch_size!r}")
         self.arrays = (np.asarray(x),) if y is None else (np.asarray(x), np.asarray(y))
-        self.num_samples = _common_length(*self.arrays, where="DataLoader")
+        self.num_samples = _common_length(*self.arrays, where="ArrayLoader")
         self.batch_size = int(batch_size)
         self.shuffle = shuffle
         self.seed = np.random.SeedSequence().entropy if seed is None else seed
@@ -291,13 +291,13 @@ class DataLoader:
 
 
 def _check_shard(shard) -> tuple[int, int]:
-    """(rank, world) from DataLoader's ``shard`` argument; (0, 1) for None."""
+    """(rank, world) from ArrayLoader's ``shard`` argument; (0, 1) for None."""
     if shard is None:
         return 0, 1
     ints = isinstance(shard, tuple) and len(shard) == 2 and all(
         isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in shard)
     if not (ints and shard[1] >= 1 and 0 <= shard[0] < shard[1]):
-        raise ValueError(f"DataLoader: shard must be a tuple (rank, world) of ints with "
+        raise ValueError(f"ArrayLoader: shard must be a tuple (rank, world) of ints with "
                          f"0 <= rank < world, e.g. (jg.distributed.rank(), "
                          f"jg.distributed.world_size()), got {shard!r}")
     return int(shard[0]), int(shard[1])

@@ -1,4 +1,4 @@
-"""jitgrad.data: IDX parsing, MNIST loading and its errors, bundled digits, splits, DataLoader."""
+"""jitgrad.data: IDX parsing, MNIST loading and its errors, bundled digits, splits, ArrayLoader."""
 
 import gzip
 import re
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from jitgrad import data
-from jitgrad.data import DataError, DataLoader
+from jitgrad.data import DataError, ArrayLoader
 
 IDX_CODES = {"u1": 0x08, "i1": 0x09, ">i2": 0x0B, ">i4": 0x0C, ">f4": 0x0D, ">f8": 0x0E}
 
@@ -217,7 +217,7 @@ def test_digits_split():
     np.testing.assert_array_equal(y_tr, y_tr2)
 
 
-# ---------------------------------------------------------------- DataLoader
+# ---------------------------------------------------------------- ArrayLoader
 
 
 @pytest.mark.parametrize("n,batch,drop_last,sizes", [
@@ -230,7 +230,7 @@ def test_digits_split():
     (0, 4, False, []),
 ])
 def test_loader_batch_counts(n, batch, drop_last, sizes):
-    loader = DataLoader(np.zeros((n, 2)), np.zeros(n), batch_size=batch, drop_last=drop_last)
+    loader = ArrayLoader(np.zeros((n, 2)), np.zeros(n), batch_size=batch, drop_last=drop_last)
     batches = list(loader)
     assert len(loader) == len(sizes) == len(batches)
     assert [len(xb) for xb, _ in batches] == sizes
@@ -239,16 +239,16 @@ def test_loader_batch_counts(n, batch, drop_last, sizes):
 
 def test_loader_in_order_without_shuffle():
     x = np.arange(14).reshape(7, 2)
-    batches = list(DataLoader(x, np.arange(7), batch_size=3))
+    batches = list(ArrayLoader(x, np.arange(7), batch_size=3))
     assert all(isinstance(b, tuple) and len(b) == 2 for b in batches)
     np.testing.assert_array_equal(np.concatenate([xb for xb, _ in batches]), x)
-    (only,) = next(iter(DataLoader(x, batch_size=2)))
+    (only,) = next(iter(ArrayLoader(x, batch_size=2)))
     np.testing.assert_array_equal(only, x[:2])
 
 
 def test_loader_shuffle_covers_all_rows_and_keeps_pairs():
     x, y = np.arange(50) * 10, np.arange(50)
-    loader = DataLoader(x, y, batch_size=8, shuffle=True, seed=0)
+    loader = ArrayLoader(x, y, batch_size=8, shuffle=True, seed=0)
     for _ in range(3):
         xs, ys = map(np.concatenate, zip(*loader))
         np.testing.assert_array_equal(xs, ys * 10)
@@ -262,9 +262,9 @@ def epochs(loader, count):
 
 def test_loader_shuffle_is_reproducible_and_varies_per_epoch():
     y = np.arange(64)
-    a = epochs(DataLoader(y, y, batch_size=16, shuffle=True, seed=7), 3)
-    b = epochs(DataLoader(y, y, batch_size=16, shuffle=True, seed=7), 3)
-    c = epochs(DataLoader(y, y, batch_size=16, shuffle=True, seed=8), 1)
+    a = epochs(ArrayLoader(y, y, batch_size=16, shuffle=True, seed=7), 3)
+    b = epochs(ArrayLoader(y, y, batch_size=16, shuffle=True, seed=7), 3)
+    c = epochs(ArrayLoader(y, y, batch_size=16, shuffle=True, seed=8), 1)
     for ea, eb in zip(a, b):
         np.testing.assert_array_equal(ea, eb)
     assert not np.array_equal(a[0], a[1]) and not np.array_equal(a[1], a[2])
@@ -273,23 +273,23 @@ def test_loader_shuffle_is_reproducible_and_varies_per_epoch():
 
 def test_loader_epoch_can_be_set_to_resume():
     y = np.arange(32)
-    loader = DataLoader(y, y, batch_size=5, shuffle=True, seed=1)
+    loader = ArrayLoader(y, y, batch_size=5, shuffle=True, seed=1)
     first_three = epochs(loader, 3)
     assert loader.epoch == 3
-    resumed = DataLoader(y, y, batch_size=5, shuffle=True, seed=1)
+    resumed = ArrayLoader(y, y, batch_size=5, shuffle=True, seed=1)
     resumed.epoch = 2
     np.testing.assert_array_equal(epochs(resumed, 1)[0], first_three[2])
 
 
 def test_loader_unseeded_shuffle_still_varies():
     y = np.arange(64)
-    e0, e1 = epochs(DataLoader(y, y, batch_size=64, shuffle=True), 2)
+    e0, e1 = epochs(ArrayLoader(y, y, batch_size=64, shuffle=True), 2)
     np.testing.assert_array_equal(np.sort(e0), y)
     assert not np.array_equal(e0, e1)
 
 
 def test_loader_drop_last_with_shuffle_gives_full_batches():
-    loader = DataLoader(np.arange(10), np.arange(10), batch_size=3, shuffle=True, seed=0,
+    loader = ArrayLoader(np.arange(10), np.arange(10), batch_size=3, shuffle=True, seed=0,
                         drop_last=True)
     assert [len(yb) for _, yb in loader] == [3, 3, 3]
 
@@ -297,24 +297,24 @@ def test_loader_drop_last_with_shuffle_gives_full_batches():
 @pytest.mark.parametrize("batch_size", [0, -1, 2.0, None, True])
 def test_loader_rejects_bad_batch_size(batch_size):
     with pytest.raises(ValueError, match="batch_size must be a positive int"):
-        DataLoader(np.zeros(4), batch_size=batch_size)
+        ArrayLoader(np.zeros(4), batch_size=batch_size)
 
 
 def test_loader_rejects_mismatched_or_scalar_arrays():
-    with pytest.raises(ValueError, match=r"DataLoader: arrays differ in length along axis 0"):
-        DataLoader(np.zeros((4, 2)), np.zeros(5))
-    with pytest.raises(ValueError, match=r"DataLoader: arrays need at least one dimension"):
-        DataLoader(np.float32(1.0))
+    with pytest.raises(ValueError, match=r"ArrayLoader: arrays differ in length along axis 0"):
+        ArrayLoader(np.zeros((4, 2)), np.zeros(5))
+    with pytest.raises(ValueError, match=r"ArrayLoader: arrays need at least one dimension"):
+        ArrayLoader(np.float32(1.0))
 
 
-# ---------------------------------------------------------------- DataLoader shards
+# ---------------------------------------------------------------- ArrayLoader shards
 
 
 @pytest.mark.parametrize("n,world,batch", [(10, 2, 3), (11, 3, 2), (7, 4, 5), (3, 4, 1)])
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_loader_shards_cover_every_sample_once_per_epoch(n, world, batch, shuffle):
     y = np.arange(n)
-    loaders = [DataLoader(y * 10, y, batch_size=batch, shuffle=shuffle, seed=5, shard=(r, world))
+    loaders = [ArrayLoader(y * 10, y, batch_size=batch, shuffle=shuffle, seed=5, shard=(r, world))
                for r in range(world)]
     for _ in range(3):   # each epoch: disjoint shards whose union is every sample exactly once
         seen = [np.concatenate([yb for _, yb in ld] or [np.zeros(0, int)]) for ld in loaders]
@@ -326,10 +326,10 @@ def test_loader_shards_cover_every_sample_once_per_epoch(n, world, batch, shuffl
 
 def test_loader_shards_are_deterministic_per_seed_and_follow_the_global_order():
     y = np.arange(40)
-    full = epochs(DataLoader(y, y, batch_size=40, shuffle=True, seed=3), 2)
+    full = epochs(ArrayLoader(y, y, batch_size=40, shuffle=True, seed=3), 2)
     for r in range(2):
-        mine = epochs(DataLoader(y, y, batch_size=4, shuffle=True, seed=3, shard=(r, 2)), 2)
-        again = epochs(DataLoader(y, y, batch_size=4, shuffle=True, seed=3, shard=(r, 2)), 2)
+        mine = epochs(ArrayLoader(y, y, batch_size=4, shuffle=True, seed=3, shard=(r, 2)), 2)
+        again = epochs(ArrayLoader(y, y, batch_size=4, shuffle=True, seed=3, shard=(r, 2)), 2)
         for e in range(2):
             np.testing.assert_array_equal(mine[e], full[e][r::2])
             np.testing.assert_array_equal(mine[e], again[e])
@@ -337,7 +337,7 @@ def test_loader_shards_are_deterministic_per_seed_and_follow_the_global_order():
 
 def test_loader_shards_with_drop_last_give_every_rank_the_same_full_batches():
     y = np.arange(23)
-    loaders = [DataLoader(y, y, batch_size=3, shuffle=True, seed=0, drop_last=True,
+    loaders = [ArrayLoader(y, y, batch_size=3, shuffle=True, seed=0, drop_last=True,
                           shard=(r, 3)) for r in range(3)]
     assert [len(ld) for ld in loaders] == [2, 2, 2]          # (23 // 3) // 3
     batches = [[yb for _, yb in ld] for ld in loaders]
@@ -348,6 +348,6 @@ def test_loader_shards_with_drop_last_give_every_rank_the_same_full_batches():
 
 @pytest.mark.parametrize("shard", [(2, 2), (-1, 2), (0, 0), [0, 2], (0.0, 2), (True, 2), (0,)])
 def test_loader_rejects_bad_shard(shard):
-    with pytest.raises(ValueError, match=r"DataLoader: shard must be a tuple \(rank, world\) of "
+    with pytest.raises(ValueError, match=r"ArrayLoader: shard must be a tuple \(rank, world\) of "
                                          r"ints with 0 <= rank < world, .*got " + re.escape(repr(shard))):
-        DataLoader(np.zeros(4), batch_size=1, shard=shard)
+        ArrayLoader(np.zeros(4), batch_size=1, shard=shard)

@@ -14,7 +14,7 @@ import pytest
 
 import jitgrad as jg
 from jitgrad import distributed as dist
-from jitgrad.data import DataLoader
+from jitgrad.data import ArrayLoader
 from jitgrad.nn import functional as F
 from jitgrad.nn.parallel import DistributedDataParallel
 
@@ -51,7 +51,7 @@ def train_ddp(shard):
     x, y = data()
     model = DistributedDataParallel(make_model(seed=100 + shard[0]))
     opt = jg.optim.SGD(model.parameters(), lr=LR, momentum=0.9)
-    loader = DataLoader(x, y, batch_size=RANK_BATCH, shuffle=True, seed=1, shard=shard)
+    loader = ArrayLoader(x, y, batch_size=RANK_BATCH, shuffle=True, seed=1, shard=shard)
     for _ in range(EPOCHS):
         for xb, yb in loader:
             model.backward(loss_fn(model, xb, yb))
@@ -68,7 +68,7 @@ def train_functional(shard):
     state = opt.init(model)
     grad_step = jg.jit(jg.value_and_grad(loss_fn))
     update = jg.jit(opt.update)
-    loader = DataLoader(x, y, batch_size=RANK_BATCH, shuffle=True, seed=1, shard=shard)
+    loader = ArrayLoader(x, y, batch_size=RANK_BATCH, shuffle=True, seed=1, shard=shard)
     for _ in range(EPOCHS):
         for xb, yb in loader:
             loss, grads = grad_step(model, xb, yb)
@@ -82,7 +82,7 @@ def reference_ddp(seed):
     x, y = data()
     model = make_model(seed)
     opt = jg.optim.SGD(model.parameters(), lr=LR, momentum=0.9)
-    loader = DataLoader(x, y, batch_size=2 * RANK_BATCH, shuffle=True, seed=1)
+    loader = ArrayLoader(x, y, batch_size=2 * RANK_BATCH, shuffle=True, seed=1)
     for _ in range(EPOCHS):
         for xb, yb in loader:
             loss_fn(model, xb, yb).backward()
@@ -97,7 +97,7 @@ def reference_functional(seed):
     model = make_model(seed)
     opt = jg.optim.adam(0.05)
     state = opt.init(model)
-    loader = DataLoader(x, y, batch_size=2 * RANK_BATCH, shuffle=True, seed=1)
+    loader = ArrayLoader(x, y, batch_size=2 * RANK_BATCH, shuffle=True, seed=1)
     for _ in range(EPOCHS):
         for xb, yb in loader:
             _, grads = jg.value_and_grad(loss_fn)(model, xb, yb)
@@ -313,7 +313,7 @@ def scenario_train(out_dir):
     for i, leaf in enumerate(jg.tree_util.tree_leaves(gathered)):
         saved[f"gather{i}"] = np.asarray(leaf)
     x, y = data()
-    loader = DataLoader(np.arange(N_SAMPLES), batch_size=5, shuffle=True, seed=1,
+    loader = ArrayLoader(np.arange(N_SAMPLES), batch_size=5, shuffle=True, seed=1,
                         shard=(r, world))
     rows = np.stack([np.concatenate([b for (b,) in loader]) for _ in range(EPOCHS)])
     saved["shard_rows"] = dist.allgather(rows)

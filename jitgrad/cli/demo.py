@@ -20,7 +20,7 @@ import numpy as np
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import nn
-from jitgrad.data import DataError, DataLoader, digits_split, load_mnist
+from jitgrad.data import DataError, ArrayLoader, digits_split, load_mnist
 from jitgrad.nn import functional as F
 
 
@@ -80,7 +80,7 @@ def softmax_regression(train, test, s: Settings, seed: int) -> Run:
     run = Run("softmax regression")
     lr = s.softmax_lr
     W = jnp.zeros((x_train.shape[1], 10))
-    loader = DataLoader(x_train, y_train, batch_size=s.batch_size, shuffle=True, seed=seed,
+    loader = ArrayLoader(x_train, y_train, batch_size=s.batch_size, shuffle=True, seed=seed,
                         drop_last=True)
     for epoch in range(s.softmax_epochs):
         bar = progress_bar(len(loader), epoch, s.softmax_epochs, "softmax")
@@ -117,9 +117,9 @@ def mlp(train, test, s: Settings, seed: int) -> tuple[Run, dict]:
         model, state = opt.update(grads, state, model)
         return model, state, loss
 
-    loader = DataLoader(x_train, y_train, batch_size=s.batch_size, shuffle=True, seed=seed,
+    loader = ArrayLoader(x_train, y_train, batch_size=s.batch_size, shuffle=True, seed=seed,
                         drop_last=True)
-    xb, yb = next(iter(DataLoader(x_train, y_train, batch_size=s.batch_size)))
+    xb, yb = next(iter(ArrayLoader(x_train, y_train, batch_size=s.batch_size)))
     t0 = time.perf_counter()   # compile ahead of time, to time it apart from training
     step = jg.jit(train_step).lower(model, state, xb, yb).compile()
     predict = jg.jit(lambda model, x: model(x)).lower(model, x_test).compile()

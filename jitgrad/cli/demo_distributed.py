@@ -2,7 +2,7 @@
 
     mpiexec -n 2 jitgrad demo --distributed
 
-Each rank trains on its shard of every epoch (DataLoader(shard=(rank, world))) with the same
+Each rank trains on its shard of every epoch (ArrayLoader(shard=(rank, world))) with the same
 global batch as the single-process demo, split over the ranks; gradients are averaged with
 jg.distributed.allreduce after every step, so all ranks take the same steps. Rank 0 prints.
 At the end every rank compares its parameters with rank 0's and the largest difference is
@@ -19,7 +19,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import distributed as dist
 from jitgrad import nn
-from jitgrad.data import DataError, DataLoader
+from jitgrad.data import DataError, ArrayLoader
 
 from .demo import (
     Run, accuracy, epochs_text, load, loss, mlp_loss, plot, progress_bar, save_params, settings_for
@@ -38,7 +38,7 @@ class Ranks:
             print(*args, **kwargs)
 
     def loader(self, x, y, rank_batch, seed):
-        return DataLoader(x, y, batch_size=rank_batch, shuffle=True, seed=seed, drop_last=True,
+        return ArrayLoader(x, y, batch_size=rank_batch, shuffle=True, seed=seed, drop_last=True,
                           shard=(self.rank, self.world))
 
     def epoch_end(self, run, loader, rank_batch, losses, test, predict, bar):

@@ -2,7 +2,7 @@
 
     model = jg.nn.parallel.DistributedDataParallel(MLP())   # rank 0's parameters everywhere
     opt = jg.optim.Adam(model.parameters(), lr=1e-3)
-    for x, y in DataLoader(xs, ys, batch_size=32, shuffle=True, seed=0, drop_last=True,
+    for x, y in ArrayLoader(xs, ys, batch_size=32, shuffle=True, seed=0, drop_last=True,
                            shard=(jg.distributed.rank(), jg.distributed.world_size())):
         loss = F.cross_entropy(model(x), y)
         model.backward(loss)        # loss.backward(), then .grad averaged over the ranks
