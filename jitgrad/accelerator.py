@@ -27,7 +27,7 @@ def current_accelerator(check_available: bool = False):
     could use one); None otherwise -- torch's answer on a machine without an accelerator."""
     if not _cuda.is_available():
         return None
-    from .runtime.device import device
+    from .runtime.device import device      # lazy: only when an accelerator answers
     return device("cuda")
 
 

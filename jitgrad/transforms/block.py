@@ -3,6 +3,8 @@ return the tree. CPU work is done when a call returns; CUDA work runs on each de
 so that stream is synchronized (what a timing loop needs before reading the clock)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import tree_util
 from ..eager.array_base import register_methods
 from ..eager.tensor import Tensor
@@ -30,7 +32,6 @@ register_methods({"block_until_ready": block_until_ready}, Tensor)
 
 
 def _placeable(x):
-    import numpy as np
     return isinstance(x, (Tensor, np.ndarray, np.generic, bool, int, float, complex))
 
 
@@ -39,7 +40,7 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
     as a jitgrad array, on `device` when one is given (a jg.device or "cpu"/"cuda"); other
     leaves are left alone. src, donate and may_alias are accepted as JAX's and change nothing
     here (a tensor already in place is returned as is)."""
-    from ..numpy import asarray
+    from ..numpy import asarray     # lazy: jitgrad.numpy imports the transforms
 
     def put(leaf):
         if not _placeable(leaf):
@@ -53,7 +54,6 @@ def device_put(x, device=None, *, src=None, donate=False, may_alias=None):
 def device_get(x):
     """JAX's jax.device_get: every tensor leaf of the pytree `x` as a NumPy array (waiting for
     it first); other leaves are left alone."""
-    import numpy as np
     block_until_ready(x)
     return tree_util.tree_map(lambda leaf: np.asarray(leaf) if isinstance(leaf, Tensor) else leaf,
                               x)

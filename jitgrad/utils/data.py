@@ -29,7 +29,7 @@ __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDatas
 
 
 def _jg():
-    import jitgrad
+    import jitgrad      # lazy: this module loads from jitgrad.__getattr__, inside that import
     return jitgrad
 
 
