@@ -273,7 +273,31 @@ class Embedding(Module):
 
 # ------------------------------------------------------------------------------ containers
 
-class Sequential(Module):
+class _ModuleSequence(Module):
+    """Children kept in order: len, iteration, append/extend and item assignment (what
+    Sequential and ModuleList share)."""
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for m in modules:
+            self.append(m)
+        return self
+
+    def __setitem__(self, idx, module):
+        key = list(self._modules)[idx]
+        self.add_module(key, module)
+
+
+class Sequential(_ModuleSequence):
     """Apply modules in order: Sequential(Linear(64, 128), ReLU(), Linear(128, 10)), or from an
     OrderedDict of names. `model(x, key=k)` splits k among the layers that take a key."""
 
@@ -286,30 +310,11 @@ class Sequential(Module):
             for i, m in enumerate(modules):
                 self.add_module(str(i), m)
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def __getitem__(self, idx):
         mods = list(self._modules.items())
         if isinstance(idx, slice):
             return Sequential(OrderedDict(mods[idx]))
         return mods[idx][1]
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
-
-    def __setitem__(self, idx, module):
-        key = list(self._modules)[idx]
-        self.add_module(key, module)
 
     def forward(self, x, key=None):
         needs = [takes_key(m) for m in self]
@@ -319,7 +324,7 @@ class Sequential(Module):
         return x
 
 
-class ModuleList(Module):
+class ModuleList(_ModuleSequence):
     """A list of modules registered as children "0", "1", ... (index, iterate, append)."""
 
     def __init__(self, modules=()):
@@ -327,27 +332,8 @@ class ModuleList(Module):
         for m in modules:
             self.append(m)
 
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
     def __getitem__(self, idx):
         return list(self._modules.values())[idx]
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
-
-    def extend(self, modules):
-        for m in modules:
-            self.append(m)
-        return self
-
-    def __setitem__(self, idx, module):
-        key = list(self._modules)[idx]
-        self.add_module(key, module)
 
 
 __all__ = ["Identity", "Linear", "ReLU", "Tanh", "Sigmoid", "GELU", "Softmax", "LogSoftmax",
