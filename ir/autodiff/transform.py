@@ -11,7 +11,6 @@ from __future__ import annotations
 from ..builder import Builder
 from ..errors import MissingRuleError
 from ..graph import Graph, Node, Value
-from ..ops import Op
 from ..registry import JVP_RULES, NON_DIFFERENTIABLE, VJP_RULES
 from ..types import is_inexact
 from .emitter import Emitter
@@ -41,8 +40,8 @@ def _depends_on(graph, roots) -> set:
     """Float values that depend on any of `roots` (the values derivatives can flow through)."""
     active = {v for v in roots if is_inexact(v.type.dtype)}
     for n in graph.nodes:
-        if n.op is Op.stop_gradient:        # no derivative flows through (JAX's symbolic zero)
-            continue
+        if n.op in NON_DIFFERENTIABLE:      # zero derivative (stop_gradient, floor, argmax,
+            continue                        # ...): JAX's symbolic zero, from the op records
         if any(v in active for v in n.inputs):
             active.update(v for v in n.outputs if is_inexact(v.type.dtype))
     return active
