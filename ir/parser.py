@@ -70,10 +70,10 @@ class _Parser:
         self.expect("(")
         arg_names = []
         while self.peek()[1] != ")":
-            vname = self.next()[1]
+            _, vname, line = self.next()
             self.expect(":")
             v = Value(self.type())
-            env[vname] = v
+            self.define(env, vname, v, line)
             arg_names.append(vname[1:])
             g.inputs.append(v)
             if self.peek()[1] == ",":
@@ -81,25 +81,38 @@ class _Parser:
         self.expect(")")
         g.arg_names = arg_names
         self.expect("->")
+        declared = []
         if self.peek()[1] == "(":
             self.next()
             while self.peek()[1] != ")":
-                self.type()
+                declared.append(self.type())
                 if self.peek()[1] == ",":
                     self.next()
             self.next()
         else:
-            self.type()
+            declared.append(self.type())
         self.expect("{")
         while self.peek()[1] != "return":
             g.nodes.append(self.node(env))
-        self.next()
+        line = self.next()[2]
         g.outputs = [self.use(env)]
         while self.peek()[1] == ",":
             self.next()
             g.outputs.append(self.use(env))
         self.expect("}")
+        returned = [v.type for v in g.outputs]
+        if returned != declared:
+            raise ParseError(f"line {line}: graph {g.name} declares it returns "
+                             f"({', '.join(map(str, declared))}) but returns "
+                             f"({', '.join(map(str, returned))})")
         return g
+
+    @staticmethod
+    def define(env, name, value, line):
+        """Bind a value name; each name is defined once (SSA)."""
+        if name in env:
+            raise ParseError(f"line {line}: {name} is defined twice (each value is defined once)")
+        env[name] = value
 
     def use(self, env):
         kind, tok, line = self.next()
@@ -139,7 +152,7 @@ class _Parser:
             params["value"] = self.literal(params["value"], types[0], line)
         outs = tuple(Value(t) for t in types)
         for n, v in zip(lhs, outs):
-            env[n] = v
+            self.define(env, n, v, line)
         return Node(op, tuple(inputs), params, outs, source)
 
     def literal(self, raw, t, line):
