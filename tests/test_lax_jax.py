@@ -15,11 +15,12 @@ RNG = np.random.default_rng(2)
 
 @pytest.fixture(autouse=True)
 def x64():
-    old = jg.config.read("enable_x64")
+    old, old_jax = jg.config.read("enable_x64"), jax.config.read("jax_enable_x64")
     jg.config.update("enable_x64", True)
     jax.config.update("jax_enable_x64", True)
     yield
     jg.config.update("enable_x64", old)
+    jax.config.update("jax_enable_x64", old_jax)    # a global: later tests run jax in float32
 
 
 def randn(*shape):
