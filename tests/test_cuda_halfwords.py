@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from llvmlite import binding as llvm, ir
 
-from jitgrad.codegen.cpu import llvm_lowp
+from jitgrad.codegen.kernel import float_bits
 
 pytest.importorskip("numba_cuda", reason="numba-cuda not installed (the cuda extra)")
 from jitgrad.codegen.cuda import halfwords as hw  # noqa: E402
@@ -27,8 +27,8 @@ def compiled():
     module.triple = llvm.get_process_triple()
     specs = {"f32_to_f16": (F32, I16, hw.ir_f32_to_f16),
              "f16_to_f32": (I16, F32, hw.ir_f16_to_f32),
-             "f32_to_bf16": (F32, I16, llvm_lowp.f32_to_bf16),
-             "bf16_to_f32": (I16, F32, llvm_lowp.bf16_to_f32),
+             "f32_to_bf16": (F32, I16, float_bits.f32_to_bf16),
+             "bf16_to_f32": (I16, F32, float_bits.bf16_to_f32),
              "f64_to_f32_odd": (F64, F32, hw.ir_f64_to_f32_odd),
              "llvm_f32_to_f16": (F32, I16, lambda b, x: b.bitcast(b.fptrunc(x, ir.HalfType()), I16))}
     i32 = ir.IntType(32)

@@ -20,43 +20,10 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.types import float16, is_bfloat16, kind_of
+from ..kernel.float_bits import bf16_to_f32, f32_to_bf16, f64_to_f32_odd
 
-I1, I16, I32, I64 = ir.IntType(1), ir.IntType(16), ir.IntType(32), ir.IntType(64)
+I64 = ir.IntType(64)
 F16, F32, F64 = ir.HalfType(), ir.FloatType(), ir.DoubleType()
-
-
-def bf16_to_f32(b, x):
-    return b.bitcast(b.shl(b.zext(x, I32), ir.Constant(I32, 16)), F32)
-
-
-def f32_to_bf16(b, x):
-    bits = b.bitcast(x, I32)
-    lsb = b.and_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
-    rounded = b.lshr(b.add(bits, b.add(lsb, ir.Constant(I32, 0x7FFF))), ir.Constant(I32, 16))
-    sign = b.and_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 0x8000))
-    nan = b.or_(sign, ir.Constant(I32, 0x7FC0))
-    out = b.select(b.fcmp_unordered("uno", x, x), nan, rounded)
-    return b.trunc(out, I16)
-
-
-def f64_to_f32_odd(b, x, fabs=None):
-    """float64 -> float32 rounded to odd: the nearest-even result, moved one ulp toward x when
-    it is inexact and even. fabs(b, v): |v| (default llvm.fabs, which NVVM lacks)."""
-    fabs = fabs or intrinsic_fabs
-    t = b.fptrunc(x, F32)
-    bits = b.bitcast(t, I32)
-    inexact = b.fcmp_ordered("!=", b.fpext(t, F64), x)
-    even = b.icmp_unsigned("==", b.and_(bits, ir.Constant(I32, 1)), ir.Constant(I32, 0))
-    # |x| above |t|: one ulp away from zero (bits + 1), else toward it (bits - 1)
-    away = b.fcmp_ordered(">", fabs(b, x), b.fpext(fabs(b, t), F64))
-    step = b.select(away, ir.Constant(I32, 1), ir.Constant(I32, -1))
-    moved = b.bitcast(b.add(bits, step), F32)
-    return b.select(b.and_(inexact, even), moved, t)
-
-
-def intrinsic_fabs(b, x):
-    fn = b.module.declare_intrinsic("llvm.fabs", [x.type])
-    return b.call(fn, [x])
 
 
 def to_f32(b, x, src):

@@ -12,7 +12,7 @@ one call each (codegen/cuda/lowp.py writes them):
                                 F32_TO_F16 of it)
 
 For a GPU (and compile_ptx) they are numba intrinsics whose LLVM IR is integer arithmetic on the
-float32 bits: bfloat16 and round-to-odd are the CPU units' own IR (codegen/cpu/llvm_lowp.py; |x|
+float32 bits: bfloat16 and round-to-odd are the IR the CPU units use too (codegen/kernel/float_bits.py; |x|
 by clearing the sign bit, as NVVM has no llvm.fabs), and float16, which the CPU units convert
 with LLVM's `half`, is written here in bits (PTX's cvt would make every NaN the canonical 0x7FFF). tests/test_cuda_halfwords.py runs this IR on the CPU
 against the simulator's versions over every float16 word and float32's special values. Under
@@ -30,7 +30,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...runtime.cuda_device import simulator_enabled
-from ..cpu import llvm_lowp
+from ..kernel import float_bits
 
 __all__ = ["F32_TO_F16", "F16_TO_F32", "F32_TO_BF16", "BF16_TO_F32", "F64_TO_F32_ODD"]
 
@@ -129,7 +129,7 @@ def ir_fabs(b, x):
 
 
 def ir_f64_to_f32_odd(b, x):
-    return llvm_lowp.f64_to_f32_odd(b, x, fabs=ir_fabs)
+    return float_bits.f64_to_f32_odd(b, x, fabs=ir_fabs)
 
 
 def _ir_builders():
@@ -139,8 +139,8 @@ def _ir_builders():
     f32, f64, u16 = types.float32, types.float64, types.uint16
     return {"F32_TO_F16": (f32, u16, ir_f32_to_f16),
             "F16_TO_F32": (u16, f32, ir_f16_to_f32),
-            "F32_TO_BF16": (f32, u16, llvm_lowp.f32_to_bf16),
-            "BF16_TO_F32": (u16, f32, llvm_lowp.bf16_to_f32),
+            "F32_TO_BF16": (f32, u16, float_bits.f32_to_bf16),
+            "BF16_TO_F32": (u16, f32, float_bits.bf16_to_f32),
             "F64_TO_F32_ODD": (f64, f32, ir_f64_to_f32_odd)}
 
 
