@@ -9,6 +9,13 @@ second OpenBLAS thread waiting for a core) and 0.58 ms on one thread. `follow_ru
 that BLAS's threads to the option num_threads now and after every jg.config.update/reset of it;
 `blas_threads()` reads them back (None: no bundled OpenBLAS found, e.g. a NumPy built against
 another BLAS, which keeps its own settings).
+
+Small products run on one thread whatever num_threads says (`for_product(macs)`, called before
+each eager matmul): OpenBLAS's workers spin for a long while after every threaded call, so on a
+busy or 2-core machine they take the core the Python thread needs for the ops in between (GPT's
+eager training step, every product under 2^24 multiply-adds: 2.6x slower with two BLAS threads
+than with one, on 2 busy cores). Only a product of PARALLEL_MACS or more, whose halves save
+milliseconds, runs on num_threads (as PyTorch splits only work above a grain size).
 """
 from __future__ import annotations
 
@@ -26,6 +33,8 @@ NUMPY_BLAS = (("numpy.libs", "libscipy_openblas64_*.so", "scipy_openblas_set_num
               ("numpy.libs", "libopenblas64_*.so", "openblas_set_num_threads64_",
                "openblas_get_num_threads64_"))
 _lib: list = []          # [(setter, getter)] once looked up; [None] when there is none
+PARALLEL_MACS = 1 << 28  # multiply-adds of the smallest eager product run on num_threads
+_threads = {"limit": 1, "now": None}    # the option num_threads; the BLAS's setting now
 
 
 def _functions():
@@ -53,13 +62,27 @@ def blas_threads():
 
 
 def _set(n) -> None:
+    _threads["now"] = n = max(1, int(n))
     fns = _functions()
     if fns is not None:
-        fns[0](ctypes.c_int(max(1, int(n))))
+        fns[0](ctypes.c_int(n))
+
+
+def _follow(n) -> None:
+    _threads["limit"] = max(1, int(n))
+    _set(n)
 
 
 def follow_runtime() -> None:
     """NumPy's BLAS threads = the option num_threads, now and whenever it changes."""
     if not _lib:
-        config.on_update("num_threads", _set)
-    _set(config.read("num_threads"))
+        config.on_update("num_threads", _follow)
+    _follow(config.read("num_threads"))
+
+
+def for_product(macs) -> None:
+    """Set NumPy's BLAS threads for a product of `macs` multiply-adds: one below PARALLEL_MACS,
+    else num_threads (the setter is called only when that changes)."""
+    n = 1 if macs < PARALLEL_MACS else _threads["limit"]
+    if n != _threads["now"]:
+        _set(n)

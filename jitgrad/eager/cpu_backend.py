@@ -23,7 +23,8 @@ from .numpy_forms import FORMS, REAL_FORMS
 NATIVE = frozenset(np.dtype(d) for d in ("float32", "float64", "int32", "int64", "bool",
                                          "complex64", "complex128"))
 
-# eager matmuls (np.matmul) run on the runtime's number of threads (runtime/blas_threads.py)
+# eager matmuls (np.matmul) run on at most the runtime's number of threads, small ones on one
+# (runtime/blas_threads.py)
 follow_runtime()
 
 
