@@ -7,7 +7,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen.cpu.llvm_kernels import gemm_calls
+from jitgrad.codegen.cpu.kernels.matmul import gemm_calls
 
 rng = np.random.default_rng(0)
 
@@ -110,7 +110,7 @@ def test_pool_blocks_follow_the_shapes():
     fewer (rows of a forward GEMM, columns of a weight gradient), a whole small product per
     batch element (attention), few row blocks (of 128 rows at least) for products too wide for thin blocks. The test
     above runs the column (96x300x700) and row (512-row) forms against NumPy."""
-    from jitgrad.codegen.cpu.llvm_kernels import gemm_blocks
+    from jitgrad.codegen.cpu.kernels.matmul import gemm_blocks
     assert gemm_blocks(512, 128, 512, 1) == ("n", 35)
     assert gemm_blocks(128, 512, 512, 1) == ("m", 35)
     assert gemm_blocks(96, 700, 300, 1)[0] == "m"
@@ -128,9 +128,9 @@ def test_thin_blocks_only_where_openblas_has_its_small_kernel(monkeypatch):
     """gemm_blocks' thin blocks are for OpenBLAS's unpacked small-matrix kernel, which only its
     AVX-512 cores have; on the others (Haswell's kernels on an AVX2 CPU) each thin block packs,
     so matmul kernels ask for packed row blocks there."""
-    from jitgrad.codegen.cpu import llvm_kernels
+    from jitgrad.codegen.cpu.kernels import matmul
     from jitgrad.codegen.cpu.llvm_jit import blas_core
     assert blas_core() == "" or blas_core().isalnum()        # OpenBLAS's name for the core
     for core, small in (("SkylakeX", True), ("Haswell", False), ("Zen", False), ("", False)):
-        monkeypatch.setattr(llvm_kernels, "blas_core", lambda core=core: core)
-        assert llvm_kernels.blas_small_kernel() is small
+        monkeypatch.setattr(matmul, "blas_core", lambda core=core: core)
+        assert matmul.blas_small_kernel() is small

@@ -170,7 +170,7 @@ def test_loaded_artifact_donates_like_jit(tmp_path):
 
 def test_update_in_a_donated_buffer_is_returned_without_a_copy():
     """x = f(x) with x donated: the kernel writes into x's memory (an in-place elementwise loop,
-    vectorized: codegen/cpu/llvm_kernels.parallel_loops) and that memory is the result, not a copy
+    vectorized: codegen/cpu/kernels/function.Fn.parallel_loops) and that memory is the result, not a copy
     of it; values over chained calls as NumPy's."""
     f = jg.jit(lambda p, g: p - 0.1 * g * jnp.sqrt(g + 1.0), donate_argnums=0)
     p0 = np.linspace(-1, 1, 4099, dtype=np.float32)

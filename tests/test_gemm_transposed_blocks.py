@@ -5,7 +5,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen.cpu.llvm_kernels import gemm_blocks
+from jitgrad.codegen.cpu.kernels.matmul import gemm_blocks
 
 
 def test_split():
@@ -31,9 +31,10 @@ def test_values(shape):
 def test_packed_column_blocks_values(shape, monkeypatch):
     """Products with too few rows for two row blocks run in packed column blocks (BLAS forced
     for every layout, as on a CPU without OpenBLAS's small-matrix kernel)."""
-    from jitgrad.codegen.cpu import llvm_kernels, llvm_small_gemm
+    from jitgrad.codegen.cpu import llvm_small_gemm
+    from jitgrad.codegen.cpu.kernels import matmul
     monkeypatch.setattr(llvm_small_gemm, "use_for", lambda *a, rows_table=False: None)
-    monkeypatch.setattr(llvm_kernels, "blas_small_kernel", lambda: False)
+    monkeypatch.setattr(matmul, "blas_small_kernel", lambda: False)
     m, k, n = shape
     assert gemm_blocks(m, n, k, 1, small=False)[0] == "m"
     rng = np.random.default_rng(1)

@@ -9,7 +9,7 @@ import numpy as np
 import jitgrad as jg
 import jitgrad.nn.functional as F
 import jitgrad.numpy as jnp
-from jitgrad.codegen.cpu import llvm_kernels
+from jitgrad.codegen.cpu.kernels import matmul
 from jitgrad.codegen.kernel.nest import aligned_shape, elementwise_nest, matmul_nest
 from jitgrad.ir.passes.fusion_rules import analyze_kernel, im2col_rows
 
@@ -71,7 +71,7 @@ def test_batched_matmul_with_a_transposed_operand():
     assert not nest.rows_merge and nest.gemm == (6, 5, 4, (3,))
     assert nest.batch_strides(nest.b) == (20,) and nest.store is None
     assert nest.product not in body.outputs and len(nest.epilogue) == 1
-    assert llvm_kernels.gemm_calls(node) == 3
+    assert matmul.gemm_calls(node) == 3
 
 
 def test_broadcast_weight_merges_rows():
@@ -80,7 +80,7 @@ def test_broadcast_weight_merges_rows():
     assert nest.b.transposed and nest.b.shape == (5, 8) and nest.batch_strides(nest.b) == (0, 0)
     assert nest.rows_merge and nest.gemm == (48, 5, 8, ())
     assert nest.outputs == (nest.product,) and nest.epilogue == ()
-    assert llvm_kernels.gemm_calls(node) == 1
+    assert matmul.gemm_calls(node) == 1
     _, nest = _matmul(lambda m, v: m @ v, (6, 4), (3, 4, 5))   # the left operand broadcast
     assert not nest.rows_merge and nest.batch_strides(nest.a) == (0,) and nest.a.ld == 4
 

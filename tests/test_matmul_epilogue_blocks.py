@@ -1,7 +1,7 @@
 """A matmul kernel's epilogue runs on each row block of the product right after the block is
-computed (codegen/cpu/llvm_kernels.gen_matmul), inside the same pool job: one range body, not a
+computed (codegen/cpu/kernels/matmul.gen_matmul), inside the same pool job: one range body, not a
 second pass over the product. Values against NumPy for broadcast, batched, transposed and
-column-block products above the pool's threshold (llvm_kernels.GEMM_MIN)."""
+column-block products above the pool's threshold (kernels/matmul.GEMM_MIN)."""
 import math
 
 import numpy as np

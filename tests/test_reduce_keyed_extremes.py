@@ -1,5 +1,5 @@
 """Float max/min reductions of the LLVM rowwise and reduce kernels that a select feeds
-(attention's masked softmax) accumulate integer keys (codegen/cpu/llvm_kernels.py `_key`),
+(attention's masked softmax) accumulate integer keys (codegen/cpu/kernels/accumulators.py `_key`),
 which LLVM vectorizes; the others llvm.maximum/minimum. They must keep IEEE maximum/minimum's answers in every order: a
 NaN of either sign wins, +0 is above -0, infinities and fully masked rows, float32 and float64;
 checked against a NumPy reference on the compiled path (eagerly, NumPy's max decides a tie of

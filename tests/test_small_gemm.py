@@ -11,7 +11,8 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen.cpu import llvm_kernels, llvm_small_gemm
+from jitgrad.codegen.cpu import llvm_small_gemm
+from jitgrad.codegen.cpu.kernels import matmul
 from jitgrad.ir.interpreter import interpret
 from jitgrad.ir.ops import Op
 from jitgrad.ir.passes.conv_input_grad import conv_input_grad
@@ -22,8 +23,8 @@ rng = np.random.default_rng(7)
 
 
 def _forms(f, *args):
-    """llvm_kernels.small_gemm of each matmul kernel of f's schedule."""
-    return [llvm_kernels.small_gemm(n) for n in jg.jit(f).lower(*args).schedule
+    """kernels.matmul.small_gemm of each matmul kernel of f's schedule."""
+    return [matmul.small_gemm(n) for n in jg.jit(f).lower(*args).schedule
             if n.params["kind"] == "matmul"]
 
 

@@ -245,7 +245,7 @@ def _bundled_blas(fn):
             except (OSError, AttributeError):
                 continue
             # one BLAS thread per call: the runtime's pool splits large products by rows
-            # (llvm_kernels.gen_matmul); OpenBLAS's own threads spin between calls and, beside
+            # (kernels/matmul.gen_matmul); OpenBLAS's own threads spin between calls and, beside
             # other work, took GPT's step from 150 ms to 2.7 s here
             if hasattr(lib, threads):
                 getattr(lib, threads)(ctypes.c_int(1))

@@ -20,7 +20,7 @@ variant; columns past the last whole vector (bcast) and p past the last whole ve
 a scalar loop. Every element is one sum over p in a fixed order that depends on K alone (not on
 the tile or the block the pool gave a thread), so the bits do not depend on the thread count.
 The functions are one unit compiled once per process (disk-cached like every unit) and called by
-the matmul kernels by symbol, as they call sgemm (llvm_kernels._gemm picks by `use_for`).
+the matmul kernels by symbol, as they call sgemm (kernels/matmul._gemm picks by `use_for`).
 """
 from __future__ import annotations
 
@@ -173,7 +173,7 @@ def blocks(form, M, N, bsize, most) -> tuple[str, int, int]:
     they make `most` blocks or more than the columns would, else columns in blocks of one tile
     at least (GPT's [512,128] products in 16 blocks of 32 rows each re-packed all of B, or fell
     back to the unpacked tiles). Rows first: a row block's epilogue runs on it while it is in
-    cache (llvm_kernels._gemm), a column block's after the whole product (the MLP's [512,784]
+    cache (kernels/matmul._gemm), a column block's after the whole product (the MLP's [512,784]
     weight gradient with its Adam update: 1170-1230 us in 4 column blocks, 1030-1070 in 4 row
     blocks, each packing all of B)."""
     units = -(-most // bsize)

@@ -28,6 +28,8 @@ from ...ir.ops import Op
 from ...runtime import thread_pool
 from ..kernel import canonical
 from . import llvm_jit, llvm_kernels, llvm_lapack, llvm_opaque, llvm_small_gemm
+from .kernels import matmul
+from .kernels.function import FN, POOL_ENTRY
 
 
 @dataclass
@@ -130,7 +132,7 @@ def _llvm_unit(node, product_hint, key) -> Unit:
     """The kernel as LLVM IR compiled by llvmlite (codegen/cpu/llvm_kernels.py): milliseconds. Its
     name hashes the kernel's canonical text and the generator's code, so a unit on disk is found
     without building its IR."""
-    llvm_jit.add_symbol(llvm_kernels.POOL_ENTRY, thread_pool.entry_address())
+    llvm_jit.add_symbol(POOL_ENTRY, thread_pool.entry_address())
     roles, consts, product_type, check = llvm_kernels.signature(node, product_hint)
     name = _llvm_name(node, product_hint, key)
     small = small_gemm(node)
@@ -140,7 +142,7 @@ def _llvm_unit(node, product_hint, key) -> Unit:
     def source() -> str:
         text = llvm_kernels.build(node, product_hint, parallel=True)[0]
         return "\n".join([f"; {node.params['kind']} kernel"] + [";" + c[1:] for c in _comment(node)]
-                         + [text.replace(f'@"{llvm_kernels.FN}"', f'@"{name}"')])
+                         + [text.replace(f'@"{FN}"', f'@"{name}"')])
     t0 = time.perf_counter()
     (address,), status = llvm_jit.compile_ir(name, source, [name])
     if status != "loaded":
@@ -153,7 +155,7 @@ def _llvm_unit(node, product_hint, key) -> Unit:
 
 def small_gemm(node):
     """(form, dtype) of the llvm_small_gemm function a matmul kernel calls, or None."""
-    return llvm_kernels.small_gemm(node) if node.params["kind"] == "matmul" else None
+    return matmul.small_gemm(node) if node.params["kind"] == "matmul" else None
 
 
 def _gemms(node):
@@ -191,7 +193,7 @@ def _shifted_unit(node, key) -> Unit:
     def source() -> str:
         text = llvm_kernels.build(node, parallel=True, shifted=True)[0]
         return "\n".join([f"; opaque kernel, {key} (its offsets are argv slots)"]
-                         + [text.replace(f'@"{llvm_kernels.FN}"', f'@"{name}"')])
+                         + [text.replace(f'@"{FN}"', f'@"{name}"')])
     t0 = time.perf_counter()
     (address,), status = llvm_jit.compile_ir(name, source, [name])
     if status != "loaded":

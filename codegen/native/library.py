@@ -32,6 +32,7 @@ from ...ir.ops import Op
 from ...ir.passes.manager import run_pipeline
 from ...runtime.executable import ARENA, FIXED, INPUT, OUTPUT
 from ..cpu import llvm_kernels, llvm_lapack, llvm_small_gemm
+from ..cpu.kernels.function import FN
 from ..cpu.backend import Layout, matmul_product_hint, output_results
 from ..cpu.host import ANY_PRODUCT, runs_on_host
 from ..kernel import control
@@ -131,7 +132,7 @@ def build(optimized, nodes, plan, name, workspace_align):
     mod.triple = llvm.get_process_triple()
     for text, fn in texts.items():
         text = _LAPACK_SYMBOL.sub(r'@"\1_"', text)    # the JIT's name -> OpenBLAS's Fortran one
-        unit = llvm.parse_assembly(text.replace(f'@"{llvm_kernels.FN}"', f'@"{fn}"'))
+        unit = llvm.parse_assembly(text.replace(f'@"{FN}"', f'@"{fn}"'))
         unit.triple, unit.data_layout = mod.triple, mod.data_layout
         mod.link_in(unit)
     for sub in subs:

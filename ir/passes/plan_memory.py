@@ -348,10 +348,10 @@ def _in_time_order(slots):
 # Waves (issue 26). A lane is a chain of kernels that run one after another on one thread; a
 # wave is a few lanes that do not depend on each other, run at the same time. A kernel may sit
 # in a lane when it does not use the pool itself (below codegen/kernel/costs.PARALLEL_MIN
-# element-costs, llvm_kernels.GEMM_MIN multiply-adds) nor the host; a wave starts only at
+# element-costs, kernels/matmul.GEMM_MIN multiply-adds) nor the host; a wave starts only at
 # kernels with enough work, and is kept only when each lane has enough to pay for waking a
 # worker (tens of microseconds on a busy machine). Work is in element-costs; a product's
-# multiply-add counts half of one (llvm_kernels.GEMM_MIN is twice PARALLEL_MIN).
+# multiply-add counts half of one (kernels/matmul.GEMM_MIN is twice PARALLEL_MIN).
 CONCURRENT_MIN = 1 << 14          # element-costs of a lane's first kernel
 WAVE_MIN = 1 << 18                # element-costs of every lane of a wave
 CONCURRENT_MAX = 1 << 19          # element-costs

@@ -1,0 +1,221 @@
+"""Reduction kernels as LLVM IR (the ReduceNest of codegen/kernel/nest.py): scalar accumulators
+when the reduced axes are innermost, else accumulator rows walked in memory order; long float
+sums in blocks of SUM_BLOCK; a full reduction in REDUCE_BLOCKS partial results on the pool."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir
+
+from ...kernel.costs import SUM_BLOCK
+from ...kernel.exprs import REDUCER_KIND
+from ...kernel.nest import reduce_nest
+from ..llvm_exprs import I8, I64, ltype
+from .accumulators import Accs
+from .function import GRAIN, SCRATCH_STACK, UNROLL_TRIPS, Point, Space, extern, unravel
+
+COLUMN_MIN = 16                   # columns per block of a parallel column reduction at least
+REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
+                                  # result does not depend on the number of threads)
+
+
+def gen_reduce(fn):
+    nest = reduce_nest(fn.body, fn.info)
+    reds, D, axes, kept, rshape = nest.reds, nest.domain, nest.axes, nest.kept, nest.rshape
+    pre, post = nest.pre, nest.post
+    if math.prod(D) == 0 and math.prod(rshape) == 0:
+        return
+    full = {v: fn.shape_in(v) for v in fn.info.maps}
+    part = {v: fn.shape_in(v, axes) for v in fn.info.maps}
+    shapes = {v: full[v] if fn.reduced(v) else part[v] for v in fn.info.maps}
+    inner = [D[d] for d in axes]
+    accs = Accs(fn, reds, window=nest.layout != "columns" and bool(inner)
+                 and max(inner) <= UNROLL_TRIPS, keyed=nest.layout != "columns")
+    if nest.layout == "columns":
+        return _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part)
+    sums = [n for n in reds if REDUCER_KIND[n.op][0] in ("sum", "prod")]
+
+    def kept_body(kidx):
+        rspace = Space(fn, rshape, kidx)
+        accs.init()
+
+        def point(ridx, slots=None):
+            at = dict(zip(kept, kidx))
+            at.update(zip(axes, ridx))
+            xspace = Space(fn, D, [at[d] for d in range(len(D))])
+            p = Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
+            for n in reds:
+                accs.update(n, p.expr(n.inputs[0]), (slots or {}).get(n),
+                            ridx[-1] if ridx else None)
+            p.store_all(pre)
+
+        if sums and inner and inner[-1] > SUM_BLOCK:
+            _blocked(fn, accs, sums, inner, point)
+        else:
+            fn.nest(inner, point)
+        p = Point(fn, lambda v: rspace, part, accs.results())
+        p.store_all(post)
+
+    fn.outer_nest(rshape, kept_body, flat=True)
+
+
+def _blocked(fn, accs, sums, inner, point):
+    """The innermost reduced loop in blocks of SUM_BLOCK, each summed on its own first: float32
+    rounding error grows with the block size and count, not with the length."""
+    b, n = fn.b, inner[-1]
+    blocks = {r: fn.alloca(accs.ty(r)) for r in sums}
+
+    def outer(oidx):
+        with fn.loop(-(-n // SUM_BLOCK)) as blk:
+            accs.init(blocks)
+            lo = b.mul(blk, ir.Constant(I64, SUM_BLOCK))
+            hi = b.add(lo, ir.Constant(I64, SUM_BLOCK))
+            hi = b.select(b.icmp_signed("<", hi, ir.Constant(I64, n)), hi, ir.Constant(I64, n))
+            with fn.loop(hi, lo) as j:
+                point(oidx + [j], blocks)
+            for r in sums:
+                accs.update(r, b.load(blocks[r]))
+    fn.nest(inner[:-1], outer)
+
+
+def gen_reduce_blocks(fn):
+    """A full reduction on the thread pool: the first reduced axis cut into REDUCE_BLOCKS
+    blocks (a 1-D float sum: runs of SUM_BLOCK-element sums), each block's accumulators into a
+    row of partial results on the kernel's stack, folded in block order after the pool returns."""
+    info, b = fn.info, fn.b
+    nest = reduce_nest(fn.body, info)
+    reds, D, axes, kept, rshape = nest.reds, nest.domain, nest.axes, nest.kept, nest.rshape
+    pre, post = nest.pre, nest.post
+    full = {v: fn.shape_in(v) for v in info.maps}
+    part = {v: fn.shape_in(v, axes) for v in info.maps}
+    shapes = {v: full[v] if fn.reduced(v) else part[v] for v in info.maps}
+    inner = [D[d] for d in axes]
+    sums = [n for n in reds if REDUCER_KIND[n.op][0] in ("sum", "prod")]
+    runs = sums and len(inner) == 1 and inner[0] > SUM_BLOCK
+    A = -(-inner[0] // SUM_BLOCK) if runs else inner[0]        # what the blocks divide
+    P = min(A, REDUCE_BLOCKS)
+    final = Accs(fn, reds)
+    rows = [fn.alloca(final.ty(n), P) for n in reds]
+    args = [fn.alloca(I64, P) for n in reds if n in final.arg]
+    state, mine = fn.range_body(rows + args)
+    prow, parg = dict(zip(reds, mine)), dict(zip([n for n in reds if n in final.arg], mine[len(reds):]))
+    accs = Accs(fn, reds)
+    zeros = [ir.Constant(I64, 0)] * len(kept)
+    fn.range_n = P
+
+    def point(ridx, slots=None):
+        at = dict(zip(kept, zeros))
+        at.update(zip(axes, ridx))
+        xspace = Space(fn, D, [at[d] for d in range(len(D))])
+        rspace = Space(fn, rshape, zeros)
+        p = Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
+        for n in reds:
+            accs.update(n, p.expr(n.inputs[0]), (slots or {}).get(n), ridx[-1] if ridx else None)
+        p.store_all(pre)
+
+    begin, end = fn.range
+    with fn.loop(end, begin) as q:
+        fb = fn.b
+        accs.init()
+        lo = fb.udiv(fb.mul(q, ir.Constant(I64, A)), ir.Constant(I64, P))
+        hi = fb.udiv(fb.mul(fb.add(q, ir.Constant(I64, 1)), ir.Constant(I64, A)), ir.Constant(I64, P))
+        if runs:            # runs of SUM_BLOCK elements, each summed on its own (as _blocked)
+            n0 = ir.Constant(I64, inner[0])
+            blocks = {r: fn.alloca(accs.ty(r)) for r in sums}
+            with fn.loop(hi, lo) as blk:
+                accs.init(blocks)
+                start = fn.b.mul(blk, ir.Constant(I64, SUM_BLOCK))
+                stop = fn.b.add(start, ir.Constant(I64, SUM_BLOCK))
+                stop = fn.b.select(fn.b.icmp_signed("<", stop, n0), stop, n0)
+                with fn.loop(stop, start) as j:
+                    point([j], blocks)
+                for r in sums:
+                    accs.update(r, fn.b.load(blocks[r]), widened=True)
+        else:
+            with fn.loop(hi, lo) as j0:
+                if sums and len(inner) > 1 and inner[-1] > SUM_BLOCK:
+                    _blocked(fn, accs, sums, inner[1:], lambda idx, slots=None: point([j0, *idx], slots))
+                else:
+                    fn.nest(inner[1:], lambda idx: point([j0, *idx]))
+        for n in reds:
+            fn.b.store(fn.b.load(accs.slot[n]), fn.b.gep(prow[n], [q], inbounds=True))
+            if n in parg:
+                fn.b.store(fn.b.load(accs.arg[n]), fn.b.gep(parg[n], [q], inbounds=True))
+    fn.end_range_body(state, 0)
+    b = fn.b
+    final.init()
+    with fn.loop(P) as q:
+        for k, n in enumerate(reds):
+            v = b.load(b.gep(rows[k], [q], inbounds=True))
+            index = b.load(b.gep(dict(zip([m for m in reds if m in final.arg], args))[n], [q])) \
+                if n in final.arg else None
+            final.update(n, v, index=index, widened=True)
+    rspace = Space(fn, rshape, zeros)
+    Point(fn, lambda v: rspace, part, final.results()).store_all(post)
+
+
+def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
+    """Last axis kept (a column sum): walk the input in memory order into accumulator rows."""
+    b = fn.b
+    rsize = math.prod(rshape)
+    rows = {n: _scratch(fn, accs.dtype(n), rsize) for n in accs.nodes}
+    args = {n: _scratch(fn, np.int64, rsize) for n in accs.arg}
+    with fn.loop(rsize) as r:
+        for n in accs.nodes:
+            b.store(accs.init_value(n), b.gep(rows[n][0], [r], inbounds=True))
+        for n in args:
+            b.store(ir.Constant(I64, 0), b.gep(args[n][0], [r], inbounds=True))
+    (axis,) = axes if len(axes) == 1 else (None,)
+
+    def point(idx, rows_at, args_at):
+        b = fn.b
+        xspace = Space(fn, D, idx)
+        rspace = Space(fn, rshape, [idx[d] for d in kept])
+        p = Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
+        r = rspace.offset(rshape)
+        for n in accs.nodes:
+            arg = b.gep(args_at[n], [r], inbounds=True) if n in args_at else None
+            accs.update(n, p.expr(n.inputs[0]), b.gep(rows_at[n], [r], inbounds=True),
+                        idx[axis] if axis is not None else None, arg)
+        p.store_all(pre)
+    if fn.form != "columns":
+        fn.nest(D, lambda idx: point(idx, {n: v[0] for n, v in rows.items()},
+                                     {n: v[0] for n, v in args.items()}))
+    else:           # blocks of the last (kept) axis on the pool: each column's order unchanged
+        state, mine = fn.range_body([rows[n][0] for n in rows] + [args[n][0] for n in args])
+        rows_at, args_at = dict(zip(rows, mine)), dict(zip(args, mine[len(rows):]))
+        L, blocks = D[-1], min(D[-1] // COLUMN_MIN, REDUCE_BLOCKS)
+        fn.range_n = blocks
+        begin, end = fn.range
+        with fn.loop(end, begin) as cb:
+            fb = fn.b
+            c0 = fb.udiv(fb.mul(cb, ir.Constant(I64, L)), ir.Constant(I64, blocks))
+            c1 = fb.udiv(fb.mul(fb.add(cb, ir.Constant(I64, 1)), ir.Constant(I64, L)),
+                         ir.Constant(I64, blocks))
+
+            def columns(idx):
+                with fn.loop(c1, c0) as j:
+                    point([*idx, j], rows_at, args_at)
+            fn.nest(D[:-1], columns)
+        fn.end_range_body(state, GRAIN)
+    with fn.loop(rsize) as r:
+        given = {n.output: accs.value(n, b.load(b.gep((args if n in args else rows)[n][0], [r],
+                                                          inbounds=True)))
+                 for n in accs.nodes}
+        rspace = Space(fn, rshape, unravel(fn, rshape, r), flat=r)
+        Point(fn, lambda v: rspace, part, given).store_all(post)
+    for ptr, heap in [*rows.values(), *args.values()]:
+        if heap:
+            free = extern(fn, "free", ir.FunctionType(ir.VoidType(), [ir.PointerType(I8)]))
+            b.call(free, [b.bitcast(ptr, ir.PointerType(I8))])
+
+
+def _scratch(fn, dt, n):
+    """(pointer, on the heap?) to n elements: on the stack up to SCRATCH_STACK, else malloc'd."""
+    ty = ltype(dt)
+    if n * np.dtype(dt).itemsize <= SCRATCH_STACK:
+        return fn.alloca(ty, max(n, 1)), False
+    malloc = extern(fn, "malloc", ir.FunctionType(ir.PointerType(I8), [I64]))
+    raw = fn.b.call(malloc, [ir.Constant(I64, n * np.dtype(dt).itemsize)])
+    return fn.b.bitcast(raw, ir.PointerType(ty)), True
