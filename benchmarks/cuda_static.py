@@ -12,7 +12,7 @@ spills or fails to compile; the other goals of issue 30 are reported as met/miss
 No inputs are allocated: the cases' make_inputs draw from a shape-only generator (zero-stride
 arrays), and the functions are lowered from jg.ShapeDtype. The schedule is the pass pipeline's,
 which is the same for every device; the kernel generators are the CUDA backend's own
-(codegen/cuda/fused.py), so what is assembled here is what a GPU would run.
+(codegen/cuda/fused/), so what is assembled here is what a GPU would run.
 """
 from __future__ import annotations
 

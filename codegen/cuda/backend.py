@@ -3,7 +3,7 @@
     BACKENDS["cuda"](graph, optimized, schedule, plan) -> Executable
 
 Every elementwise, reduce, rowwise and matmul kernel node becomes ONE generated numba.cuda kernel
-(codegen/cuda/fused.py: bodies written by the shared Evaluator, codegen/kernel/evaluator.py, with
+(codegen/cuda/fused/: bodies written by the shared Evaluator, codegen/kernel/evaluator.py, with
 the CUDA expression table). Opaque kernels (shape ops, take, scatter_add, sort, cumsum, random, ...)
 and the few bodies the generators do not cover (fused.why_not: argmax/argmin inside a fused kernel,
 integer matmul, ...; logged at JITGRAD_DEBUG=1) run op by op through the eager per-op kernels

@@ -1,6 +1,6 @@
 """How a kernel's loops nest and what its product reads: decided once here, from the kernel's
 index maps (ir/passes/fusion_rules.analyze_kernel, row_pass_levels, matmul_operand), and read by
-every target's renderer (codegen/cpu/llvm_kernels.py, codegen/cuda/fused.py).
+every target's renderer (codegen/cpu/llvm_kernels.py, codegen/cuda/fused/).
 
 An elementwise kernel walks its domain with adjacent dims merged where every array (operand,
 array constant, output) broadcasts alike and unit dims dropped (space.collapse): a (B, L) + (L,)

@@ -1,4 +1,4 @@
-"""Split-K on CUDA (codegen/cuda/fused.k_split): a product whose output tiles leave an H100's SMs
+"""Split-K on CUDA (codegen/cuda/fused/matmul.k_split): a product whose output tiles leave an H100's SMs
 idle sums K in shares, each block storing a partial tile; the last block of a tile (an atomic
 ticket, reset for the next launch) sums the shares in order and applies the epilogue. Checked
 against NumPy through the backend, twice per function (the ticket and the bits of a second
@@ -17,7 +17,8 @@ if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is Non
 
 import jitgrad as jg  # noqa: E402
 import jitgrad.numpy as jnp  # noqa: E402
-from jitgrad.codegen.cuda.fused import GENERATORS, k_split  # noqa: E402
+from jitgrad.codegen.cuda.fused import GENERATORS  # noqa: E402
+from jitgrad.codegen.cuda.fused.matmul import k_split  # noqa: E402
 from jitgrad.ir.kernel import kernel_nodes  # noqa: E402
 from jitgrad.ir.passes.manager import run_pipeline  # noqa: E402
 

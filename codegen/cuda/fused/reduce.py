@@ -1,0 +1,155 @@
+"""Reduce kernels on CUDA, in one of three layouts by the shape of the reduction (gen_reduce):
+a block per output element, coalesced columns (fused/reduce_columns.py), or a full reduction
+split over many blocks."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ....ir.passes.fusion_rules import analyze_kernel
+from ...kernel.buffer import CSE
+from ...kernel.nest import reduce_nest
+from ...kernel.space import Space, flat_space
+from .. import vectorize as VV
+from ..kernels import WARP
+from .blocks import BlockReductions, block_prologue, block_setup, epilogue
+from .kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel, block_for
+from .reduce_columns import reduce_columns
+
+SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
+MAX_SPLIT = 1024           # ... up to this many (an H100 holds 132 SMs x 8 blocks of 256)
+
+
+def gen_reduce(name, node) -> Fused:
+    """One of three layouts, by the shape of the reduction:
+      columns  the innermost axis is kept (x.sum(axis=0)): lane l of every warp folds outputs
+               r0 + 4l ... r0 + 4l + 3, one 128-bit load per element when aligned (output
+               r0 + l where columns do not group by 4), so a warp reads consecutive elements; the warps of a block split the
+               reduced elements and meet in shared memory; when there are few column blocks the
+               reduced axis is also split over grid.y (partials + a ticket per column block, as
+               `split`), so a 512-wide bias gradient runs 4 x 66 blocks instead of 16
+      split    one output (a full reduction) over many elements: SPLIT blocks grid-stride over
+               them (128-bit loads when aligned), each writes its partial; the last block to
+               finish (an atomic ticket) folds the partials and writes the epilogue
+      rows     otherwise: one block per output element, threads stride over its elements"""
+    k = FusedKernel(name, node, "reduce")
+    nest = reduce_nest(k.body, analyze_kernel(node))
+    shape = ReduceShape(nest)
+    red = BlockReductions(k, list(nest.reds))
+    if nest.layout == "columns" and shape.rows >= WARP:
+        return reduce_columns(k, red, shape)
+    if nest.layout == "full" and shape.length >= 2 * SPLIT_ELEMS:
+        return _reduce_split(k, red, shape)
+    return _reduce_rows(k, red, shape)
+
+
+class ReduceShape:
+    """A reduce kernel's nest (codegen/kernel/nest.py) as the CUDA loops index it: x's shape
+    split into kept dims (output element r) and reduced dims (element j)."""
+
+    def __init__(self, nest):
+        self.xshape, self.axes, self.kept = nest.domain, nest.axes, nest.kept
+        self.rshape, self.jshape = nest.rshape, nest.jshape
+        self.rows, self.length = nest.rows, nest.length
+
+    def xspace(self, cse, j="j", r="r"):
+        """x's space at output element `r`, reduced element `j`."""
+        rs, js = flat_space(self.rshape, r, cse), flat_space(self.jshape, j, cse)
+        where = {d: (rs, i) for i, d in enumerate(self.kept)}
+        where.update({d: (js, i) for i, d in enumerate(self.axes)})
+        return Space(self.xshape, [functools.partial(s.index, i) for s, i in
+                                   (where[d] for d in range(len(self.xshape)))], cse)
+
+
+def _fold_elements(k, red, shape, start, step, vp=None, end=None):
+    """Each thread folds elements j = start, start + step, ... of output element r; with a
+    vector plan (one output: x's flat elements), groups of vp.lanes first when aligned."""
+    if vp is not None:
+        _fold_vectors(k, red, shape, start, step, vp)
+    else:
+        k.buf.writeline(f"j = {start}")
+    with k.buf.indent(f"while j < {end or shape.length}:"):
+        cse = CSE(k.buf)
+        xspace = shape.xspace(cse)
+        ev = k.evaluator(lambda v: xspace, cse)
+        for n in red.nodes:
+            red.update(n, ev.expr(n.inputs[0]))
+        k.buf.writeline(f"j += {step}")
+
+
+def _fold_vectors(k, red, shape, start, step, vp):
+    """Groups g = start, start + step, ... of vp.lanes elements when `vec`, then `j` at the first
+    element the scalar loop folds (the tail, or everything when unaligned)."""
+    buf, groups = k.buf, shape.length // vp.lanes
+    buf.writeline(f"j = {start}")
+    with buf.indent("if vec:"):
+        with buf.indent(f"while j < {groups}:"):
+            lanes = VV.load_group(buf, k.arrays, vp, "j")
+            for lane in range(vp.lanes):
+                cse = CSE(buf, f"l{lane}_")
+                xspace = shape.xspace(cse, cse.get(f"j * {vp.lanes} + {lane}"))
+                ev = k.evaluator(lambda v: xspace, cse,
+                                 {v: names[lane] for v, names in lanes.items()})
+                for n in red.nodes:
+                    red.update(n, ev.expr(n.inputs[0]))
+            buf.writeline(f"j += {step}")
+        buf.writeline(f"j = {groups * vp.lanes} + {start}   # the scalar tail")
+
+
+def _reduce_rows(k, red, shape) -> Fused:
+    k.kind = "reduce: a block per output"
+    block = block_for(shape.length)
+    with k.header():
+        with block_prologue(k, block, red, shape.rows):
+            red.init(red.nodes)
+            _fold_elements(k, red, shape, "tid", block)
+            red.fold(red.nodes, lambda: epilogue(k, red, shape))
+            k.buf.writeline("cuda.syncthreads()   # the shared partials are reused next row")
+            k.buf.writeline("r += cuda.gridDim.x")
+    return k.finish((max(1, min(shape.rows, MAX_BLOCKS)),), (block,))
+
+
+
+def _reduce_split(k, red, shape) -> Fused:
+    k.kind = "reduce: split over blocks"
+    split = min(MAX_SPLIT, -(-shape.length // SPLIT_ELEMS))
+    block = MAX_BLOCK
+    buf = k.buf
+    parts = {n: f"part{red.names[n][3:]}" for n in red.nodes}
+    k.workspace += [(parts[n], red.dt(n), split) for n in red.nodes]
+    k.workspace.append(("ticket", np.dtype("int32"), 1))
+    k.module_consts += [f"SPLIT = {split}  # blocks, each folding a grid-stride share", ""]
+    vp = VV.plan(k.arrays, {}, shape.length)
+    if vp is not None:
+        k.kind += f", {vp.lanes}-wide vectors"
+        k.extra_imports.append(VV.IMPORT)
+    with k.header():
+        if vp is not None:
+            buf.writeline(f"vec = {VV.aligned_check(k.arrays, {}, vp)}   # once per launch")
+        block_setup(k, block, red, "0   # the one output element")
+        buf.writeline("last = cuda.shared.array(1, int32)")
+        red.init(red.nodes)
+        _fold_elements(k, red, shape, "cuda.blockIdx.x * BLOCK + tid", "SPLIT * BLOCK", vp)
+
+        def publish():
+            for n in red.nodes:
+                buf.writeline(f"{parts[n]}[cuda.blockIdx.x] = {red.names[n]}")
+            buf.writeline("cuda.threadfence()   # partials visible before the ticket")
+            buf.writeline("last[0] = 1 if cuda.atomic.add(ticket, 0, 1) == SPLIT - 1 else 0")
+        red.fold(red.nodes, publish)
+        buf.writeline("cuda.syncthreads()")
+        with buf.indent("if last[0] == 1:   # every other block has published"):
+            red.init(red.nodes)
+            buf.writeline("j = tid")
+            with buf.indent("while j < SPLIT:"):
+                for n in red.nodes:   # an atomic read comes from L2, never a stale L1 line
+                    zero = k.ctx.const(0, red.dt(n))
+                    red.update_raw(n, f"cuda.atomic.add({parts[n]}, j, {zero})")
+                buf.writeline("j += BLOCK")
+
+            def finish():
+                epilogue(k, red, shape)
+                buf.writeline("ticket[0] = 0   # ready for the next launch")
+            red.fold(red.nodes, finish)
+    return k.finish((split,), (block,))
