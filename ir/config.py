@@ -150,7 +150,7 @@ OPTIONS = {o.name: o for o in [
     Option("backend", "JITGRAD_BACKEND", "compiled", "compiled",
            "`interpreter`: run jitted CPU graphs (still optimized) on the NumPy reference "
            "interpreter instead of generated code (loops iteration by iteration)",
-           "front end (transforms/compile_graph.py)",
+           "front end (compilation/compile_graph.py)",
            lambda text: "interpreter" if text == "interpreter" else "compiled",
            _choice("compiled", "interpreter")),
     Option("cache_dir", "JITGRAD_CACHE_DIR", _cache_dir, "`$XDG_CACHE_HOME/jitgrad` or "

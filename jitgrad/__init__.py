@@ -32,7 +32,7 @@ from . import numpy, tree_util  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import lax  # noqa: E402,F401
 from . import distributed  # noqa: E402,F401
-from .eager.creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
+from .torch_api.creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
 from .torch_api import *  # noqa: E402,F401,F403  (torch's Tensor methods and functions; jg.Size)
 from . import random  # noqa: E402,F401
 from .eager.from_dlpack import from_dlpack  # noqa: E402,F401

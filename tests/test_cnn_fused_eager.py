@@ -6,7 +6,7 @@ import pytest
 
 import jitgrad as jg
 from jitgrad.nn import functional as F
-from jitgrad.nn import fused_eager
+from jitgrad.transforms import fused_eager
 
 RNG = np.random.default_rng(3)
 

@@ -15,7 +15,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import ir, tree_util
 from jitgrad.codegen.cpu.backend import compile_cpu
-from jitgrad.transforms.compile_graph import compile_graph
+from jitgrad.compilation.compile_graph import compile_graph
 from jitgrad.transforms.compiled_units import units_of
 from jitgrad.ir import Op
 from jitgrad.ir.kernel import make_kernel

@@ -193,7 +193,7 @@ def test_ops_complex_numbers_lack_are_errors_naming_the_line(fn, msg):
 
 def test_complex_on_cuda_is_a_clear_error():
     from jitgrad import cuda
-    from jitgrad.transforms.compile_graph import compile_graph
+    from jitgrad.compilation.compile_graph import compile_graph
     from jitgrad.ir import Op, TensorType
     from jitgrad.trace.tracing import trace_to_graph
     with pytest.raises(NotImplementedError, match="exp on cuda: complex numbers and the fft run "

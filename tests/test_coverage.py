@@ -7,7 +7,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.codegen import coverage
 from jitgrad.ir.kernel import kernel_nodes
-from jitgrad.transforms.compile_graph import optimize
+from jitgrad.compilation.compile_graph import optimize
 
 X = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6)
 

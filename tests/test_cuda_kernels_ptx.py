@@ -122,7 +122,7 @@ def _fused_kernels():
     import jitgrad.nn.functional as F
     import jitgrad.numpy as jnp
     from jitgrad.codegen.cuda.fused import GENERATORS
-    from jitgrad.transforms.compile_graph import optimize
+    from jitgrad.compilation.compile_graph import optimize
     from jitgrad.ir.kernel import kernel_nodes
 
     def ew_chain(x):

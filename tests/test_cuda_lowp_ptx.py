@@ -74,7 +74,7 @@ def test_fused_half_float_kernels_compile():
     import jitgrad.numpy as jnp
     from jitgrad.codegen.cuda.fused import GENERATORS
     from jitgrad.ir.kernel import kernel_nodes
-    from jitgrad.transforms.compile_graph import optimize
+    from jitgrad.compilation.compile_graph import optimize
 
     def mlp_loss(w, x):
         return jnp.mean(jnp.tanh(x @ w) ** 2)

@@ -102,7 +102,7 @@ def test_composites_run_as_one_compiled_call_once_hot():
     """F.layer_norm / gelu / softmax / cross_entropy on eager CPU tensors: op by op for the
     first calls of a signature, then one compiled call recorded as one op; values and
     gradients as jg.grad's either way."""
-    from jitgrad.nn import fused_eager
+    from jitgrad.transforms import fused_eager
     x0 = RNG.standard_normal((3, 5, 8)).astype(np.float32)
     w0, b0 = RNG.standard_normal(8).astype(np.float32), RNG.standard_normal(8).astype(np.float32)
     t0 = RNG.integers(0, 8, 15).astype(np.int32)

@@ -1,4 +1,4 @@
-"""The composites' eager backward from saved values (nn/fused_saving.py's rules,
+"""The composites' eager backward from saved values (transforms/fused_saving.py's rules,
 eager/saved_residuals.py): softmax and log_softmax read their output, GELU its erf (or tanh)
 term, cross_entropy its log-probabilities. Every tier (op by op, then the compiled call with
 its rule) is checked against a NumPy reference and central finite differences of it in
@@ -14,7 +14,7 @@ import jitgrad.numpy as jnp
 from jitgrad.eager import backward as eager_backward
 from jitgrad.ir import Op
 from jitgrad.nn import functional as F
-from jitgrad.nn import fused_eager
+from jitgrad.transforms import fused_eager
 
 RNG = np.random.default_rng(7)
 _erf = np.vectorize(math.erf)

@@ -14,7 +14,7 @@ import jitgrad.numpy as jnp
 from jitgrad.codegen.cpu import units as cpu_units, llvm_kernels
 from jitgrad.codegen.cuda import eager as cuda_eager, fused as cuda_fused
 from jitgrad.codegen.native import export as native_export
-from jitgrad.transforms.compile_graph import optimize
+from jitgrad.compilation.compile_graph import optimize
 from jitgrad.ir.kernel import kernel_nodes
 from jitgrad.ir.ops import Op
 

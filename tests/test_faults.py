@@ -24,7 +24,7 @@ from jitgrad.cli import main as cli
 from jitgrad.codegen.cpu import units as cpu_units
 from jitgrad.codegen import disk_cache
 from jitgrad.codegen.disk_cache import CacheWarning
-from jitgrad.transforms.compile_graph import compile_graph
+from jitgrad.compilation.compile_graph import compile_graph
 from jitgrad.runtime import cache
 
 

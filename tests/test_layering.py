@@ -54,6 +54,98 @@ def test_ir_runtime_codegen_import_only_the_layers_below():
     assert not found, "layer rule broken:\n" + "\n".join(found)
 
 
+# The front end (jitgrad/), bottom to top: layer -> its folders and top-level modules. A layer
+# imports itself and the layers above it in this list (and ir/runtime/codegen), never one below,
+# not even inside a function: an upper layer that a lower one needs registers itself into a
+# table of the lower one when it is imported (Tensor methods, vmap for jnp.vectorize, ...).
+FRONT_END = {
+    "base": ("errors", "dtypes", "promotion_lattice", "config", "tree_util", "lazy_import",
+             "cuda", "accelerator"),                    # dtypes, errors, pytrees, device queries
+    "compilation": ("compilation",),                    # a traced graph -> an executable
+    "core": ("eager", "trace"),                         # Tensor, dispatch, autograd, tracing
+    "numpy": ("numpy",),                                # jnp: the array functions
+    "transforms": ("transforms", "profiler"),           # jit, grad, vmap, control flow
+    "lax": ("lax",),                                    # written on jnp and the transforms
+    "scipy": ("scipy",),
+    "random": ("random",),
+    "nn": ("nn", "distributed"),                        # nn.parallel runs on the collectives
+    "optim": ("optim", "example_libraries"),
+    "torch_api": ("torch_api", "test_util"),            # torch's Tensor methods and functions
+    "package": ("__init__",),                           # `import jitgrad`: what it loads is below
+    "entry_points": ("data", "utils", "aot", "cli"),    # loaded on first use, or run on their own
+}
+FRONT_ORDER = list(FRONT_END)
+# (file, import) of a lower front-end layer allowed to load an upper one, each with its reason
+FRONT_EXCEPTIONS = {
+    ("jitgrad/transforms/staged.py", "jitgrad.aot.save_load"):
+        "Compiled.save (as jax's compiled.serialize) writes an AOT artifact: the AOT layer, kept "
+        "out of `import jitgrad`, loads on the first save",
+}
+# layer -> the front-end layers it may import
+MAY_IMPORT = {layer: set(FRONT_ORDER[:i + 1]) for i, layer in enumerate(FRONT_ORDER)}
+
+
+def front_layer(module):
+    """The front-end layer of a jitgrad module (None for ir/runtime/codegen)."""
+    parts = module.split(".")
+    if parts[0] != "jitgrad" or _layer(module) is not None:
+        return None
+    name = parts[1] if len(parts) > 1 else "__init__"
+    return next(layer for layer, members in FRONT_END.items() if name in members)
+
+
+def front_violations(modules):
+    """'file:line imports X (a <layer> module)' for every front-end import of a higher layer."""
+    found = []
+    for name, path in modules.items():
+        layer = front_layer(name)
+        if layer is None:
+            continue
+        for target, line in import_graph.imported_names(name, path, False, modules):
+            other = front_layer(target) if target in modules else None
+            rel = path.relative_to(import_graph.REPO).as_posix()
+            if other is not None and other not in MAY_IMPORT[layer] and \
+                    (rel, target) not in FRONT_EXCEPTIONS:
+                found.append(f"{rel}:{line} imports {target} (the {layer} layer imports "
+                             f"{', '.join(FRONT_ORDER[:FRONT_ORDER.index(layer) + 1])}; "
+                             f"{target} is {other})")
+    return found
+
+
+def test_front_end_layers_import_only_the_layers_below():
+    found = front_violations(import_graph.modules())
+    assert not found, "front-end layer rule broken:\n" + "\n".join(found)
+
+
+def test_every_front_end_exception_is_still_needed():
+    modules = import_graph.modules()
+    for rel, target in FRONT_EXCEPTIONS:
+        path = import_graph.REPO / rel
+        name = next(n for n, p in modules.items() if p == path)
+        assert target in [t for t, _ in import_graph.imported_names(name, path, False, modules)], \
+            f"{rel} no longer imports {target}: drop it from FRONT_EXCEPTIONS"
+
+
+def test_the_front_end_checker_reports_an_upward_import(tmp_path, monkeypatch):
+    (tmp_path / "numpy").mkdir()
+    (tmp_path / "numpy" / "bad.py").write_text(
+        "from ..eager import tensor\n\n\ndef f():\n    from ..nn import functional\n")
+    (tmp_path / "e.py").write_text("")
+    (tmp_path / "f.py").write_text("")
+    monkeypatch.setattr(import_graph, "REPO", tmp_path)
+    known = {"jitgrad.numpy.bad": tmp_path / "numpy" / "bad.py",
+             "jitgrad.eager.tensor": tmp_path / "e.py", "jitgrad.nn.functional": tmp_path / "f.py"}
+    assert front_violations(known) == [
+        "numpy/bad.py:5 imports jitgrad.nn.functional (the numpy layer imports base, "
+        "compilation, core, numpy; jitgrad.nn.functional is nn)"]
+
+
+def test_every_front_end_module_has_a_layer():
+    for name in import_graph.modules():
+        assert name.startswith(("jitgrad.ir", "jitgrad.runtime", "jitgrad.codegen")) or \
+            front_layer(name) in FRONT_END, name
+
+
 def test_every_exception_is_still_needed():
     modules = import_graph.modules()
     by_file = {p.relative_to(import_graph.REPO).as_posix(): (n, p) for n, p in modules.items()}

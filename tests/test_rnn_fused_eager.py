@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import jitgrad as jg
-from jitgrad.nn import fused_eager
+from jitgrad.transforms import fused_eager
 
 RNG = np.random.default_rng(7)
 L, N, IN, H = 5, 3, 4, 6

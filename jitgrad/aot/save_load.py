@@ -36,7 +36,7 @@ from ..ir.verifier import verify
 from ..runtime import cache
 from ..trace.tracing import leaf_array, leaf_spec
 from ..transforms import donation
-from ..transforms.compile_graph import Executable, backend_for
+from ..compilation.compile_graph import Executable, backend_for
 from . import artifact
 from .artifact import ArtifactError
 

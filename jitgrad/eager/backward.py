@@ -15,7 +15,7 @@ from ..ir import Builder, Graph, TensorType
 from ..ir.autodiff import vjp_values
 from ..ir.interpreter import interpret
 from ..runtime.device import META
-from ..transforms.compile_graph import compile_graph
+from ..compilation.compile_graph import compile_graph
 from .array_base import register_methods
 from .autograd_record import RETAINED, STRIDE, producer
 from .grad_mode import no_grad

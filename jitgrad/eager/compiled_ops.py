@@ -85,7 +85,7 @@ def _unit(op, dtype, length):
 def _compile(op, dtype, length):
     if config.interpreter_only():
         return None
-    from ..transforms.compile_graph import compile_graph   # lazy: codegen loads on first use
+    from ..compilation.compile_graph import compile_graph   # lazy: codegen loads on first use
     b = Builder(Graph(name=f"eager_{op}"))
     x = b.add_input(TensorType((length,), dtype))
     b.graph.outputs = list(b.emit(op, [x], {}))

@@ -15,9 +15,10 @@ from ..ir import Builder, Graph
 from ..ir.autodiff import CUSTOM_VJP, vjp_values
 from ..ir.autodiff.emitter import Emitter
 from ..ir.types import kind_of
-from ..numpy._convert import asarray
+from .array_base import ArrayOps
 from .autograd_record import record
 from .grad_mode import grad_enabled
+from .tensor import tensor
 
 # traced graph -> params of its custom_vjp_call (built once per compiled signature)
 _PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -40,7 +41,7 @@ def record_call(graph: Graph, leaves, outs) -> None:
     params = _PARAMS.get(graph)
     if params is None:
         params = _PARAMS[graph] = {"body": graph, "fwd": _fwd(graph), "bwd": _bwd(graph)}
-    record(CUSTOM_VJP, params, [asarray(x) for x in leaves], outs)
+    record(CUSTOM_VJP, params, [x if isinstance(x, ArrayOps) else tensor(x) for x in leaves], outs)
 
 
 def has_jitted_call(records) -> bool:

@@ -3,8 +3,8 @@ conv_transpose), with JAX's dimension numbers, padding, lhs/rhs dilation and fea
 groups, for any number of spatial dimensions.
 
 Layouts are permuted to (N, C, spatial...) x (O, I, spatial...) first. The plain 2-D case
-(no dilation, one group) goes through jitgrad.nn.functional.conv2d, so it shares whatever that
-lowering gains; every other case pads (lhs dilation = interior padding), gathers all windows
+(no dilation, one group) runs as `conv_runs` (im2col on stride phases, one GEMM), the lowering
+jitgrad.nn.functional.conv2d uses too; every other case pads (lhs dilation = interior padding), gathers all windows
 with one `take` of precomputed indices and contracts them with the kernel in one batched
 matmul over the groups."""
 from __future__ import annotations
@@ -15,8 +15,10 @@ import math
 import numpy as np
 
 from .. import numpy as jnp
+from ..eager.dispatch import apply
+from ..ir import Op
 from ..numpy._convert import asarray
-from ..nn.functional import conv2d
+from ..transforms.fused_eager import fused_in_eager
 from .data_movement import pad
 from .windows import dilate, padtype_to_pads, window_indices
 
@@ -155,8 +157,10 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None,
     _check_groups(x, w, int(feature_group_count), int(batch_group_count))
     x = pad(x, jnp.zeros((), x.dtype), [(0, 0, 0), (0, 0, 0)] +
             [(lo, hi, d - 1) for (lo, hi), d in zip(pads, ldil)])
-    if nsp == 2 and rdil == (1, 1) and feature_group_count == 1 and batch_group_count == 1:
-        out = conv2d(x, w, stride=strides)
+    out_hw = tuple((x.shape[2 + i] - w.shape[2 + i]) // strides[i] + 1 for i in range(nsp))
+    if nsp == 2 and rdil == (1, 1) and feature_group_count == 1 and batch_group_count == 1 \
+            and min(out_hw) > 0:
+        out = conv_runs(x, w, None, ((0, 0), (0, 0)), out_hw, tuple(strides), (1, 1))
     else:
         out = _grouped_conv(x, w, strides, rdil, int(feature_group_count),
                             int(batch_group_count))
@@ -250,3 +254,49 @@ def conv_transpose(lhs, rhs, strides, padding, rhs_dilation=None, dimension_numb
     return conv_general_dilated(lhs, rhs, (1,) * (ndim - 2), pads, strides, rhs_dilation, dn,
                                 precision=precision,
                                 preferred_element_type=preferred_element_type)
+
+
+def fit_axis(x, axis, size):
+    """x padded with zeros or cropped along `axis` to `size`."""
+    have = x.shape[axis]
+    if have < size:
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (0, size - have)
+        return jnp.pad(x, pad)
+    return x if have == size else x[(slice(None),) * axis + (slice(0, size),)]
+
+
+@fused_in_eager("x", "weight", "bias")     # eagerly: one compiled call once hot
+def conv_runs(x, weight, bias, pads, out_hw, stride, dilation):
+    """One group, any stride: the padded image split into its sh*sw stride phases
+    (N, sh, sw, C, HQ, WQ), each flattened per channel; tap (i, j) reads ONE contiguous run of
+    OH*WQ values of phase (i*dh % sh, j*dw % sw) from (i*dh // sh)*WQ + j*dw // sw (the output
+    computed on full phase rows, the spare columns cropped after the GEMM). One im2col joins the
+    taps on axis 1 as (N, K*C, OH*WQ), the GEMM's operand as it is, with the weight's columns
+    ordered tap-major; its gradient is one col2im. Stride 1 has one phase and needs no
+    transpose."""
+    (oh, ow), (sh, sw), (dh, dw) = out_hw, stride, dilation
+    n, c = x.shape[:2]
+    out_c, _, kh, kw = weight.shape
+    taps = [((i * dh) % sh * sw + (j * dw) % sw, (i * dh) // sh, (j * dw) // sw)
+            for i in range(kh) for j in range(kw)]
+    hq = max(t[1] for t in taps) + oh + 1          # a spare phase row: the last runs' overhang
+    wq = max(t[2] for t in taps) + ow
+    # to exactly (sh*HQ, sw*WQ) with ONE pad (the user's bottom/right padding is zeros too),
+    # cropping an axis only where the padded image is longer
+    h_hi, w_hi = sh * hq - x.shape[2] - pads[0][0], sw * wq - x.shape[3] - pads[1][0]
+    x = jnp.pad(x, ((0, 0), (0, 0), (pads[0][0], max(h_hi, 0)), (pads[1][0], max(w_hi, 0))))
+    x = fit_axis(fit_axis(x, 2, sh * hq), 3, sw * wq)
+    if (sh, sw) == (1, 1):
+        phases = jnp.reshape(x, (n, c, hq * wq))
+    else:
+        phases = jnp.transpose(jnp.reshape(x, (n, c, hq, sh, wq, sw)), (0, 3, 5, 1, 2, 4))
+        phases = jnp.reshape(phases, (n, sh * sw * c, hq * wq))
+    starts = tuple((p * c, qi * wq + qj) for p, qi, qj in taps)
+    cols = apply(Op.im2col, [phases], {"starts": starts, "rows": c, "length": oh * wq})
+    w2 = jnp.reshape(jnp.transpose(weight, (0, 2, 3, 1)), (out_c, kh * kw * c))
+    out = jnp.matmul(w2, cols)                                               # (N, O, OH*WQ)
+    if bias is not None:
+        out = jnp.add(out, jnp.reshape(asarray(bias), (out_c, 1)))
+    out = jnp.reshape(out, (n, out_c, oh, wq))
+    return out if ow == wq else out[:, :, :, :ow]

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as jnp
-from ..nn.functional import sigmoid
-from ..numpy._convert import asarray
+from ..eager.dispatch import apply
+from ..ir import Op
+from ..numpy._convert import asarray, operands
 from ..transforms.autodiff import stop_gradient  # noqa: F401  (lax.stop_gradient)
 from .arg_checks import check_same, is_python_scalar
 from ..numpy.inverse_error import erf_inv, erfc  # noqa: F401  (lax.erf_inv, lax.erfc)
@@ -64,6 +65,12 @@ def rem(x, y):
         jnp.subtract(x, jnp.multiply(jnp.trunc(jnp.true_divide(x, y)), y))
 
 
+def logistic(x):
+    """lax.logistic(x), elementwise: 1 / (1 + exp(-x)) (jax.nn.sigmoid, scipy.special.expit)."""
+    (x,) = operands(x, float_only=True)
+    return apply(Op.sigmoid, [x])
+
+
 def _unary(name, fn):
     def op(x):
         return fn(asarray(x))
@@ -92,7 +99,6 @@ asinh, acosh, atanh = (_unary("asinh", jnp.arcsinh), _unary("acosh", jnp.arccosh
                        _unary("atanh", jnp.arctanh))
 floor, ceil = _unary("floor", jnp.floor), _unary("ceil", jnp.ceil)
 is_finite = _unary("is_finite", jnp.isfinite)
-logistic = _unary("logistic", sigmoid)
 erf = _unary("erf", jnp.erf)
 bitwise_not = _unary("not", jnp.bitwise_not)
 real, imag, conj = _unary("real", jnp.real), _unary("imag", jnp.imag), _unary("conj", jnp.conj)

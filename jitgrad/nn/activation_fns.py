@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from .. import random as jrandom
-from ..eager.creation import global_rng
+from ..eager.global_rng import global_rng
 from ..trace.tracer import Tracer
 from ..ir.types import kind_of
 from ..numpy._convert import asarray

@@ -6,13 +6,12 @@ import math
 
 import numpy as np
 
-from ..eager.dispatch import apply
-from ..ir import Op
+from ..lax.elementwise import logistic
 from .. import numpy as jnp
 from ..numpy._convert import normalize_axes, operands
 from ..numpy.half_compute import narrowed, widened
 from ..transforms.autodiff import stop_gradient
-from .fused_eager import fused_in_eager
+from ..transforms.fused_eager import fused_in_eager
 
 _GELU_CUBIC, _SQRT_2_OVER_PI = 0.044715, math.sqrt(2.0 / math.pi)
 
@@ -40,9 +39,8 @@ def elu(x, alpha=1.0):
 
 
 def sigmoid(x):
-    """torch.sigmoid / jax.nn.sigmoid: 1 / (1 + exp(-x))."""
-    (x,) = operands(x, float_only=True)
-    return apply(Op.sigmoid, [x])
+    """torch.sigmoid / jax.nn.sigmoid: 1 / (1 + exp(-x)) (lax.logistic)."""
+    return logistic(x)
 
 
 def log_sigmoid(x):

@@ -30,12 +30,11 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..dtypes import default_float
-from ..eager.dispatch import apply
-from ..ir import Op
+from ..lax.convolution import conv_runs
 from ..numpy.window_extremum import first_extremum
 from ..numpy._convert import asarray
 from . import init
-from .fused_eager import fused_in_eager
+from ..transforms.fused_eager import fused_in_eager
 from .module import Module, Parameter
 
 
@@ -93,52 +92,6 @@ def _pad(x, pads, fill):
                                                        constant_values=fill)
 
 
-def _fit(x, axis, size):
-    """x padded with zeros or cropped along `axis` to `size`."""
-    have = x.shape[axis]
-    if have < size:
-        pad = [(0, 0)] * x.ndim
-        pad[axis] = (0, size - have)
-        return jnp.pad(x, pad)
-    return x if have == size else x[(slice(None),) * axis + (slice(0, size),)]
-
-
-@fused_in_eager("x", "weight", "bias")     # eagerly: one compiled call once hot
-def _conv_runs(x, weight, bias, pads, out_hw, stride, dilation):
-    """One group, any stride: the padded image split into its sh*sw stride phases
-    (N, sh, sw, C, HQ, WQ), each flattened per channel; tap (i, j) reads ONE contiguous run of
-    OH*WQ values of phase (i*dh % sh, j*dw % sw) from (i*dh // sh)*WQ + j*dw // sw (the output
-    computed on full phase rows, the spare columns cropped after the GEMM). One im2col joins the
-    taps on axis 1 as (N, K*C, OH*WQ), the GEMM's operand as it is, with the weight's columns
-    ordered tap-major; its gradient is one col2im. Stride 1 has one phase and needs no
-    transpose."""
-    (oh, ow), (sh, sw), (dh, dw) = out_hw, stride, dilation
-    n, c = x.shape[:2]
-    out_c, _, kh, kw = weight.shape
-    taps = [((i * dh) % sh * sw + (j * dw) % sw, (i * dh) // sh, (j * dw) // sw)
-            for i in range(kh) for j in range(kw)]
-    hq = max(t[1] for t in taps) + oh + 1          # a spare phase row: the last runs' overhang
-    wq = max(t[2] for t in taps) + ow
-    # to exactly (sh*HQ, sw*WQ) with ONE pad (the user's bottom/right padding is zeros too),
-    # cropping an axis only where the padded image is longer
-    h_hi, w_hi = sh * hq - x.shape[2] - pads[0][0], sw * wq - x.shape[3] - pads[1][0]
-    x = jnp.pad(x, ((0, 0), (0, 0), (pads[0][0], max(h_hi, 0)), (pads[1][0], max(w_hi, 0))))
-    x = _fit(_fit(x, 2, sh * hq), 3, sw * wq)
-    if (sh, sw) == (1, 1):
-        phases = jnp.reshape(x, (n, c, hq * wq))
-    else:
-        phases = jnp.transpose(jnp.reshape(x, (n, c, hq, sh, wq, sw)), (0, 3, 5, 1, 2, 4))
-        phases = jnp.reshape(phases, (n, sh * sw * c, hq * wq))
-    starts = tuple((p * c, qi * wq + qj) for p, qi, qj in taps)
-    cols = apply(Op.im2col, [phases], {"starts": starts, "rows": c, "length": oh * wq})
-    w2 = jnp.reshape(jnp.transpose(weight, (0, 2, 3, 1)), (out_c, kh * kw * c))
-    out = jnp.matmul(w2, cols)                                               # (N, O, OH*WQ)
-    if bias is not None:
-        out = jnp.add(out, jnp.reshape(asarray(bias), (out_c, 1)))
-    out = jnp.reshape(out, (n, out_c, oh, wq))
-    return out if ow == wq else out[:, :, :, :ow]
-
-
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """x (N, C, H, W) * weight (O, C/groups, KH, KW) [+ bias (O,)] -> (N, O, OH, OW)
     (cross-correlation, as torch.nn.functional.conv2d); padding is an int, a pair, 'valid' or
@@ -162,7 +115,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     oh, ow = _out_size((h, w), (kh, kw), stride, dilation, "conv2d")
     k = kh * kw
     if groups == 1:
-        return _conv_runs(x, weight, bias, pads, (oh, ow), stride, dilation)
+        return conv_runs(x, weight, bias, pads, (oh, ow), stride, dilation)
     x = _pad(x, pads, 0.0)
     # the taps of (N, C, H, W) joined on axis 2 are (N, C, K, OH, OW): per image, the im2col
     # matrix (C*K, OH*OW) with rows ordered as weight.reshape(O, C*K)'s columns

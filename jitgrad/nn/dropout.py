@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from .. import numpy as jnp
 from .. import random as jrandom
-from ..eager.creation import global_rng
+from ..eager.global_rng import global_rng
 from ..trace.tracer import Tracer
 from ..numpy._convert import asarray
-from .fused_eager import fused_in_eager
+from ..transforms.fused_eager import fused_in_eager
 
 
 def dropout(x, p=0.5, training=True, key=None):

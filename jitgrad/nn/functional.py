@@ -15,7 +15,7 @@ from ..errors import wrap_public_functions as _wrap
 from ..numpy._convert import asarray
 from ..numpy import half_compute    # a module: not one of F's functions
 from .activations import *  # noqa: F401,F403
-from .fused_eager import fused_in_eager
+from ..transforms.fused_eager import fused_in_eager
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .dropout import dropout, dropout2d  # noqa: F401
 from .embedding import embedding  # noqa: F401

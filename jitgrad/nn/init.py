@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ..eager.creation import global_rng as _global_rng
+from ..eager.global_rng import global_rng as _global_rng
 from ..eager.grad_mode import no_grad
 
 _GAINS = {"linear": 1.0, "identity": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,

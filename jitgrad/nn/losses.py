@@ -11,7 +11,7 @@ from ..eager.tensor import Tensor
 from ..transforms.autodiff import vjp
 from .activations import log_softmax, log_softmax_grad, one_hot, softplus
 from ..ir.types import kind_of
-from .fused_eager import fused_in_eager
+from ..transforms.fused_eager import fused_in_eager
 
 _REDUCE = {"mean": jnp.mean, "sum": jnp.sum, "none": lambda x: x}
 

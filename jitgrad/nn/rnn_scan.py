@@ -11,7 +11,7 @@ step by step.
 from __future__ import annotations
 
 from ..transforms.control import scan
-from .fused_eager import fused_in_eager
+from ..transforms.fused_eager import fused_in_eager
 from .rnn_cells import CELL_KINDS, input_projection, recurrent_weights
 
 

@@ -1,10 +1,10 @@
-"""numpy.i0 and the Kaiser window built on it, over jitgrad.scipy's Bessel function (so they
-load with jitgrad.scipy, on first use: jitgrad.numpy lists them as lazy attributes)."""
+"""numpy.i0 and the Kaiser window built on it, over bessel.py's series (loaded on first use:
+jitgrad.numpy lists them as lazy attributes)."""
 from __future__ import annotations
 
 from ..dtypes import default_float
 from ..ir.types import kind_of
-from ..scipy.special.bessel import i0 as _bessel_i0
+from .bessel import i0 as _bessel_i0
 from ._convert import asarray, astype
 from .elementwise import true_divide, where
 from .spaced import arange

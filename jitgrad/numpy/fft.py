@@ -5,7 +5,7 @@ irfftn, hfft, ihfft) are one primitive, `fft` (JAX's lax.fft: an unnormalized tr
 kind fft / ifft / rfft / irfft over the trailing axes, with VJP and JVP rules in
 ir/autodiff/complex_rules.py). Here the axes are moved to the end, each is cut or
 zero-padded to its length (`n=` / `s=`), and the result is scaled for `norm=`. Under jit the
-transform runs in numpy.fft (jitgrad/transforms/compile_graph.py: graphs with complex values run in the
+transform runs in numpy.fft (jitgrad/compilation/compile_graph.py: graphs with complex values run in the
 NumPy reference interpreter). Plus the real-valued helpers fftfreq, rfftfreq, fftshift,
 ifftshift."""
 from __future__ import annotations

@@ -11,7 +11,7 @@ from ..errors import ConcretizationError
 from ..ir.types import kind_of
 from ..eager.tensor import Tensor
 from ._convert import asarray, astype, operands
-from .creation import ones, zeros
+from .creation import ones, zeros, zeros_like
 from .elementwise import true_divide
 from .host_values import concrete
 from .linalg import pinv
@@ -21,6 +21,15 @@ from .shape import concatenate, pad, reshape, stack
 from .signal_functions import convolve
 from .spaced import arange
 from .ufuncs import add, multiply, power, sqrt, square, subtract
+
+
+def horner(coeffs, x):
+    """sum(coeffs[i] * x**(n-1-i)) for Python-float coefficients, highest power first (as
+    np.polyval), unrolled: each coefficient a weak scalar, so x's dtype is kept."""
+    p = zeros_like(x) + coeffs[0]
+    for c in coeffs[1:]:
+        p = add(multiply(p, x), c)
+    return p
 
 
 def _coefficients(p, name):

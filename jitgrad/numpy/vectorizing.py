@@ -1,13 +1,13 @@
 """Functions that lift other functions over arrays: vectorize (NumPy's broadcasting and
 generalized-ufunc signatures, by vmap as jax.numpy), apply_along_axis, apply_over_axes,
-piecewise and fromfunction. vmap imports jitgrad.numpy, so jitgrad.numpy lists these as lazy
-attributes (loaded on first use) rather than importing this module."""
+piecewise and fromfunction. vmap is a transform, a layer above jitgrad.numpy that builds on it:
+transforms/vmap.py installs itself here when it loads (install_vmap), which `import jitgrad`
+does before any of these can be called."""
 from __future__ import annotations
 
 import functools
 import re
 
-from ..transforms.vmap import vmap
 from ._convert import asarray, normalize_axis
 from .creation import zeros_like
 from .elementwise import logical_not, where
@@ -17,6 +17,20 @@ from .shape import broadcast_shapes, broadcast_to, expand_dims, stack
 
 _DIMS = r"\((?:\w+(?:,\s*\w+)*)?\)"
 _SIGNATURE = re.compile(rf"^\s*{_DIMS}(?:\s*,\s*{_DIMS})*\s*->\s*{_DIMS}(?:\s*,\s*{_DIMS})*\s*$")
+
+
+# jitgrad.vmap, installed by transforms/vmap.py
+_TRANSFORMS = {}
+
+
+def install_vmap(vmap) -> None:
+    """The vmap these functions vectorize with (transforms/vmap.py calls this once)."""
+    _TRANSFORMS["vmap"] = vmap
+
+
+def vmap(fn, in_axes=0, out_axes=0):
+    """jitgrad.vmap, as installed."""
+    return _TRANSFORMS["vmap"](fn, in_axes=in_axes, out_axes=out_axes)
 
 
 def _parse_signature(signature):

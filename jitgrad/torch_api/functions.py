@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as jnp
-from ..eager import creation
+from . import creation
 from ..eager.array_base import ArrayOps
 from ..eager.tensor import Tensor, as_tensor
 from ..nn.module import Module

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as jnp
-from ..eager.creation import global_rng
+from ..eager.global_rng import global_rng
 from ..ir.types import kind_of
 
 # x.name_(...) writes x.name(...) into x

@@ -10,7 +10,7 @@ import itertools
 import numpy as np
 
 from .. import numpy as jnp
-from ..eager import creation
+from . import creation
 from ..nn import functional as F
 
 # torch.<name>_(input, ...) is input.<name>_(...)

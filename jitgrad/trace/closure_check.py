@@ -1,28 +1,30 @@
 """Arrays a jitted function closes over are baked into its compiled code as constants, at trace
 time (as in JAX): changing the global or closed-over array later does not change the result
 until the function is traced again. Under JITGRAD_DEBUG>=1 jit warns once per function about
-each such array larger than BAKED_WARN_SIZE elements (a Module's parameters count: pass the
-model as an argument to train it)."""
+each such array larger than BAKED_WARN_SIZE elements (the arrays of a registered pytree class
+count too, such as a Module's parameters and buffers: pass the model as an argument to train
+it)."""
 from __future__ import annotations
 
 import warnings
 
 import numpy as np
 
+from .. import tree_util
 from ..eager.tensor import Tensor
-from ..nn.module import Module
 from .source_info import user_frame
 
 BAKED_WARN_SIZE = 8
 
 
 def _size(value) -> int:
-    """Elements of an array, or of a Module's parameters; 0 for anything else."""
+    """Elements of an array, or of the arrays in an instance of a registered pytree class (a
+    Module's parameters and buffers); 0 for anything else (plain lists, tuples, dicts too)."""
     if isinstance(value, (Tensor, np.ndarray)):
         return int(np.prod(value.shape, dtype=np.int64))
-    if isinstance(value, Module):
-        return sum(int(np.prod(p.shape, dtype=np.int64)) for p in value.parameters())
-    return 0
+    if isinstance(value, (list, tuple, dict)) or tree_util.node_children(value) is None:
+        return 0
+    return sum(map(_size, tree_util.tree_leaves(value)))
 
 
 def closed_over(fn) -> list:

@@ -18,7 +18,7 @@ from ..trace.closure_check import warn_baked
 from ..trace.tracer import Tracer
 from ..trace.tracing import call_graph, leaf_array, leaf_names, leaf_spec, trace_to_graph
 from . import donation, gc_pause, module_state, pytree_roles
-from .compile_graph import compile_graph
+from ..compilation.compile_graph import compile_graph
 from .fast_args import fast_args
 from .staged import Lowered, device_of
 from .static_args import StaticArgs

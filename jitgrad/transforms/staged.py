@@ -10,7 +10,7 @@ from ..eager.jit_in_autograd import needs_record, record_call
 from ..eager.tensor import Tensor
 from ..trace.tracing import leaf_array, leaf_spec
 from . import donation, module_state, pytree_roles
-from .compile_graph import compile_graph
+from ..compilation.compile_graph import compile_graph
 from .compiled_units import CompiledUnits, units_of
 
 

@@ -16,6 +16,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import numpy as jnp
+from ..numpy import vectorizing
 from .. import tree_util
 from ..eager.jit_in_autograd import needs_record, record_call
 from ..eager.tensor import Tensor
@@ -206,3 +207,6 @@ def _place(jnp, o, batched, ax, size):
     if not batched:
         o = jnp.broadcast_to(jnp.expand_dims(o, 0), (size,) + tuple(o.shape))
     return o if ax == 0 else jnp.moveaxis(o, 0, ax)
+
+
+vectorizing.install_vmap(vmap)     # jnp.vectorize, apply_along_axis, ... vectorize with it

@@ -2,7 +2,7 @@
 written in jitgrad ops, so each runs eagerly, under jit, grad and vmap.
 
 Names of jax.scipy.special not here are listed with the reason in EXCLUDED."""
-from .bessel import i0, i0e, i1, i1e  # noqa: F401
+from ...numpy.bessel import i0, i0e, i1, i1e  # noqa: F401
 from .error_functions import erf, erfc, erfcx, erfinv, log_ndtr, ndtr, ndtri  # noqa: F401
 from .gamma_functions import (beta, betaln, comb, digamma, factorial, gamma,  # noqa: F401
                               gammaln, gammasgn, loggamma, multigammaln, poch)

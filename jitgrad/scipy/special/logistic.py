@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from ... import numpy as jnp
-from ...nn.functional import sigmoid
+from ...lax.elementwise import logistic
 from .series import floats
 
 
 def expit(x):
     """1 / (1 + exp(-x)) (scipy.special.expit, jax.nn.sigmoid)."""
     (x,) = floats(x)
-    return sigmoid(x)
+    return logistic(x)
 
 
 def logit(x):

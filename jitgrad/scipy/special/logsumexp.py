@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ... import numpy as jnp
-from ...nn import functional as F
 from ...numpy._convert import normalize_axes
 from ...numpy.half_compute import narrowed, widened
 from ...transforms.autodiff import stop_gradient
@@ -45,13 +44,26 @@ def _axes(x, axis):
     return normalize_axes(axis, x.ndim)
 
 
+def _shifted(x, axis):
+    """(x - max(x) over axis (finite, not differentiated through), the axes, the dtype to
+    round back to): float16/bfloat16 computed in float32, rounded once."""
+    (x,) = floats(x)
+    (x,), dtype = widened(x)
+    axes = _axes(x, axis)
+    m = stop_gradient(jnp.max(x, axis=axes, keepdims=True))
+    return jnp.subtract(x, jnp.where(jnp.isfinite(m), m, 0.0)), axes, dtype
+
+
 def softmax(x, /, *, axis=None):
     """exp(x) / sum(exp(x)) over axis, every axis by default (scipy.special.softmax)."""
-    (x,) = floats(x)
-    return F.softmax(x, axis=_axes(x, axis))
+    shifted, axes, dtype = _shifted(x, axis)
+    e = jnp.exp(shifted)
+    return narrowed(jnp.true_divide(e, jnp.sum(e, axis=axes, keepdims=True)), dtype)
 
 
 def log_softmax(x, /, *, axis=None):
-    """x - logsumexp(x) over axis, every axis by default (scipy.special.log_softmax)."""
-    (x,) = floats(x)
-    return F.log_softmax(x, axis=_axes(x, axis))
+    """x - logsumexp(x) over axis, every axis by default (scipy.special.log_softmax): shifted
+    first, so the large max does not round away the small differences."""
+    shifted, axes, dtype = _shifted(x, axis)
+    return narrowed(jnp.subtract(shifted, jnp.log(jnp.sum(jnp.exp(shifted), axis=axes,
+                                                          keepdims=True))), dtype)

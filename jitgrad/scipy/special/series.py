@@ -4,20 +4,13 @@ from __future__ import annotations
 
 from ... import numpy as jnp
 from ...numpy._convert import operands
+from ...numpy.polynomials import horner  # noqa: F401  (the special functions' series)
 
 
 def floats(*xs):
     """The arguments as arrays of one float dtype (ints and bools become the default float),
     as jax.scipy's promote_args_inexact."""
     return operands(*xs, float_only=True)
-
-
-def horner(coeffs, x):
-    """sum(coeffs[i] * x**(n-1-i)): highest power first, as np.polyval."""
-    p = jnp.zeros_like(x) + coeffs[0]
-    for c in coeffs[1:]:
-        p = jnp.add(jnp.multiply(p, x), c)
-    return p
 
 
 def safe(mask, x, fill):

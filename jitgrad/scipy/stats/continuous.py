@@ -9,7 +9,6 @@ from types import SimpleNamespace
 import numpy as np
 
 from ... import numpy as jnp
-from ...nn.functional import softplus
 from ..special import expit, logit
 from .support import floats, outside, standardize
 
@@ -70,7 +69,7 @@ laplace = _family(
                                 jnp.subtract(1.0, jnp.multiply(_exp_neg(z), 0.5))))
 
 logistic = _family(
-    "logistic", lambda z: jnp.subtract(jnp.negative(z), jnp.multiply(softplus(jnp.negative(z)), 2.0)),
+    "logistic", lambda z: jnp.subtract(jnp.negative(z), jnp.multiply(jnp.logaddexp(0.0, jnp.negative(z)), 2.0)),
     cdf_std=expit, sf_std=lambda z: expit(jnp.negative(z)), ppf_std=logit,
     isf_std=lambda q: jnp.negative(logit(q)))
 

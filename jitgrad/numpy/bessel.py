@@ -1,14 +1,16 @@
 """Modified Bessel functions of the first kind, orders 0 and 1 (scipy.special i0, i0e, i1, i1e):
 the power series for |x| <= 20 (all terms positive, no cancellation), Hankel's asymptotic
-expansion beyond; both to double precision."""
+expansion beyond; both to double precision. numpy.i0 and the Kaiser window (bessel_functions.py)
+and jitgrad.scipy.special share them, as jnp.i0 and jax.scipy.special do lax's Bessel functions."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ... import numpy as jnp
-from .series import floats, horner, safe
+from .. import numpy as jnp
+from ._convert import operands
+from .polynomials import horner
 
 _CUT, _SERIES_TERMS, _ASYMPTOTIC_TERMS = 20.0, 42, 36
 
@@ -37,12 +39,12 @@ def _scaled(order, x):
     derivative at 0 is right)."""
     z = jnp.abs(x)
     large = jnp.greater(z, _CUT)
-    zs = safe(large, 1.0, z)
+    zs = jnp.where(large, 1.0, z)      # each branch computes on a value it is finite at
     series = horner(_SERIES[order], jnp.multiply(jnp.multiply(zs, zs), 0.25))
     if order == 1:
-        series = jnp.multiply(series, jnp.multiply(safe(large, 1.0, x), 0.5))
+        series = jnp.multiply(series, jnp.multiply(jnp.where(large, 1.0, x), 0.5))
     series = jnp.multiply(series, jnp.exp(jnp.negative(zs)))
-    zl = safe(large, z, 2 * _CUT)
+    zl = jnp.where(large, z, 2 * _CUT)
     asym = jnp.true_divide(horner(_ASYMPTOTIC[order], jnp.true_divide(1.0, zl)),
                            jnp.sqrt(jnp.multiply(zl, 2 * math.pi)))
     if order == 1:
@@ -52,23 +54,23 @@ def _scaled(order, x):
 
 def i0e(x):
     """exp(-|x|) I0(x), the exponentially scaled modified Bessel function of order 0."""
-    (x,) = floats(x)
+    (x,) = operands(x, float_only=True)
     return jnp.where(jnp.isinf(x), 0.0, _scaled(0, x))
 
 
 def i0(x):
     """The modified Bessel function of order 0 (scipy.special.i0)."""
-    (x,) = floats(x)
+    (x,) = operands(x, float_only=True)
     return jnp.where(jnp.isinf(x), np.inf, jnp.multiply(_scaled(0, x), jnp.exp(jnp.abs(x))))
 
 
 def i1e(x):
     """exp(-|x|) I1(x), the exponentially scaled modified Bessel function of order 1."""
-    (x,) = floats(x)
+    (x,) = operands(x, float_only=True)
     return jnp.where(jnp.isinf(x), 0.0, _scaled(1, x))
 
 
 def i1(x):
     """The modified Bessel function of order 1 (scipy.special.i1), odd in x."""
-    (x,) = floats(x)
+    (x,) = operands(x, float_only=True)
     return jnp.where(jnp.isinf(x), x, jnp.multiply(_scaled(1, x), jnp.exp(jnp.abs(x))))

@@ -23,7 +23,7 @@ from ..eager.tensor import Tensor
 from ..ir import Graph
 from ..ir.types import kind_of
 from ..trace.tracing import ShapeDtype, trace_to_graph
-from ..transforms.compile_graph import compile_graph
+from ..compilation.compile_graph import compile_graph
 
 
 def saves_output(fn):

@@ -1,38 +1,16 @@
-"""PyTorch-style creation in jg: jg.zeros(2, 3), jg.ones(()), jg.randn(4, 5, dtype=..., device=...)."""
+"""PyTorch-style creation in jg (torch.zeros, torch.randn, ...): jg.zeros(2, 3), jg.ones(()),
+jg.randn(4, 5, dtype=..., device=...)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..dtypes import canonical_dtype, default_float
+from ..eager.global_rng import global_rng, initial_seed, manual_seed, seed  # noqa: F401 (torch.*)
+from ..eager.tensor import Tensor, tensor
 from ..numpy import creation as _c
 from ..numpy._convert import shape_tuple
 from ..ir.types import TensorType
 from ..runtime.device import device as as_device
-from .tensor import Tensor, tensor
-
-_GEN = {"rng": np.random.default_rng(0), "seed": 0}
-
-
-def manual_seed(seed: int):
-    """Seed the global generator behind jg.randn / jg.rand / jg.randint (as torch.manual_seed)."""
-    _GEN["rng"], _GEN["seed"] = np.random.default_rng(int(seed)), int(seed)
-
-
-def initial_seed() -> int:
-    """torch.initial_seed: the seed the global generator was last seeded with."""
-    return _GEN["seed"]
-
-
-def seed() -> int:
-    """torch.seed: seed the global generator from the OS's entropy; returns the seed."""
-    fresh = int(np.random.SeedSequence().entropy % 2 ** 63)
-    manual_seed(fresh)
-    return fresh
-
-
-def global_rng() -> np.random.Generator:
-    """The global generator jg.manual_seed seeds: jg.randn's, nn.init's and eager dropout's."""
-    return _GEN["rng"]
 
 
 def _size(size):
@@ -74,19 +52,19 @@ def _drawn(draw, size, dtype, device):
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     """torch.randn: a tensor of standard normal samples of the given shape."""
-    return _grad(_drawn(_GEN["rng"].standard_normal, _size(size), dtype, device), requires_grad)
+    return _grad(_drawn(global_rng().standard_normal, _size(size), dtype, device), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     """torch.rand: a tensor of uniform [0, 1) samples of the given shape."""
-    return _grad(_drawn(_GEN["rng"].random, _size(size), dtype, device), requires_grad)
+    return _grad(_drawn(global_rng().random, _size(size), dtype, device), requires_grad)
 
 
 def randint(low, high=None, size=(), dtype=None, device=None):
     """torch.randint: a tensor of integers uniform in [low, high)."""
     if high is None:
         low, high = 0, low
-    return tensor(_GEN["rng"].integers(low, high, size), dtype=dtype or "int64", device=device or "cpu")
+    return tensor(global_rng().integers(low, high, size), dtype=dtype or "int64", device=device or "cpu")
 
 
 def _grad(t, requires_grad):

@@ -1,6 +1,6 @@
 """Composite functions (layer_norm, gelu, softmax, log_softmax, cross_entropy) eagerly as ONE
 compiled call, as PyTorch's eager mode runs them as one native kernel each (and a recurrent
-layer's scan over time, rnn_scan.py, as one call per layer and direction).
+layer's scan over time, nn/rnn_scan.py, as one call per layer and direction).
 
 Written as decompositions into primitives, these run eagerly as 5-10 NumPy passes and as many
 dispatches and autograd records each. `@fused_in_eager("x", ...)` (the parameters that take
@@ -32,7 +32,7 @@ from ..ir import config
 from ..runtime.device import CPU
 from ..eager.jit_in_autograd import needs_record, record_call
 from ..trace.tracing import trace_to_graph
-from ..transforms.compile_graph import compile_graph
+from ..compilation.compile_graph import compile_graph
 from .fused_saving import compile_saving, recorded, run_saving, saves_output
 
 HOT = 2                 # op-by-op calls of one signature before it runs compiled
