@@ -27,7 +27,6 @@ from .transforms.vmap import vmap  # noqa: E402
 from .transforms.jacobians import hessian, jacfwd, jacrev  # noqa: E402
 from .transforms.custom_vjp import custom_vjp  # noqa: E402
 from .transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
-from . import test_util  # noqa: E402,F401
 from . import numpy, tree_util  # noqa: E402,F401
 from . import nn  # noqa: E402,F401
 from . import lax  # noqa: E402,F401
@@ -44,13 +43,14 @@ bool = bool_  # noqa: A001
 
 # Loaded on first use, so `import jitgrad` stays light: jg.cuda (device queries), jg.data
 # (datasets and loaders), jg.load (AOT artifacts), jg.bfloat16 (ml_dtypes: ~0.7 s to load),
-# jg.optim (nothing else imports it).
+# jg.optim (nothing else imports it), jg.test_util (check_grads, for tests).
 # The CLI (jitgrad.cli) is its own entry point. name -> (module, attribute or None: the module)
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "load": ("jitgrad.aot.save_load", "load"),
          "bfloat16": ("jitgrad.dtypes", "bfloat16"), "optim": ("jitgrad.optim", None),
          "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None),
-         "utils": ("jitgrad.utils", None), "accelerator": ("jitgrad.accelerator", None)}
+         "utils": ("jitgrad.utils", None), "accelerator": ("jitgrad.accelerator", None),
+         "test_util": ("jitgrad.test_util", None)}
 
 from .lazy_import import lazy_attributes as _lazy_attributes  # noqa: E402
 __getattr__, __dir__ = _lazy_attributes(__name__, globals(), _LAZY)

@@ -180,7 +180,10 @@ def test_the_cycle_finder_finds_cycles():
 
 
 @pytest.mark.parametrize("module", ["jitgrad.cuda", "jitgrad.data", "jitgrad.aot", "jitgrad.cli",
-                                    "jitgrad.cli.aot_command", "jitgrad.codegen", "numba"])
+                                    "jitgrad.cli.aot_command", "jitgrad.codegen", "numba",
+                                    "jitgrad.optim", "jitgrad.scipy", "jitgrad.example_libraries",
+                                    "jitgrad.utils", "jitgrad.accelerator", "jitgrad.test_util",
+                                    "scipy", "ml_dtypes"])
 def test_import_jitgrad_leaves_lazy_parts_unloaded(module, lazy_check):
     assert module not in lazy_check, f"`import jitgrad` imported {module}"
 
@@ -194,9 +197,11 @@ def lazy_check():
 
 def test_lazy_attributes_load_on_first_use():
     code = ("import sys, jitgrad as jg; assert 'jitgrad.aot' not in sys.modules; "
-            "print(jg.load.__module__, jg.data.__name__, jg.cuda.__name__)")
+            "print(jg.load.__module__, jg.data.__name__, jg.cuda.__name__, "
+            "jg.test_util.check_grads.__module__, 'test_util' in dir(jg))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.stdout.split() == ["jitgrad.aot.save_load", "jitgrad.data", "jitgrad.cuda"], out.stderr
+    assert out.stdout.split() == ["jitgrad.aot.save_load", "jitgrad.data", "jitgrad.cuda",
+                                  "jitgrad.test_util", "True"], out.stderr
     out = subprocess.run([sys.executable, "-c", "import jitgrad as jg; jg.lod"],
                          capture_output=True, text=True)
     assert "AttributeError: module 'jitgrad' has no attribute 'lod'" in out.stderr
