@@ -11,7 +11,7 @@ outputs are the node's outputs. Kinds:
   rowwise      reductions over the last axis whose results are broadcast back and combined
                with the row (softmax, layernorm): one kernel, one or two passes per row
   matmul       one matmul, plus an optional elementwise epilogue (bias, activation)
-  opaque       any single other op (shape ops, take, scatter_add, sort, cumsum, random, ...)
+  opaque       any single other op (shape ops, take, scatter_add, sort, cumsum, ...)
 
 An optimized graph's top-level nodes are all kernel nodes; `lowered.schedule` lists them.
 

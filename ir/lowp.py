@@ -54,12 +54,12 @@ def _add_bfloat16(bf16) -> None:
 on_bfloat16(_add_bfloat16)      # when ml_dtypes loads (ir/types.py)
 
 
-def numba_bound(op) -> bool:
+def _llvm_gap(op) -> bool:
     r = RECORDS.get(op)
     return r is not None and "llvm" in r.gaps
 
 
 def fusion_blocked(nodes) -> bool:
     """Whether `nodes` mix a half-float value with an op the LLVM units leave to another path."""
-    return any(numba_bound(n.op) for n in nodes) and any(
+    return any(_llvm_gap(n.op) for n in nodes) and any(
         v.type.dtype in HALF_FLOATS for n in nodes for v in (*n.inputs, *n.outputs))

@@ -46,7 +46,6 @@ class Op(str, enum.Enum):
     slogdet = "slogdet"
     fft = "fft"
     constant = "constant"
-    random = "random"
     # ops holding graphs as params: a fused kernel (ir/kernel.py), structured control flow
     # (ir/control_flow.py) and a user-written derivative (ir/autodiff/custom.py)
     kernel = "kernel"; cond = "cond"; switch = "switch"; while_loop = "while_loop"; scan = "scan"

@@ -55,16 +55,6 @@ def scatter_add(idx, upd, *, shape, axis):
     return out
 
 
-def random(key, *, shape, dtype, dist):
-    gen = np.random.Generator(np.random.Philox(key=[int(k) & (2**64 - 1) for k in key]))
-    if dist == "normal":
-        return gen.standard_normal(shape, dtype=dtype)
-    if dist == "uniform":
-        return gen.random(shape, dtype=dtype)
-    return gen.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, shape, dtype=dtype,
-                        endpoint=True)
-
-
 def slice_op(x, *, start, stop, step):
     return x[tuple(slice(a, b, s) for a, b, s in zip(start, stop, step))]
 

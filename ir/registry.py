@@ -18,7 +18,7 @@ from .ops import Op
 
 # kind: what the op is to the passes and the backends' kernel generators
 KINDS = ("elementwise", "reduce", "cumulative", "shape", "index", "matmul", "linalg", "fft",
-         "constant", "random", "kernel", "control", "custom")
+         "constant", "kernel", "control", "custom")
 # accepts: the element types an elementwise (or reduce / cumulative) op takes
 ACCEPTS = ("any", "numeric", "real", "ordered", "float", "inexact", "integer", "bool", "complex")
 # result: an elementwise op's result dtype from its inputs' (param: params["dtype"])
@@ -31,7 +31,7 @@ COST = {"cheap": 0.25, "divide": 2, "heavy": 8, "transcendental": 8}
 #   ("math", name)  the C math function `name` (libm, libdevice, llvm_math when the
 #                   record names a vector_math function); ("infix", sym) a Python/C operator;
 #   ("rule",)       a rule of the backend's own, keyed by op (codegen/*_exprs.py)
-BACKENDS = ("numba", "llvm", "cuda")
+BACKENDS = ("llvm", "cuda")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ sequencer runs on the thread pool). The per-call Python side
 (runtime/executable.py) takes outputs from the caching allocator, writes the call's array
 addresses once, and runs.
 
-Host ops (codegen/cpu/host.py: random, ops without a CPU kernel, complex kernels the LLVM units
+Host ops (codegen/cpu/host.py: ops without a CPU kernel, complex kernels the LLVM units
 do not build) run outside the kernels, with the NumPy reference. The sequence is cut there and
 the host op's result is written into an array the later kernels read.
 """

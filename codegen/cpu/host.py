@@ -1,20 +1,16 @@
 """Which kernels the CPU backend runs on the host, with the NumPy reference between the compiled
 kernels, and why.
 
-`random` does: the reference stream is NumPy's Philox generator, which no kernel reproduces bit
-for bit. So do ops without a CPU kernel (fft; control flow unless it compiles as a native loop:
-codegen/cpu/loops.py) and the kernels with complex values that the LLVM units do not build
+Ops without a CPU kernel do (fft; control flow unless it compiles as a native loop:
+codegen/cpu/loops.py), and so do the kernels with complex values that the LLVM units do not build
 (`complex_gap`: an op codegen/cpu/llvm_complex.py lacks, such as arcsin or log1p of a complex).
 
 `why_not(node)` is the CPU's entry in codegen/coverage.py: None when the kernel is an LLVM unit.
 """
 from __future__ import annotations
 
-from ...ir.ops import Op
 from ..kernel.control import control_op
 from . import llvm_kernels, llvm_opaque
-
-HOST_OPS = frozenset({Op.random})
 
 # a matmul product's place (the memory plan's) does not decide whether a kernel is built
 ANY_PRODUCT = ("scratch", 0)
@@ -42,8 +38,6 @@ def host_reason(node):
     """Why kernel `node` runs on the host, or None (control flow included: it holds sub-graphs;
     the backend then tries a native loop)."""
     op = only_op(node)
-    if op in HOST_OPS:
-        return f"{op} draws NumPy's random stream"
     gap = complex_gap(node)
     if gap is not None:
         return f"complex values ({gap})"
@@ -53,7 +47,7 @@ def host_reason(node):
 
 
 def runs_on_host(node) -> bool:
-    """Random, kernels with complex values that the LLVM units do not build (complex_gap) and
+    """Kernels with complex values that the LLVM units do not build (complex_gap) and
     ops no CPU kernel implements (structured control flow: cond, while_loop, scan hold
     sub-graphs; fft) run on the host with the NumPy reference between kernels."""
     return host_reason(node) is not None

@@ -12,7 +12,7 @@ units called directly (codegen/cpu/loop_fused.py, over the same argv and descrip
 stays the generic form (loop_fused.ENABLED = False), and cond / switch use jg_branch.
 
 `plan(node, compile_sub)` returns a LoopPlan, or a string saying why the node stays a host step
-(a sub-graph with a host op: random, fft, a complex kernel the LLVM units do not build). Which op
+(a sub-graph with a host op: fft, a complex kernel the LLVM units do not build). Which op
 a node wraps, its sub-graphs and operands: codegen/kernel/control.py (CUDA reads them too).
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@
 
 Every elementwise, reduce, rowwise and matmul kernel node becomes ONE generated numba.cuda kernel
 (codegen/cuda/fused/: bodies written by the shared Evaluator, codegen/kernel/evaluator.py, with
-the CUDA expression table). Opaque kernels (shape ops, take, scatter_add, sort, cumsum, random, ...)
+the CUDA expression table). Opaque kernels (shape ops, take, scatter_add, sort, cumsum, ...)
 and the few bodies the generators do not cover (fused.why_not: argmax/argmin inside a fused kernel,
 integer matmul, ...; logged at JITGRAD_DEBUG=1) run op by op through the eager per-op kernels
 (codegen/cuda/eager.py). An op no eager kernel implements either is an UnsupportedOpError naming the

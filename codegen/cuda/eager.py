@@ -7,8 +7,7 @@ adjacent axes that are contiguous in every operand are merged first, so most cal
 rank-1 kernel whatever the shape.
 
 Data movement (transpose, broadcast, slice, rev, pad, concatenate) is one strided copy kernel;
-reshape is a view. `random` and `constant` are computed on the host by the NumPy reference and
-uploaded, so a key gives the same numbers on every device.
+reshape is a view. `constant` is computed on the host by the NumPy reference and uploaded.
 """
 from __future__ import annotations
 
@@ -439,7 +438,7 @@ HANDLERS = {
     Op.take: lambda op, arrays, p, t, i: _take(arrays, p, t, i),
     Op.scatter_add: lambda op, arrays, p, t, i: _scatter_add(arrays, p, t, i),
     Op.matmul: lambda op, arrays, p, t, i: _matmul(arrays, p, t, i),
-    Op.constant: _on_host, Op.random: _on_host,
+    Op.constant: _on_host,
     # LAPACK decompositions: numba.cuda has no LAPACK, so a host call (NumPy) between kernels
     **{op: _on_host for op in LINALG},
 }

@@ -5,8 +5,8 @@
 The library is built from the same LLVM kernel units the Python runtime runs
 (codegen/native/library.py), linked by codegen/native/link.py, which checks it needs nothing beyond
 libc (malloc/free for the heap scratch of large kernels), libm and OpenBLAS (BLAS and LAPACK). What
-a library cannot hold is a NativeExportError naming the op and why: random (pass random numbers in
-as an input), and ops the JIT runs on the host with NumPy (fft, complex values).
+a library cannot hold is a NativeExportError naming the op and why: the ops the JIT runs on the
+host with NumPy (fft, complex values).
 """
 from __future__ import annotations
 

@@ -28,7 +28,6 @@ from llvmlite import ir
 from ...ir.control_flow import SCAN, WHILE
 from ...ir.errors import UnsupportedOpError
 from ...ir.kernel import kernel_nodes
-from ...ir.ops import Op
 from ...ir.passes.manager import run_pipeline
 from ...runtime.executable import ARENA, FIXED, INPUT, OUTPUT
 from ..cpu import llvm_kernels, llvm_lapack, llvm_small_gemm
@@ -91,9 +90,6 @@ def kernel_why_not(n, product_hint=ANY_PRODUCT):
 
 def _host_reason(op_node):
     """Why a library cannot hold an op the JIT runs on the host (NumPy, between kernels)."""
-    if op_node.op == Op.random:
-        return ("it uses random, which runs in Python (NumPy's generator); pass random numbers "
-                "in as an input instead")
     return str(UnsupportedOpError(op_node.op, "native", "the JIT runs it on the host (NumPy), "
                                   "which a library has not", op_node.source_info))
 

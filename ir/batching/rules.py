@@ -9,11 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..builder import Builder
-from ..control_flow import SCAN
-from ..graph import Graph
 from ..ops import Op
-from ..types import TensorType
 
 
 def elementwise(e, node, args, batched):
@@ -144,19 +140,6 @@ def matmul(e, node, args, batched):
         # which fuses, instead of B tiny GEMMs
         return [(e.mul(a, b), True)]
     return [(e(Op.matmul, a, b), True)]
-
-
-# ----------------------------------------------------------------------------- random
-
-def random(e, node, args, batched):
-    """A batched key gives independent streams: one draw per key, as a scan over the keys
-    (each lane's result equals the unbatched draw with its own key)."""
-    body = Builder(Graph(name="random_lane"))
-    key = body.add_input(TensorType(args[0].type.shape[1:], args[0].type.dtype))
-    body.graph.outputs = [body.emit1(Op.random, [key], node.params, node.source_info)]
-    (out,) = e.b.emit(SCAN, [args[0]], {"body": body.graph, "n_carry": 0, "n_xs": 1,
-                                         "length": e.size, "reverse": False}, e.source_info)
-    return [(out, True)]
 
 
 def linalg(e, node, args, batched):

@@ -1,8 +1,7 @@
 """cse: merge nodes that compute the same op on the same inputs with the same params.
 
 Literal params hash by content; floats by their exact bits (so -0.0 and 0.0 differ); sub-graphs by
-identity. `random` nodes merge only when their key inputs are the same value — then they draw the
-same numbers, so merging is exact.
+identity.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ A folded result becomes a literal only when it has at most FOLD_LIMIT elements; 
 stay computed, so `jnp.ones((4096, 4096)) * 2` (traced as broadcast_to(1.0) * 2) becomes
 broadcast_to(2.0) — a cheap fill — and never a 64 MiB literal. Elementwise ops over broadcasts of
 constants are evaluated on the small constants and broadcast afterwards; shape ops on a broadcast
-scalar stay broadcasts. `random` is never folded (codegen draws its own numbers).
+scalar stay broadcasts.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from .rewriter import Rewriter
 from ..types import kind_of
 
 FOLD_LIMIT = 1024
-NEVER_FOLD = frozenset({Op.constant, Op.random})
+NEVER_FOLD = frozenset({Op.constant})
 SHAPE_OF_SCALAR = frozenset({Op.reshape, Op.transpose, Op.broadcast_to})
 
 

@@ -399,7 +399,7 @@ def can_fuse(a, b, facts: GraphFacts) -> KernelInfo | None:
     if any(cat[n] == "matmul" for n in a) and any(cat[n] == "matmul" for n in b):
         return None     # one product a kernel (analyze's rule, before sorting and outputs)
     nodes = sorted(a | b, key=facts.position.__getitem__)
-    if lowp.fusion_blocked(nodes):      # a numba kernel cannot hold float16/bfloat16 values
+    if lowp.fusion_blocked(nodes):      # a host step cannot hold float16/bfloat16 values
         return None
     return analyze(nodes, facts.outputs(nodes), facts.category)
 

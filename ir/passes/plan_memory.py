@@ -366,7 +366,7 @@ WAVE_MEMORY_SLACK = 1 << 19       # ... and more than 512 KiB
 def concurrent_work(kernel):
     """The work of a kernel that may run in a lane (element-costs; a product's multiply-adds
     count half), or None: a kind that may use the pool or the host (opaque: control flow,
-    random, gathers), complex values, or too much work (it runs split over the pool)."""
+    gathers), complex values, or too much work (it runs split over the pool)."""
     kind = kernel.params["kind"]
     body = kernel.params["body"]
     if kind == "matmul":

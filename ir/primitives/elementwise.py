@@ -15,9 +15,8 @@ from .type_rules import elementwise_binary, elementwise_unary
 # why a backend leaves an op to another path (each is a documented fallback: README "Fallbacks")
 COMPLEX_HOST = ("complex-valued kernels run as NumPy host steps between compiled kernels on the "
                 "CPU; CUDA refuses complex numbers with an error")
-# the LLVM units compute complex parts (codegen/cpu/llvm_complex.py); the Python-source
-# expression table ("numba": codegen/kernel/exprs.py) and CUDA do not
-COMPLEX_GAPS = {"numba": COMPLEX_HOST, "cuda": COMPLEX_HOST}
+# the LLVM units compute complex parts (codegen/cpu/llvm_complex.py); CUDA does not
+COMPLEX_GAPS = {"cuda": COMPLEX_HOST}
 
 
 def _elementwise(op, type_rule, arity, group, accepts, reference, d, kw):

@@ -34,7 +34,7 @@ RECORDS = [
     _decomposition(Op.slogdet, np.linalg.slogdet, 1, "the sign and log|det| of a"),
     Primitive(Op.fft, "fft", T.fft_rule, reference.fft, 1, "fft", vjp=complex_rules.fft_vjp,
               jvp=complex_rules.fft_jvp, batch=B.linalg,
-              gaps={"numba": COMPLEX_HOST, "llvm": COMPLEX_HOST, "cuda": COMPLEX_HOST},
+              gaps={"llvm": COMPLEX_HOST, "cuda": COMPLEX_HOST},
               doc="the unnormalized DFT (1/n inverse) over the trailing axes (params fft_type, "
                   "lengths)"),
 ]

@@ -296,12 +296,3 @@ def fft_rule(op, types, params):
 def constant_rule(op, types, params):
     lit = params["value"]
     return [TensorType(lit.shape, lit.dtype)]
-
-
-def random_rule(op, types, params):
-    (key,) = types
-    if key.shape != (2,) or key.dtype != int64:
-        _fail(op, f"expected a PRNG key i64[2], got {key}")
-    if params["dist"] not in ("uniform", "normal", "bits"):
-        _fail(op, f"unknown distribution {params['dist']!r}")
-    return [TensorType(params["shape"], params["dtype"])]
