@@ -6,19 +6,29 @@ The op is a `custom_vjp_call` (ir/autodiff/custom.py) with body = the traced gra
 graph returning its inputs as residuals, and bwd = ir.autodiff's VJP of the graph. `.backward()`
 differentiates it like any recorded op: the VJP inlines bwd into the gradient graph, which runs
 through the compiler like every other backward, compiled at its first run (has_jitted_call).
+
+`saving_split(graph)` is the form that computes nothing twice (a recurrent layer's scan, whose
+backward above would run the forward scan again for its per-step values): the VJP graph's
+nodes that read no cotangent (the outputs and every value the backward reads, the per-step
+residual stacks of a scan: ir/autodiff/scan_vjp.py) become the forward, run once and saved by
+the record (saved_residuals.py); the rest, the backward alone.
 """
 from __future__ import annotations
 
 import weakref
 
-from ..ir import Builder, Graph
+from ..ir import Builder, Graph, Op
 from ..ir.autodiff import CUSTOM_VJP, vjp_values
 from ..ir.autodiff.emitter import Emitter
 from ..ir.types import kind_of
 from .array_base import ArrayOps
 from .autograd_record import record
 from .grad_mode import grad_enabled
+from .saved_residuals import saving_params
 from .tensor import tensor
+
+# ops of the forward part that the backward redoes on the inputs instead of saving the result
+REDONE = frozenset((Op.transpose, Op.reshape, Op.broadcast_to, Op.convert))
 
 # traced graph -> params of its custom_vjp_call (built once per compiled signature)
 _PARAMS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -72,3 +82,40 @@ def _bwd(graph):
     b.graph.outputs = [g if kind_of(v.type.dtype) == "f" else e.zeros(v.type)
                        for g, v in zip(grads, graph.inputs)]
     return b.graph
+
+
+def saving_split(graph: Graph):
+    """(fwd, n_out, params): fwd maps graph's inputs to its n_out outputs followed by the
+    values its VJP's backward part reads; params, the custom_vjp_call params of an op
+    recorded with those values saved (saved_residuals.record_saving)."""
+    n_in, n_out = len(graph.inputs), len(graph.outputs)
+    float_out = [i for i, v in enumerate(graph.outputs) if kind_of(v.type.dtype) == "f"]
+    vg = vjp_values(graph, graph.inputs, float_out)
+    leaves, dep = vg.inputs[:n_in], set(vg.inputs[n_in:])
+    fwd_nodes, bwd_nodes, sources, free = [], [], [], set(leaves)
+    for n in vg.nodes:
+        if any(v in dep for v in n.inputs):
+            bwd_nodes.append(n)
+            dep.update(n.outputs)
+            continue
+        fwd_nodes.append(n)
+        # constants, and shape ops of inputs (a weight's transpose): redone by the backward
+        if not n.inputs or n.op in REDONE and all(v in free for v in n.inputs):
+            sources.append(n)
+            free.update(n.outputs)
+    grads = vg.outputs[n_out:]
+    read = [v for n in bwd_nodes for v in n.inputs] + list(grads)
+    residuals = list(dict.fromkeys(v for v in read if v not in dep and v not in free))
+    fwd = Graph(list(leaves), fwd_nodes, list(vg.outputs[:n_out]) + residuals,
+                f"{graph.name}_saving")
+    b = Builder(Graph(name=f"{graph.name}_saved_bwd"))
+    env = {v: b.add_input(v.type) for v in list(leaves) + residuals}
+    cts = [b.add_input(v.type) for v in graph.outputs]
+    env.update(zip(vg.inputs[n_in:], [cts[i] for i in float_out]))
+    e = Emitter(b)
+    for n in sources + bwd_nodes:
+        env.update(zip(n.outputs, b.emit(n.op, [env[v] for v in n.inputs], n.params,
+                                         n.source_info)))
+    b.graph.outputs = [env[g] if kind_of(v.type.dtype) == "f" else e.zeros(v.type)
+                       for g, v in zip(grads, graph.inputs)]
+    return fwd, n_out, saving_params(fwd, n_out, b.graph)

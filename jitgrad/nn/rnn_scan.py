@@ -4,9 +4,10 @@ input projection of every step as one matmul, then a `scan` over time of the ste
 
 Under jit it is one scan node. Eagerly it is `fused_in_eager` (fused_eager.py): once its
 signature is hot, ONE compiled call per layer and direction (the scan compiled with the
-layer's weights), recorded for autograd as one op whose backward is the scan's VJP, as
-PyTorch's fused recurrent kernels are one call each; before that, and off the CPU, it runs
-step by step.
+layer's weights), as PyTorch's fused recurrent kernels are one call each; recorded for
+autograd as one op that saves the per-step values its backward reads (as PyTorch's kernels
+save their gates), so a training step runs the scan once forward and once backward. Before
+that, and off the CPU, it runs step by step.
 """
 from __future__ import annotations
 

@@ -7,8 +7,9 @@ dispatches and autograd records each. `@fused_in_eager("x", ...)` (the parameter
 tensors; every other parameter is static) makes a function, called on eager CPU tensors with
 a signature (shapes, dtypes, static values) seen HOT times before, run as jit runs it (traced
 once per signature, compiled by compile_graph): one fused kernel, and under autograd one
-recorded op whose backward is the function's VJP (eager/jit_in_autograd.py, as jit inside
-eager autograd). Tiered like the eager backward: the first calls of a signature run
+recorded op whose backward is the backward part of the function's VJP, reading the values
+its forward saved (eager/jit_in_autograd.saving_split: a scan's per-step values, so nothing of
+the forward runs twice). Tiered like the eager backward: the first calls of a signature run
 op by op, so a one-off call never waits for a compile. Anything else (traced values, NumPy
 arrays or lists, other devices, the interpreter-only setting) runs the function as written.
 Both tiers compute the same function; they may differ in the last bits (a fused kernel rounds
@@ -30,7 +31,8 @@ from .. import tree_util
 from ..eager.tensor import Tensor
 from ..ir import config
 from ..runtime.device import CPU
-from ..eager.jit_in_autograd import needs_record, record_call
+from ..eager.jit_in_autograd import saving_split
+from ..eager.saved_residuals import record_saving
 from ..trace.tracing import trace_to_graph
 from ..compilation.compile_graph import compile_graph
 from .fused_saving import compile_saving, recorded, run_saving, saves_output
@@ -59,14 +61,15 @@ def fused_in_eager(*array_params, fwd=None, bwd=None):
                 n = seen.get(key, 0)
                 if n >= HOT:
                     tensors = [full[i] for i in arrays if full[i] is not None]
-                    saving = bwd is not None and recorded(tensors)
+                    saving = recorded(tensors)
+                    rule = saving and bwd is not None
                     unit = compiled.get((key, saving))
                     if unit is None:
                         unit = compiled[key, saving] = (
-                            _compile_with_rule(saves, bwd, full, arrays, tensors) if saving
-                            else _compile(fn, full, arrays, tensors))
+                            _compile_with_rule(saves, bwd, full, arrays, tensors) if rule
+                            else _compile(fn, full, arrays, tensors, saving))
                     if unit is not _NOT_FUSED:
-                        return (run_saving if saving else _run)(unit, tensors)
+                        return (run_saving if rule else _run)(unit, tensors)
                 else:
                     if len(seen) >= _MAX_SIGNATURES:
                         seen.clear()
@@ -129,15 +132,23 @@ def _with_args(fn, full, arrays, name=None):
     return call
 
 
-def _compile(fn, full, arrays, tensors):
-    """(graph, executable, output tree) of fn on these tensors, the static values (and the
+def _compile(fn, full, arrays, tensors, saving=False):
+    """(saving, executable, output tree) of fn on these tensors, the static values (and the
     None tensors) of this call baked in; _NOT_FUSED when the trace is not one graph with
-    outputs."""
+    outputs. saving (a call recorded for autograd): the executable also returns what the
+    backward reads (eager/jit_in_autograd.saving_split) and saving is (record params, number
+    of outputs, where each output and residual is among the executable's results); else None."""
     call = _with_args(lambda args: fn(*args), full, arrays, getattr(fn, "__name__", None))
     graph, out_tree, captures, _ = trace_to_graph(call, tuple(tensors))
     if captures or not graph.outputs:
         return _NOT_FUSED
-    return graph, compile_graph(graph, "cpu"), out_tree
+    if not saving:
+        return None, compile_graph(graph, "cpu"), out_tree
+    fwd, n_out, params = saving_split(graph)
+    distinct = list(dict.fromkeys(fwd.outputs))     # a residual may be an output too
+    where = [distinct.index(v) for v in fwd.outputs]
+    fwd.outputs = distinct
+    return (params, n_out, where), compile_graph(fwd, "cpu"), out_tree
 
 
 def _compile_with_rule(fwd, bwd, full, arrays, tensors):
@@ -149,9 +160,15 @@ def _compile_with_rule(fwd, bwd, full, arrays, tensors):
 
 
 def _run(unit, tensors):
-    """One call of a compiled unit; under autograd, one recorded op (its backward the VJP)."""
-    graph, exe, out_tree = unit
-    results = [Tensor._wrap(np.asarray(out)) for out in exe.run([t._data for t in tensors])]
-    if needs_record(tensors, graph):
-        record_call(graph, tensors, results)
+    """One call of a compiled unit; under autograd, one recorded op that holds the values its
+    backward reads (eager/saved_residuals.py)."""
+    saving, exe, out_tree = unit
+    arrays = [np.asarray(out) for out in exe.run([t._data for t in tensors])]
+    if saving is None:
+        return tree_util.tree_unflatten(out_tree, [Tensor._wrap(a) for a in arrays])
+    params, n_out, where = saving
+    results = [Tensor._wrap(arrays[i]) for i in where[:n_out]]
+    first = {w: k for k, w in reversed(list(enumerate(where[:n_out])))}
+    record_saving(params, tensors, [arrays[i] for i in where[n_out:]], results,
+                  [results[first[w]] if w in first else None for w in where[n_out:]])
     return tree_util.tree_unflatten(out_tree, results)
