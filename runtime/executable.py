@@ -10,7 +10,7 @@ kernels (a host op, run by the NumPy reference, between stretches), results.
 from __future__ import annotations
 
 import functools
-import threading
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -92,7 +92,7 @@ def _copy(b: Buffer, type, xs, hs, arena, outs, fixed):
 
 @dataclass
 class HostStep:
-    node: object            # a kernel node around one host op (random, control flow)
+    node: object            # a kernel node around one host op (fft, control flow)
     inputs: list            # (Buffer, type) of its inputs
     index: list             # its results' indices among the host results
 
@@ -118,8 +118,7 @@ class SequencedRun:
         self.arena = np.empty(max(arena_bytes, 64), np.uint8)
         self.simple = (not host_types and len(steps) == 1
                        and results == list(range(len(outputs))))
-        self._lock = threading.Lock()      # the arena and the program's tables: one call at a time
-        self._fast = program.call if self.simple else None
+        self._fast = (program.native_call() or program.call) if self.simple else None
         self._outputs = outputs
 
     def __call__(self, arrays):
@@ -127,77 +126,93 @@ class SequencedRun:
             return self._profiled(arrays)
         xs = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
         outs = self.make_outputs()
-        if self._fast is not None and self._lock.acquire(False):
-            try:                # the common case, kept short: one call fills and runs
-                st = self._fast((*xs, self.arena, *outs))
-            finally:
-                self._lock.release()
-            if st:
+        if self._fast is not None:      # the common case, kept short: one call takes the
+            st = self._fast(*xs, self.arena, *outs)     # tables, fills and runs
+            if not st:
+                return outs
+            if st > 0:
                 raise self.failure(st, self.status)
-            return outs
-        if not self._lock.acquire(blocking=self.exclusive):
-            return self._concurrent(xs, outs)     # another thread is in a call (ctypes lets go
-        try:                                      # of the GIL while kernels run)
+        return self._locked(xs, outs)
+
+    def _locked(self, xs, outs):
+        """The call with the tables' lock taken (waiting for it where `exclusive`), or on
+        private tables where another call holds it (the native call lets go of the GIL while
+        kernels run, so another thread's call may be in progress)."""
+        lock = self.program.lock
+        if not lock.acquire(blocking=self.exclusive):
+            return self._concurrent(xs, outs)
+        try:
             return self._run(self.program, self.arena, self.status, xs, outs)
         finally:
-            self._lock.release()
+            lock.release()
 
-    def fast_runner(self):
+    def fast_runner(self, wrap):
         """For arrays known to be C-contiguous and of the graph's input dtypes (the jitted
-        call's fast path checked them on its first call): run(arrays) -> outputs, the list, or
-        the one array where the graph has one output; None where a call is more than one
-        stretch of kernels. The same steps as __call__'s common case, with the program's
-        header, arena and output sizes bound once and the kernels started by one ctypes call
-        of one argument (jitted `x * 2 + 1`: 5.5 -> ~2 us of CPU time a call)."""
-        packed = self.program.packed_call() if self.simple else None
-        if packed is None:
+        call's fast path checked them on its first call): run(arrays) -> wrap(output) where the
+        graph has one output, else [wrap(output), ...]; None where a call is more than one
+        stretch of kernels or the program has no native call. The same steps as __call__'s
+        common case in one frame, with the arena and output sizes bound once and the kernels
+        started by one builtin call (jitted `x * 2 + 1`: 5.5 -> ~1.8 us of CPU time a call).
+
+        A small single output is one of the last two calls' outputs where no one else holds
+        it any longer (as the caching allocator reuses large blocks: sys.getrefcount tells;
+        views and wrappers of an array hold it), else a new array: `y = f(x)` in a loop, or
+        a result dropped, allocates nothing."""
+        call = self.program.native_call() if self.simple else None
+        if call is None:
             return None
-        head, arena, lock, status, active = (self.program.header, self.arena, self._lock,
-                                             self.status, profiling.active)
+        arena, status, active = self.arena, self.status, profiling.active
         if len(self._outputs) != 1:
             make = self.make_outputs
 
             def run(xs):
                 if active:                  # jg.profiler is recording
-                    return self._profiled(xs)
+                    return [wrap(o) for o in self._profiled(xs)]
                 outs = make()
-                if not lock.acquire(False):     # another thread is in a call: private tables
-                    return self._concurrent(xs, outs)
-                try:
-                    st = packed((head, *xs, arena, *outs))
-                finally:
-                    lock.release()
+                st = call(*xs, arena, *outs)
                 if st:
-                    raise self.failure(st, status)
-                return outs
+                    if st > 0:
+                        raise self.failure(st, status)
+                    outs = self._locked(xs, outs)
+                return [wrap(o) for o in outs]
             return run
         t = self._outputs[0]
-        if t.nbytes < allocator.SMALL:      # malloc's, as make_outputs' would be
-            make = functools.partial(np.empty, t.shape, np.dtype(t.dtype))
-        else:
-            def make():
-                return self.make_outputs()[0]
+        if t.nbytes >= allocator.SMALL:
+            def run_pooled(xs):
+                if active:
+                    return wrap(self._profiled(xs)[0])
+                out = self.make_outputs()[0]
+                st = call(*xs, arena, out)
+                if st:
+                    if st > 0:
+                        raise self.failure(st, status)
+                    out = self._locked(xs, [out])[0]
+                return wrap(out)
+            return run_pooled
+        make = functools.partial(np.empty, t.shape, np.dtype(t.dtype))
+        spare, refs = [make(), make()], sys.getrefcount
 
         def run_one(xs):
             if active:
-                return self._profiled(xs)[0]
-            out = make()
-            if not lock.acquire(False):
-                return self._concurrent(xs, [out])[0]
-            try:
-                st = packed((head, *xs, arena, out))
-            finally:
-                lock.release()
+                return wrap(self._profiled(xs)[0])
+            out = spare[0]          # 3 references: spare's, out's and refs' argument
+            if refs(out) != 3:
+                out = spare[1]
+                if refs(out) != 3:
+                    out = spare[0] = make()
+            st = call(*xs, arena, out)
             if st:
-                raise self.failure(st, status)
-            return out
+                if st > 0:
+                    raise self.failure(st, status)
+                out = self._locked(xs, [out])[0]
+            return wrap(out)
         return run_one
 
     def occupied(self):
         """The lock a call holds while it uses the shared arena and tables, as a context manager:
         while it is held, a call takes private ones (as a second thread's call does), or waits
         for it when `exclusive`. For tests of re-entrant and concurrent calls."""
-        return self._lock
+        return self.program.lock
 
     def _concurrent(self, xs, outs, recorders=None):
         """A call while another runs: private tables, arena and status pair."""
@@ -215,12 +230,13 @@ class SequencedRun:
         outs = self.make_outputs()
         t0 = time.perf_counter_ns()
         try:
-            if not self._lock.acquire(blocking=self.exclusive):
+            lock = self.program.lock
+            if not lock.acquire(blocking=self.exclusive):
                 return self._concurrent(xs, outs, recorders)
             try:
                 return self._run(self.program, self.arena, self.status, xs, outs, recorders)
             finally:
-                self._lock.release()
+                lock.release()
         finally:
             for r in recorders:
                 r.call(self, t0, time.perf_counter_ns())

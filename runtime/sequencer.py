@@ -5,13 +5,15 @@ Every kernel is compiled on its own (codegen/cpu/units.py) to a C-ABI function
 per kernel its address and, per argument, a Slot (base, byte offset); the bases are the addresses
 of the call's arrays (inputs, host-op results, the arena, outputs: written on every call) and of
 fixed ones (array constants, the status pair). One small LLVM function, built once per machine
-with llvmlite (runtime/native_code.py), walks the table: a new signature compiles nothing of its own, its set-up is linear
-in the number of kernels, and no kernel body is re-typed, inlined or re-optimized.
+with llvmlite (runtime/native_code.py), walks the table: a new signature compiles nothing of its
+own, its set-up is linear in the number of kernels, and no kernel body is re-typed, inlined or
+re-optimized.
 
-A call is one ctypes call, `jg_call(header, arrays, end)`: it reads the data address of each
-array of the tuple `arrays` (inputs, host results, arena, outputs) into the bases and runs the
-kernels. The addresses are read from the objects themselves (CPython's tuple items, NumPy's
-`data` field), a layout checked once per process against `ndarray.ctypes.data`; where the check
+A call is one call of a builtin function, `jg_call(*arrays)` (runtime/native_builtin.py: the
+header is its `self`): it reads the data address of each array (inputs, host results, arena,
+outputs) into the bases and runs the kernels with the GIL released. The addresses are read from
+the objects themselves (NumPy's `data` field), a layout checked once per process against
+`ndarray.ctypes.data`; where the check
 fails (a CPython whose object headers differ, e.g. a Py_TRACE_REFS debug build), a Python loop
 over `ndarray.ctypes.data` writes them instead. A kernel that returns non-zero stops the run,
 which returns 1 + that kernel's position.
@@ -28,11 +30,12 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import native_code, thread_pool
+from . import native_builtin, native_code, thread_pool
 
 # The walk over a Program's table, kernel by kernel: a template, so that the profiler's timed
 # variant (runtime/profiling.py) is this same loop with hooks around each kernel call. A wave
@@ -40,7 +43,9 @@ from . import native_code, thread_pool
 # lane_count[k] items (jg_parallel_for, whose address is header field 7; fields 9-11: lane_first,
 # lane_count, lanes): each item runs a lane's kernels with its own argv (field 8: its size).
 # Header: 0 fns, 1 argstart, 2 argbase, 3 argoff, 4 bases, 5 argv, 6 wave_ends, 7 pool entry,
-# 8 argv size, 9 lane_first, 10 lane_count, 11 lanes, 12 number of kernels (jg_call_packed).
+# 8 argv size, 9 lane_first, 10 lane_count, 11 lanes, 12 number of kernels; 13-15 the C API
+# functions jg_call_fast calls (PyLong_FromLongLong, PyEval_SaveThread, PyEval_RestoreThread),
+# 16 the lock of the tables (TableLock).
 _WALK_IR = r"""
 define i64 @@@NAME@@(i64* %hdr, i64 %start, i64 %end@@PARAMS@@) {
 entry:
@@ -266,54 +271,93 @@ define void @jg_fill(i64* %bases, i64 %start, i8* %arrays) {
   ret void
 }
 
-define i64 @jg_call(i64* %hdr, i8* %arrays, i64 %end) {
-  %bases = call i64* @field(i64* %hdr, i64 4)
-  call void @jg_fill(i64* %bases, i64 0, i8* %arrays)
-  %st = call i64 @jg_run(i64* %hdr, i64 0, i64 %end)
-  ret i64 %st
+; Python builtin functions (METH_FASTCALL, runtime/native_builtin.py) whose self is the header
+; (an int64 ndarray). Header fields 13-15 hold CPython's PyLong_FromLongLong, PyEval_SaveThread
+; and PyEval_RestoreThread; field 16 is the tables' lock: 1 while a call uses the bases, argv
+; and arena. It is read and written only with the GIL held (jg_call_fast takes it before
+; letting go of the GIL and gives it back after taking the GIL again), so plain loads and
+; stores suffice, and a Python-side holder (TableLock) excludes the native calls as well.
+define internal i8* @py_int(i64* %hdr, i64 %v) {
+  %pint = getelementptr i64, i64* %hdr, i64 13
+  %int = load i64, i64* %pint
+  %intf = inttoptr i64 %int to i8* (i64)*
+  %res = call i8* %intf(i64 %v)
+  ret i8* %res
 }
 
-; jg_call with one argument, the tuple (header, *arrays): the header is an int64 ndarray whose
-; field 12 is the number of kernels (one ctypes argument converts in ~0.3 us, three in ~0.6)
-define i64 @jg_call_packed(i8* %packed) {
-  %psize = getelementptr i8, i8* %packed, i64 16
-  %psize64 = bitcast i8* %psize to i64*
-  %n1 = load i64, i64* %psize64
-  %n = sub i64 %n1, 1
-  %pitems = getelementptr i8, i8* %packed, i64 24
-  %items = bitcast i8* %pitems to i8**
-  %head = load i8*, i8** %items
-  %phdr = getelementptr i8, i8* %head, i64 16
+define internal i64* @self_header(i8* %self) alwaysinline {
+  %phdr = getelementptr i8, i8* %self, i64 16
   %phdr64 = bitcast i8* %phdr to i64**
   %hdr = load i64*, i64** %phdr64
+  ret i64* %hdr
+}
+
+; jg_call(*arrays): the lock taken, the arrays' addresses filled in, every kernel run without the
+; GIL; 0, 1 + the position of a failed kernel, or -1 (the lock was held: nothing ran)
+define i8* @jg_call_fast(i8* %self, i8** %args, i64 %nargs) {
+entry:
+  %hdr = call i64* @self_header(i8* %self)
+  %plock = getelementptr i64, i64* %hdr, i64 16
+  %held = load i64, i64* %plock
+  %busy = icmp ne i64 %held, 0
+  br i1 %busy, label %taken, label %go
+taken:
+  %r = call i8* @py_int(i64* %hdr, i64 -1)
+  ret i8* %r
+go:
+  store i64 1, i64* %plock
+  %bases = call i64* @field(i64* %hdr, i64 4)
+  call void @fill_items(i64* %bases, i64 0, i8** %args, i64 %nargs)
   %pend = getelementptr i64, i64* %hdr, i64 12
   %end = load i64, i64* %pend
-  %bases = call i64* @field(i64* %hdr, i64 4)
-  %rest = getelementptr i8*, i8** %items, i64 1
-  call void @fill_items(i64* %bases, i64 0, i8** %rest, i64 %n)
+  %psave = getelementptr i64, i64* %hdr, i64 14
+  %save = load i64, i64* %psave
+  %savef = inttoptr i64 %save to i8* ()*
+  %thread = call i8* %savef()
   %st = call i64 @jg_run(i64* %hdr, i64 0, i64 %end)
-  ret i64 %st
+  %prestore = getelementptr i64, i64* %hdr, i64 15
+  %restore = load i64, i64* %prestore
+  %restoref = inttoptr i64 %restore to void (i8*)*
+  call void %restoref(i8* %thread)
+  store i64 0, i64* %plock
+  %res = call i8* @py_int(i64* %hdr, i64 %st)
+  ret i8* %res
+}
+
+; jg_try_lock(): 1 and the lock taken, or 0 where it was held
+define i8* @jg_try_lock(i8* %self, i8** %args, i64 %nargs) {
+  %hdr = call i64* @self_header(i8* %self)
+  %plock = getelementptr i64, i64* %hdr, i64 16
+  %held = load i64, i64* %plock
+  %free = icmp eq i64 %held, 0
+  %got = zext i1 %free to i64
+  store i64 1, i64* %plock
+  %r = call i8* @py_int(i64* %hdr, i64 %got)
+  ret i8* %r
 }
 
 """ + FIELD_IR
 
 _lock = threading.Lock()
-_RUN = None          # (run, fill, call, call_packed)
+_RUN = None          # (run, fill, make_call, make_try_lock)
 
 
 def _runner():
     global _RUN
     with _lock:
         if _RUN is None:
-            at = native_code.load(_RUNNER_IR, ["jg_run", "jg_fill", "jg_call", "jg_call_packed"])
+            at = native_code.load(_RUNNER_IR, ["jg_run", "jg_fill", "jg_call_fast",
+                                               "jg_try_lock"])
             i64, ptr = ctypes.c_int64, ctypes.c_void_p
             run = ctypes.CFUNCTYPE(i64, ptr, i64, i64)(at[0])
             fill = ctypes.CFUNCTYPE(None, ptr, i64, ctypes.py_object)(at[1])
-            call = ctypes.CFUNCTYPE(i64, ptr, ctypes.py_object, i64)(at[2])
-            packed = ctypes.CFUNCTYPE(i64, ctypes.py_object)(at[3])
+            make_call = make_try_lock = None
             if not _self_test(fill):
-                fill = call = packed = None
-            _RUN = (run, fill, call, packed)
+                fill = None
+            elif native_builtin.api_addresses() is not None:
+                make_call = native_builtin.builtin_maker(at[2], "jg_call")
+                make_try_lock = native_builtin.builtin_maker(at[3], "jg_try_lock")
+            _RUN = (run, fill, make_call, make_try_lock)
     return _RUN
 
 
@@ -329,6 +373,39 @@ def _python_fill(bases, start, arrays):
     """Where the layout check fails: the addresses from ndarray.ctypes.data, one by one."""
     for i, a in enumerate(arrays):
         bases[start + i] = a.ctypes.data
+
+
+class TableLock:
+    """The lock of a Program's tables and its caller's arena (header field 16), which the
+    native call takes and gives back itself: threading.Lock's acquire, release and `with`.
+    A blocking acquire polls, backing off to 1 ms (a native call gives it back without
+    waking anyone): only calls of programs with loops wait."""
+
+    def __init__(self, header, try_lock):
+        self._header, self._try = header, try_lock
+
+    def acquire(self, blocking=True) -> bool:
+        if self._try():
+            return True
+        if not blocking:
+            return False
+        delay = 1e-6
+        while not self._try():
+            time.sleep(delay)
+            delay = min(2 * delay, 1e-3)
+        return True
+
+    def release(self):
+        self._header[16] = 0
+
+    def locked(self) -> bool:
+        return bool(self._header[16])
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
 
 
 @dataclass(frozen=True)
@@ -382,11 +459,20 @@ class Program:
                                                         self.wave_ends)]
                                + [pool, len(self.argv)]
                                + [a.ctypes.data for a in (self.lane_first, self.lane_count,
-                                                          self.lanes)] + [n], np.int64)
+                                                          self.lanes)] + [n]
+                               + (native_builtin.api_addresses() or [0, 0, 0]) + [0], np.int64)
         self.header_address = int(self.header.ctypes.data)
         self._in_order_header()
         self._bases = int(self.bases.ctypes.data)
-        self._run, self._fill, self._call, self._packed = _runner()
+        self._run, self._fill, self._make_call, self._make_try_lock = _runner()
+        self._native()
+
+    def _native(self):
+        """The builtin call and the lock over this header (threading's where the builtins are
+        out of reach: Program.call then takes it)."""
+        self._call = self._make_call(self.header) if self._make_call else None
+        self.lock = (TableLock(self.header, self._make_try_lock(self.header))
+                     if self._make_call else threading.Lock())
 
     def _in_order_header(self):
         """The same table with no wave: every kernel in order on the calling thread."""
@@ -410,6 +496,8 @@ class Program:
         other.header_address = int(other.header.ctypes.data)
         other._in_order_header()
         other._bases = int(other.bases.ctypes.data)
+        other.header[16] = 0
+        other._native()
         return other
 
     def fill(self, arrays):
@@ -419,18 +507,25 @@ class Program:
         else:
             self._fill(self._bases, 0, tuple(arrays))
 
-    def call(self, arrays) -> int:
-        """fill(arrays), then run every kernel: 0, or 1 + the position of a failed kernel."""
-        if self._call is None:
+    def call(self, *arrays) -> int:
+        """With `lock` free: take it, fill(arrays), run every kernel and give it back; 0, or
+        1 + the position of a failed kernel. -1 where `lock` was held: nothing ran."""
+        if self._call is not None:
+            return self._call(*arrays)
+        if not self.lock.acquire(False):
+            return -1
+        try:
             self.fill(arrays)
             return self.run(0, self.n_kernels)
-        return self._call(self.header_address, arrays, self.n_kernels)
+        finally:
+            self.lock.release()
 
-    def packed_call(self):
-        """fn, where fn((self.header, *arrays)) is call(arrays) in one ctypes call of one
-        argument (the fast path of jitted calls: ~0.35 us less than call's), or None where
-        the object layouts are not the ones jg_fill reads."""
-        return self._packed
+    def native_call(self):
+        """The builtin function fn(*arrays) that call(*arrays) calls (jg_call_fast: ~0.1 us
+        a call, lock included, where ctypes' conversion of one argument alone takes ~0.4 us),
+        for callers that skip this method's frame (the jitted call's fast path); None where
+        the object layouts are not the ones it reads or CPython's C API is out of reach."""
+        return self._call
 
     def run(self, start, end) -> int:
         """Run kernels [start, end): 0, or 1 + the position of a kernel that failed."""

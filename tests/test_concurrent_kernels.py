@@ -481,10 +481,10 @@ def test_the_python_fill_writes_what_the_compiled_one_does():
     count = _kernel("count")
     counters = [np.zeros(1, np.int64) for _ in range(2)]
     program = Program([(count, [Slot(0, 0)]), (count, [Slot(1, 0)])], 2, [])
-    assert program.call(tuple(counters)) == 0
+    assert program.call(*counters) == 0
     compiled = program.bases.copy()
     program._fill = program._call = None
     program.bases[:] = 0
-    assert program.call(tuple(counters)) == 0
+    assert program.call(*counters) == 0
     assert (program.bases == compiled).all()
     assert [int(c[0]) for c in counters] == [2, 2]

@@ -99,7 +99,7 @@ def test_chrome_trace_has_one_event_per_kernel_call(tmp_path):
 
 
 def test_profiling_off_runs_one_native_call_and_no_timed_path(monkeypatch):
-    """Structural: with no profile open a call is one Program.call (or its packed_call) over
+    """Structural: with no profile open a call is one Program.call (or its native_call) over
     the whole schedule and never reaches the timed runner; with one open, the timed runner runs
     each stretch."""
     counts = {"call": 0, "run": 0, "timed": 0}
@@ -111,8 +111,8 @@ def test_profiling_off_runs_one_native_call_and_no_timed_path(monkeypatch):
             return fn(*a, **k)
         return wrapped
     monkeypatch.setattr(Program, "call", count("call", plain_call))
-    plain_packed = Program.packed_call      # the jitted call's fast path: the same, packed
-    monkeypatch.setattr(Program, "packed_call", lambda self: count("call", plain_packed(self)))
+    plain_native = Program.native_call      # the jitted call's fast path: the same, native
+    monkeypatch.setattr(Program, "native_call", lambda self: count("call", plain_native(self)))
     monkeypatch.setattr(Program, "run", count("run", plain_run))
     monkeypatch.setattr(profiling, "run_timed", count("timed", timed))
     f = jg.jit(mlp)

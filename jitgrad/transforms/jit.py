@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import weakref
 
 import numpy as np
 
@@ -46,6 +47,20 @@ def _fmt_spec(spec):
     return f"{t}{'' if dev == 'cpu' else '@' + str(dev)}{' (weak)' if weak else ''}"
 
 
+_LIVE = weakref.WeakSet()     # every Jitted: the float mode's change empties their fast paths
+
+
+def _float_mode_changed(_value) -> None:
+    """enable_x64 or default_dtype changed: no fast-path call may run the old mode's code (the
+    next call takes the full path, which switches the caches); __call__ need not check."""
+    for j in list(_LIVE):
+        j._fast = {}
+
+
+config.on_update("enable_x64", _float_mode_changed)
+config.on_update("default_dtype", _float_mode_changed)
+
+
 class Jitted:
     def __init__(self, fn, static_argnums=(), donate_argnums=(), static_argnames=()):
         self.fn = fn
@@ -65,6 +80,7 @@ class Jitted:
         functools.update_wrapper(self, fn, updated=())
         if not hasattr(self, "__name__"):     # functools.partial and other callables have none
             self.__name__ = getattr(getattr(fn, "func", None), "__name__", type(fn).__name__)
+        _LIVE.add(self)
 
     def compiled_transform(self, key, make):
         """jit(make(self)) with this function's static arguments, made once per `key`: how
@@ -168,10 +184,9 @@ class Jitted:
 
     def __call__(self, *args, **kwargs):
         # api_boundary's trimming inline, and the fast path first: a call of arguments whose
-        # fast_args key ran before is this frame, the key's walk and the filed call
+        # fast_args key ran before is this frame, the key's walk and the filed call (filed for
+        # the current float mode: _float_mode_changed empties them)
         try:
-            if default_float() is not self._mode:
-                self._use_float_mode()
             if self.donate_argnums and donation.applies(args):
                 # (no fast_args before: holding the arrays would make them look shared)
                 args, consumed = donation.prepare_args(args, self._donate_positions(len(args)),
@@ -191,6 +206,8 @@ class Jitted:
 
     def _call(self, args, kwargs, fast_in):
         """fast_in: fast_args(args), or None (keyword arguments, or not fast path arguments)."""
+        if default_float() is not self._mode:
+            self._use_float_mode()
         if fast_in is not None and self.donate_argnums:     # (__call__ looked up the others)
             fast = self._fast.get(fast_in[0])
             if fast is not None:
@@ -290,13 +307,13 @@ class _Entry:
         out_tree, wrap, dtypes = self.out_tree, Tensor._wrap, self._dtypes
         plain = all(a.dtype == dt and a.flags.c_contiguous for a, dt in zip(arrays, dtypes))
         run = getattr(self.exe.run, "fast_runner", None)
-        run = run() if run is not None and plain and not self.restores else None
+        run = run(wrap) if run is not None and plain and not self.restores else None
+        if run is not None and out_tree is tree_util.LEAF:
+            return run
         if run is not None and len(self.graph.outputs) == 1:
-            if out_tree is tree_util.LEAF:
-                return lambda xs: wrap(run(xs))
-            return lambda xs: tree_util.tree_unflatten(out_tree, [wrap(run(xs))])
+            return lambda xs: tree_util.tree_unflatten(out_tree, [run(xs)])
         if run is not None:
-            return lambda xs: tree_util.tree_unflatten(out_tree, [wrap(o) for o in run(xs)])
+            return lambda xs: tree_util.tree_unflatten(out_tree, run(xs))
         restores, exe = self.restores, self.exe
 
         def call(xs):
