@@ -30,7 +30,7 @@ from ...runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Ex
 from ...runtime.sequencer import Program
 from ..kernel.control import CONTROL, control_op
 from . import host, loops, llvm_opaque, unit_prefetch
-from .units import kernel_unit
+from .units import kernel_unit, unit_key
 
 
 def matmul_product_hint(plan, i, node):
@@ -201,9 +201,10 @@ def compile_cpu(graph, optimized, schedule, plan):
     nodes = kernel_nodes(optimized, schedule)
     threads.configure()
     free = getattr(plan, "free", None) or ()     # views: no unit (Layout.is_view)
-    finish = unit_prefetch.prefetch([(n, matmul_product_hint(plan, i, n))
-                                     for i, n in enumerate(nodes) if i not in free
-                                     and control_op(n) is None and not host.runs_on_host(n)])
+    hints = {i: matmul_product_hint(plan, i, n) for i, n in enumerate(nodes) if i not in free
+             and control_op(n) is None and not host.runs_on_host(n)}
+    keys = {i: unit_key(nodes[i], hint) for i, hint in hints.items()}
+    finish = unit_prefetch.prefetch([(nodes[i], hint, keys[i]) for i, hint in hints.items()])
     try:
         loop_plans = _loop_plans(nodes, plan)     # meanwhile a child builds this graph's units
     finally:
@@ -212,6 +213,15 @@ def compile_cpu(graph, optimized, schedule, plan):
 
     def on_host(n):
         return id(n) not in compiled and host.runs_on_host(n)
+
+    unit_at = {}
+
+    def unit_of(i, n):
+        """Kernel i's unit, asked of codegen/cpu/units.py once (its key from the prefetch)."""
+        if i not in unit_at:
+            hint = hints[i] if i in hints else matmul_product_hint(plan, i, n)
+            unit_at[i] = kernel_unit(n, hint, keys.get(i))
+        return unit_at[i]
     layout = Layout(optimized, nodes, plan, on_host)
     kernels, checks, steps, units, start = [], [], [], [], 0
     placed = []                 # the kernel node at each sequencer position (the profiler's names)
@@ -243,7 +253,7 @@ def compile_cpu(graph, optimized, schedule, plan):
             return
         if layout.is_view(i, n):
             return
-        unit = kernel_unit(n, matmul_product_hint(plan, i, n))
+        unit = unit_of(i, n)
         units.append(unit)
         placed.append(n)
         kernels.append((unit.address, layout.slots(unit, n, i)))
@@ -255,7 +265,7 @@ def compile_cpu(graph, optimized, schedule, plan):
         (the status pair is shared)."""
         return (i not in loop_plans and not on_host(n)
                 and (layout.is_view(i, n)
-                     or kernel_unit(n, matmul_product_hint(plan, i, n)).check is None))
+                     or unit_of(i, n).check is None))
 
     order, wave_at = execution_order(nodes, plan)
     in_waves = {i for w in wave_at.values() for lane in w for i in lane}

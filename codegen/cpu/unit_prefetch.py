@@ -60,26 +60,25 @@ def _fork_cost_ms() -> float:
 
 
 def prefetch(jobs):
-    """Start building the units of `jobs` ((kernel node, product hint) pairs) that are missing
+    """Start building the units of `jobs` ((kernel node, product hint, unit key)) that are missing
     in a forked child; returns `finish()`, which builds the rest of the queue here, waits for
     the child and returns how many units the child built (0 and no fork where it does not
     pay). Between the two the caller may compile other things (a loop's bodies)."""
     if not forks_allowed():
         return _nothing
     todo, seen = [], set()
-    for node, hint in jobs:
-        key = units.unit_key(node, hint)
+    for node, hint, key in jobs:
         if key not in seen:
             seen.add(key)
-            if units.needs_build(node, hint):
-                todo.append((node, hint))
+            if units.needs_build(node, hint, key):
+                todo.append((node, hint, key))
     todo = todo[:MAX_UNITS]
     if len(todo) < MIN_UNITS or len(todo) * UNIT_SAVING_MS < _fork_cost_ms():
         return _nothing
     # the unpacked GEMM functions the matmul units call go first: the child builds them while
     # this process does its other work, before either needs them
-    smalls = dict.fromkeys(s for s in (units.small_gemm(n) for n, _ in todo) if s)
-    todo = [(SMALL_GEMM, s) for s in smalls if llvm_small_gemm.needs_build(*s)] + todo
+    smalls = dict.fromkeys(s for s in (units.small_gemm(n) for n, _, _ in todo) if s)
+    todo = [(SMALL_GEMM, s, None) for s in smalls if llvm_small_gemm.needs_build(*s)] + todo
     r, w = os.pipe()
     os.write(w, b"".join(i.to_bytes(4, "little") for i in range(len(todo))))
     os.close(w)
@@ -125,13 +124,13 @@ def _take(fd, todo, quiet) -> int:
         b = os.read(fd, 4)
         if not b:
             return n
-        node, hint = todo[int.from_bytes(b, "little")]
+        node, hint, key = todo[int.from_bytes(b, "little")]
         n += 1
         try:
             if node is SMALL_GEMM:
                 llvm_small_gemm.register(*hint)
             else:
-                units.kernel_unit(node, hint)
+                units.kernel_unit(node, hint, key)
         except Exception:  # noqa: BLE001 - the parent builds it again and reports the error
             if not quiet:
                 raise

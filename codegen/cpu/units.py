@@ -103,18 +103,18 @@ def unit_key(node, product_hint=None) -> tuple:
     return _body_key(node, product_hint)
 
 
-def needs_build(node, product_hint=None) -> bool:
-    """Whether kernel_unit would build LLVM code now: its unit is neither in this process nor
-    on disk (codegen/cpu/unit_prefetch.py builds such units on two cores)."""
-    key = unit_key(node, product_hint)
+def needs_build(node, product_hint, key) -> bool:
+    """Whether kernel_unit would build LLVM code now: the unit of `key` (unit_key's) is neither
+    in this process nor on disk (codegen/cpu/unit_prefetch.py builds such units on two cores)."""
     if key in _UNITS:
         return False
     name = _shifted_name(key[0]) if len(key) == 1 else _llvm_name(node, product_hint, key)
     return not llvm_jit.has_code(name)
 
 
-def kernel_unit(node, product_hint=None) -> Unit:
-    key = unit_key(node, product_hint)
+def kernel_unit(node, product_hint=None, key=None) -> Unit:
+    """The unit of kernel `node` (`key`: its unit_key, when the caller has it)."""
+    key = key or unit_key(node, product_hint)
     unit = _UNITS.get(key)
     if unit is None:
         why = llvm_kernels.why_not(node, product_hint)
