@@ -2,8 +2,10 @@
 the multi-head attention forward pass that nn.MultiheadAttention runs.
 
 Both are composites of primitives (matmul, where, a max-shifted softmax, matmul), so they
-differentiate, batch and compile like any other graph; there is no fused attention kernel yet.
-Rows whose keys are all masked out give zeros (PyTorch's SDPA does the same), not NaN.
+differentiate, batch and compile like any other graph. Eagerly, attention without dropout is
+one compiled call once hot (`fused_in_eager`), its backward reading the saved weights, as
+PyTorch's SDPA is one kernel each way. Rows whose keys are all masked out give zeros
+(PyTorch's SDPA does the same), not NaN.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..numpy._convert import asarray
 from ..transforms.autodiff import stop_gradient
+from ..transforms.fused_eager import fused_in_eager
 from .dropout import dropout
 from ..ir.types import kind_of
 
@@ -82,21 +85,36 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if enable_gqa:
         query, groups = _group_queries(query, key, value, where)
         key, value = jnp.expand_dims(key, -3), jnp.expand_dims(value, -3)
-    scores = jnp.multiply(jnp.matmul(query, jnp.swapaxes(key, -1, -2)), scale)
-    if is_causal:
-        scores = _causal(scores)
+    mask = None
     if attn_mask is not None:
         mask = _check_mask(attn_mask, where, "attn_mask")
         if enable_gqa and mask.ndim >= 3:   # the mask's head axis splits like the query's
             mask = _split_heads(mask, groups)
-        scores = _apply_sdpa_mask(scores, mask)
-    weights = masked_softmax(scores)
     if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True, dropout_key)
-    out = jnp.matmul(weights, value)
+        weights = dropout(_weights(query, key, mask, scale, is_causal), dropout_p, True,
+                          dropout_key)
+        out = jnp.matmul(weights, value)
+    else:
+        out = _attend(query, key, value, mask, scale, is_causal)
     if enable_gqa:
         out = jnp.reshape(out, tuple(out.shape[:-4]) + (-1,) + tuple(out.shape[-2:]))
     return out
+
+
+def _weights(query, key, mask, scale, is_causal):
+    """softmax(query @ key^T * scale, masked)."""
+    scores = jnp.multiply(jnp.matmul(query, jnp.swapaxes(key, -1, -2)), scale)
+    if is_causal:
+        scores = _causal(scores)
+    if mask is not None:
+        scores = _apply_sdpa_mask(scores, mask)
+    return masked_softmax(scores)
+
+
+@fused_in_eager("query", "key", "value", "mask")    # eagerly: one compiled call once hot
+def _attend(query, key, value, mask, scale, is_causal):
+    """Attention without dropout: the weights times value."""
+    return jnp.matmul(_weights(query, key, mask, scale, is_causal), value)
 
 
 def _group_queries(query, key, value, where):
