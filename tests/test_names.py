@@ -15,6 +15,8 @@ SHARED_FILE_NAMES = {"__init__.py", "control.py", "rules.py", "emitter.py", "tra
                      "linalg.py", "functional.py", "creation.py", "config.py", "errors.py",
                      "reductions.py", "elementwise.py", "backend.py", "loops.py",
                      "exprs.py", "lowp.py",
+                     # one generator per kernel kind: codegen/cpu/kernels/ vs codegen/cuda/fused/
+                     "matmul.py", "reduce.py", "rowwise.py",
                      # the public module paths jax.example_libraries.optimizers (next to
                      # jitgrad/optim's torch optimizers); draws (random/) vs densities
                      # (scipy/stats/) of continuous and discrete distributions

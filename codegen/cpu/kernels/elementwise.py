@@ -3,13 +3,13 @@ unit-stride axis innermost (codegen/kernel/nest.py); a matmul's epilogue by row 
 from __future__ import annotations
 
 from ...kernel.nest import elementwise_nest
-from .function import Point, Space, unravel
+from .function import Point, LoopOffsets, unravel
 
 
 def elementwise(fn, nest):
     """The ElementwiseNest's loops over its collapsed shape, storing its outputs."""
     def emit(idx):
-        space = Space(fn, nest.shape, idx)
+        space = LoopOffsets(fn, nest.shape, idx)
         Point(fn, lambda v: space, nest.shapes).store_all(nest.outputs)
     with fn.parallel_loops():
         if nest.size:
@@ -25,7 +25,7 @@ def elementwise_rows(fn, outs, lo, hi):
     with fn.parallel_loops(), fn.loop(hi, lo) as r:
         head = unravel(fn, lead, r) if len(lead) > 1 else [r]
         with fn.loop(D[-1]) as j:
-            space = Space(fn, D, [*head, j])
+            space = LoopOffsets(fn, D, [*head, j])
             Point(fn, lambda v: space, shapes).store_all(outs)
 
 

@@ -1,6 +1,6 @@
 """The LLVM function a CPU kernel unit is built in (codegen/cpu/llvm_kernels.py builds units
 with it): `i64 jg_kernel(i8 **argv)`, its argv slots, loops (unrolled, parallel-marked, or a range
-body on the runtime's pool), and the values of a kernel body at one point of its loops (Space:
+body on the runtime's pool), and the values of a kernel body at one point of its loops (LoopOffsets:
 operand offsets; Point: the memoized walk of the body through the op table of llvm_exprs.py).
 """
 from __future__ import annotations
@@ -222,7 +222,7 @@ class Fn:
         return any(a in self.info.reduce_axes for a in self.info.maps[v])
 
 
-class Space:
+class LoopOffsets:
     """Loop indices over `shape`; offset(s) is where an aligned operand of shape s is read."""
 
     def __init__(self, fn, shape, idx, flat=None):

@@ -13,7 +13,7 @@ from ...kernel.exprs import REDUCER_KIND
 from ...kernel.nest import reduce_nest
 from ..llvm_exprs import I8, I64, ltype
 from .accumulators import Accs
-from .function import GRAIN, SCRATCH_STACK, UNROLL_TRIPS, Point, Space, extern, unravel
+from .function import GRAIN, SCRATCH_STACK, UNROLL_TRIPS, Point, LoopOffsets, extern, unravel
 
 COLUMN_MIN = 16                   # columns per block of a parallel column reduction at least
 REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
@@ -37,13 +37,13 @@ def gen_reduce(fn):
     sums = [n for n in reds if REDUCER_KIND[n.op][0] in ("sum", "prod")]
 
     def kept_body(kidx):
-        rspace = Space(fn, rshape, kidx)
+        rspace = LoopOffsets(fn, rshape, kidx)
         accs.init()
 
         def point(ridx, slots=None):
             at = dict(zip(kept, kidx))
             at.update(zip(axes, ridx))
-            xspace = Space(fn, D, [at[d] for d in range(len(D))])
+            xspace = LoopOffsets(fn, D, [at[d] for d in range(len(D))])
             p = Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
             for n in reds:
                 accs.update(n, p.expr(n.inputs[0]), (slots or {}).get(n),
@@ -107,8 +107,8 @@ def gen_reduce_blocks(fn):
     def point(ridx, slots=None):
         at = dict(zip(kept, zeros))
         at.update(zip(axes, ridx))
-        xspace = Space(fn, D, [at[d] for d in range(len(D))])
-        rspace = Space(fn, rshape, zeros)
+        xspace = LoopOffsets(fn, D, [at[d] for d in range(len(D))])
+        rspace = LoopOffsets(fn, rshape, zeros)
         p = Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
         for n in reds:
             accs.update(n, p.expr(n.inputs[0]), (slots or {}).get(n), ridx[-1] if ridx else None)
@@ -151,7 +151,7 @@ def gen_reduce_blocks(fn):
             index = b.load(b.gep(dict(zip([m for m in reds if m in final.arg], args))[n], [q])) \
                 if n in final.arg else None
             final.update(n, v, index=index, widened=True)
-    rspace = Space(fn, rshape, zeros)
+    rspace = LoopOffsets(fn, rshape, zeros)
     Point(fn, lambda v: rspace, part, final.results()).store_all(post)
 
 
@@ -170,8 +170,8 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
 
     def point(idx, rows_at, args_at):
         b = fn.b
-        xspace = Space(fn, D, idx)
-        rspace = Space(fn, rshape, [idx[d] for d in kept])
+        xspace = LoopOffsets(fn, D, idx)
+        rspace = LoopOffsets(fn, rshape, [idx[d] for d in kept])
         p = Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes)
         r = rspace.offset(rshape)
         for n in accs.nodes:
@@ -203,7 +203,7 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
         given = {n.output: accs.value(n, b.load(b.gep((args if n in args else rows)[n][0], [r],
                                                           inbounds=True)))
                  for n in accs.nodes}
-        rspace = Space(fn, rshape, unravel(fn, rshape, r), flat=r)
+        rspace = LoopOffsets(fn, rshape, unravel(fn, rshape, r), flat=r)
         Point(fn, lambda v: rspace, part, given).store_all(post)
     for ptr, heap in [*rows.values(), *args.values()]:
         if heap:

@@ -8,7 +8,7 @@ import numpy as np
 from ...kernel.nest import row_nest
 from ..llvm_exprs import ltype
 from .accumulators import Accs
-from .function import SCRATCH_STACK, Point, Space
+from .function import SCRATCH_STACK, Point, LoopOffsets
 
 
 def gen_rowwise(fn):
@@ -33,13 +33,13 @@ def gen_rowwise(fn):
 
     def row(ridx):
         accs.init()
-        rspace = Space(fn, rshape, ridx)
+        rspace = LoopOffsets(fn, rshape, ridx)
         given = {}
         for p, (mine, stores) in enumerate(work):
             if not mine and not stores:
                 continue
             with fn.loop(L) as j:
-                xspace = Space(fn, D, list(ridx) + [j])
+                xspace = LoopOffsets(fn, D, list(ridx) + [j])
                 read = {v: fn.load(rows_of[v], j, v.type.dtype)
                         for v, (at, later) in kept.items() if p in later}
                 pt = Point(fn, lambda v: xspace if fn.reduced(v) else rspace, shapes,

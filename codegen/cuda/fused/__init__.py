@@ -1,5 +1,5 @@
 """Fused CUDA kernel generators for @jit: one numba.cuda kernel per scheduled kernel node, one
-module per kind in this package (kernel.py: the kernel they write into).
+module per kind in this package (fused_kernel.py: the kernel they write into).
 
 Each generator writes the kernel body with the shared Evaluator (codegen/kernel/evaluator.py) and
 iteration spaces (codegen/kernel/space.py), passing the CUDA expression table, over the kernel's

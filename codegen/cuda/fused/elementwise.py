@@ -9,7 +9,7 @@ from ...kernel.nest import elementwise_nest
 from ...kernel.space import flat_space
 from .. import vectorize as VV
 from ..kernels import WARP, grid_stride
-from .kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel
+from .fused_kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel
 
 
 def gen_elementwise(name, node) -> Fused:

@@ -13,7 +13,7 @@ from ...kernel.nest import matmul_nest
 from ...kernel.space import Space, flat_space
 from .. import tiles as TL
 from ..source import NUMBA_TYPE
-from .kernel import Fused, FusedKernel
+from .fused_kernel import Fused, FusedKernel
 
 SMS = 132                  # an H100's SMs: a product with fewer tiles splits K (k_split) ...
 SPLIT_K_BLOCKS = 264       # ... into shares for this many blocks (two per SM: a matmul block

@@ -14,7 +14,7 @@ from ...kernel.space import Space, flat_space
 from .. import vectorize as VV
 from ..kernels import WARP
 from .blocks import BlockReductions, block_prologue, block_setup, epilogue
-from .kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel, block_for
+from .fused_kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel, block_for
 from .reduce_columns import reduce_columns
 
 SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...

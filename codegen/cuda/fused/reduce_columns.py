@@ -12,7 +12,7 @@ from ...kernel.buffer import CSE
 from .. import vectorize as VV
 from ..kernels import WARP
 from .blocks import BlockReductions, epilogue
-from .kernel import MAX_BLOCK, MAX_BLOCKS, Fused
+from .fused_kernel import MAX_BLOCK, MAX_BLOCKS, Fused
 
 COLUMN_BLOCKS = 264        # a column reduction splits its reduced axis to reach this many blocks
 COLUMN_CHUNK = 32          # ... each folding at least this many elements

@@ -11,7 +11,7 @@ from ...kernel.space import flat_space, rows_space
 from .. import vectorize as VV
 from ..source import NUMBA_TYPE
 from .blocks import BlockReductions, block_prologue
-from .kernel import MAX_BLOCKS, Fused, FusedKernel, block_for
+from .fused_kernel import MAX_BLOCKS, Fused, FusedKernel, block_for
 
 ROW_CACHE_BYTES = 32768    # a rowwise kernel keeps rows up to this size in shared memory
 
