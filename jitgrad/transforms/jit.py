@@ -224,14 +224,14 @@ class Jitted:
             self._cache[sig] = entry
         elif config.debug_level() >= 1:
             config.log(1, f"cache hit {self.__name__}")
-        if any(isinstance(x, Tracer) for x in leaves) or entry.on_meta():
+        if entry.on_meta or any(isinstance(x, Tracer) for x in leaves):
             return self._inline(entry, leaves, [], (tuple(dyn), kwargs))
         if needs_record(leaves, entry.graph):   # in eager autograd: one op, backward the VJP
-            outs = entry.call_flat(leaves, donate=False)    # backward reads the inputs
+            outs = entry.wrap(entry.run(leaves, donate=False))    # backward reads the inputs
             record_call(entry.graph, leaves, outs)
             return entry.finish(outs, (tuple(dyn), kwargs))
         out = entry.call(leaves, (tuple(dyn), kwargs))
-        if fast_in is not None and not sig.static and device_of(sig) == "cpu":
+        if fast_in is not None and not sig.static and entry.device == "cpu":
             self._fast[fast_in[0]] = entry.fast_caller(fast_in[1])
         return out
 
@@ -288,85 +288,83 @@ class Jitted:
 
 
 class _Entry:
+    """One signature's traced graph and, after the first call, its executable; the one place
+    where output arrays become the function's result (wrap, then finish)."""
+
     def __init__(self, graph, out_tree, sig, donated=(), writes=()):
         self.graph, self.out_tree, self.sig, self.donated = graph, out_tree, sig, donated
         self.writes = writes      # argument leaves (buffers) the function assigned: extra outputs
+        self.device = device_of(sig)
+        self.on_meta = any(dev.type == "meta" for _, dev, _ in sig.leaves)
         self.exe = None
         self._exe_keeping_inputs = None     # donated entries recorded for eager autograd
         self.restores = pytree_roles.has_jit_result_hooks(out_tree)   # Modules' Parameters
         self._wraps = None      # after the first restored result: its leaf_wrappers
         self._dtypes = [np.dtype(s[0].dtype) for s in sig.leaves]     # fast_caller's conversions
 
-    def on_meta(self):
-        return any(dev.type == "meta" for _, dev, _ in self.sig.leaves)
-
     def fast_caller(self, arrays):
         """The call for the fast path's arguments (fast_args.py) with the key of `arrays`: the
         executable's lean runner where they need no conversion (the key fixes their dtypes and
-        layouts) and the result is plain, else a call converting them."""
-        out_tree, wrap, dtypes = self.out_tree, Tensor._wrap, self._dtypes
+        layouts) and the result is plain, else the full call converting them."""
+        out_tree, dtypes = self.out_tree, self._dtypes
         plain = all(a.dtype == dt and a.flags.c_contiguous for a, dt in zip(arrays, dtypes))
         run = getattr(self.exe.run, "fast_runner", None)
-        run = run(wrap) if run is not None and plain and not self.restores else None
-        if run is not None and out_tree is tree_util.LEAF:
+        run = run(Tensor._wrap) if run is not None and plain and not self.restores else None
+        if run is None:
+            return lambda xs: self.call([a if a.dtype is dt else np.asarray(a, dt)
+                                         for a, dt in zip(xs, dtypes)], ())
+        if out_tree is tree_util.LEAF:
             return run
-        if run is not None and len(self.graph.outputs) == 1:
+        if len(self.graph.outputs) == 1:
             return lambda xs: tree_util.tree_unflatten(out_tree, [run(xs)])
-        if run is not None:
-            return lambda xs: tree_util.tree_unflatten(out_tree, run(xs))
-        restores, exe = self.restores, self.exe
-
-        def call(xs):
-            outs = exe.run([a if a.dtype is dt else np.asarray(a, dt) for a, dt in zip(xs, dtypes)])
-            if out_tree is tree_util.LEAF:
-                return wrap(outs[0])
-            out = tree_util.tree_unflatten(out_tree, [wrap(o) for o in outs])
-            return pytree_roles.as_jit_result(out) if restores else out
-        return call
+        return lambda xs: tree_util.tree_unflatten(out_tree, run(xs))
 
     def call(self, leaves, args):
+        """The compiled call's result (args: the call's arguments, for buffer write-backs); a
+        restored result's leaves are wrapped as the first call's were."""
+        arrays = self.run(leaves)
         if self._wraps is None:
-            return self.finish(self.call_flat(leaves), args)
-        # the first call's restored result, replayed: each output wrapped as its leaf was
-        outs = self.call_flat(leaves, wraps=self._wraps)
-        n = len(outs) - len(self.writes)
-        module_state.write_back(args, self.writes, outs[n:])
-        return tree_util.tree_unflatten(self.out_tree, outs[:n])
+            return self.finish(self.wrap(arrays), args)
+        return self.finish(self.wrap(arrays, self._wraps), args, restored=True)
 
-    def finish(self, outs, args):
+    def finish(self, outs, args, restored=False):
         """The function's result from the graph's outputs; the trailing ones (buffer writes) are
-        assigned to the caller's modules in `args`, as the eager call would have."""
+        assigned to the caller's modules in `args`, as the eager call would have. restored: the
+        leaves are already what pytree_roles.as_jit_result would make of them."""
         n = len(outs) - len(self.writes)
         module_state.write_back(args, self.writes, outs[n:])
         out = tree_util.tree_unflatten(self.out_tree, outs[:n])
-        if not self.restores:
+        if not self.restores or restored:
             return out
         out = pytree_roles.as_jit_result(out)
-        if self._wraps is None and device_of(self.sig) == "cpu":
+        if self._wraps is None and self.device == "cpu":
             wraps = pytree_roles.leaf_wrappers(outs[:n], out)
             if wraps is not None:
                 self._wraps = wraps + [Tensor._wrap] * len(self.writes)
         return out
 
-    def call_flat(self, leaves, donate=True, wraps=None):
-        """The output tensors, flat; donate=False leaves donated inputs' memory as it was;
-        wraps: per output, what makes its leaf of a CPU array (Tensor._wrap by default)."""
+    def wrap(self, arrays, wraps=None):
+        """The output arrays as tensors on this entry's device; wraps: per output, what makes
+        its leaf of a CPU array (Tensor._wrap by default)."""
+        dev = self.device
+        if dev != "cpu" and dev.type == "cuda":     # results stay in device memory
+            return [Tensor._wrap(o, dev) for o in arrays]
+        if wraps is not None:
+            return [w(o) for w, o in zip(wraps, arrays)]
+        return [Tensor._wrap(np.asarray(o)) for o in arrays]
+
+    def run(self, leaves, donate=True):
+        """The output arrays of the executable (compiled on the first call) for these argument
+        leaves; donate=False leaves donated inputs' memory as it was."""
         if self.exe is None:
             with gc_pause.paused():
-                self.exe = compile_graph(self.graph, device_of(self.sig), self.donated)
+                self.exe = compile_graph(self.graph, self.device, self.donated)
         exe = self.exe
         if not donate and self.donated:
             if self._exe_keeping_inputs is None:
-                self._exe_keeping_inputs = compile_graph(self.graph, device_of(self.sig))
+                self._exe_keeping_inputs = compile_graph(self.graph, self.device)
             exe = self._exe_keeping_inputs
-        arrays = [leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)]
-        outs = exe.run(arrays)
-        dev = device_of(self.sig)
-        if dev != "cpu" and dev.type == "cuda":     # results stay in device memory
-            return [Tensor._wrap(o, dev) for o in outs]
-        if wraps is not None:
-            return [w(o) for w, o in zip(wraps, outs)]
-        return [Tensor._wrap(np.asarray(o)) for o in outs]
+        return exe.run([leaf_array(x, s[0]) for x, s in zip(leaves, self.sig.leaves)])
 
 
 def jit(fn=None, *, static_argnums=(), static_argnames=(), donate_argnums=()):
