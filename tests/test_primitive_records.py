@@ -132,10 +132,10 @@ def test_a_record_without_a_derivative_or_a_reason_is_refused():
 
 
 def test_an_uncovered_op_is_a_clear_error_naming_op_and_backend():
-    with pytest.raises(UnsupportedOpError, match=r"real is not supported by the numba backend: "
+    with pytest.raises(UnsupportedOpError, match=r"real is not supported by the cuda backend: "
                                                  r"complex-valued kernels run as NumPy host steps"):
-        kernel_exprs.scalar_expr(None, Op.real, ["a"], [np.dtype("complex64")],
-                                 np.dtype("float32"), {})
+        cuda_exprs.scalar_expr(None, Op.real, ["a"], [np.dtype("complex64")],
+                               np.dtype("float32"), {})
 
 
 def test_compiled_and_eager_agree_for_every_float_unary_record():

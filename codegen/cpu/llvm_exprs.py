@@ -1,9 +1,9 @@
-"""The per-op scalar instruction table of the LLVM kernel backend.
+"""The CPU's handler of the ops protocol (LlvmOps: codegen/kernel/ops.py) and the per-op scalar
+table of the LLVM kernel backend, rendered from the shared rules (codegen/kernel/exprs.py).
 
 `EXPR[op](b, args, in_dtypes, out_dtype) -> value` emits one element of `op`'s output with
-llvmlite's IRBuilder `b`. Semantics are NumPy's, as the Python-syntax table
-(codegen/kernel/exprs.py) gives them: NaN-propagating maximum/minimum, `!=` true for NaN, rint
-rounding half to even, integer arithmetic wrapping in the output's width. `supported(op, in_dtypes,
+llvmlite's IRBuilder `b`, with the shared rules' NumPy semantics; complex dtypes take
+llvm_complex's rules. `supported(op, in_dtypes,
 out_dtype)` says whether the table covers an op at given dtypes (llvm_kernels.why_not's reason when
 it does not).
 """
@@ -16,6 +16,7 @@ from llvmlite import ir
 
 from ...ir.ops import Op
 from ...ir.primitives import RECORDS
+from ..kernel import exprs as kernel_exprs
 from . import llvm_complex, llvm_divmod, llvm_int, llvm_lowp
 from .llvm_math import fconst, intrinsic
 from .llvm_math_table import FUNCTIONS
@@ -51,69 +52,68 @@ def const(dt, value):
     return ir.Constant(t, int(bool(value)) if _kind(dt) == "b" else int(value))
 
 
-def _arith(fop, iop):
-    def emit(b, a, dts, dt):
-        return getattr(b, fop if _kind(dt) == "f" else iop)(a[0], a[1])
-    return emit
-
-
 def icmp(b, dt):
     """The integer comparison of dtype dt: unsigned for bools and unsigned ints."""
     return b.icmp_unsigned if _kind(dt) in "ub" else b.icmp_signed
 
 
-def _cmp(sym):
-    def emit(b, a, dts, dt):
-        if _kind(dts[0]) == "f":
-            return (b.fcmp_unordered if sym == "!=" else b.fcmp_ordered)(sym, a[0], a[1])
-        return icmp(b, dts[0])(sym, a[0], a[1])
-    return emit
+def _by_kind(float_op, int_op):
+    return lambda b, x, y, dt: getattr(b, float_op if dt.kind == "f" else int_op)(x, y)
 
 
-def _extremum(sym):
-    """NumPy's maximum/minimum: NaN wins for floats."""
-    def emit(b, a, dts, dt):
-        x, y = a
-        if _kind(dt) == "f":
-            take = b.or_(b.fcmp_ordered(sym, x, y), b.fcmp_unordered("uno", x, x))
-        else:
-            take = icmp(b, dt)(sym, x, y)
-        return b.select(take, x, y)
-    return emit
+def _shr(b, x, n, dt):
+    return (b.lshr if dt.kind in "ub" else b.ashr)(x, n)
 
 
-def _neg(b, a, dts, dt):
-    return b.fneg(a[0]) if _kind(dt) == "f" else b.neg(a[0])
+_BINARY = {"add": _by_kind("fadd", "add"), "sub": _by_kind("fsub", "sub"),
+           "mul": _by_kind("fmul", "mul"), "div": lambda b, x, y, dt: b.fdiv(x, y),
+           "and": lambda b, x, y, dt: b.and_(x, y), "or": lambda b, x, y, dt: b.or_(x, y),
+           "xor": lambda b, x, y, dt: b.xor(x, y), "shl": lambda b, x, n, dt: b.shl(x, n),
+           "shr": _shr, "copysign": lambda b, x, y, dt: intrinsic(b, "llvm.copysign", x.type, x, y),
+           "floordiv": llvm_divmod.floor_div, "mod": llvm_divmod.mod,
+           "pow": lambda b, x, e, dt: FUNCTIONS["pow", dt.name](b, x, e) if dt.kind == "f"
+           else llvm_int.power(b, x, e, dt)}
+_UNARY = {"neg": lambda b, x, dt: b.fneg(x) if dt.kind == "f" else b.neg(x),
+          "not": lambda b, x, dt: b.xor(x, ir.Constant(I1, 1)),
+          "invert": lambda b, x, dt: b.xor(x, ir.Constant(x.type, -1)),
+          **{name: (lambda f: lambda b, x, dt: intrinsic(b, f, x.type, x))(f"llvm.{f}")
+             for name, f in (("floor", "floor"), ("ceil", "ceil"), ("rint", "roundeven"),
+                             ("fabs", "fabs"))}}
 
 
-def _abs(b, a, dts, dt):
-    x = a[0]
-    if _kind(dt) == "f":
-        return intrinsic(b, "llvm.fabs", x.type, x)
-    if _kind(dt) == "u":
-        return x
-    return b.select(b.icmp_signed("<", x, ir.Constant(x.type, 0)), b.neg(x), x)
+class LlvmOps:
+    """The CPU's handler of the ops protocol (codegen/kernel/ops.py): llvmlite IRBuilder calls."""
 
+    def __init__(self, b):
+        self.b = b
 
-def _unary_intrinsic(name):
-    return lambda b, a, dts, dt: intrinsic(b, name, a[0].type, a[0])
+    def const(self, value, dtype):
+        return const(dtype, value)
 
+    def binary(self, name, x, y, dtype):
+        return _BINARY[name](self.b, x, y, np.dtype(dtype))
 
-def _rsqrt(b, a, dts, dt):
-    return b.fdiv(fconst(a[0].type, 1), intrinsic(b, "llvm.sqrt", a[0].type, a[0]))
+    def unary(self, name, x, dtype):
+        return _UNARY[name](self.b, x, np.dtype(dtype))
 
+    def compare(self, pred, x, y, dtype):
+        if _kind(dtype) == "f":
+            return (self.b.fcmp_unordered if pred == "!=" else self.b.fcmp_ordered)(pred, x, y)
+        return icmp(self.b, dtype)(pred, x, y)
 
-def _sign(b, a, dts, dt):
-    x = a[0]
-    zero, one = ir.Constant(x.type, 0), ir.Constant(x.type, 1)
-    if _kind(dt) == "f":
-        pos = b.select(b.fcmp_ordered(">", x, zero), fconst(x.type, 1), x)    # 0, -0, nan stay
-        return b.select(b.fcmp_ordered("<", x, zero), fconst(x.type, -1), pos)
-    pos = icmp(b, dt)(">", x, zero)
-    pos = b.select(pos, one, zero)
-    if _kind(dt) == "u":
-        return pos
-    return b.select(b.icmp_signed("<", x, zero), ir.Constant(x.type, -1), pos)
+    def select(self, c, x, y):
+        return self.b.select(c, x, y)
+
+    def convert(self, x, src, dst):
+        return _convert(self.b, [x], [src], dst)
+
+    def math(self, name, dtype, *xs):
+        if name == "sqrt":          # an instruction (vsqrtps)
+            return intrinsic(self.b, "llvm.sqrt", xs[0].type, xs[0])
+        return FUNCTIONS[name, np.dtype(dtype).name](self.b, *xs)
+
+    def has_math(self, name, dtype) -> bool:
+        return name == "sqrt" or (name, np.dtype(dtype).name) in FUNCTIONS
 
 
 def _convert(b, a, dts, dt):
@@ -137,76 +137,30 @@ def _convert(b, a, dts, dt):
     return b.sext(x, tt) if tt.width > st.width else b.trunc(x, tt)
 
 
-def _isnan(b, a, dts, dt):
-    return b.fcmp_unordered("uno", a[0], a[0]) if _kind(dts[0]) == "f" else ir.Constant(I1, 0)
+def _rendered(rule):
+    """A shared rule (codegen/kernel/exprs.py) as an EXPR entry: rule(b, args, in_dtypes, dt)."""
+    def emit(b, a, dts, dt):
+        return rule(LlvmOps(b), a, [np.dtype(d) for d in dts], np.dtype(dt))
+    return emit
 
 
-def _isinf(b, a, dts, dt):
-    if _kind(dts[0]) != "f":
-        return ir.Constant(I1, 0)
-    x = a[0]
-    return b.fcmp_ordered("==", intrinsic(b, "llvm.fabs", x.type, x), fconst(x.type, float("inf")))
-
-
-def _signbit(b, a, dts, dt):
-    x = a[0]
-    it = I32 if x.type == F32 else I64
-    return b.icmp_signed("<", b.bitcast(x, it), ir.Constant(it, 0))
-
-
-def _logical(op):
-    return lambda b, a, dts, dt: getattr(b, op)(a[0], a[1])
-
-
-def _math(name):
-    return lambda b, a, dts, dt: FUNCTIONS[name, np.dtype(dt).name](b, *a)
+def _math_name(r) -> str:
+    """The math function of a record: its vector_math, else the C function its scalar names."""
+    return r.vector_math or (r.scalar[1] if r.scalar[:1] == ("math",) else "")
 
 
 _NUMERIC = {Op.add, Op.sub, Op.mul, Op.neg, Op.abs, Op.sign, Op.square}
 _SAME_INPUTS = {Op.add, Op.sub, Op.mul, Op.div, Op.max, Op.min, Op.eq, Op.ne, Op.lt, Op.le, Op.gt,
                 Op.ge, Op.logical_and, Op.logical_or, Op.logical_xor}
 _FLOAT_ONLY = {Op.div, Op.sqrt, Op.rsqrt, Op.floor, Op.ceil, Op.round}
-# the ops this backend computes with its own instructions (whatever their record's scalar form)
-RULES = {
-    Op.add: _arith("fadd", "add"), Op.sub: _arith("fsub", "sub"), Op.mul: _arith("fmul", "mul"),
-    Op.div: lambda b, a, dts, dt: b.fdiv(a[0], a[1]),
-    Op.neg: _neg, Op.abs: _abs, Op.sign: _sign,
-    Op.square: lambda b, a, dts, dt: (b.fmul if _kind(dt) == "f" else b.mul)(a[0], a[0]),
-    Op.sqrt: _unary_intrinsic("llvm.sqrt"), Op.rsqrt: _rsqrt,
-    Op.floor: _unary_intrinsic("llvm.floor"), Op.ceil: _unary_intrinsic("llvm.ceil"),
-    Op.round: _unary_intrinsic("llvm.roundeven"),
-    Op.max: _extremum(">"), Op.min: _extremum("<"),
-    Op.eq: _cmp("=="), Op.ne: _cmp("!="), Op.lt: _cmp("<"), Op.le: _cmp("<="),
-    Op.gt: _cmp(">"), Op.ge: _cmp(">="),
-    Op.select: lambda b, a, dts, dt: b.select(a[0], a[1], a[2]),
-    Op.logical_and: _logical("and_"), Op.logical_or: _logical("or_"),
-    Op.logical_xor: _logical("xor"),
-    Op.logical_not: lambda b, a, dts, dt: b.xor(a[0], ir.Constant(I1, 1)),
-    Op.isnan: _isnan, Op.isinf: _isinf, Op.signbit: _signbit,
-    Op.convert: _convert,
-    Op.stop_gradient: lambda b, a, dts, dt: a[0],
-}
-def _math_name(r) -> str:
-    """The math function of a record: its vector_math, else the C function its scalar names."""
-    return r.vector_math or (r.scalar[1] if r.scalar[:1] == ("math",) else "")
-
-
-# ops computed by the llvm_math_table port of their record's math function
+# ops computed by the llvm_math_table port of their record's math function (on floats)
 _MATH = {op: _math_name(r) for op, r in RECORDS.items()
-         if (_math_name(r), "float32") in FUNCTIONS and op not in RULES}
+         if (_math_name(r), "float32") in FUNCTIONS and op is not Op.sqrt}
 # ops on integers (bools too, for the bitwise ones), and floor_div/mod on any real type: the
 # operand kinds each takes; pow on floats stays the math port's
 KINDS = {Op.bitwise_and: "iub", Op.bitwise_or: "iub", Op.bitwise_xor: "iub", Op.bitwise_not: "iub",
          Op.shift_left: "iu", Op.shift_right: "iu", Op.pow: "iu", Op.floor_div: "iuf", Op.mod: "iuf"}
-INTEGER = {**llvm_int.RULES, **llvm_divmod.RULES}
-
-
-def _by_kind(float_rule, int_rule):
-    return lambda b, a, dts, dt: (float_rule if _kind(dt) == "f" else int_rule)(b, a, dts, dt)
-
-
-EXPR = {**RULES, **{op: _math(name) for op, name in _MATH.items()}}
-EXPR.update({op: _by_kind(EXPR[op], rule) if op in EXPR else rule for op, rule in INTEGER.items()})
+EXPR = {op: _rendered(rule) for op, rule in kernel_exprs.table("llvm").items()}
 
 
 def _or_complex(real_rule, complex_rule):

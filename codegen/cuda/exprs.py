@@ -1,7 +1,7 @@
-"""The CUDA scalar expression table: built from the records like the CPU table
-(codegen/kernel/exprs.py), with the rules that differ on the GPU overridden (README: Layout).
+"""CUDA's handler of the ops protocol (CudaOps: codegen/kernel/ops.py) and its scalar expression
+table, rendered from the shared rules (codegen/kernel/exprs.py) as numba.cuda source.
 
-What differs: NumPy scalar functions (`np.floor`, `np.rint`, `np.sign`) do not compile in
+What differs from the CPU's basic ops: NumPy scalar functions (`np.floor`, `np.rint`, `np.sign`) do not compile in
 numba.cuda kernels (measured: KeyError <ufunc 'floor'>), and every math function is libdevice's
 `math.*` (mathlib's vectorizable CPU polynomials are CPU intrinsics and would be device-function
 calls, which compile_ptx cannot build without a GPU).
@@ -15,14 +15,14 @@ import numpy as np
 from ...ir.errors import UnsupportedOpError
 from ...ir.ops import Op
 from ...ir.primitives import RECORDS
-from ...ir.types import is_float
+from ...ir.types import is_bool, is_float
 from ..kernel import exprs as kernel_exprs
-from ..kernel.exprs import REDUCE_COMBINE, REDUCE_INIT, REDUCER_KIND, arg_better  # noqa: F401
+from ..kernel import reducers
+from ..kernel.reducers import REDUCER_KIND  # noqa: F401  (read by the CUDA generators)
 from . import lowp
 
 # math functions numba.cuda lowers to libdevice (float32 and float64): those the records name as
-# their scalar form, and the two-argument ones the shared rules ask for (kernel/exprs.py: _pow,
-# _atan2)
+# their scalar form, and the two-argument ones the shared rules ask for (pow, atan2)
 LIBDEVICE_MATH = frozenset({r.scalar[1] for r in RECORDS.values() if r.scalar[:1] == ("math",)}
                            | {"pow", "atan2"})
 
@@ -65,35 +65,70 @@ class ExprContext:
         return [f"{name} = {src}" for name, src in self.constants.items()]
 
 
-def _round(ctx, a, dts, dt, p):
-    # x - remainder(x, 1) rounds half to even, as np.rint; remainder is exact
-    return f"({a[0]} - math.remainder({a[0]}, {ctx.const(1, dt)}))"
+_INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|", "xor": "^",
+          "shl": "<<", "shr": ">>", "floordiv": "//", "mod": "%"}
+_UNARY = {"neg": "(-{x})", "not": "(not {x})", "invert": "(~{x})", "fabs": "abs({x})",
+          # np.floor/np.rint do not compile in numba.cuda kernels
+          "floor": "math.floor({x})", "ceil": "math.ceil({x})",
+          # x - remainder(x, 1) rounds half to even, as np.rint; remainder is exact
+          "rint": "({x} - math.remainder({x}, {one}))"}
 
 
-def _sign(ctx, a, dts, dt, p):
-    one, zero = ctx.const(1, dt), ctx.const(0, dt)
-    if is_float(dt):   # NaN stays NaN, as np.sign
-        return (f"({one} if {a[0]} > {zero} else (-{one} if {a[0]} < {zero} else "
-                f"({a[0]} if {a[0]} != {a[0]} else {zero})))")
-    return f"({one} if {a[0]} > {zero} else (-{one} if {a[0]} < {zero} else {zero}))"
+class CudaOps:
+    """CUDA's handler of the ops protocol (codegen/kernel/ops.py): numba.cuda source text, each
+    value an expression; constants are ExprContext's typed module-level names."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def const(self, value, dtype):
+        return self.ctx.const(value, dtype)
+
+    def binary(self, name, x, y, dtype):
+        if name == "copysign":
+            return f"math.copysign({x}, {y})"
+        if name == "pow":       # floats: libdevice's pow; ints: numba's (e >= 0 here)
+            return self.math("pow", dtype, x, y) if is_float(dtype) else f"({x} ** {y})"
+        return f"({x} {_INFIX[name]} {y})"
+
+    def unary(self, name, x, dtype):
+        one = self.ctx.const(1, dtype) if name == "rint" else ""
+        return _UNARY[name].format(x=x, one=one)
+
+    def compare(self, pred, x, y, dtype):
+        return f"({x} {pred} {y})"
+
+    def select(self, c, x, y):
+        return f"({x} if {c} else {y})"
+
+    def convert(self, x, src, dst):
+        if lowp.involved(src, dst):
+            return lowp.convert(self.ctx, x, src, dst)
+        if dst == src:
+            return x
+        return f"({x} != 0)" if is_bool(dst) else f"np.{dst.name}({x})"
+
+    def math(self, name, dtype, *xs):
+        return f"{self.ctx.math(name, dtype)}({', '.join(xs)})"
+
+    def has_math(self, name, dtype) -> bool:
+        return self.ctx.math(name, dtype, required=False) is not None
 
 
-def _convert(ctx, a, dts, dt, p):
-    if lowp.involved(dts[0], dt):
-        return lowp.convert(ctx, a[0], dts[0], dt)
-    return kernel_exprs.EXPR[Op.convert](ctx, a, dts, dt, p)
+def _rendered(rule):
+    """A shared rule (codegen/kernel/exprs.py) as an EXPR entry: rule(ctx, args, dts, dt, p)."""
+    def expr(ctx, a, dts, dt, p):
+        return rule(CudaOps(ctx), a, [np.dtype(d) for d in dts], np.dtype(dt))
+    return expr
 
 
-OVERRIDES = {
-    Op.convert: _convert,
-    Op.floor: lambda ctx, a, dts, dt, p: f"math.floor({a[0]})",
-    Op.ceil: lambda ctx, a, dts, dt, p: f"math.ceil({a[0]})",
-    Op.round: _round,
-    Op.sign: _sign,
-}
-
-EXPR = {**kernel_exprs.table({**kernel_exprs.RULES, **OVERRIDES}, "cuda"),
-        Op.broadcast_to: kernel_exprs.EXPR[Op.broadcast_to]}
+EXPR = {op: _rendered(rule) for op, rule in
+        {**kernel_exprs.table("cuda"), Op.broadcast_to: kernel_exprs.identity}.items()}
+# ops whose int32 result numba computes in int64 (its promotion), wrapped back to int32 so that
+# overflow wraps as NumPy's int32 arithmetic does
+INT_ARITH = frozenset({Op.add, Op.sub, Op.mul, Op.floor_div, Op.mod, Op.pow, Op.neg, Op.abs,
+                       Op.square, Op.sign, Op.max, Op.min, Op.shift_left, Op.shift_right,
+                       Op.bitwise_not, Op.bitwise_and, Op.bitwise_or, Op.bitwise_xor})
 
 
 def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:
@@ -102,6 +137,33 @@ def scalar_expr(ctx, op, args, in_dtypes, out_dtype, params) -> str:
     if fn is None:
         raise kernel_exprs.unsupported(op, "cuda")
     expr = fn(ctx, args, in_dtypes, out_dtype, params)
-    if out_dtype == np.int32 and op in kernel_exprs.INT_ARITH:
-        expr = f"np.int32({expr})"
+    if out_dtype == np.int32 and op in INT_ARITH:
+        expr = f"np.int32({expr})"     # numba computes int32 arithmetic in int64
     return expr
+
+
+# ----------------------------------------------------------------------------- reductions
+# the shared reducer semantics (codegen/kernel/reducers.py) as source text; combining needs no
+# constant, so no ExprContext
+
+def _reduce_init(kind):
+    return lambda ctx, dt: reducers.identity(CudaOps(ctx), kind, dt)
+
+
+def _reduce_combine(kind):
+    return lambda acc, v, dt: reducers.combine(CudaOps(None), kind, acc, v, dt)
+
+
+KINDS = ("sum", "prod", "max", "min")
+REDUCE_INIT = {k: _reduce_init(k) for k in KINDS}          # [kind](ctx, dtype)
+REDUCE_COMBINE = {k: _reduce_combine(k) for k in KINDS}    # [kind](acc, v, dtype)
+
+
+def arg_better(v, best, kind, dt) -> str:
+    """Whether element v replaces argmax/argmin's winner: strictly better, or the first NaN."""
+    return reducers.better(CudaOps(None), kind, v, best, dt)
+
+
+def arg_tie(x, y, dt) -> str:
+    """Whether two winners are equal (both NaN counts), so the smaller index wins."""
+    return reducers.tie(CudaOps(None), x, y, dt)

@@ -227,8 +227,7 @@ def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
     def fold_arg():
         # the other lane's pair wins if strictly better, or equal with a smaller index
         better = exprs.arg_better("acc_o", "acc", kind, dtype)
-        same = "(acc_o == acc or (acc_o != acc_o and acc != acc))" if is_float(dtype) \
-            else "acc_o == acc"
+        same = exprs.arg_tie("acc_o", "acc", dtype)
         with buf.indent(f"if at_o >= 0 and (at < 0 or {better} or ({same} and at_o < at)):"):
             buf.writeline("acc = acc_o")
             buf.writeline("at = at_o")

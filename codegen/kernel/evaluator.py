@@ -8,7 +8,6 @@ constants are loads from their flat arrays; one-element constants are typed modu
 from __future__ import annotations
 
 from ...ir.ops import Op
-from .exprs import scalar_expr
 from .space import at, broadcast_gap
 
 # Ops that only relabel the shape of a value: at one iteration point they are the identity when
@@ -24,7 +23,7 @@ class Evaluator:
         at a point; otherwise operands broadcast NumPy-style against the space."""
         self.ctx, self.arrays, self.space_of, self.cse = ctx, arrays, space_of, cse
         self.aligned = aligned
-        self.scalar_expr = expr_table or scalar_expr     # the CUDA renderer passes its own
+        self.scalar_expr = expr_table      # the target's: codegen/cuda/exprs.scalar_expr
         self.load_shapes = load_shapes or {}
         self.producers = body.producers()
         self.memo = dict(given or {})
