@@ -138,3 +138,23 @@ def test_a_failed_bounds_check_on_the_fast_path_leaves_the_tables_free():
             f(x, bad)
     assert not _entry(f).exe.run.occupied().locked()
     assert float(f(x, i)[0]) == 1.0
+
+
+@pytest.mark.parametrize("make", [
+    lambda a, b: {"sum": a + b, "diff": a - b},
+    lambda a, b: (a + b, a - b),
+    lambda a, b: [a + b, a - b],
+    lambda a, b: {"z": [a + b], "a": (a - b, {"p": a * b})},
+    lambda a, b: {"only": a + b},
+])
+def test_fast_path_results_keep_their_structure(make):
+    f = jg.jit(make)
+    a = np.arange(3, dtype=np.float32)
+    b = np.ones(3, np.float32)
+    want = jg.tree_util.tree_map(np.asarray, make(jg.tensor(a), jg.tensor(b)))
+    for _ in range(3):                            # the first call, then the fast path
+        got = f(jg.tensor(a), b)
+        assert jg.tree_util.tree_structure(got) == jg.tree_util.tree_structure(want)
+        for g, w in zip(jg.tree_util.tree_leaves(got), jg.tree_util.tree_leaves(want)):
+            np.testing.assert_array_equal(np.asarray(g), w)
+    assert len(f._fast) == 1
