@@ -1,6 +1,6 @@
 """Independent kernels run at the same time (issue 26, item 4).
 
-plan_memory groups chains of small kernels of independent branches into waves of lanes
+codegen/cpu/waves.py groups chains of small kernels of independent branches into waves of lanes
 (plan.waves, plan.order); the sequencer (runtime/sequencer.py) runs a wave's lanes on the thread
 pool. Checked here: the plan never lets two lanes of a wave share bytes one of them writes;
 random graphs of independent branches give the same bits as the one-thread run over many calls;
@@ -18,6 +18,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.ir.passes.manager import run_pipeline
+from jitgrad.codegen.cpu.waves import planned
 from jitgrad.ir.passes.plan_memory import plan_memory
 from jitgrad.runtime import profiling, thread_pool
 from jitgrad.runtime.sequencer import Program, Slot
@@ -182,7 +183,7 @@ def test_plan_keeps_lanes_apart(seed, width, fuse, monkeypatch):
     fn, args = random_branches(seed)
     schedule = _schedule(fn, args)
     for donated in ((), (0, 1)):
-        plan = plan_memory(schedule, donated=donated, width=width)
+        plan = planned(schedule, plan_memory(schedule, donated=donated), width=width)
         plan.check()
         _check_plan(schedule, plan)
         assert all(len(w) <= width for w in plan.waves)
@@ -191,7 +192,7 @@ def test_plan_keeps_lanes_apart(seed, width, fuse, monkeypatch):
 def test_plan_of_one_thread_is_the_schedule_order():
     fn, args = random_branches(0)
     schedule = _schedule(fn, args)
-    plan = plan_memory(schedule, width=1)
+    plan = planned(schedule, plan_memory(schedule), width=1)
     assert plan.waves == [] and plan.order == list(range(len(schedule.nodes)))
 
 
@@ -204,7 +205,7 @@ def test_qkv_projections_share_a_wave():
         return jnp.tanh(x @ wq), jnp.tanh(x @ wk), jnp.tanh(x @ wv)
 
     schedule = _schedule(qkv, (x, wq, wk, wv))
-    plan = plan_memory(schedule, width=2)
+    plan = planned(schedule, plan_memory(schedule), width=2)
     assert plan.waves and len(plan.waves[0]) == 2, str(plan)
     _check_plan(schedule, plan)
 

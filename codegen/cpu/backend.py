@@ -31,6 +31,7 @@ from ...runtime.sequencer import Program
 from ..kernel.control import CONTROL, control_op
 from . import host, loops, llvm_opaque, unit_prefetch
 from .units import kernel_unit, unit_key
+from .waves import planned
 
 
 def matmul_product_hint(plan, i, node):
@@ -189,8 +190,8 @@ def _loop_plans(nodes, plan):
 
 def execution_order(nodes, plan):
     """(the order the kernels run in, {a wave's first kernel: the wave's lanes}) from the
-    memory plan's concurrent waves (plan_memory: issue 26); the schedule's order when the plan
-    has none."""
+    memory plan's concurrent waves (codegen/cpu/waves.py: issue 26); the schedule's order when
+    the plan has none."""
     order = list(getattr(plan, "order", None) or ())
     if sorted(order) != list(range(len(nodes))):
         return list(range(len(nodes))), {}
@@ -199,6 +200,7 @@ def execution_order(nodes, plan):
 
 def compile_cpu(graph, optimized, schedule, plan):
     nodes = kernel_nodes(optimized, schedule)
+    plan = plan if plan is None else planned(optimized, plan)     # with the pool's waves
     threads.configure()
     free = getattr(plan, "free", None) or ()     # views: no unit (Layout.is_view)
     hints = {i: matmul_product_hint(plan, i, n) for i, n in enumerate(nodes) if i not in free

@@ -32,20 +32,17 @@ Matmul kernel i (the i-th kernel of the schedule) writes its product into the st
 plan.product[i] (the product itself, or an epilogue output of the same type that is not written
 in place, which the epilogue then overwrites point by point); when there is none,
 plan.scratch[i] = (offset, nbytes) is an arena workspace for the product.
-Concurrent waves (issue 26): when the CPU pool has more than one thread, chains of small kernels
-of independent branches (Q/K/V projections, optimizer updates of different leaves) become the
-lanes of a wave, which the runtime runs at the same time, one lane per thread, each lane's
-kernels in order (runtime/sequencer.py). plan.order is the execution order (the schedule's,
-except that a wave's kernels sit together, lane after lane, and the few kernels they wait for
-just before), plan.waves the waves (per wave, its lanes: tuples of schedule indices). A buffer
+Concurrent waves (issue 26): a backend that runs independent kernels at the same time (the CPU
+pool: codegen/cpu/waves.py picks the waves) passes them in: lanes of kernels run at once, each
+lane's kernels in order (runtime/sequencer.py). plan.order is the execution order (the
+schedule's, except that a wave's kernels sit together, lane after lane, and the few kernels they
+wait for just before), plan.waves the waves (per wave, its lanes: tuples of schedule indices). A buffer
 is live over its schedule indices [start, end] and over its positions in plan.order (`steps`);
 two buffers share arena bytes only when neither interval overlaps and they are not live in two
 lanes of one wave (lanes run at the same time; within a lane, reuse and in place as usual). So
 the plan holds for the schedule run in order (other backends, the native export, the loop
 runners) and for the waves run at once: no kernel writes a buffer that a kernel of another lane
-of its wave uses. plan.check() checks both. Waves that would raise the peak by more than 10%
-and 512 KiB (WAVE_MEMORY, WAVE_MEMORY_SLACK) are not formed: the plan is then the one-thread
-plan.
+of its wave uses. plan.check() checks both.
 Fields: arena_bytes (== peak_bytes), naive_bytes (every intermediate and workspace alive at once,
 each in its own aligned slot), alignment (every offset is a multiple of it), buffers (a
 PlannedBuffer per kernel output in schedule order, with name, nbytes, start/end kernel indices,
@@ -56,14 +53,11 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import math
 from dataclasses import dataclass, field
 
-from .. import config
 from ..graph import Graph
 from ..ops import Op
 from ..primitives import REDUCE
-from ..registry import TRANSCENDENTAL
 from .fusion_rules import matmul_operand, product_stores
 
 ALIGNMENT = 64
@@ -103,6 +97,8 @@ class MemoryPlan:
     order: list = field(default_factory=list)      # execution order of the schedule's kernels
     waves: list = field(default_factory=list)      # per wave its lanes: run at the same time
     alignment: int = ALIGNMENT
+    donatable: tuple = ()      # the graph inputs it was allowed to reuse (plan_memory's donated)
+    reuse: bool = True         # False: every buffer in a slot of its own (plan_memory disabled)
 
     @property
     def peak_bytes(self) -> int:
@@ -345,277 +341,168 @@ def _in_time_order(slots):
         heapq.heappush(active, (s[2], n, s))
 
 
-# Waves (issue 26). A lane is a chain of kernels that run one after another on one thread; a
-# wave is a few lanes that do not depend on each other, run at the same time. A kernel may sit
-# in a lane when it does not use the pool itself (below codegen/kernel/costs.PARALLEL_MIN
-# element-costs, kernels/matmul.GEMM_MIN multiply-adds) nor the host; a wave starts only at
-# kernels with enough work, and is kept only when each lane has enough to pay for waking a
-# worker (tens of microseconds on a busy machine). Work is in element-costs; a product's
-# multiply-add counts half of one (kernels/matmul.GEMM_MIN is twice PARALLEL_MIN).
-CONCURRENT_MIN = 1 << 14          # element-costs of a lane's first kernel
-WAVE_MIN = 1 << 18                # element-costs of every lane of a wave
-CONCURRENT_MAX = 1 << 19          # element-costs
-CONCURRENT_GEMM_MAX = 1 << 20     # multiply-adds
-WAVE_LOOKAHEAD = 256              # how far down the schedule a lane's kernels may come from
-WAVE_PULL = 64                    # kernels a wave may wait for (run just before it)
-LANE_MAX = 64                     # kernels per lane
-WAVE_MEMORY = 1.1                 # no waves when they raise the peak by more than 10%
-WAVE_MEMORY_SLACK = 1 << 19       # ... and more than 512 KiB
-
-
-def concurrent_work(kernel):
-    """The work of a kernel that may run in a lane (element-costs; a product's multiply-adds
-    count half), or None: a kind that may use the pool or the host (opaque: control flow,
-    gathers), complex values, or too much work (it runs split over the pool)."""
-    kind = kernel.params["kind"]
-    body = kernel.params["body"]
-    if kind == "matmul":
-        mm = next((n for n in body.nodes if n.op == Op.matmul), None)
-        if mm is None:
-            return None
-        work = math.prod(mm.output.type.shape) * (mm.inputs[0].type.shape or (1,))[-1]
-        return work // 2 if work < CONCURRENT_GEMM_MAX else None
-    if kind not in ("elementwise", "reduce", "rowwise"):
-        return None
-    values = [v for n in body.nodes for v in (*n.inputs, *n.outputs)]
-    if any(v.type.dtype.kind == "c" for v in values):
-        return None
-    size = max([v.type.size for v in values] + [0])
-    work = size * (1 + 8 * sum(n.op in TRANSCENDENTAL for n in body.nodes))
-    return work if work < CONCURRENT_MAX else None
-
-
-def concurrent_order(kernels, width):
-    """(execution order, waves) of a schedule. The order is the schedule's, except for waves:
-    at a kernel with enough work (CONCURRENT_MIN), up to width - 1 later ones that do not
-    depend on it start lanes of their own; then each lane, the least loaded first, takes the
-    next kernel (within WAVE_LOOKAHEAD) whose inputs come from before the wave or from that
-    lane. The few kernels a lane's kernel still waits for (at most WAVE_PULL in all, none
-    depending on the wave) run just before the wave. A wave whose lightest lane has less than
-    WAVE_MIN is not formed. A wave is laid out lane after lane:
-    waves holds, per wave, its lanes (tuples of schedule indices)."""
-    n = len(kernels)
-    producer = {v: i for i, k in enumerate(kernels) for v in k.outputs}
-    deps = [sorted({producer[v] for v in k.inputs if v in producer}) for k in kernels]
-    work = [concurrent_work(k) if width > 1 else None for k in kernels]
-    done = [False] * n
-    order, waves = [], []
-
-    def waiting(j, lane_of, lane, budget):
-        """The kernels j still waits for outside the wave, or None: j needs another lane's
-        kernel (or one of those does), or more than `budget` of them."""
-        seen, todo = set(), [j]
-        while todo:
-            t = todo.pop()
-            for d in deps[t]:
-                if d in lane_of:
-                    if t != j or lane_of[d] != lane:
-                        return None
-                elif not done[d] and d not in seen:
-                    seen.add(d)
-                    if len(seen) > budget:
-                        return None
-                    todo.append(d)
-        return seen
-
-    for i in range(n):
-        if done[i]:
-            continue
-        if work[i] is None or work[i] < CONCURRENT_MIN:
-            done[i] = True
-            order.append(i)
-            continue
-        lanes, lane_of, pulled, load = [[i]], {i: 0}, set(), [work[i]]
-        horizon = min(n, i + 1 + WAVE_LOOKAHEAD)
-        for j in range(i + 1, horizon):     # the other lanes' first kernels
-            if len(lanes) >= width:
-                break
-            if done[j] or j in lane_of or j in pulled or (work[j] or 0) < CONCURRENT_MIN:
-                continue
-            before = waiting(j, lane_of, None, WAVE_PULL - len(pulled))
-            if before is None:
-                continue
-            pulled |= before
-            lane_of[j] = len(lanes)
-            lanes.append([j])
-            load.append(work[j])
-        if len(lanes) > 1:
-            open_ = set(range(len(lanes)))
-            while open_:            # grow the least loaded lane by its next kernel
-                L = min(open_, key=lambda x: load[x])
-                nxt = None
-                if len(lanes[L]) < LANE_MAX:
-                    for j in range(lanes[L][-1] + 1, horizon):
-                        if done[j] or j in lane_of or j in pulled or work[j] is None:
-                            continue
-                        if not any(lane_of.get(d) == L for d in deps[j]):
-                            continue
-                        before = waiting(j, lane_of, L, WAVE_PULL - len(pulled))
-                        if before is not None:
-                            nxt = j
-                            break
-                if nxt is None:
-                    open_.discard(L)
-                    continue
-                pulled |= before
-                lane_of[nxt] = L
-                lanes[L].append(nxt)
-                load[L] += work[nxt]
-        if len(lanes) < 2 or min(load) < WAVE_MIN:
-            done[i] = True          # not worth a wave: the schedule's order
-            order.append(i)
-            continue
-        for d in pulled:
-            done[d] = True
-        for j in lane_of:
-            done[j] = True
-        order += sorted(pulled)
-        for lane in lanes:
-            order += lane
-        waves.append(tuple(tuple(lane) for lane in lanes))
-    return order, waves
-
-
-def wave_width() -> int:
-    """How many kernels a wave holds: the pool's threads (1: no waves, the schedule's order)."""
-    return max(1, min(int(config.read("num_threads")), 8))
-
-
-def plan_memory(schedule: Graph, donated=(), reuse=True, width=None) -> MemoryPlan:
+def plan_memory(schedule: Graph, donated=(), reuse=True, waves=None) -> MemoryPlan:
     """The memory plan of a graph of kernel nodes (its nodes are the schedule). `donated`:
     indices of graph inputs whose storage may be reused; reuse=False gives every buffer its own
-    slot (the plan with plan_memory disabled). `width`: the most kernels a concurrent wave
-    holds (default: the pool's threads; 1: none)."""
-    names = value_names(schedule)
+    slot (the plan with plan_memory disabled). `waves`: (execution order, waves) when kernels
+    run at the same time (the CPU pool's: codegen/cpu/waves.py); default: the schedule's order."""
     kernels = schedule.nodes
-    width = wave_width() if width is None else width
-    if sum(len(k.outputs) + (k.params["kind"] == "matmul") for k in kernels) > BEST_FIT_LIMIT:
-        width = 1               # _in_time_order plans schedule-order lifetimes only
-    order, waves = concurrent_order(kernels, width)
-    step = [0] * len(kernels)           # execution step: the position in `order`
-    for p, i in enumerate(order):
-        step[i] = p
-    others = {}                         # kernel -> the kernels of its wave's other lanes
-    spans = []                          # per wave, its lanes' (first step, last step)
-    for w in waves:
-        members = {i for lane in w for i in lane}
-        spans.append([(step[lane[0]], step[lane[-1]]) for lane in w])
-        for lane in w:
-            for i in lane:
-                others[i] = members - set(lane)
-    last, xlast, readers = {}, {}, {}
+    order, waves = waves or (list(range(len(kernels))), [])
+    live = _Liveness(schedule, order, waves, donated, reuse)
+    slots, buffers = [], []
+    plan = MemoryPlan(0, 0, buffers, donatable=tuple(donated), reuse=reuse)
     for i, k in enumerate(kernels):
-        for v in k.inputs:
-            last[v] = i
-            xlast[v] = max(xlast.get(v, -1), step[i])
-            readers.setdefault(v, set()).add(i)
-    out_index = {}
-    for i, v in enumerate(schedule.outputs):
-        out_index.setdefault(v, i)
-    donor = {schedule.inputs[i]: i for i in donated} if reuse else {}
-    inputs = {v: i for i, v in enumerate(schedule.inputs)}
-    outputs_of = {v for k in kernels for v in k.outputs}
-    root = _view_groups(kernels, last, out_index,
-                        lambda r: r in inputs or (r in outputs_of and r not in out_index)) \
-        if reuse else {}
-    xend = {}
-    for v, r in root.items():
-        xend[r] = max(xend.get(r, xlast.get(r, -1)), xlast.get(v, -1))
-    for v, r in root.items():
-        xlast[v] = xlast[r] = xend[r]
-    group = {}
-    for v, r in root.items():
-        group.setdefault(r, {r}).add(v)
-
-    def new_slot(nbytes, i, end, xe):
-        return [_aligned(nbytes), i, end, 0, step[i], xe]
-    slot_of, slots, buffers = {}, [], []
-    plan = MemoryPlan(0, 0, buffers)
-    for i, k in enumerate(kernels):
-        if k.outputs and k.outputs[0] in root:
-            v, r = k.outputs[0], root[k.outputs[0]]
-            b = PlannedBuffer(v, names[v], v.type.nbytes, i, last.get(v, i), "arena",
-                              view_of=names[r])
-            if r in slot_of:
-                slot_of[v] = slot_of[r]
-                slot_of[v][2] = max(slot_of[v][2], b.end)
-                slot_of[v][5] = max(slot_of[v][5], xlast.get(v, step[i]))
-                plan.free.add(i)
-            elif r in inputs and r not in donor:
-                b.place, plan.views[v] = "view", inputs[r]
-                plan.free.add(i)
-            else:       # a donated input, or a root placed elsewhere: the copy stays
-                b.view_of = None
-                slot_of[v] = new_slot(b.nbytes, i, b.end, xlast.get(v, step[i]))
-                slots.append(slot_of[v])
-            buffers.append(b)
-            continue
-        takers_in, takers_out = inplace_candidates(k) if reuse else ([], [])
-        # a view group's storage is taken in place only by a kernel that reads one member
-        reads = [root.get(v, v) for v in k.inputs]
-        # ... and, in a wave, only by a kernel that is its last reader in the concurrent order
-        # too, with no kernel of another lane of its wave reading it
-        free = [v for v in takers_in if last.get(v) == i and v not in out_index
-                and (v in slot_of or v in donor)
-                and xlast.get(v) == step[i] and not readers[v] & others.get(i, set())
-                and (root.get(v, v) not in group or reads.count(root.get(v, v)) == 1)]
-        for v in k.outputs:
-            b = PlannedBuffer(v, names[v], v.type.nbytes, i, last.get(v, i), "arena")
-            src = next((x for x in free if x.type == v.type and (x in donor or v not in out_index)),
-                       None) if v in takers_out else None
-            if src is not None:
-                free.remove(src)
-                b.inplace_of = names[src]
-                if src in donor:
-                    b.place, donor[v] = "donated", donor[src]
-                    plan.donated[v] = donor[src]
-                else:
-                    slot_of[v] = slot_of[src]
-                    slot_of[v][2] = max(slot_of[v][2], b.end)
-                    slot_of[v][5] = max(slot_of[v][5], xlast.get(v, step[i]))
-            elif v in out_index:
-                b.place = "output"
-                plan.outputs[v] = out_index[v]
-            else:
-                slot_of[v] = new_slot(b.nbytes, i, b.end, xlast.get(v, step[i]))
-                slots.append(slot_of[v])
-            buffers.append(b)
-        if k.params["kind"] == "matmul":
-            _, raw, product = _matmul_parts(k)
-            fresh = [b.value for b in buffers[-len(k.outputs):] if b.inplace_of is None]
-            host = raw or [o for o in fresh if o.type == product]
-            if host:
-                plan.product[i] = host[0]
-            else:
-                slot_of[("scratch", i)] = new_slot(product.nbytes, i, i, step[i])
-                slots.append(slot_of[("scratch", i)])
-                buffers.append(PlannedBuffer(None, f"scratch k{i}", product.nbytes, i, i, "arena"))
+        if k.outputs and k.outputs[0] in live.root:
+            _place_view(live, plan, slots, i, k)
+        else:
+            _place_outputs(live, plan, slots, i, k)
     plan.naive_bytes = sum(_aligned(b.nbytes) for b in buffers
                            if b.place == "arena" and b.view_of is None)
-    if reuse:
+    _assign_offsets(live, plan, slots)
+    plan.order, plan.waves = order, waves
+    return plan
+
+
+class _Liveness:
+    """What placing a schedule's buffers reads: each value's last reader (schedule index and
+    execution step), its readers, the kernels of other lanes of each kernel's wave, the view
+    groups, graph outputs, donors and inputs; slot_of: value (or ("scratch", i)) -> its slot
+    [nbytes, first kernel, last kernel, offset, first step, last step]."""
+
+    def __init__(self, schedule, order, waves, donated, reuse):
+        kernels = schedule.nodes
+        self.names, self.reuse = value_names(schedule), reuse
+        self.step = step = [0] * len(kernels)       # execution step: the position in `order`
+        for p, i in enumerate(order):
+            step[i] = p
+        self.others = {}                # kernel -> the kernels of its wave's other lanes
+        self.spans = []                 # per wave, its lanes' (first step, last step)
+        for w in waves:
+            members = {i for lane in w for i in lane}
+            self.spans.append([(step[lane[0]], step[lane[-1]]) for lane in w])
+            for lane in w:
+                for i in lane:
+                    self.others[i] = members - set(lane)
+        self.last, self.xlast, self.readers = last, xlast, readers = {}, {}, {}
+        for i, k in enumerate(kernels):
+            for v in k.inputs:
+                last[v] = i
+                xlast[v] = max(xlast.get(v, -1), step[i])
+                readers.setdefault(v, set()).add(i)
+        self.out_index = {}
+        for i, v in enumerate(schedule.outputs):
+            self.out_index.setdefault(v, i)
+        self.donor = {schedule.inputs[i]: i for i in donated} if reuse else {}
+        self.inputs = {v: i for i, v in enumerate(schedule.inputs)}
+        outputs_of = {v for k in kernels for v in k.outputs}
+        self.root = root = _view_groups(
+            kernels, last, self.out_index,
+            lambda r: r in self.inputs or (r in outputs_of and r not in self.out_index)) \
+            if reuse else {}
+        xend = {}
+        for v, r in root.items():
+            xend[r] = max(xend.get(r, xlast.get(r, -1)), xlast.get(v, -1))
+        for v, r in root.items():
+            xlast[v] = xlast[r] = xend[r]
+        self.group = {}
+        for v, r in root.items():
+            self.group.setdefault(r, {r}).add(v)
+        self.slot_of = {}
+
+    def new_slot(self, slots, key, nbytes, i, end, xe):
+        self.slot_of[key] = [_aligned(nbytes), i, end, 0, self.step[i], xe]
+        slots.append(self.slot_of[key])
+
+    def share_slot(self, v, src, b, i):
+        """v takes the slot of `src` (its view root, or the input it is written in place of)."""
+        slot = self.slot_of[v] = self.slot_of[src]
+        slot[2] = max(slot[2], b.end)
+        slot[5] = max(slot[5], self.xlast.get(v, self.step[i]))
+
+
+def _place_view(live, plan, slots, i, k):
+    """Kernel i only makes a view of its root: the root's slot, the input itself, or (a donated
+    input, or a root placed elsewhere) a copy of its own."""
+    v, r = k.outputs[0], live.root[k.outputs[0]]
+    b = PlannedBuffer(v, live.names[v], v.type.nbytes, i, live.last.get(v, i), "arena",
+                      view_of=live.names[r])
+    if r in live.slot_of:
+        live.share_slot(v, r, b, i)
+        plan.free.add(i)
+    elif r in live.inputs and r not in live.donor:
+        b.place, plan.views[v] = "view", live.inputs[r]
+        plan.free.add(i)
+    else:
+        b.view_of = None
+        live.new_slot(slots, v, b.nbytes, i, b.end, live.xlast.get(v, live.step[i]))
+    plan.buffers.append(b)
+
+
+def _place_outputs(live, plan, slots, i, k):
+    """Kernel i's outputs: in place of a dying input, a graph output, or a slot of their own;
+    a matmul's product in an output or a scratch slot."""
+    takers_in, takers_out = inplace_candidates(k) if live.reuse else ([], [])
+    # a view group's storage is taken in place only by a kernel that reads one member
+    reads = [live.root.get(v, v) for v in k.inputs]
+    # ... and, in a wave, only by a kernel that is its last reader in the concurrent order
+    # too, with no kernel of another lane of its wave reading it
+    free = [v for v in takers_in if live.last.get(v) == i and v not in live.out_index
+            and (v in live.slot_of or v in live.donor)
+            and live.xlast.get(v) == live.step[i]
+            and not live.readers[v] & live.others.get(i, set())
+            and (live.root.get(v, v) not in live.group or reads.count(live.root.get(v, v)) == 1)]
+    buffers, donor = plan.buffers, live.donor
+    for v in k.outputs:
+        b = PlannedBuffer(v, live.names[v], v.type.nbytes, i, live.last.get(v, i), "arena")
+        src = next((x for x in free if x.type == v.type
+                    and (x in donor or v not in live.out_index)), None) \
+            if v in takers_out else None
+        if src is not None:
+            free.remove(src)
+            b.inplace_of = live.names[src]
+            if src in donor:
+                b.place, donor[v] = "donated", donor[src]
+                plan.donated[v] = donor[src]
+            else:
+                live.share_slot(v, src, b, i)
+        elif v in live.out_index:
+            b.place = "output"
+            plan.outputs[v] = live.out_index[v]
+        else:
+            live.new_slot(slots, v, b.nbytes, i, b.end, live.xlast.get(v, live.step[i]))
+        buffers.append(b)
+    if k.params["kind"] == "matmul":
+        _, raw, product = _matmul_parts(k)
+        fresh = [b.value for b in buffers[-len(k.outputs):] if b.inplace_of is None]
+        host = raw or [o for o in fresh if o.type == product]
+        if host:
+            plan.product[i] = host[0]
+        else:
+            live.new_slot(slots, ("scratch", i), product.nbytes, i, i, live.step[i])
+            buffers.append(PlannedBuffer(None, f"scratch k{i}", product.nbytes, i, i, "arena"))
+
+
+def _assign_offsets(live, plan, slots):
+    """Lay the slots out in the arena (best fit, or in time order past BEST_FIT_LIMIT; one slot
+    each without reuse) and give every buffer its offset, steps and readers."""
+    if live.reuse:
         if len(slots) <= BEST_FIT_LIMIT:
-            _best_fit(slots, spans)
+            _best_fit(slots, live.spans)
         else:
             _in_time_order(slots)
     else:
         offset = 0
         for s in slots:
             s[3], offset = offset, offset + s[0]
-    for b in buffers:
+    step, xlast = live.step, live.xlast
+    for b in plan.buffers:
         key = b.value if b.value is not None else ("scratch", b.start)
         b.steps = (step[b.start], xlast.get(b.value, step[b.start]))
-        b.readers = tuple(sorted(readers.get(b.value, ())))
+        b.readers = tuple(sorted(live.readers.get(b.value, ())))
         if b.place == "arena":
-            b.offset = slot_of[key][3]
+            b.offset = live.slot_of[key][3]
             if b.value is None:
                 plan.scratch[b.start] = (b.offset, b.nbytes)
             else:
                 plan.offsets[b.value] = b.offset
     plan.arena_bytes = max((s[3] + s[0] for s in slots), default=0)
-    plan.order, plan.waves = order, waves
-    if waves and reuse:         # waves cost memory (lanes' buffers apart, kernels moved up)
-        sequential = plan_memory(schedule, donated, reuse, width=1)
-        if plan.peak_bytes > max(sequential.peak_bytes * WAVE_MEMORY,
-                                 sequential.peak_bytes + WAVE_MEMORY_SLACK):
-            return sequential
-    return plan
