@@ -63,5 +63,10 @@ def call_overhead(x):
     return x * 2 + 1
 
 
+@jax.jit
+def call_pytree(d):
+    return {k: v * 2 for k, v in d.items()}
+
+
 IMPLS = [Impl("jax", jax.__version__, collect(globals()), to_framework=jax.device_put,
               block=jax.block_until_ready)]

@@ -69,4 +69,9 @@ def call_overhead(x):
     return x * 2 + 1
 
 
+@jg.jit
+def call_pytree(d):
+    return {k: v * 2 for k, v in d.items()}
+
+
 IMPLS = [Impl("jitgrad", jg.__version__, collect(globals()), to_framework=lambda a: jg.tensor(a))]

@@ -56,4 +56,8 @@ def call_overhead(x):
     return x * 2 + 1
 
 
+def call_pytree(d):
+    return {k: v * 2 for k, v in d.items()}
+
+
 IMPLS = [Impl("numpy", np.__version__, collect(globals()))]

@@ -58,6 +58,10 @@ def call_overhead(x):
     return x * 2 + 1
 
 
+def call_pytree(d):
+    return {k: v * 2 for k, v in d.items()}
+
+
 def _logreg_step_functional(w, x, y):
     return w - LR * torch.func.grad(_logreg_loss)(w, x, y)
 

@@ -58,6 +58,10 @@ def _mlp_inputs(rng, batch):
     return (tuple(params), x, _one_hot(rng, batch))
 
 
+def _ten_vectors(rng, n):
+    return ({f"w{i}": rng.standard_normal(n, dtype=F32) for i in range(10)},)
+
+
 def _read_write(inputs) -> Cost:
     # elementwise and row-wise kernels read the input once and write a same-sized output
     return Cost(bytes=2 * inputs[0].nbytes)
@@ -89,5 +93,7 @@ WORKLOADS = [
     Workload("mlp_step", "SGD step, MLP 784-512-512-10 ReLU, softmax CE, returns (params, loss)",
              (256, 32), _mlp_inputs, _mlp_flops),
     Workload("call_overhead", "x*2+1 on 16 floats: per-call overhead", (16, 16), _vector, None),
+    Workload("call_pytree", "x*2 on each of a dict of 10 arrays of 16 floats: a pytree call's overhead",
+             (16, 16), _ten_vectors, None),
 ]
 BY_NAME = {w.name: w for w in WORKLOADS}
