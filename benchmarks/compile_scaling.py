@@ -2,8 +2,10 @@
 (16x16 weights, batch 8) under jg.jit, and jax.jit / torch.compile when installed.
 
 For each depth, a fresh process with an empty cache (cold) and a second fresh process with the
-same cache (warm, compiled code from disk) time the first call; each child reports its peak RSS
-and, for jitgrad, the number of kernels in the schedule and of distinct compiled units.
+same cache (warm, compiled code from disk) time the first call, in wall-clock and in CPU time of
+all the process's threads (on a machine others share, the CPU time is the steadier measure; a
+compiler's threads working in parallel make it exceed the wall time); each child reports its
+peak RSS and, for jitgrad, the number of kernels in the schedule and of distinct compiled units.
 
     python -m jitgrad.benchmarks.compile_scaling [--depths 10 25 50 100 200] [--repeat 3] [--json FILE]
 
@@ -38,13 +40,15 @@ def make_loss(np_):
 if impl == "jitgrad":
     import jitgrad as jg, jitgrad.numpy as jnp
     f = jg.jit(jg.value_and_grad(make_loss(jnp)))
-    t1 = time.perf_counter(); f(ws, x); t2 = time.perf_counter()
+    c1 = time.process_time(); t1 = time.perf_counter(); f(ws, x); t2 = time.perf_counter()
+    c2 = time.process_time()
     units = next(iter(f._cache.values())).exe.run.units
     info = {"kernels": len(units), "units": len({u.name for u in units})}
 elif impl == "jax":
     import jax, jax.numpy as jnp
     f = jax.jit(jax.value_and_grad(make_loss(jnp)))
-    t1 = time.perf_counter(); jax.block_until_ready(f(ws, x)); t2 = time.perf_counter()
+    c1 = time.process_time(); t1 = time.perf_counter(); jax.block_until_ready(f(ws, x))
+    t2 = time.perf_counter(); c2 = time.process_time()
 else:
     import torch
     tws = [torch.tensor(w, requires_grad=True) for w in ws]
@@ -55,9 +59,11 @@ else:
         loss = (x * x).sum()
         return loss, torch.autograd.grad(loss, ws)
     f = torch.compile(step)
-    t1 = time.perf_counter(); f(tws, tx); t2 = time.perf_counter()
+    c1 = time.process_time(); t1 = time.perf_counter(); f(tws, tx); t2 = time.perf_counter()
+    c2 = time.process_time()
 t3 = time.perf_counter(); f(*((ws, x) if impl != "torch.compile" else (tws, tx))); t4 = time.perf_counter()
-print(json.dumps({"first_s": t2 - t1, "with_import_s": t2 - t0, "second_ms": 1e3 * (t4 - t3),
+print(json.dumps({"first_s": t2 - t1, "first_cpu_s": c2 - c1, "with_import_s": t2 - t0,
+                  "second_ms": 1e3 * (t4 - t3),
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **info}))
 """
 
@@ -118,7 +124,8 @@ def _line(r):
         return f"{r['impl']:>14} depth {r['depth']:>4}: {c['error']}"
     extra = f"  {c['kernels']} kernels, {c['units']} units" if "units" in c else ""
     per = c["first_s"] / r["depth"] * 1e3
-    return (f"{r['impl']:>14} depth {r['depth']:>4}: cold {c['first_s']:7.2f} s ({per:6.1f} ms/layer)"
+    return (f"{r['impl']:>14} depth {r['depth']:>4}: cold {c['first_s']:7.2f} s ({per:6.1f} ms/layer, "
+            f"CPU {c['first_cpu_s']:6.2f} s)"
             f"  warm {w.get('first_s', float('nan')):6.2f} s  second call {c['second_ms']:7.2f} ms"
             f"  peak RSS {c['rss_mb']:5.0f} MB{extra}")
 
