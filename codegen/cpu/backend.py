@@ -198,15 +198,35 @@ def execution_order(nodes, plan):
     return order, {w[0][0]: w for w in getattr(plan, "waves", ())}
 
 
+class _Units:
+    """The units of a schedule's kernels: each kernel's unit key computed once (the prefetch and
+    the build share it), each unit asked of codegen/cpu/units.py once (the sequence and the wave
+    check share it)."""
+
+    def __init__(self, nodes, plan):
+        self.nodes, self.plan, self.units = nodes, plan, {}
+        free = getattr(plan, "free", None) or ()     # views: no unit (Layout.is_view)
+        self.hints = {i: matmul_product_hint(plan, i, n) for i, n in enumerate(nodes)
+                      if i not in free and control_op(n) is None and not host.runs_on_host(n)}
+        self.keys = {i: unit_key(nodes[i], hint) for i, hint in self.hints.items()}
+
+    def jobs(self) -> list:
+        """(kernel node, product hint, unit key) of each kernel the prefetch may build."""
+        return [(self.nodes[i], hint, self.keys[i]) for i, hint in self.hints.items()]
+
+    def __call__(self, i, n):
+        if i not in self.units:
+            hint = self.hints[i] if i in self.hints else matmul_product_hint(self.plan, i, n)
+            self.units[i] = kernel_unit(n, hint, self.keys.get(i))
+        return self.units[i]
+
+
 def compile_cpu(graph, optimized, schedule, plan):
     nodes = kernel_nodes(optimized, schedule)
     plan = plan if plan is None else planned(optimized, plan)     # with the pool's waves
     threads.configure()
-    free = getattr(plan, "free", None) or ()     # views: no unit (Layout.is_view)
-    hints = {i: matmul_product_hint(plan, i, n) for i, n in enumerate(nodes) if i not in free
-             and control_op(n) is None and not host.runs_on_host(n)}
-    keys = {i: unit_key(nodes[i], hint) for i, hint in hints.items()}
-    finish = unit_prefetch.prefetch([(nodes[i], hint, keys[i]) for i, hint in hints.items()])
+    unit_of = _Units(nodes, plan)
+    finish = unit_prefetch.prefetch(unit_of.jobs())
     try:
         loop_plans = _loop_plans(nodes, plan)     # meanwhile a child builds this graph's units
     finally:
@@ -215,15 +235,6 @@ def compile_cpu(graph, optimized, schedule, plan):
 
     def on_host(n):
         return id(n) not in compiled and host.runs_on_host(n)
-
-    unit_at = {}
-
-    def unit_of(i, n):
-        """Kernel i's unit, asked of codegen/cpu/units.py once (its key from the prefetch)."""
-        if i not in unit_at:
-            hint = hints[i] if i in hints else matmul_product_hint(plan, i, n)
-            unit_at[i] = kernel_unit(n, hint, keys.get(i))
-        return unit_at[i]
     layout = Layout(optimized, nodes, plan, on_host)
     kernels, checks, steps, units, start = [], [], [], [], 0
     placed = []                 # the kernel node at each sequencer position (the profiler's names)

@@ -92,7 +92,15 @@ class _IRLines:
 def _skeleton(kind, carries, records, flag, same):
     """(IR text of the loop function `@jg_loopfn`, {unit name: Unit} to link). same[a]: the
     first argv index holding the same buffer as argv[a]."""
-    e = _IRLines()
+    s = _Skeleton(records)
+    s.load_pointers(_used(carries, records, flag), same)
+    s.loop(kind, carries, flag)
+    return s.text(), s.e.direct
+
+
+def _used(carries, records, flag) -> set:
+    """The argv indices the loop reads or writes: carries, the flag, and the buffers the records'
+    iteration-dependent sets and copies address (two, alternating by parity, where p)."""
     used = set()
     for c in carries:
         used.update((c[0], c[1], c[2]))
@@ -103,36 +111,54 @@ def _skeleton(kind, carries, records, flag, same):
             used.update((a, a + 1) if p else (a,))
         for (a, _, p, *_rest) in r.copies:
             used.update((a, a + 1) if p else (a,))
-    outer = []                # the exported function's body: loads, then the call of @core
-    params, args = [], []     # @core's parameters and the outer values passed to them
+    return used
 
-    def at(ptr, k, out):
+
+class _Skeleton:
+    """The loop function being written: @jg_loopfn (the exported function: loads from argv and
+    the descriptor, then the call of @core) and @core (the loop, its buffers `noalias`
+    parameters, its kernels called directly or through the function table)."""
+
+    def __init__(self, records):
+        self.records = records
+        self.e = _IRLines()
+        self.outer = []               # the exported function's body: loads, then the call of @core
+        self.params, self.args = [], []   # @core's parameters and the outer values passed to them
+        self.g, self.fixed, self.indirect = {}, {}, {}
+        self.site = 0
+
+    def at(self, ptr, k, out):
         """`out = load ptr[k]` (i64) in the exported function."""
-        outer.append(f"{out}.p = getelementptr i64, i64* {ptr}, i64 {k}")
-        outer.append(f"{out} = load i64, i64* {out}.p")
+        self.outer.append(f"{out}.p = getelementptr i64, i64* {ptr}, i64 {k}")
+        self.outer.append(f"{out} = load i64, i64* {out}.p")
         return out
 
-    def pointer(value, name):
+    def pointer(self, value, name):
         """A buffer the loop reads or writes: a `noalias` pointer parameter of @core (the
         buffers of the node's argv are distinct arrays, or disjoint arena ranges live at once)."""
-        outer.append(f"{name}.o = inttoptr i64 {value} to i8*")
-        params.append(f"i8* noalias {name}")
-        args.append(f"i8* {name}.o")
+        self.outer.append(f"{name}.o = inttoptr i64 {value} to i8*")
+        self.params.append(f"i8* noalias {name}")
+        self.args.append(f"i8* {name}.o")
         return name
 
-    at("%argv", 0, "%descp")
-    outer.append("%desc = inttoptr i64 %descp to i64*")
-    at("%desc", 2, "%length")
-    at("%desc", 3, "%reverse")
-    g = {}
-    for a in sorted(used):
-        rep = same[a]
-        if rep not in g:
-            g[rep] = pointer(at("%argv", a, f"%a{rep}"), f"%g{rep}")
-        g[a] = g[rep]
-    fixed, indirect = {}, {}
-    for ri, r in enumerate(records):
-        prog = r.run.program
+    def load_pointers(self, used, same):
+        """The descriptor's fields, one pointer per distinct buffer of `used`, and per record its
+        fixed bases and the kernels it calls by address."""
+        at, outer, g = self.at, self.outer, self.g
+        at("%argv", 0, "%descp")
+        outer.append("%desc = inttoptr i64 %descp to i64*")
+        at("%desc", 2, "%length")
+        at("%desc", 3, "%reverse")
+        for a in sorted(used):
+            rep = same[a]
+            if rep not in g:
+                g[rep] = self.pointer(at("%argv", a, f"%a{rep}"), f"%g{rep}")
+            g[a] = g[rep]
+        for ri, r in enumerate(self.records):
+            self._record_pointers(ri, r)
+
+    def _record_pointers(self, ri, r):
+        at, outer, prog = self.at, self.outer, r.run.program
         at("%desc", r.offset, f"%hdr{ri}")
         outer.append(f"%hdrp{ri} = inttoptr i64 %hdr{ri} to i64*")
         at(f"%hdrp{ri}", 4, f"%basesi{ri}")
@@ -143,87 +169,115 @@ def _skeleton(kind, carries, records, flag, same):
         wanted = set(int(b) for b in prog.argbase[:int(prog.argstart[prog.n_kernels])])
         wanted |= {c[3] for c in r.copies}
         for b in sorted(wanted - set_bases):   # the sub-program's arena, constants, status pair
-            fixed[ri, b] = pointer(at(f"%bases{ri}", b, f"%b{ri}_{b}"), f"%fb{ri}_{b}")
+            self.fixed[ri, b] = self.pointer(at(f"%bases{ri}", b, f"%b{ri}_{b}"), f"%fb{ri}_{b}")
         for k in range(prog.n_kernels):
             unit, node = r.run.units[k], r.run.kernel_nodes[k]
             if _direct(unit, node):
-                e.direct[unit.name] = unit
+                self.e.direct[unit.name] = unit
             else:
                 f = at(f"%fns{ri}", k, f"%fa{ri}_{k}")
                 outer.append(f"%fo{ri}_{k} = inttoptr i64 {f} to i64 (i8**)*")
-                params.append(f"i64 (i8**)* %fp{ri}_{k}")
-                args.append(f"i64 (i8**)* %fo{ri}_{k}")
-                indirect[ri, k] = f"%fp{ri}_{k}"
-    site = [0]
+                self.params.append(f"i64 (i8**)* %fp{ri}_{k}")
+                self.args.append(f"i64 (i8**)* %fo{ri}_{k}")
+                self.indirect[ri, k] = f"%fp{ri}_{k}"
 
-    def gep(base, off):
+    def gep(self, base, off):
         if isinstance(off, int) and off == 0:
             return base
-        v = e.tmp()
-        e.emit(f"{v} = getelementptr i8, i8* {base}, i64 {off}")
+        v = self.e.tmp()
+        self.e.emit(f"{v} = getelementptr i8, i8* {base}, i64 {off}")
         return v
 
-    def invoke(ri, parity, i, fail_to):
+    def invoke(self, ri, parity, i, fail_to):
         """Run record ri's kernels and copies for an iteration of this parity at position i."""
-        r = records[ri]
+        e, r = self.e, self.records[ri]
         prog = r.run.program
         addr = {}
 
         def formula(a, s, p):
-            base = g[a + (p & parity & 1)]
+            base = self.g[a + (p & parity & 1)]
             if s == 0:
                 return base
             off = e.tmp()
             e.emit(f"{off} = mul i64 {i}, {s}")
-            return gep(base, off)
+            return self.gep(base, off)
 
         def slot(b, o):
-            return gep(addr[b] if b in addr else fixed[ri, b], o)
+            return self.gep(addr[b] if b in addr else self.fixed[ri, b], o)
 
         for (b, a, s, p) in r.sets:
             addr[b] = formula(a, s, p)
         for k in range(prog.n_kernels):
-            start, end = int(prog.argstart[k]), int(prog.argstart[k + 1])
-            n = max(end - start, 1)
-            site[0] += 1
-            av = f"%av{site[0]}"
-            e.allocas.append(f"{av} = alloca [{n} x i8*]")
-            for j in range(start, end):
-                v = slot(int(prog.argbase[j]), int(prog.argoff[j]))
-                q = e.tmp()
-                e.emit(f"{q} = getelementptr [{n} x i8*], [{n} x i8*]* {av}, i64 0, i64 {j - start}")
-                e.emit(f"store i8* {v}, i8** {q}")
-            argp, st, bad = e.tmp(), e.tmp(), e.tmp()
-            e.emit(f"{argp} = getelementptr [{n} x i8*], [{n} x i8*]* {av}, i64 0, i64 0")
-            unit = r.run.units[k]
-            callee = indirect.get((ri, k)) or f'@"{unit.name}"'
-            e.emit(f"{st} = call i64 {callee}(i8** {argp})")
-            e.emit(f"{bad} = icmp ne i64 {st}, 0")
-            ok, fail = f"ok{site[0]}", f"fail{site[0]}"
-            e.emit(f"br i1 {bad}, label %{fail}, label %{ok}")
-            fail_to.append((fail, r.offset, k + 1))
-            e.label(ok)
+            self._call(ri, k, slot, fail_to)
         for (a, s, p, sb, so, nbytes) in r.copies:
-            move(formula(a, s, p), slot(sb, so), nbytes)
+            self.move(formula(a, s, p), slot(sb, so), nbytes)
 
-    def move(dst, src, nbytes):
+    def _call(self, ri, k, slot, fail_to):
+        """Kernel k of record ri: its argv in a stack array, the call, a failure branch."""
+        e, r = self.e, self.records[ri]
+        prog = r.run.program
+        start, end = int(prog.argstart[k]), int(prog.argstart[k + 1])
+        n = max(end - start, 1)
+        self.site += 1
+        av = f"%av{self.site}"
+        e.allocas.append(f"{av} = alloca [{n} x i8*]")
+        for j in range(start, end):
+            v = slot(int(prog.argbase[j]), int(prog.argoff[j]))
+            q = e.tmp()
+            e.emit(f"{q} = getelementptr [{n} x i8*], [{n} x i8*]* {av}, i64 0, i64 {j - start}")
+            e.emit(f"store i8* {v}, i8** {q}")
+        argp, st, bad = e.tmp(), e.tmp(), e.tmp()
+        e.emit(f"{argp} = getelementptr [{n} x i8*], [{n} x i8*]* {av}, i64 0, i64 0")
+        unit = r.run.units[k]
+        callee = self.indirect.get((ri, k)) or f'@"{unit.name}"'
+        e.emit(f"{st} = call i64 {callee}(i8** {argp})")
+        e.emit(f"{bad} = icmp ne i64 {st}, 0")
+        ok, fail = f"ok{self.site}", f"fail{self.site}"
+        e.emit(f"br i1 {bad}, label %{fail}, label %{ok}")
+        fail_to.append((fail, r.offset, k + 1))
+        e.label(ok)
+
+    def move(self, dst, src, nbytes):
         if dst != src:
-            e.emit(f"call void @llvm.memmove.p0i8.p0i8.i64(i8* {dst}, i8* {src}, i64 {nbytes}, i1 0)")
+            self.e.emit(f"call void @llvm.memmove.p0i8.p0i8.i64(i8* {dst}, i8* {src}, "
+                        f"i64 {nbytes}, i1 0)")
 
-    fails = []
-    body = 0
-    cond = 1 if kind == loop_runner.WHILE_FUSED else None
-    e.label("start")
-    e.emit("%last = sub i64 %length, 1")
-    e.emit("%rev = icmp ne i64 %reverse, 0")
-    for (o, _, init, nbytes) in carries:                 # the initial carry into O
-        move(g[o], g[init], nbytes)
-    if cond is not None:                                 # the condition before the first step
-        invoke(cond, 0, "0", fails)
-    e.emit("br label %start_end")
-    e.label("start_end")
-    e.emit("br label %h0")
-    for parity in (0, 1):
+    def loop(self, kind, carries, flag):
+        """@core's blocks: the initial carry (and a while loop's first condition), the loop
+        unrolled by two (parity 0 and 1: a carry alternates between its two buffers), the
+        final carry on an odd count, and a failure exit per kernel call."""
+        e, g, fails = self.e, self.g, []
+        body = 0
+        cond = 1 if kind == loop_runner.WHILE_FUSED else None
+        e.label("start")
+        e.emit("%last = sub i64 %length, 1")
+        e.emit("%rev = icmp ne i64 %reverse, 0")
+        for (o, _, init, nbytes) in carries:                 # the initial carry into O
+            self.move(g[o], g[init], nbytes)
+        if cond is not None:                                 # the condition before the first step
+            self.invoke(cond, 0, "0", fails)
+        e.emit("br label %start_end")
+        e.label("start_end")
+        e.emit("br label %h0")
+        for parity in (0, 1):
+            self._step(kind, flag, body, parity, fails)
+        e.label("e0")
+        e.emit("ret i64 0")
+        e.label("e1")                                        # odd: the final carry is in S
+        for (o, sc, _, nbytes) in carries:
+            self.move(g[o], g[sc], nbytes)
+        e.emit("ret i64 0")
+        for (label, rec, st) in fails:
+            e.label(label)
+            e.emit(f"%p8_{label} = getelementptr i64, i64* %desc, i64 8")
+            e.emit(f"store i64 {rec}, i64* %p8_{label}")
+            e.emit(f"%p9_{label} = getelementptr i64, i64* %desc, i64 9")
+            e.emit(f"store i64 {st}, i64* %p9_{label}")
+            e.emit("ret i64 1")
+
+    def _step(self, kind, flag, body, parity, fails):
+        """The loop's head and body for iterations of one parity."""
+        e = self.e
         e.label(f"h{parity}")
         if parity == 0:
             e.emit("%it0 = phi i64 [0, %start_end], [%nx1, %d1]")
@@ -232,39 +286,30 @@ def _skeleton(kind, carries, records, flag, same):
         if kind == loop_runner.COUNTED:
             e.emit(f"%go{parity} = icmp slt i64 %it{parity}, %length")
         else:
-            e.emit(f"%fv{parity} = load i8, i8* {g[flag]}")
+            e.emit(f"%fv{parity} = load i8, i8* {self.g[flag]}")
             e.emit(f"%go{parity} = icmp ne i8 %fv{parity}, 0")
         e.emit(f"br i1 %go{parity}, label %s{parity}, label %e{parity}")
         e.label(f"s{parity}")
         e.emit(f"%back{parity} = sub i64 %last, %it{parity}")
         e.emit(f"%i{parity} = select i1 %rev, i64 %back{parity}, i64 %it{parity}")
-        invoke(body, parity, f"%i{parity}", fails)
+        self.invoke(body, parity, f"%i{parity}", fails)
         e.emit(f"%nx{parity} = add i64 %it{parity}, 1")
         e.emit(f"br label %d{parity}")
         e.label(f"d{parity}")
         e.emit(f"br label %h{1 - parity}")
-    e.label("e0")
-    e.emit("ret i64 0")
-    e.label("e1")                                        # odd: the final carry is in S
-    for (o, sc, _, nbytes) in carries:
-        move(g[o], g[sc], nbytes)
-    e.emit("ret i64 0")
-    for (label, rec, st) in fails:
-        e.label(label)
-        e.emit(f"%p8_{label} = getelementptr i64, i64* %desc, i64 8")
-        e.emit(f"store i64 {rec}, i64* %p8_{label}")
-        e.emit(f"%p9_{label} = getelementptr i64, i64* %desc, i64 9")
-        e.emit(f"store i64 {st}, i64* %p9_{label}")
-        e.emit("ret i64 1")
-    decls = ["declare void @llvm.memmove.p0i8.p0i8.i64(i8*, i8*, i64, i1)"]
-    decls += [f'declare i64 @"{name}"(i8**)' for name in sorted(e.direct)]
-    head = ["i64* %desc", "i64 %length", "i64 %reverse"]
-    core = ([f"define internal i64 @core({', '.join(head + params)}) noinline {{", "entry:"]
-            + ["  " + x for x in e.allocas] + ["  br label %start"] + e.lines + ["}"])
-    call = ", ".join(["i64* %desc", "i64 %length", "i64 %reverse"] + args)
-    fn = (["define i64 @jg_loopfn(i64* %argv) {", "entry:"] + ["  " + x for x in outer]
-          + [f"  %r = call i64 @core({call})", "  ret i64 %r", "}"])
-    return "\n".join(decls + [""] + core + [""] + fn) + "\n", e.direct
+
+    def text(self) -> str:
+        e = self.e
+        decls = ["declare void @llvm.memmove.p0i8.p0i8.i64(i8*, i8*, i64, i1)"]
+        decls += [f'declare i64 @"{name}"(i8**)' for name in sorted(e.direct)]
+        head = ["i64* %desc", "i64 %length", "i64 %reverse"]
+        signature = ", ".join(head + self.params)
+        core = ([f"define internal i64 @core({signature}) noinline {{", "entry:"]
+                + ["  " + x for x in e.allocas] + ["  br label %start"] + e.lines + ["}"])
+        call = ", ".join(["i64* %desc", "i64 %length", "i64 %reverse"] + self.args)
+        fn = (["define i64 @jg_loopfn(i64* %argv) {", "entry:"] + ["  " + x for x in self.outer]
+              + [f"  %r = call i64 @core({call})", "  ret i64 %r", "}"])
+        return "\n".join(decls + [""] + core + [""] + fn) + "\n"
 
 
 def _link(name, skeleton, units) -> str:

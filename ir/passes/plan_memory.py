@@ -36,8 +36,8 @@ Concurrent waves (issue 26): a backend that runs independent kernels at the same
 pool: codegen/cpu/waves.py picks the waves) passes them in: lanes of kernels run at once, each
 lane's kernels in order (runtime/sequencer.py). plan.order is the execution order (the
 schedule's, except that a wave's kernels sit together, lane after lane, and the few kernels they
-wait for just before), plan.waves the waves (per wave, its lanes: tuples of schedule indices). A buffer
-is live over its schedule indices [start, end] and over its positions in plan.order (`steps`);
+wait for just before), plan.waves the waves (per wave, its lanes: tuples of schedule indices).
+A buffer is live over its schedule indices [start, end] and over its positions in plan.order (`steps`);
 two buffers share arena bytes only when neither interval overlaps and they are not live in two
 lanes of one wave (lanes run at the same time; within a lane, reuse and in place as usual). So
 the plan holds for the schedule run in order (other backends, the native export, the loop

@@ -1,7 +1,8 @@
 """The LLVM function a CPU kernel unit is built in (codegen/cpu/llvm_kernels.py builds units
 with it): `i64 jg_kernel(i8 **argv)`, its argv slots, loops (unrolled, parallel-marked, or a range
-body on the runtime's pool), and the values of a kernel body at one point of its loops (LoopOffsets:
-operand offsets; Point: the memoized walk of the body through the op table of llvm_exprs.py).
+body on the runtime's pool), and the values of a kernel body at one point of its loops
+(LoopOffsets: operand offsets; Point: the memoized walk of the body through the op table of
+llvm_exprs.py).
 """
 from __future__ import annotations
 
