@@ -200,7 +200,7 @@ def test_rowwise_layernorm_with_affine_row_input():
 @pytest.mark.parametrize("L", [10, 20000])
 def test_rowwise_softmax_keeps_its_exp_row_between_passes(L):
     """softmax's exp(x - max) is summed in one pass and divided in the next: it is computed
-    once and kept in a stack row (llvm_kernels._kept_rows), the same values as computing it
+    once and kept in a stack row (kernels/rowwise._kept_rows), the same values as computing it
     again; a row too long for the stack (20000 floats) computes it again."""
     rng = np.random.default_rng(4)
     x = (rng.standard_normal((3, L)) * 4).astype(F32)
