@@ -1,6 +1,6 @@
-"""A Module keeps the pytree aux it was flattened to or rebuilt from (nn/module_tree.py `_AUX`) until
-an attribute other than its tables changes: a jitted step's cache lookup then compares the same
-objects. These tests check that every change a user can make is still seen (a retrace or a
+"""A Module keeps the pytree aux it was flattened to or rebuilt from (nn/module_tree.py `_AUX`)
+until an attribute other than its tables changes: a jitted step's cache lookup then compares the
+same objects. These tests check that every change a user can make is still seen (a retrace or a
 different result), and that an unchanged model does reuse its aux (the structural check)."""
 import pickle
 

@@ -3,8 +3,8 @@ register (so jit and the transforms need not import them):
 
 - a *jit result*: the tree a jitted call returns, rebuilt from plain output tensors. A Module
   there gets back its Parameters (with each one's requires_grad) that tracing turned into plain
-  values, so `model2 = jg.jit(step)(model, ...)` trains like `model` (nn/module_tree.py). A hook may
-  only put Tensor subclasses holding the same storage in place of leaves: jit replays the first
+  values, so `model2 = jg.jit(step)(model, ...)` trains like `model` (nn/module_tree.py). A hook
+  may only put Tensor subclasses holding the same storage in place of leaves: jit replays the first
   call's result (leaf_wrappers) instead of running the hooks on every call.
 - a *gradient*: a Module-shaped gradient from jg.grad / value_and_grad / vjp holds plain
   tensors, not Parameters, wherever it goes (through tree_map, out of a jitted call)."""
