@@ -10,6 +10,7 @@ the addresses `api_addresses()` gives, which the caller stores where the functio
 from __future__ import annotations
 
 import ctypes
+import sys
 
 METH_FASTCALL = 0x80
 
@@ -25,7 +26,11 @@ _defs = []      # every PyMethodDef stays alive: the builtins made from it point
 
 def api_addresses():
     """The addresses of PyLong_FromLongLong, PyEval_SaveThread and PyEval_RestoreThread, or
-    None where this Python has no C API reachable from ctypes (not CPython)."""
+    None where this Python has no C API reachable from ctypes (not CPython) or runs without a
+    GIL (the sequencer's table lock counts on the GIL to order its reads and writes)."""
+    gil = getattr(sys, "_is_gil_enabled", None)
+    if gil is not None and not gil():
+        return None
     api = getattr(ctypes, "pythonapi", None)
     try:
         return [ctypes.cast(getattr(api, name), ctypes.c_void_p).value

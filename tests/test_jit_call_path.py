@@ -158,3 +158,20 @@ def test_fast_path_results_keep_their_structure(make):
         for g, w in zip(jg.tree_util.tree_leaves(got), jg.tree_util.tree_leaves(want)):
             np.testing.assert_array_equal(np.asarray(g), w)
     assert len(f._fast) == 1
+
+
+def test_without_the_builtin_call_the_python_path_runs(monkeypatch):
+    """Where CPython's C API is out of reach (or there is no GIL), a Program fills and runs from
+    Python under a threading.Lock: the same results, the same lock protocol."""
+    from jitgrad.runtime import native_builtin, sequencer
+    monkeypatch.setattr(native_builtin, "api_addresses", lambda: None)
+    monkeypatch.setattr(sequencer, "_RUN", None)
+    f = jg.jit(affine)
+    x = np.arange(5, dtype=np.float32)
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(f(jg.tensor(x))), x * 2 + 1)
+    program = _entry(f).exe.run.program
+    assert program.native_call() is None and isinstance(program.lock, type(threading.Lock()))
+    with program.lock:
+        assert program.call(x, x, x) == -1            # held: nothing ran
+        np.testing.assert_array_equal(np.asarray(f(jg.tensor(x))), x * 2 + 1)
