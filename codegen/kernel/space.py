@@ -5,6 +5,8 @@ one offset expression. An operand whose size equals the space's size is read at 
 offset (whatever its shape: a reshape never moves an element of a C-ordered array); a one-element
 operand at 0; any other operand broadcasts NumPy-style (right-aligned) against the space's shape
 and is read at the dot product of the indices of the dims it spans with its own strides.
+`offset_terms` is that rule, once: Space renders it as source (the CUDA generators),
+codegen/cpu/kernels/function.LoopOffsets as LLVM IR.
 """
 from __future__ import annotations
 
@@ -28,6 +30,18 @@ def c_strides(shape) -> tuple:
     return tuple(out[::-1])
 
 
+def offset_terms(space_shape, shape) -> list:
+    """(dim of the space, element stride) of each term of the offset at which an operand of
+    `shape` is read at a point of a space of `space_shape`: the space's own dims and strides when
+    the operand fills it, none for one element, else the dims it spans, right-aligned (NumPy
+    broadcasting), with its own strides. Dims of extent 1 add no term."""
+    shape, space_shape = tuple(shape), tuple(space_shape)
+    if math.prod(shape) == math.prod(space_shape):
+        shape = space_shape
+    lead = len(space_shape) - len(shape)
+    return [(lead + k, s) for k, (e, s) in enumerate(zip(shape, c_strides(shape))) if e != 1]
+
+
 class Space:
     """`index[d]` is an expression (or a thunk producing one) for the loop index along dim d."""
 
@@ -47,7 +61,7 @@ class Space:
     @property
     def flat(self) -> str:
         if self._flat is None:
-            self._flat = self.dot(range(len(self.shape)), c_strides(self.shape))
+            self._flat = self._terms(self.shape)
         return self._flat
 
     def dot(self, dims, strides) -> str:
@@ -65,10 +79,11 @@ class Space:
         gap = broadcast_gap(self.shape, shape)
         if gap is not None:       # a generator's coverage check (why_not) let this kernel through
             raise AssertionError(f"codegen: {gap}")
-        lead = len(self.shape) - len(shape)
-        strides = c_strides(shape)
-        dims = [(lead + k, s) for k, (e, s) in enumerate(zip(shape, strides)) if e != 1]
-        return self.dot([d for d, _ in dims], [s for _, s in dims])
+        return self._terms(shape)
+
+    def _terms(self, shape) -> str:
+        terms = offset_terms(self.shape, shape)
+        return self.dot([d for d, _ in terms], [s for _, s in terms])
 
 
 def broadcast_gap(space_shape, shape) -> str | None:

@@ -19,7 +19,7 @@ from ....ir.passes.fusion_rules import analyze_kernel
 from ...kernel.costs import PARALLEL_MIN, element_cost
 from ...kernel.evaluator import array_constants
 from ...kernel.nest import aligned_shape
-from ...kernel.space import c_strides
+from ...kernel.space import c_strides, offset_terms
 from ..llvm_exprs import EXPR, I8, I64, const, counted_loop, ltype
 
 SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
@@ -250,9 +250,7 @@ class LoopOffsets:
         if len(shape) != len(self.shape):
             raise AssertionError(f"llvm codegen: operand shape {shape} vs space {self.shape}")
         acc = None
-        for d, (e, s) in enumerate(zip(shape, c_strides(shape))):
-            if e == 1:
-                continue
+        for d, s in offset_terms(self.shape, shape):     # the rule of every target
             term = self.idx[d] if s == 1 else b.mul(self.idx[d], ir.Constant(I64, s), flags=("nuw", "nsw"))
             acc = term if acc is None else b.add(acc, term, flags=("nuw", "nsw"))
         return acc if acc is not None else ir.Constant(I64, 0)
