@@ -7,7 +7,10 @@ constant inits and traced trip counts or conditions. `Program.ties` draws the in
 maxima tie (pooling, reduce_window, scatter min/max).
 
 `program(seed)` draws a Program: input shapes (ranks 0-4, dims 1-3, so size-1 broadcast dims are
-common), a dtype, and statements over jitgrad.numpy / nn.functional, each a line of Python.
+common), a dtype, and statements over jitgrad.numpy / nn.functional / scipy.special, each a line
+of Python. The elementwise, reduction and shape statements are the op database's records marked
+`fuzz=` (tests/opinfo/fuzz.py): each input mapped into the record's domain, the result shape from
+its NumPy reference, the record's tolerance widening the program's.
 `check(prog, mode)` runs it eagerly (the reference: op by op on the NumPy implementation) and under
 `jg.jit` on the interpreter, compiled with fusion, and compiled with fusion off, and returns a
 description of the first disagreement (values beyond tolerance, or different exception types).
@@ -27,6 +30,8 @@ import numpy as np
 import jitgrad as jg
 import jitgrad.nn.functional as F
 import jitgrad.numpy as jnp
+import jitgrad.scipy.special as jss
+from tests.opinfo import fuzz_ops
 
 MODES = ("forward", "grad", "jvp", "combined")
 PATHS = ("interpreter", "fused", "unfused")
@@ -48,6 +53,7 @@ class Program:
     ties: bool = False                 # float inputs from a few values: maxima tie, ...
     scalars: list = field(default_factory=list)   # scalar arguments s0, s1, ... as source text
                                                   # ("np.float32(0.75)", "2"), after the arrays
+    tol_scale: float = 1.0             # TOL times the loosest record tolerance among the lines
 
     def source(self) -> str:
         args = ", ".join([f"x{i}" for i in range(len(self.shapes))] +
@@ -57,7 +63,7 @@ class Program:
         return "\n".join([f"def f({args}):", *body, f"    return ({ret})"])
 
     def fn(self):
-        scope = {"jnp": jnp, "F": F, "np": np, "jg": jg}
+        scope = {"jnp": jnp, "F": F, "np": np, "jg": jg, "jss": jss}
         exec(compile(self.source(), "<fuzzed program>", "exec"), scope)  # noqa: S102 - own text
         return scope["f"]
 
@@ -104,40 +110,36 @@ def _reduced_shape(shape, axes, keepdims):
     return tuple(1 if k in ax else d for k, d in enumerate(shape) if keepdims or k not in ax)
 
 
-UNARY = ["jnp.sin({a})", "jnp.cos({a})", "jnp.tanh({a})", "jnp.exp(jnp.tanh({a}))",
-         "jnp.log(jnp.abs({a}) + 0.5)", "jnp.sqrt({a} * {a} + 0.25)", "jnp.square({a})",
-         "-{a}", "jnp.abs({a})", "F.sigmoid({a})", "F.relu({a})", "jnp.clip({a}, -0.5, 0.75)",
-         "jnp.cosh(jnp.tanh({a}))", "({a} * 2.0 + 1.0)", "{a} ** 2"]
-BINARY = ["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / ({b} * {b} + 1.0)", "jnp.maximum({a}, {b})",
-          "jnp.minimum({a}, {b})", "jnp.where({a} > 0, {a}, {b})", "jnp.logaddexp({a}, {b})"]
-REDUCERS = ["jnp.sum", "jnp.mean", "jnp.max", "jnp.min", "jnp.prod", "F.logsumexp"]
+# the op database's fuzzable records (FuzzOps), by kind
+UNARY, BINARY, REDUCERS, SHAPE_OPS = (fuzz_ops(k) for k in ("unary", "binary", "reduce", "shape"))
+
+
+def _choice(rng, ops):
+    return ops[int(rng.integers(len(ops)))]
 
 
 def _unary(rng, a, sa, pick, new_input):
-    return UNARY[int(rng.integers(len(UNARY)))].format(a=a), sa
+    op = _choice(rng, UNARY)
+    return op.line(a), sa, op.tol_scale
 
 
 def _binary(rng, a, sa, pick, new_input):
     b, sb = pick()
-    try:
-        shape = np.broadcast_shapes(sa, sb)
-    except ValueError:
-        return None
-    return BINARY[int(rng.integers(len(BINARY)))].format(a=a, b=b), tuple(shape)
+    op = _choice(rng, BINARY)
+    return op.line(a, b), op.shape(sa, sb), op.tol_scale
 
 
 def _reduce(rng, a, sa, pick, new_input):
-    fn = REDUCERS[int(rng.integers(len(REDUCERS)))]
-    axes = _axes(rng, len(sa))
-    kd = bool(rng.random() < 0.4)
-    return f"{fn}({a}, axis={axes!r}, keepdims={kd})", _reduced_shape(sa, axes, kd)
+    op = _choice(rng, REDUCERS)
+    params = {"axis": _axes(rng, len(sa)), "keepdims": bool(rng.random() < 0.4)}
+    return op.line(a, **params), op.shape(sa, **params), op.tol_scale
 
 
-def _softmax(rng, a, sa, pick, new_input):
-    if not sa:
-        return None
-    fn = "F.softmax" if rng.random() < 0.5 else "F.log_softmax"
-    return f"{fn}({a}, axis={_axis(rng, len(sa))})", sa
+def _record_shape_op(rng, a, sa, pick, new_input):
+    """A shape or per-axis record with its kwargs (softmax, cumsum, pad, tile, rot90, ...): None
+    where its reference rejects `a`'s shape."""
+    op = _choice(rng, SHAPE_OPS)
+    return op.line(a), op.shape(sa), op.tol_scale
 
 
 def _matmul(rng, a, sa, pick, new_input):
@@ -241,7 +243,7 @@ def _shape_op(rng, a, sa, pick, new_input):
 def _control(rng, a, sa, pick, new_input):
     """A loop or branch whose body is a random unary chain (compiled: codegen/cpu/loops.py)."""
     def body(v):
-        return UNARY[int(rng.integers(len(UNARY)))].format(a=v)
+        return _choice(rng, UNARY).line(v)
     r = rng.random()
     if r < 0.4 and sa:          # scan over the leading axis: carry and stacked ys
         rev = bool(rng.random() < 0.3)
@@ -380,7 +382,7 @@ def _traced_loop(rng, a, sa, pick, new_input):
     fori_loop with constant bounds and `a` as the carry, the index in the body (the weak int32
     index keeps the carry's dtype)."""
     def body(v):
-        return UNARY[int(rng.integers(len(UNARY)))].format(a=v)
+        return _choice(rng, UNARY).line(v)
     r = rng.random()
     if r < 0.3:                 # constant bounds, the index read: a scan
         lo = int(rng.integers(0, 2))
@@ -413,7 +415,8 @@ def _traced_loop(rng, a, sa, pick, new_input):
     return f"{a} + {loop}{mark}", sa
 
 
-BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_softmax, 1), (_matmul, 1), (_shape_op, 2),
+BUILDERS = [(_unary, 3), (_binary, 3), (_reduce, 2), (_record_shape_op, 2), (_matmul, 1),
+            (_shape_op, 1),
             (_control, 1), (_from_values, 1), (_window, 1), (_view_matmul, 1), (_scatter, 1)]
 # the default builders and issue 48's statements: scalar arguments, constant-init traced loops
 SCALAR_LOOP_BUILDERS = BUILDERS + [(_scalar_arg, 3), (_traced_loop, 3)]
@@ -459,6 +462,7 @@ def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32"
             continue
         name = f"v{len(prog.lines)}"
         prog.lines.append((name, made[0], tuple(made[1])))
+        prog.tol_scale = max(prog.tol_scale, made[2] if len(made) > 2 else 1.0)
         env.append((name, tuple(made[1])))
     # every value no later statement reads is an output (the last always), at most three
     leaves = [name for name, _, _ in prog.lines
@@ -606,10 +610,14 @@ def as_accurate(prog, mode, k, ref, got, cache):
     if wide is None or wide[k].shape != ref.shape:
         return False
     e, r, g = (np.asarray(a, np.float64) for a in (wide[k], ref, got))
-    tol = TOL["float32"]["atol"] + TOL["float32"]["rtol"] * np.abs(e)
+    tol = _tol(prog)["atol"] + _tol(prog)["rtol"] * np.abs(e)
     with np.errstate(invalid="ignore"):
         ok = np.abs(g - e) <= np.abs(r - e) + tol
     return bool(np.all(ok | (np.isnan(g) & np.isnan(r))))
+
+
+def _tol(prog):
+    return {k: v * prog.tol_scale for k, v in TOL[prog.dtype].items()}
 
 
 def check(prog: Program, mode: str, paths=PATHS):
@@ -644,7 +652,7 @@ def check(prog: Program, mode: str, paths=PATHS):
                     (np.array_equal(g, r) and g.dtype == r.dtype) if exact else
                     g.dtype == r.dtype and np.allclose(np.asarray(g, np.float64),
                                                        np.asarray(r, np.float64), equal_nan=True,
-                                                       **TOL[prog.dtype])):
+                                                       **_tol(prog))):
                 if r.shape == g.shape and as_accurate(prog, mode, k, r, g, wide):
                     continue
                 diff = np.max(np.abs(g - r)) if r.shape == g.shape else f"shape {g.shape} vs {r.shape}"
@@ -676,7 +684,8 @@ def shrink(prog: Program, mode: str, paths=PATHS) -> Program:
             lines = _needed(best.lines, outs)
             if len(lines) >= len(best.lines) and outs == best.outputs:
                 continue
-            trial = Program(best.shapes, best.dtype, lines, outs, best.ties, best.scalars)
+            trial = Program(best.shapes, best.dtype, lines, outs, best.ties, best.scalars,
+                            best.tol_scale)
             if len(lines) < len(best.lines) or len(outs) < len(best.outputs):
                 if check(trial, mode, paths) is not None:
                     best, changed = trial, True

@@ -17,8 +17,9 @@ import numpy as np
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from fuzz_programs import (BUILDERS, MODES, NO_REVERSE, SCALAR_LOOP_BUILDERS, Program, as_accurate,
-                           check, program, shrink)
+from fuzz_programs import (BINARY, BUILDERS, MODES, NO_REVERSE, REDUCERS, SCALAR_LOOP_BUILDERS,
+                           SHAPE_OPS, UNARY, Program, as_accurate, check, program, shrink)
+from tests.opinfo import ALL_RECORDS
 
 
 def _report(seed, mode, why, prog):
@@ -26,6 +27,33 @@ def _report(seed, mode, why, prog):
     return (f"seed {seed}, mode {mode}: {why}\nshrunk to ({check(small, mode)}):\n"
             f"{small.source()}\ninputs: shapes {small.shapes}, dtype {small.dtype}, ties "
             f"{small.ties}, scalars {small.scalars}, tests/fuzz_programs.Program.inputs(seed=0)")
+
+
+def test_fuzzer_ops_come_from_the_op_database():
+    """The fuzzer's elementwise, reduction and shape statements are the records marked fuzz=
+    (tests/opinfo/fuzz.py): each line runs and has the shape its NumPy reference gives; a
+    program's tolerance is its loosest record's."""
+    by_id = {id(r) for r in ALL_RECORDS}
+    x = np.linspace(-1.5, 1.5, 24).reshape(2, 3, 4)
+    scope = {**Program([], "float64").fn().__globals__, "x": jnp.asarray(x)}
+    uses = [(UNARY, "unary", ("x",), {}), (BINARY, "binary", ("x", "x[0]"), {}),
+            (REDUCERS, "reduce", ("x",), {"axis": (0, 2), "keepdims": True}),
+            (SHAPE_OPS, "shape", ("x",), {})]
+    for ops, kind, names, params in uses:
+        assert len(ops) >= 7, kind
+        for op in ops:
+            assert id(op.record) in by_id and op.record.fuzz == kind, op.text
+            want = op.shape(*[eval(n, {"x": x}).shape for n in names], **params)  # noqa: S307
+            if want is None:        # the reference rejects the shape: so does jitgrad
+                with pytest.raises((ValueError, IndexError, TypeError)):
+                    eval(op.line(*names, **params), scope)      # noqa: S307
+                continue
+            out = eval(op.line(*names, **params), scope)   # noqa: S307 - the database's text
+            assert tuple(out.shape) == want, op.text
+    loose = next(op for op in BINARY if op.tol_scale > 1)      # xlogy: tol 1e-4
+    prog = program(0, builders=[(lambda rng, a, sa, pick, new_input: (
+        loose.line(a, a), sa, loose.tol_scale), 1)], n_stmts=2)
+    assert prog.tol_scale == loose.tol_scale and check(prog, "grad") is None
 
 
 @pytest.mark.parametrize("seed", range(int(os.environ.get("JITGRAD_FUZZ_PROGRAMS", "24"))))

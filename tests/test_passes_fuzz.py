@@ -1,6 +1,7 @@
 """Optimized equals unoptimized: the full pipeline (canonicalize, fold, cse, dce, fuse) must give
 bit-identical results to the reference interpreter on the unoptimized graph — every rewrite is
-exact and fusion only regroups ops — over random well-typed graphs and every op record."""
+exact and fusion only regroups ops — over random well-typed graphs, every op record of the older
+table and every record the differential fuzzer draws from (tests/opinfo/fuzz.py)."""
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,7 +11,8 @@ from jitgrad import ir
 from jitgrad.ir import Op
 from jitgrad.ir.passes.fusion_rules import analyze_kernel
 from jitgrad.ir.passes.manager import run_pipeline
-from tests.op_records import RECORDS, iter_cases
+from tests.op_records import RECORDS, fuzz_ops, iter_cases
+from tests.opinfo.fuzz import KINDS
 
 INPUT_SHAPES = [(3, 4), (4,), (1, 4), (3, 1), (), (2, 3, 4)]
 UNARY = [Op.exp, Op.tanh, Op.sigmoid, Op.neg, Op.abs, Op.square, Op.sin, Op.log, Op.sqrt]
@@ -120,9 +122,16 @@ def test_pipeline_preserves_random_graphs(graph):
     assert_same(graph)
 
 
+def _records():
+    """RECORDS, then the fuzzer's records not among them."""
+    seen = {id(r) for r in RECORDS}
+    fuzzed = {id(op.record): op.record for k in KINDS for op in fuzz_ops(k)}
+    return RECORDS + [r for i, r in fuzzed.items() if i not in seen]
+
+
 def test_pipeline_preserves_every_op_record():
     n = 0
-    for rec, args in iter_cases(RECORDS):
+    for rec, args in iter_cases(_records()):
         if not rec.takes_numpy or not all(isinstance(a, np.ndarray) for a in args):
             continue
         graph = jg.make_graph(rec.jg)(*args)

@@ -343,11 +343,11 @@ def pad(array, pad_width, mode="constant", constant_values=0):
         raise NotImplementedError(f"pad: mode {mode!r} is not supported (constant, edge, "
                                   "reflect, symmetric, wrap are)")
     for ax in range(x.ndim):
-        n = x.shape[ax]
-        before = [_pad_piece(x, ax, n, i, mode) for i in range(lo[ax], 0, -1)]
-        after = [_pad_piece(x, ax, n, -i, mode) for i in range(1, hi[ax] + 1)]
-        if before or after:
-            x = concatenate(before + [x] + after, axis=ax)
+        if lo[ax] or hi[ax]:
+            # the source of each padded position is NumPy's padding of the positions (a pad
+            # wider than the axis reflects again, as NumPy's does): one take of host indices
+            idx = np.pad(np.arange(x.shape[ax], dtype=np.int64), (lo[ax], hi[ax]), mode=mode)
+            x = apply(Op.take, [x, host_array(idx, device_of(x))], {"axis": ax})
     return x
 
 
@@ -359,19 +359,6 @@ def _pad_traced(x, lo, hi, value):
     padded = apply(Op.pad, [x], {"lo": lo, "hi": hi, "value": 0 if kind_of(x.dtype) != "f" else 0.0})
     border = np.pad(np.zeros(x.shape, bool), tuple(zip(lo, hi)), constant_values=True)
     return where(border, reshape(value, ()).astype(x.dtype), padded)
-
-
-def _pad_piece(x, ax, n, i, mode):
-    """Element of axis `ax` used at padded position i (> 0 before start: i-th; < 0 after end)."""
-    if mode == "edge":
-        j = 0 if i > 0 else n - 1
-    elif mode == "wrap":
-        j = (-i) % n if i > 0 else (-i - 1) % n
-    elif mode == "reflect":
-        j = i if i > 0 else n - 1 + i
-    else:  # symmetric
-        j = i - 1 if i > 0 else n + i
-    return slice_axis(x, ax, j, j + 1)
 
 
 def _tri_mask(n, m, k, lower):

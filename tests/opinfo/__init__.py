@@ -12,7 +12,7 @@ list are generated.
 RECORDS is the table the older consumers run (CUDA simulator, CPU codegen, vmap, autodiff, meta);
 ALL_RECORDS adds the records written since, which tests/test_opinfo.py runs on every path.
 """
-from . import lax_ops, nn_functional_ops, numpy_ops, scipy_ops, torch_ops
+from . import fuzz, lax_ops, nn_functional_ops, numpy_ops, scipy_ops, torch_ops
 from .core import *  # noqa: F401,F403
 from .core import OpRecord
 
@@ -35,37 +35,7 @@ def public_name(rec: OpRecord) -> str:
     return rec.name.split("[")[0].split("(")[0]
 
 
-def fuzzable(kind=None) -> list:
-    """The records the differential fuzzer draws from: (record, kind, domain), kind 'unary' |
-    'binary' | 'reduce', domain a DOMAINS name per argument."""
-    out = []
-    for r in ALL_RECORDS:
-        if r.fuzz and (kind is None or r.fuzz == kind):
-            doms = r.domain if isinstance(r.domain, tuple) else (r.domain,) * (
-                2 if r.fuzz == "binary" else 1)
-            out.append((r, r.fuzz, doms))
-    return out
-
-
-# how the fuzzer's program text spells each namespace, and maps any float into each domain
-_SPELLING = {"jitgrad.numpy": "jnp.{}", "jitgrad.nn.functional": "F.{}", "jitgrad": "jg.{}",
-             "jitgrad.scipy.special": "jss.{}", "jitgrad.lax": "lax.{}"}
-_INTO_DOMAIN = {"any": "{}", "positive": "(jnp.abs({}) + 0.5)", "nonzero": "{}",  # a kink at 0 is measure-zero
-                "unit": "(jnp.tanh({}) * 0.9)", "ge1": "(jnp.abs({}) + 1.1)",
-                "prob": "(F.sigmoid({}) * 0.8 + 0.1)", "near1": "(jnp.tanh({}) * 0.4 + 1.0)",
-                "nonneg_small": "jnp.abs({})"}
-
-
-def fuzz_templates(kind) -> list:
-    """Program-text templates of the fuzzable records of `kind`, in the fuzzer's format:
-    'unary' -> "jnp.exp2({a})", 'binary' -> "jnp.add({a}, {b})", 'reduce' -> "jnp.sum" (called
-    with axis=, keepdims=). Inputs are mapped into each record's domain."""
-    out = []
-    for r, k, doms in fuzzable(kind):
-        name = _SPELLING[NAMESPACE_OF[id(r)]].format(public_name(r))
-        if k == "reduce":
-            out.append(name)
-            continue
-        args = [_INTO_DOMAIN[d].format("{" + v + "}") for d, v in zip(doms, "ab")]
-        out.append(f"{name}({', '.join(args)})")
-    return sorted(set(out))
+def fuzz_ops(kind) -> list:
+    """The differential fuzzer's ops of `kind` ('unary' | 'binary' | 'reduce' | 'shape'): the
+    records marked fuzz=kind, as FuzzOps (tests/opinfo/fuzz.py)."""
+    return fuzz.fuzz_ops(ALL_RECORDS, NAMESPACE_OF, public_name, kind)

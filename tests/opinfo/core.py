@@ -79,7 +79,7 @@ class OpRecord:
     lowp: object = None         # 16-bit dtypes accepted (None: float16 and bfloat16 for float math)
     tol16: float = 0.0          # extra 16-bit tolerance (relative), beyond the dtype's rounding
     errors: tuple = ()          # ErrorSample: bad inputs and the error every path raises
-    fuzz: object = None         # the differential fuzzer's use: "unary" | "binary" | "reduce"
+    fuzz: object = None         # the fuzzer's use: "unary" | "binary" | "reduce" | "shape"
     note: str = ""              # why a flag is off (a known bug, a documented deviation)
 
     @property

@@ -35,23 +35,23 @@ def _np_one_hot(x, num_classes):
     return (x[..., None] == np.arange(num_classes)).astype(np.int64)     # torch's int64
 
 
-record("relu", F.relu, lambda x: np.maximum(x, 0), UNARY, dtypes=NUMERIC)
-record("sigmoid", F.sigmoid, _np_sigmoid, UNARY, dtypes=FLOATS)
-record("softplus", F.softplus, lambda x: np.logaddexp(0, x), UNARY, dtypes=FLOATS)
-record("silu", F.silu, lambda x: x * _np_sigmoid(x), UNARY, dtypes=FLOATS)
-record("gelu", F.gelu, _np_gelu, UNARY, dtypes=FLOATS)
+record("relu", F.relu, lambda x: np.maximum(x, 0), UNARY, dtypes=NUMERIC, fuzz="unary")
+record("sigmoid", F.sigmoid, _np_sigmoid, UNARY, dtypes=FLOATS, fuzz="unary")
+record("softplus", F.softplus, lambda x: np.logaddexp(0, x), UNARY, dtypes=FLOATS, fuzz="unary")
+record("silu", F.silu, lambda x: x * _np_sigmoid(x), UNARY, dtypes=FLOATS, fuzz="unary")
+record("gelu", F.gelu, _np_gelu, UNARY, dtypes=FLOATS, fuzz="unary")
 record("gelu", F.gelu, _np_gelu, UNARY, dtypes=FLOATS, kwargs={"approximate": True},
-       owner_kwargs={"approximate": "tanh"})
+       owner_kwargs={"approximate": "tanh"}, fuzz="unary")
 # torch's softmax without dim= picks one from the rank (deprecated): the records name it
 for _n, _ref in (("softmax", _np_softmax), ("log_softmax", _np_log_softmax)):
     record(_n, getattr(F, _n), lambda x, dim, _r=_ref: _r(x, dim), ND[1:], dtypes=FLOATS,
            kwargs={"dim": -1}, errors=(err([(3, 4)], IndexError, "out of range|dim",
                                            kwargs={"dim": 2}),))
     record(_n, getattr(F, _n), lambda x, axis, _r=_ref: _r(x, axis), R2, dtypes=FLOATS,
-           kwargs={"axis": 0}, owner_kwargs={"dim": 0})
+           kwargs={"axis": 0}, owner_kwargs={"dim": 0}, fuzz="shape")
 # jax.nn's logsumexp (axis=, keepdims=): SciPy's meaning
 record("logsumexp", F.logsumexp, scipy.special.logsumexp, ND, dtypes=FLOATS, owner="scipy",
-       owner_path=None)
+       owner_path=None, fuzz="reduce")
 record("logsumexp", F.logsumexp, scipy.special.logsumexp, R2, dtypes=FLOATS,
        kwargs={"axis": -1, "keepdims": True}, owner="scipy", owner_path=None)
 record("one_hot", F.one_hot, _np_one_hot, [(Ints((5,), 0, 4),), (Ints((2, 3), 0, 4),)],
@@ -91,7 +91,7 @@ _ACTIVATIONS = {
 }
 for _n, _ref in _ACTIVATIONS.items():
     record(_n, getattr(F, _n), _ref, UNARY, dtypes=FLOATS, domain="nonzero",
-           fuzz="unary" if _n in ("elu", "mish", "softsign", "logsigmoid") else None)
+           fuzz="unary")
 record("glu", F.glu, lambda x: x[..., :2] / (1 + np.exp(-x[..., 2:])), [((3, 4),), ((2, 4),)])
 record("softmin", F.softmin, lambda x, dim: _np_softmax(-x, dim), R2, kwargs={"dim": 1})
 
