@@ -120,3 +120,42 @@ def test_matches_jax_on_tie_heavy_inputs():
         mine = {jax.lax.max: lax.max, jax.lax.min: lax.min}[fn]
         got = jg.grad(lambda x: lax.reduce_window(x, init, mine, (3, 2), (2, 1), "SAME").sum())(x)
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_value_is_the_first_maximum_itself(run):
+    # -0.0 and 0.0 tie; the first is the value, sign included (PyTorch's max_pool2d: -0.)
+    x = np.array([[[[-0.0, 0.0], [0.0, -1.0]]]], np.float32)
+    y = np.asarray(run(lambda x: F.max_pool2d(x, 2), x))
+    assert y.shape == (1, 1, 1, 1) and y[0, 0, 0, 0] == 0 and np.signbit(y[0, 0, 0, 0])
+
+
+def test_gradient_is_exactly_zero_off_the_chosen_entries(run):
+    # an infinite or NaN cotangent lands on the chosen entry only (a scatter, as PyTorch's and
+    # JAX's; a multiply by a 0/1 mask would spread NaN); values checked against torch and jax
+    x = np.array([[[[1, 5, 2, 2], [5, 0, 2, 7]]]], np.float32)
+    ct = np.array([[[[np.inf, np.nan]]]], np.float32)
+    g = run(lambda x, ct: jg.vjp(lambda x: F.max_pool2d(x, 2), x)[1](ct)[0], x, ct)
+    np.testing.assert_array_equal(np.asarray(g), [[[[0, np.inf, 0, 0], [0, 0, 0, np.nan]]]])
+
+
+def test_forward_mode_takes_the_first_maximum_tangent(run):
+    x = np.array([[1, 5, 2, 2], [5, 0, 2, 7]], np.float32)
+    t = np.arange(8, dtype=np.float32).reshape(2, 4)
+    y, ty = run(lambda x, t: jg.jvp(lambda x: lax.reduce_window(
+        x, -np.inf, lax.max, (2, 2), (2, 2), "VALID"), (x,), (t,)), x, t)
+    np.testing.assert_array_equal(np.asarray(y), [[5, 7]])
+    np.testing.assert_array_equal(np.asarray(ty), [[1, 7]])     # jax.jvp gives [[1., 7.]]
+
+
+def test_jitted_pool_gradient_gathers_once_and_scatters_once():
+    """The forward is two window reductions (the max, then the first position holding it) and
+    one take of that position; the backward one scatter_add of the cotangent: no select of
+    floats (a cotangent broadcast over the window layout) anywhere."""
+    x = np.zeros((2, 3, 8, 8), np.float32)
+    lowered = jg.jit(jg.value_and_grad(lambda x: F.max_pool2d(x, 2).sum())).lower(x)
+    nodes = [n for k in lowered.schedule for n in k.params["body"].nodes]
+    ops = [str(n.op) for n in nodes]
+    assert [ops.count(op) for op in ("reduce_max", "reduce_min", "take", "scatter_add")] == \
+        [1, 1, 1, 1], ops
+    assert not [n for n in nodes if str(n.op) == "select"
+                and np.dtype(str(n.outputs[0].type.dtype)).kind == "f"]
