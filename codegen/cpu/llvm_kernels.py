@@ -40,10 +40,11 @@ from ..kernel.costs import PARALLEL_MIN, element_cost
 from ..kernel.evaluator import array_constants
 from ..kernel.exprs import REDUCER_KIND
 from ..kernel.nest import reduce_nest
+from ..kernel.walk import RELABEL
 from . import llvm_opaque
 from .kernels import matmul
 from .kernels.elementwise import gen_elementwise
-from .kernels.function import GRAIN, RELABEL, Fn
+from .kernels.function import GRAIN, Fn
 from .kernels.matmul import gen_matmul
 from .kernels.reduce import COLUMN_MIN, gen_reduce, gen_reduce_blocks
 from .kernels.rowwise import gen_rowwise

@@ -1,7 +1,8 @@
-"""Scalar evaluation of a kernel body at one point of an iteration space.
+"""Scalar evaluation of a kernel body at one point of an iteration space, as source.
 
-`Evaluator.expr(v)` returns the expression for body value `v` at the current point, emitting a
-CSE'd temporary per node (in body order, so the source reads like the IR). Body inputs and array
+`Evaluator.expr(v)` (the walk of codegen/kernel/walk.py) returns the expression for body value
+`v` at the current point, emitting a CSE'd temporary per node (in body order, so the source reads
+like the IR). Body inputs and array
 constants are loads from their flat arrays; one-element constants are typed module globals;
 `given` supplies values computed elsewhere (accumulators, scratch rows).
 """
@@ -9,55 +10,38 @@ from __future__ import annotations
 
 from ...ir.ops import Op
 from .space import at, broadcast_gap
-
-# Ops that only relabel the shape of a value: at one iteration point they are the identity when
-# the value fills its space (flat offsets do not change) or is a single element.
-_RESHAPES = (Op.reshape, Op.broadcast_to)
+from .walk import RELABEL, BodyWalk
 
 
-class Evaluator:
+class Evaluator(BodyWalk):
     def __init__(self, ctx, body, arrays, space_of, cse, given=None, load_shapes=None,
                  expr_table=None, aligned=False):
         """aligned: `load_shapes` gives every value its shape aligned to its space by the
         kernel's index maps (ir.passes.fusion_rules), so reshapes and broadcasts are the identity
         at a point; otherwise operands broadcast NumPy-style against the space."""
-        self.ctx, self.arrays, self.space_of, self.cse = ctx, arrays, space_of, cse
+        super().__init__(body, arrays, given)
+        self.ctx, self.space_of, self.cse = ctx, space_of, cse
         self.aligned = aligned
         self.scalar_expr = expr_table      # the target's: codegen/cuda/exprs.scalar_expr
         self.load_shapes = load_shapes or {}
-        self.producers = body.producers()
-        self.memo = dict(given or {})
 
     def load(self, v, shape=None) -> str:
         space = self.space_of(v)
         shape = shape or self.load_shapes.get(v, v.type.shape)
         return self.cse.get(f"{self.arrays[v]}[{at(space.offset(shape))}]")
 
-    def expr(self, v) -> str:
-        hit = self.memo.get(v)
-        if hit is not None:
-            return hit
-        node = self.producers.get(v)
-        if node is None or v in self.arrays:      # an input, array constant or stored product
-            e = self.load(v)
-        elif node.op == Op.constant:
-            e = self._constant(node, v)
-        elif node.op in _RESHAPES:
-            e = self._relabel(node, v)
-        else:
-            args = [self.expr(x) for x in node.inputs]
-            e = self.cse.get(self.scalar_expr(self.ctx, node.op, args, [x.type.dtype for x in node.inputs],
-                                         v.type.dtype, node.params))
-        self.memo[v] = e
-        return e
+    def apply(self, node, args) -> str:
+        return self.cse.get(self.scalar_expr(self.ctx, node.op, args,
+                                             [x.type.dtype for x in node.inputs],
+                                             node.output.type.dtype, node.params))
 
-    def _constant(self, node, v):
+    def constant(self, node, v):
         lit = node.params["value"]
         if lit.size == 1:
             return self.ctx.const(lit.array.reshape(-1)[0], lit.dtype)
         return self.load(v)
 
-    def _relabel(self, node, v):
+    def reshaped(self, node, v):
         x = node.inputs[0]
         how = relabel(node, v, self.space_of, self.arrays, self.aligned)
         if how == "reload":                 # reread the input in its new shape
@@ -97,7 +81,7 @@ def gap(body, arrays, space_of, values, given=()) -> str | None:
         node = producers.get(v)
         if node is None or v in arrays or (node.op == Op.constant and v.type.size > 1):
             return broadcast_gap(space_of(v).shape, v.type.shape)
-        if node.op in _RESHAPES:
+        if node.op in RELABEL:
             how = relabel(node, v, space_of, arrays)
             if how is None:
                 return f"{node.op} {node.inputs[0].type} -> {v.type} inside a kernel"

@@ -14,16 +14,15 @@ import numpy as np
 from llvmlite import ir
 
 from ....ir import config
-from ....ir.ops import Op
 from ....ir.passes.fusion_rules import analyze_kernel
 from ...kernel.costs import PARALLEL_MIN, element_cost
 from ...kernel.evaluator import array_constants
 from ...kernel.nest import aligned_shape
 from ...kernel.space import c_strides, offset_terms
+from ...kernel.walk import BodyWalk
 from ..llvm_exprs import EXPR, I8, I64, const, counted_loop, ltype
 
 SCRATCH_STACK = 1 << 16     # bytes of accumulator rows on the stack; more are malloc'd
-RELABEL = (Op.reshape, Op.broadcast_to)
 FN = "jg_kernel"
 POOL_ENTRY = "jg_parallel_for"    # runtime/thread_pool.py, resolved by name when a unit loads
 GRAIN = PARALLEL_MIN // 8         # element-costs: the least work worth one chunk of a thread
@@ -256,31 +255,27 @@ class LoopOffsets:
         return acc if acc is not None else ir.Constant(I64, 0)
 
 
-class Point:
-    """Body values at one point: loads at index-map-aligned offsets, constants, the op table."""
+class Point(BodyWalk):
+    """Body values at one point (the walk of codegen/kernel/walk.py) as LLVM IR: loads at
+    index-map-aligned offsets, constants, the op table of llvm_exprs.py."""
 
     def __init__(self, fn, space_of, shapes, given=None):
+        super().__init__(fn.body, fn.arrays, given)
         self.fn, self.space_of, self.shapes = fn, space_of, shapes
-        self.memo = dict(given or {})
-        self.producers = fn.body.producers()
 
-    def expr(self, v):
-        hit = self.memo.get(v)
-        if hit is not None:
-            return hit
-        fn, node = self.fn, self.producers.get(v)
-        if node is None or v in fn.arrays:
-            e = fn.load(fn.arrays[v], self.space_of(v).offset(self.shapes[v]), v.type.dtype)
-        elif node.op == Op.constant:
-            lit = node.params["value"]
-            e = const(v.type.dtype, lit.array.reshape(-1)[0])
-        elif node.op in RELABEL:
-            e = self.expr(node.inputs[0])
-        else:
-            args = [self.expr(x) for x in node.inputs]
-            e = EXPR[node.op](fn.b, args, [x.type.dtype for x in node.inputs], v.type.dtype)
-        self.memo[v] = e
-        return e
+    def load(self, v):
+        fn = self.fn
+        return fn.load(fn.arrays[v], self.space_of(v).offset(self.shapes[v]), v.type.dtype)
+
+    def constant(self, node, v):
+        return const(v.type.dtype, node.params["value"].array.reshape(-1)[0])
+
+    def reshaped(self, node, v):
+        return self.expr(node.inputs[0])        # index maps align x and v at every point
+
+    def apply(self, node, args):
+        return EXPR[node.op](self.fn.b, args, [x.type.dtype for x in node.inputs],
+                             node.output.type.dtype)
 
     def store_all(self, values):
         """Every value first, then the stores (an output may be written over an input)."""
