@@ -10,7 +10,6 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen.kernel import exprs as kernel_exprs
 from jitgrad.codegen.cuda import exprs as cuda_exprs
 from jitgrad.codegen.cpu import llvm_exprs, llvm_math_table, llvm_opaque
 from jitgrad.ir.errors import UnsupportedOpError
@@ -22,7 +21,7 @@ from jitgrad.ir.registry import (BACKENDS, BATCH_RULES, JVP_RULES, NON_DIFFERENT
 ALL = sorted(RECORDS.values(), key=lambda r: r.op.value)
 ELEMENTWISE = [r for r in ALL if r.kind == "elementwise"]
 # what each backend computes one element of an elementwise op with
-SCALAR_TABLES = {"numba": kernel_exprs.EXPR, "cuda": cuda_exprs.EXPR, "llvm": llvm_exprs.EXPR}
+SCALAR_TABLES = {"cuda": cuda_exprs.EXPR, "llvm": llvm_exprs.EXPR}
 
 
 def test_every_op_has_exactly_one_record():
@@ -75,7 +74,7 @@ def test_each_backend_computes_the_op_or_the_record_says_why_not(r, backend):
                                     "no scalar rule and no gap in its record"))
 
 
-def test_llvm_gaps_of_the_other_kinds_are_exactly_what_it_leaves_to_numba():
+def test_llvm_gaps_of_the_other_kinds_are_exactly_what_it_leaves_to_the_host():
     for r in ALL:
         if r.kind in ("shape", "index", "cumulative", "linalg") and r.op is not Op.broadcast_to:
             assert (r.op in llvm_opaque.OPAQUE) != ("llvm" in r.gaps), r.op
