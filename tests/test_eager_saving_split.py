@@ -1,12 +1,12 @@
 """A fused_in_eager call recorded for autograd saves what its backward reads
 (eager/jit_in_autograd.saving_split): a hot recurrent layer's backward runs one reverse scan
 over the saved per-step values, never the forward scan again, with the gradients of the
-op-by-op tier."""
+op-by-op tier, compiled at its first run as the forward was."""
 import numpy as np
 import pytest
 
 import jitgrad as jg
-from jitgrad.eager.jit_in_autograd import saving_split
+from jitgrad.eager.jit_in_autograd import has_jitted_call, saving_split
 from jitgrad.ir import Op
 from jitgrad.trace.tracing import ShapeDtype, trace_to_graph
 from jitgrad.transforms import fused_eager
@@ -31,6 +31,7 @@ def test_a_hot_layer_backward_is_one_reverse_scan_with_the_op_by_op_gradients(mo
         grads.append([x.grad.numpy()] + [p.grad.numpy() for p in model.parameters()])
     assert out._ctx.op == "custom_vjp_call"
     assert _scans(out._ctx.params["bwd"]) == [True]
+    assert has_jitted_call([out._ctx])          # its backward compiles at its first run
     for a, b in zip(grads[-1], grads[0]):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 

@@ -24,7 +24,7 @@ from ..ir.types import kind_of
 from .array_base import ArrayOps
 from .autograd_record import record
 from .grad_mode import grad_enabled
-from .saved_residuals import saving_params
+from .saved_residuals import SAVING_BODIES, saving_params
 from .tensor import tensor
 
 # ops of the forward part that the backward redoes on the inputs instead of saving the result
@@ -55,10 +55,13 @@ def record_call(graph: Graph, leaves, outs) -> None:
 
 
 def has_jitted_call(records) -> bool:
-    """Whether one of these autograd records is a jitted call recorded by record_call: its
-    backward is compiled at its first run (eager/backward.py), as its forward was, instead of
-    interpreted until the structure turns hot."""
-    return any(rec.op is CUSTOM_VJP and rec.params.get("body") in _PARAMS for rec in records)
+    """Whether one of these autograd records is a jitted call recorded by record_call or a
+    compiled call that saved its residuals (saved_residuals.py): its backward is compiled at its
+    first run (eager/backward.py), as its forward was, instead of interpreted until the
+    structure turns hot."""
+    return any(rec.op is CUSTOM_VJP and (rec.params.get("body") in _PARAMS or
+                                         rec.params.get("body") in SAVING_BODIES)
+               for rec in records)
 
 
 def _fwd(graph):

@@ -15,12 +15,18 @@ backward graph runs the hand-written rule on saved values and nothing of the for
 """
 from __future__ import annotations
 
+import weakref
+
 from ..ir import Builder, Graph
 from ..ir.autodiff import CUSTOM_VJP
 from ..ir.autodiff.emitter import Emitter
 from ..ir.passes.dce import dce
 from .autograd_record import record
 from .tensor import Tensor
+
+# the body graphs of saving_params: ops whose forward ran compiled (jit_in_autograd's
+# has_jitted_call: their backward is compiled at its first run, as the forward was)
+SAVING_BODIES: "weakref.WeakSet" = weakref.WeakSet()
 
 
 def saving_params(fwd: Graph, n_out: int, bwd: Graph) -> dict:
@@ -30,8 +36,10 @@ def saving_params(fwd: Graph, n_out: int, bwd: Graph) -> dict:
     leaf_types = [v.type for v in fwd.inputs]
     res_types = [v.type for v in fwd.outputs[n_out:]]
     out_types = [v.type for v in fwd.outputs[:n_out]]
-    return {"body": graph_of(f"{fwd.name}_body", leaf_types + res_types,
-                           lambda e, ins: e.inline(fwd, ins[:len(leaf_types)])[:n_out]),
+    body = graph_of(f"{fwd.name}_body", leaf_types + res_types,
+                    lambda e, ins: e.inline(fwd, ins[:len(leaf_types)])[:n_out])
+    SAVING_BODIES.add(body)
+    return {"body": body,
             "fwd": graph_of(f"{fwd.name}_fwd", leaf_types + res_types,
                           lambda e, ins: e.inline(fwd, ins[:len(leaf_types)])[:n_out] + ins),
             "bwd": graph_of(f"{fwd.name}_bwd", leaf_types + res_types + out_types,
