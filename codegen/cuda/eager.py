@@ -25,13 +25,11 @@ from ...runtime import cuda_device
 from ...runtime.cuda_memory import allocator, index_of
 from ..kernel.space import c_strides
 from . import kernels as K
+from . import target
 from . import tiles as TL
 from .lowp import HALF
 
-MAX_BLOCKS = 4096          # grid-stride loops: enough blocks to fill an H100's 132 SMs
 LONG_ROW = 1024            # rows at least this long get a block each, shorter ones a thread
-SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
-MAX_SPLIT = 1024           # ... up to this many, then a second launch folds their partials
 TILED_MATMUL_WORK = 32 ** 3
 
 
@@ -87,7 +85,7 @@ def grid_1d(n, per_block=256):
     """(blocks, threads) for a grid-stride loop over n items; small launches get small blocks
     (whole warps), which also keeps the simulator (one Python thread per CUDA thread) fast."""
     threads = min(per_block, max(K.WARP, -(-n // K.WARP) * K.WARP))
-    return min(MAX_BLOCKS, max(1, -(-n // threads))), threads
+    return min(target.DEFAULT.max_blocks, max(1, -(-n // threads))), threads
 
 
 def flat(arr):
@@ -284,16 +282,16 @@ def _reduce(op, arrays, params, out_types, index):
     if rows == 0:
         return (out,)
     dtype = np.dtype(x.dtype)
-    if rows == 1 and m >= 2 * SPLIT_ELEMS and op not in (Op.argmax, Op.argmin):
-        # a full reduction: partials from up to MAX_SPLIT blocks, then one block folds them
-        split = min(MAX_SPLIT, -(-m // SPLIT_ELEMS))
+    if rows == 1 and m >= 2 * target.DEFAULT.split_elems and op not in (Op.argmax, Op.argmin):
+        # a full reduction: partials from up to max_split blocks, then one block folds them
+        split = min(target.DEFAULT.max_split, -(-m // target.DEFAULT.split_elems))
         part = empty((split,), dtype, index)
         launch(compiled(K.reduce_block, op, dtype, K.BLOCK, True), split, K.BLOCK, part,
                flat(x), 1, m, index=index)
         x, m = part, split
     if m >= LONG_ROW:
         kernel = compiled(K.reduce_block, op, dtype)
-        launch(kernel, min(rows, MAX_BLOCKS), K.BLOCK, flat(out), flat(x), rows, m, index=index)
+        launch(kernel, min(rows, target.DEFAULT.max_blocks), K.BLOCK, flat(out), flat(x), rows, m, index=index)
     else:
         kernel = compiled(K.reduce_thread, op, dtype)
         launch(kernel, *grid_1d(rows), flat(out), flat(x), rows, m, index=index)

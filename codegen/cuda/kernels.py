@@ -23,13 +23,15 @@ import numpy as np
 
 from ...ir.ops import Op
 from ...ir.types import is_bool, is_float
+from ..kernel import reducers
 from ..kernel.buffer import CSE, IndentedBuffer
 from . import exprs
+from . import target
 from . import tiles as TL
 from .source import NUMBA_TYPE, CudaKernelSource, module_text, short
 
-WARP = 32
-BLOCK = 256            # threads per block of block-per-row reductions (8 warps)
+WARP = target.WARP
+BLOCK = target.DEFAULT.block      # threads per block of block-per-row reductions (8 warps)
 FULL_MASK = "0xFFFFFFFF"
 I64 = "int64"
 
@@ -140,9 +142,16 @@ def fill(dtype) -> CudaKernelSource:
 
 # ----------------------------------------------------------------------------- reductions
 
-def _acc_dtype(dtype):
-    """Bools reduce as int32 0/1 (shuffles and shared memory need a number)."""
-    return np.dtype("int32") if is_bool(dtype) else np.dtype(dtype)
+def acc_dtype(kind, dtype) -> np.dtype:
+    """The accumulator dtype of a `kind` reduction over `dtype` (codegen/kernel/reducers.py, for
+    every target), a bool one held as int32 0/1: shuffles and shared memory need a number."""
+    acc = reducers.accumulator_dtype(kind, dtype)
+    return np.dtype("int32") if is_bool(acc) else acc
+
+
+def as_acc(acc_dt, dtype, value) -> str:
+    """An element of `dtype` as the accumulator's `acc_dt`."""
+    return f"np.{acc_dt.name}({value})" if acc_dt != np.dtype(dtype) else value
 
 
 def _store(out_dtype, value) -> str:
@@ -152,7 +161,7 @@ def _store(out_dtype, value) -> str:
 def reduce_thread(op, dtype) -> CudaKernelSource:
     """o[row] = reduce(a[row, :]) with one thread per row of a contiguous (rows, m) array."""
     kind, is_arg = exprs.REDUCER_KIND[op]
-    acc_dt = _acc_dtype(dtype)
+    acc_dt = acc_dtype(kind, dtype)
     ctx = exprs.ExprContext()
     name = f"reduce_thread_{op.value}_{short(dtype)}"
     buf = IndentedBuffer()
@@ -171,17 +180,13 @@ def reduce_thread(op, dtype) -> CudaKernelSource:
             else:
                 buf.writeline(f"acc = {exprs.REDUCE_INIT[kind](ctx, acc_dt)}")
                 with buf.indent("for j in range(m):"):
-                    buf.writeline(f"v = {_cast(acc_dt, dtype, 'a[base + j]')}")
+                    buf.writeline(f"v = {as_acc(acc_dt, dtype, 'a[base + j]')}")
                     buf.writeline(f"acc = {exprs.REDUCE_COMBINE[kind]('acc', 'v', acc_dt)}")
                 buf.writeline(f"o[i] = {_store(dtype, 'acc')}")
             buf.writeline("i += step")
     out_dt = np.dtype("int64") if is_arg else dtype
     return _finish(name, f"{op.value} over rows, one thread per row, {short(dtype)}", ctx, buf,
                    [_arr(out_dt), _arr(dtype), I64, I64])
-
-
-def _cast(acc_dt, dtype, value) -> str:
-    return f"np.int32({value})" if acc_dt != dtype else value
 
 
 def shuffle_down(value, dtype) -> str:
@@ -213,7 +218,7 @@ def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
     kind, is_arg = exprs.REDUCER_KIND[op]
     if partials and is_arg:
         raise ValueError(f"reduce_block: {op.value} has no partials form")
-    acc_dt = _acc_dtype(dtype)
+    acc_dt = acc_dtype(kind, dtype)
     ctx = exprs.ExprContext()
     name = f"reduce_block_{op.value}_{short(dtype)}_b{block}" + ("_partials" if partials else "")
     warps = block // WARP
@@ -249,7 +254,7 @@ def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
                 buf.writeline("at = int64(-1)")
             buf.writeline("j = cuda.blockIdx.x * BLOCK + tid" if partials else "j = tid")
             with buf.indent("while j < m:"):
-                buf.writeline(f"acc_o = {_cast(acc_dt, dtype, 'a[base + j]')}")
+                buf.writeline(f"acc_o = {as_acc(acc_dt, dtype, 'a[base + j]')}")
                 if is_arg:
                     buf.writeline("at_o = int64(j)")
                 fold()

@@ -15,7 +15,7 @@ if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is Non
 
 import jitgrad as jg  # noqa: E402
 import jitgrad.numpy as jnp  # noqa: E402
-from jitgrad.codegen.cuda import eager as cuda_eager  # noqa: E402
+from jitgrad.codegen.cuda import eager as cuda_eager, target as cuda_target  # noqa: E402
 from jitgrad.runtime.cuda_memory import allocator, size_class  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -133,7 +133,7 @@ def test_block_reduction_of_bools_and_ints(rng):
 
 
 def test_eager_full_reductions_split_over_blocks(rng):
-    n = 2 * cuda_eager.SPLIT_ELEMS + 5       # 3 blocks of partials, then one fold
+    n = 2 * cuda_target.DEFAULT.split_elems + 5       # 3 blocks of partials, then one fold
     x = rng.standard_normal(n).astype(np.float32)
     np.testing.assert_allclose(jnp.sum(jg.tensor(x, device="cuda")).numpy(), x.sum(), rtol=1e-5)
     i = rng.integers(-1000, 1000, n)

@@ -7,9 +7,10 @@ import numpy as np
 from llvmlite import ir
 
 from ....ir.ops import Op
-from ...kernel.exprs import REDUCER_KIND
+from ...kernel import reducers
+from ...kernel.reducers import REDUCER_KIND
 from .. import llvm_complex
-from ..llvm_exprs import EXPR, I64, const, icmp, ltype
+from ..llvm_exprs import EXPR, I64, LlvmOps, const, ltype
 from ..llvm_math import intrinsic
 
 
@@ -31,10 +32,7 @@ class Accs:
         self.window = window    # every reduced loop unrolled (Fn.loop): straight-line scalars
 
     def dtype(self, n):
-        dt = np.dtype(n.inputs[0].type.dtype)
-        if dt.kind in "iu" and REDUCER_KIND[n.op][0] in ("sum", "prod"):
-            return np.dtype("int64" if dt.kind == "i" else "uint64")
-        return dt
+        return reducers.accumulator_dtype(REDUCER_KIND[n.op][0], n.inputs[0].type.dtype)
 
     def ty(self, n):
         if n in self.keyed:
@@ -45,14 +43,7 @@ class Accs:
         kind, dt = REDUCER_KIND[n.op][0], self.dtype(n)
         if n in self.keyed:         # the key of -inf (max) or +inf (min)
             return _key(self.fn.b, const(dt, -np.inf if kind == "max" else np.inf), kind)
-        if kind in ("sum", "prod"):
-            return const(dt, 0 if kind == "sum" else 1)
-        if dt.kind == "f":
-            return const(dt, -np.inf if kind == "max" else np.inf)
-        if dt.kind == "b":          # any / all
-            return const(dt, kind == "min")
-        info = np.iinfo(dt)
-        return const(dt, info.min if kind == "max" else info.max)
+        return reducers.identity(LlvmOps(self.fn.b), kind, dt)
 
     def init(self, slots=None):
         for n in self.nodes:
@@ -64,7 +55,7 @@ class Accs:
     def combine(self, n, acc, v, widened=False):
         b, kind, dt = self.fn.b, REDUCER_KIND[n.op][0], self.dtype(n)
         if dt != np.dtype(n.inputs[0].type.dtype) and not widened:
-            v = (b.zext if dt.kind == "u" else b.sext)(v, ltype(dt))
+            v = (b.sext if np.dtype(n.inputs[0].type.dtype).kind == "i" else b.zext)(v, ltype(dt))
         if dt.kind == "c":
             return llvm_complex.combine(b, kind, acc, v)
         if kind == "sum":
@@ -78,15 +69,11 @@ class Accs:
             return _window_extreme(b, kind, acc, v)
         if dt.kind == "f":      # NaN-propagating, and a reduction LLVM vectorizes
             return intrinsic(b, "llvm.maximum" if kind == "max" else "llvm.minimum", acc.type, acc, v)
-        return EXPR[Op.max if kind == "max" else Op.min](b, [v, acc], [dt, dt], dt)
+        return reducers.combine(LlvmOps(b), kind, acc, v, dt)
 
     def better(self, n, v, best):
         """Whether v replaces the winner of argmax/argmin: strictly better, or the first NaN."""
-        b, sym = self.fn.b, ">" if REDUCER_KIND[n.op][0] == "max" else "<"
-        if self.dtype(n).kind != "f":
-            return icmp(b, self.dtype(n))(sym, v, best)
-        first_nan = b.and_(b.fcmp_unordered("uno", v, v), b.fcmp_ordered("ord", best, best))
-        return b.or_(b.fcmp_ordered(sym, v, best), first_nan)
+        return reducers.better(LlvmOps(self.fn.b), REDUCER_KIND[n.op][0], v, best, self.dtype(n))
 
     def update(self, n, v, slot=None, index=None, arg=None, widened=False):
         """The accumulator at `slot` (and, for argmax/argmin, the index at `arg`) absorbs element

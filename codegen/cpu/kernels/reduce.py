@@ -9,7 +9,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...kernel.costs import SUM_BLOCK
-from ...kernel.exprs import REDUCER_KIND
+from ...kernel.reducers import REDUCER_KIND
 from ...kernel.nest import reduce_nest
 from ..llvm_exprs import I8, I64, ltype
 from .accumulators import Accs

@@ -3,8 +3,6 @@ through shuffles, warp partials meeting in shared memory, and the elementwise ep
 output element (the reduce and rowwise generators share them)."""
 from __future__ import annotations
 
-import numpy as np
-
 from ....ir.types import is_bool
 from ...kernel.buffer import CSE
 from ...kernel.space import flat_space
@@ -22,8 +20,7 @@ class BlockReductions:
         self.names = {n: f"acc{i}" for i, n in enumerate(nodes)}
 
     def dt(self, n):
-        dt = n.inputs[0].type.dtype
-        return np.dtype("int32") if is_bool(dt) else dt   # shuffles and shared memory need numbers
+        return KK.acc_dtype(exprs.REDUCER_KIND[n.op][0], n.inputs[0].type.dtype)
 
     def _init(self, n):
         return exprs.REDUCE_INIT[exprs.REDUCER_KIND[n.op][0]](self.k.ctx, self.dt(n))
@@ -44,7 +41,7 @@ class BlockReductions:
 
     def update(self, n, v):
         """Fold element `v` of the reduced operand into n's accumulator."""
-        self.update_raw(n, f"np.int32({v})" if is_bool(n.inputs[0].type.dtype) else v)
+        self.update_raw(n, KK.as_acc(self.dt(n), n.inputs[0].type.dtype, v))
 
     def update_raw(self, n, v):
         """Fold `v`, already of the accumulator's dtype (a partial), into n's accumulator."""

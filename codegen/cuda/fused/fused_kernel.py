@@ -10,13 +10,13 @@ import numpy as np
 from ...kernel import canonical
 from ...kernel.buffer import IndentedBuffer
 from ...kernel.evaluator import Evaluator, array_constants
-from .. import exprs
+from .. import exprs, target
 from ..kernels import WARP
 from ..source import NUMBA_TYPE, CudaKernelSource, module_text
 
 
-MAX_BLOCK = 256            # threads per block of reduce / rowwise kernels (8 warps)
-MAX_BLOCKS = 4096          # grid-stride over rows / output elements beyond this many blocks
+MAX_BLOCK = target.DEFAULT.block          # threads per block of reduce / rowwise kernels
+MAX_BLOCKS = target.DEFAULT.max_blocks    # grid-stride beyond this many blocks
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ import numpy as np
 from ...kernel.buffer import CSE
 from ...kernel.nest import matmul_nest
 from ...kernel.space import Space, flat_space
+from .. import target
 from .. import tiles as TL
 from ..source import NUMBA_TYPE
 from .fused_kernel import Fused, FusedKernel
 
-SMS = 132                  # an H100's SMs: a product with fewer tiles splits K (k_split) ...
-SPLIT_K_BLOCKS = 264       # ... into shares for this many blocks (two per SM: a matmul block
-                           # takes 24K of an SM's 64K registers) ...
+# a product with fewer tiles than the target's SMs splits K (k_split) into shares for two
+# blocks per SM (a matmul block takes 24K of an SM's 64K registers) ...
 SPLIT_K_TILES = 4          # ... each summing at least this many K-tiles ...
 MAX_K_SPLIT = 32           # ... in at most this many shares
 
@@ -42,15 +42,16 @@ def _operand_base(bspace, nest, operand) -> str:
 
 def k_split(M, N, K, batch, dt) -> int:
     """How many shares of K a product's tiles are summed in (split-K): 1 when its tiles fill
-    the SMs; else enough shares for SPLIT_K_BLOCKS blocks, each summing SPLIT_K_TILES K-tiles at
-    least (its partial tile costs a store and a load per output), float products only (the
-    partials are read back with atomics)."""
+    the target's SMs; else enough shares for two blocks per SM, each summing SPLIT_K_TILES
+    K-tiles at least (its partial tile costs a store and a load per output), float products only
+    (the partials are read back with atomics)."""
     rm, rn = TL.matmul_regs(M, N)
     T = TL.MM_THREADS
     tiles = -(-M // (T * rm)) * -(-N // (T * rn)) * max(1, math.prod(batch))
-    if tiles >= SMS or np.dtype(dt) not in (np.dtype("float32"), np.dtype("float64")):
+    sms = target.current().sms
+    if tiles >= sms or np.dtype(dt) not in (np.dtype("float32"), np.dtype("float64")):
         return 1
-    return max(1, min(-(-SPLIT_K_BLOCKS // tiles), -(-K // TL.BK) // SPLIT_K_TILES, MAX_K_SPLIT))
+    return max(1, min(-(-2 * sms // tiles), -(-K // TL.BK) // SPLIT_K_TILES, MAX_K_SPLIT))
 
 
 def gen_matmul(name, node) -> Fused:

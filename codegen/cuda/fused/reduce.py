@@ -11,14 +11,15 @@ from ....ir.passes.fusion_rules import analyze_kernel
 from ...kernel.buffer import CSE
 from ...kernel.nest import reduce_nest
 from ...kernel.space import Space, flat_space
+from .. import target
 from .. import vectorize as VV
 from ..kernels import WARP
 from .blocks import BlockReductions, block_prologue, block_setup, epilogue
 from .fused_kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel, block_for
 from .reduce_columns import reduce_columns
 
-SPLIT_ELEMS = 2048         # a full reduction gets one block per this many elements ...
-MAX_SPLIT = 1024           # ... up to this many (an H100 holds 132 SMs x 8 blocks of 256)
+SPLIT_ELEMS = target.DEFAULT.split_elems   # a full reduction: a block per this many elements
+MAX_SPLIT = target.DEFAULT.max_split       # ... up to this many
 
 
 def gen_reduce(name, node) -> Fused:

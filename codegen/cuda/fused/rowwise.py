@@ -3,8 +3,7 @@ reduction level, each level's block reductions broadcast to the block through sh
 per-row values computed once per row, rows cached in shared memory when they fit."""
 from __future__ import annotations
 
-from ....ir.ops import Op
-from ....ir.types import is_bool, is_float
+from ....ir.types import is_bool
 from ...kernel.buffer import CSE
 from ...kernel.nest import row_nest
 from ...kernel.space import flat_space, rows_space
@@ -31,8 +30,7 @@ def gen_rowwise(name, node) -> Fused:
     block = block_for(L // vp.lanes if vp else L)
     red = BlockReductions(k, reds)
     cached = _row_cache(k, passes, L, rows)
-    recip = _row_reciprocals(k.body, per_row)
-    row = _RowPass(k, xshape, block, cached, red, elem_outs, level, recip)
+    row = _RowPass(k, xshape, block, cached, red, elem_outs, level)
     with k.header():
         for v, name in cached.items():
             k.buf.writeline(f"{name} = cuda.shared.array(ROW, {NUMBA_TYPE[v.type.dtype]})")
@@ -48,17 +46,14 @@ def gen_rowwise(name, node) -> Fused:
                 mine = [n for n in reds if level[n.inputs[0]] == p]
                 rev = k.evaluator(lambda v: rspace, rcse, given)
                 g = {v: rev.expr(v) for v in dict.fromkeys(feeds) if level[v] <= p}
-                # one reciprocal per row for each division by a per-row value
-                invs = {d: rcse.get(f"({k.ctx.const(1, d.type.dtype)} / {g[d]})")
-                        for d in dict.fromkeys(d for _, d in recip.values()) if d in g}
                 red.init(mine)
                 if vp is None:
-                    row.scalar(p, rcse, {**given, **g}, mine, invs)
+                    row.scalar(p, rcse, {**given, **g}, mine)
                 else:
                     with k.buf.indent("if vec:"):
-                        row.vectors(p, rcse, {**given, **g}, mine, invs, vp)
+                        row.vectors(p, rcse, {**given, **g}, mine, vp)
                     with k.buf.indent("else:"):
-                        row.scalar(p, rcse, {**given, **g}, mine, invs)
+                        row.scalar(p, rcse, {**given, **g}, mine)
                 if mine:
                     def publish():
                         for n in mine:
@@ -80,38 +75,24 @@ def gen_rowwise(name, node) -> Fused:
     return k.finish((max(1, min(rows, MAX_BLOCKS)),), (block,))
 
 
-def _row_reciprocals(body, per_row) -> dict:
-    """{quotient: (dividend, divisor)} for float divisions of a row element by a per-row value:
-    the kernel computes 1/divisor once per row and multiplies (x * (1/s) is within 1.5 ulp of
-    x / s)."""
-    return {n.output: (n.inputs[0], n.inputs[1]) for n in body.nodes
-            if n.op == Op.div and is_float(n.output.type.dtype) and n.inputs[1] in per_row
-            and n.inputs[0] not in per_row and n.inputs[1].type.dtype == n.output.type.dtype}
-
-
 class _RowPass:
     """One pass of a rowwise kernel over the elements of row r: scalar (j = tid, tid + block, ...)
     or in 128-bit groups (group j of the row, lanes j*lanes ... j*lanes + lanes - 1)."""
 
-    def __init__(self, k, xshape, block, cached, red, elem_outs, level, recip):
+    def __init__(self, k, xshape, block, cached, red, elem_outs, level):
         self.k, self.xshape, self.block, self.cached = k, xshape, block, cached
-        self.red, self.elem_outs, self.level, self.recip = red, elem_outs, level, recip
+        self.red, self.elem_outs, self.level = red, elem_outs, level
 
-    def _evaluator(self, xspace, cse, given, invs):
-        ev = self.k.evaluator(lambda v: xspace, cse, given)
-        for q, (x, d) in self.recip.items():    # x / s -> x * (1/s), 1/s computed per row
-            if d in invs and q not in ev.memo:
-                ev.memo[q] = cse.get(f"({ev.expr(x)} * {invs[d]})")
-        return ev
-
-    def _element(self, p, col, cse, given, mine, invs, lanes=None):
+    def _element(self, p, col, cse, given, mine, lanes=None):
         """The pass's work at column `col`: cache fills, reductions, this level's outputs; returns
         {output: expression} (stored by the caller)."""
         k = self.k
         xspace = rows_space(self.xshape, "r", col, cse)
         # each thread rereads only the elements it cached: no syncthreads needed
         reread = {v: cse.get(f"{name}[{col}]") for v, name in self.cached.items() if p}
-        ev = self._evaluator(xspace, cse, {**given, **(lanes or {}), **reread}, invs)
+        # x / s divides, as the CPU does (codegen/kernel/exprs.py): no x * (1/s) rewrite, so
+        # softmax and layernorm agree bit for bit across targets
+        ev = self.k.evaluator(lambda v: xspace, cse, {**given, **(lanes or {}), **reread})
         for v, name in self.cached.items():
             if not p:
                 k.buf.writeline(f"{name}[{col}] = {ev.expr(v)}")
@@ -119,17 +100,17 @@ class _RowPass:
             self.red.update(n, ev.expr(n.inputs[0]))
         return {v: ev.expr(v) for v in self.elem_outs if self.level[v] == p}
 
-    def scalar(self, p, rcse, given, mine, invs):
+    def scalar(self, p, rcse, given, mine):
         k = self.k
         k.buf.writeline("j = tid")
         with k.buf.indent(f"while j < {self.xshape[-1]}:"):
             cse = CSE(k.buf, "t", rcse)
             xspace = rows_space(self.xshape, "r", "j", cse)
-            for v, e in self._element(p, "j", cse, given, mine, invs).items():
+            for v, e in self._element(p, "j", cse, given, mine).items():
                 k.store(v, xspace, e)
             k.buf.writeline(f"j += {self.block}")
 
-    def vectors(self, p, rcse, given, mine, invs, vp):
+    def vectors(self, p, rcse, given, mine, vp):
         k, n = self.k, vp.lanes
         groups = self.xshape[-1] // n
         loads = VV.VectorPlan(n, tuple(v for v in vp.loads if not (p and v in self.cached)))
@@ -142,7 +123,7 @@ class _RowPass:
             for lane in range(n):
                 cse = CSE(k.buf, f"l{lane}_", gcse)
                 col = cse.get(f"j * {n} + {lane}")
-                mine_lane = self._element(p, col, cse, given, mine, invs,
+                mine_lane = self._element(p, col, cse, given, mine,
                                           {v: names[lane] for v, names in lanes.items()})
                 for v, e in mine_lane.items():
                     results.setdefault(v, []).append(e)
