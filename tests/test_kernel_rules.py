@@ -4,7 +4,7 @@ written once against the ops protocol (codegen/kernel/ops.py) and rendered by ea
 A NumPy handler of the protocol evaluates every rule here, so the rules themselves are checked
 against NumPy's ufuncs at their float edges (signed zeros, NaN, infinities, halves) independently
 of a target; the CPU paths (eager, interpreter, compiled) check the rendered LLVM table on the
-same values (the CUDA simulator: tests/cuda_sim/test_cuda_wrong_answers_edges.py)."""
+same values (tests/float_edges.py; the CUDA simulator: tests/cuda_sim/test_cuda_float_edges.py)."""
 import warnings
 
 import numpy as np
@@ -16,6 +16,7 @@ from jitgrad.codegen.cpu import llvm_exprs, llvm_complex
 from jitgrad.codegen.cuda import exprs as cuda_exprs
 from jitgrad.codegen.kernel import exprs as kernel_exprs, ops, reducers
 from jitgrad.ir.ops import Op
+from tests import float_edges
 
 _BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
            "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
@@ -55,38 +56,13 @@ class NumpyOps:
         return hasattr(np, name)
 
 
-EDGES = np.array([-np.inf, -2.5, -1.5, -0.5, -0.4, -0.0, 0.0, 0.4, 0.5, 1.5, 2.5, 3.0, np.inf,
-                  np.nan, -np.nan], np.float32)
-X, Y = (a.reshape(-1) for a in np.meshgrid(EDGES, EDGES))
-# op -> (NumPy reference, operands)
-FLOAT_CASES = {
-    Op.sign: (np.sign, (EDGES,)), Op.round: (np.rint, (EDGES,)), Op.abs: (np.abs, (EDGES,)),
-    Op.isinf: (np.isinf, (EDGES,)), Op.isnan: (np.isnan, (EDGES,)),
-    Op.signbit: (np.signbit, (EDGES,)), Op.floor: (np.floor, (EDGES,)),
-    Op.max: (np.maximum, (X, Y)), Op.min: (np.minimum, (X, Y)),
-    Op.floor_div: (np.floor_divide, (X, Y)), Op.mod: (np.remainder, (X, Y)),
-}
-JG = {Op.sign: jnp.sign, Op.round: jnp.round, Op.abs: jnp.abs, Op.isinf: jnp.isinf,
-      Op.isnan: jnp.isnan, Op.signbit: jnp.signbit, Op.floor: jnp.floor, Op.max: jnp.maximum,
-      Op.min: jnp.minimum, Op.floor_div: jnp.floor_divide, Op.mod: jnp.remainder}
-
-
-def _same(got, want):
-    """Bitwise equal up to NaN payloads: the value, and the sign of zeros."""
-    got, want = np.asarray(got), np.asarray(want)
-    if got.dtype.kind != "f":
-        return np.array_equal(got, want)
-    return bool(np.all((got == want) & (np.signbit(got) == np.signbit(want))
-                       | (np.isnan(got) & np.isnan(want))))
-
-
-@pytest.mark.parametrize("op", FLOAT_CASES, ids=str)
+@pytest.mark.parametrize("op", float_edges.CASES, ids=str)
 def test_each_shared_float_rule_is_numpys_at_the_edges(op):
-    ref, args = FLOAT_CASES[op]
+    _, ref, args = float_edges.CASES[op]
     with np.errstate(all="ignore"):
         want = ref(*args)
         got = kernel_exprs.RULES[op](NumpyOps(), list(args), [a.dtype for a in args], want.dtype)
-    assert _same(got, want), (op, args, got, want)
+    assert float_edges.same(got, want), (op, args, got, want)
 
 
 PATHS = {"eager": None, "interpreter": {"JITGRAD_BACKEND": "interpreter"}, "compiled": {}}
@@ -96,15 +72,13 @@ PATHS = {"eager": None, "interpreter": {"JITGRAD_BACKEND": "interpreter"}, "comp
 def test_float_edges_on_every_cpu_path(path, monkeypatch):
     for k, v in (PATHS[path] or {}).items():
         monkeypatch.setenv(k, v)
-    bad = []
-    with np.errstate(all="ignore"), warnings.catch_warnings():
+
+    def run(fn, *args):
+        return np.asarray(fn(*map(jnp.asarray, args)) if PATHS[path] is None
+                          else jg.jit(fn)(*args))
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for op, (ref, args) in FLOAT_CASES.items():
-            fn = JG[op]
-            got = fn(*map(jnp.asarray, args)) if PATHS[path] is None else jg.jit(fn)(*args)
-            if not _same(np.asarray(got), ref(*args)):
-                bad.append(str(op))
-    assert not bad, f"{path}: {bad}"
+        assert float_edges.mismatched(run) == [], path
 
 
 def test_sign_of_negative_zero_is_numpys_positive_zero():
@@ -170,7 +144,7 @@ def test_reducer_identity_and_combine_fold_to_numpys_reduction(kind, dt):
     for v in values.astype(acc_dt):
         acc = reducers.combine(o, kind, acc, v, acc_dt)
     want = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[kind](values)
-    assert _same(np.asarray(acc).astype(want.dtype), want)
+    assert float_edges.same(np.asarray(acc).astype(want.dtype), want)
 
 
 @pytest.mark.parametrize("kind,want", [("max", 1), ("min", 1)])

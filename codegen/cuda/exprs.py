@@ -70,8 +70,9 @@ _INFIX = {"add": "+", "sub": "-", "mul": "*", "div": "/", "and": "&", "or": "|",
 _UNARY = {"neg": "(-{x})", "not": "(not {x})", "invert": "(~{x})", "fabs": "abs({x})",
           # np.floor/np.rint do not compile in numba.cuda kernels
           "floor": "math.floor({x})", "ceil": "math.ceil({x})",
-          # x - remainder(x, 1) rounds half to even, as np.rint; remainder is exact
-          "rint": "({x} - math.remainder({x}, {one}))"}
+          # x - remainder(x, 1) rounds half to even, as np.rint (remainder is exact); the
+          # copysign keeps x's sign on a zero result (np.rint(-0.4) is -0.0)
+          "rint": "math.copysign({x} - math.remainder({x}, {one}), {x})"}
 
 
 class CudaOps:
