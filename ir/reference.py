@@ -65,7 +65,7 @@ def pad(x, *, lo, hi, value=0):
 
 def lapack(fn):
     """A LAPACK decomposition over the batch; a matrix it cannot factor (not positive definite,
-    singular) gives NaN results, as in JAX and the compiled kernels (codegen/cpu/llvm_lapack.py)."""
+    singular) gives NaN results, as in JAX and the compiled kernels (codegen/cpu/kernels/lapack.py)."""
     def run(a, *rest, **params):
         try:
             return fn(a, *rest, **params)

@@ -331,7 +331,7 @@ def test_zero_d_and_empty_shapes(shape):
 @pytest.mark.parametrize("dt", [np.float32, np.float64, np.int32, np.int8, np.bool_])
 def test_transposes_that_move_the_last_axis_copy_tiles(dt):
     """A transpose whose source is contiguous along another axis moves 8x8 tiles through
-    registers (llvm_opaque._tiled; element loops for the edges): every permutation of shapes
+    registers (kernels/opaque._tiled; element loops for the edges): every permutation of shapes
     with and without whole tiles, each dtype, against NumPy; the head transpose's unit
     shuffles vectors."""
     import itertools

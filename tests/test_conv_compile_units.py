@@ -1,6 +1,6 @@
 """Issue 25 (a convolution's compile time): a convolution's k*k taps are one im2col kernel and
 their gradient one col2im kernel; slices and pads at different offsets share ONE compiled unit
-each (their offsets are argv slots, not code: codegen/cpu/llvm_opaque.shifts), and copy kernels
+each (their offsets are argv slots, not code: codegen/cpu/kernels/opaque.shifts), and copy kernels
 copy contiguous runs with memcpy. Structural counts (no wall clock) and values against NumPy
 and torch."""
 import numpy as np

@@ -55,7 +55,7 @@ def test_the_policy_picks_by_shape_and_layout(isa, monkeypatch):
     assert use(16, lanes - 2, 2048, False, False, f32) is None   # N under a vector: BLAS
     assert use(32, 512, lanes - 1, False, True, f32) is None     # K under a vector (dot): BLAS
     assert use(16, lanes - 2, 2048, False, False, np.float64) == "bcast"  # half as many lanes
-    assert use(16, 512, 128, False, False, np.int32) is None     # integers: llvm_int_gemm
+    assert use(16, 512, 128, False, False, np.int32) is None     # integers: kernels/int_gemm
 
 
 @pytest.mark.parametrize("isa,registers", [("avx512f", 32), ("avx2", 16)])

@@ -29,7 +29,8 @@ from ...runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Ex
                                    HostStep, SequencedRun)
 from ...runtime.sequencer import Program
 from ..kernel.control import CONTROL, control_op
-from . import host, loops, llvm_opaque, unit_prefetch
+from . import host, loops, unit_prefetch
+from .kernels import opaque
 from .units import kernel_unit, unit_key
 from .waves import planned
 
@@ -116,9 +117,9 @@ class Layout:
 
     def slots(self, unit, node, i):
         """The sequencer slots of kernel i's argv, from its unit's parameter roles (a shifted
-        unit's offsets added: llvm_opaque.shifts)."""
+        unit's offsets added: kernels/opaque.shifts)."""
         out = []
-        shift = llvm_opaque.shifts(node) if getattr(unit, "shifted", False) else {}
+        shift = opaque.shifts(node) if getattr(unit, "shifted", False) else {}
         for role in unit.params:
             if role[0] == "in":
                 b = self.buffer[node.inputs[role[1]]]

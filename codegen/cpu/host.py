@@ -10,7 +10,8 @@ codegen/cpu/loops.py), and so do the kernels with complex values that the LLVM u
 from __future__ import annotations
 
 from ..kernel.control import control_op
-from . import llvm_kernels, llvm_opaque
+from . import llvm_kernels
+from .kernels import opaque
 
 # a matmul product's place (the memory plan's) does not decide whether a kernel is built
 ANY_PRODUCT = ("scratch", 0)
@@ -41,7 +42,7 @@ def host_reason(node):
     gap = complex_gap(node)
     if gap is not None:
         return f"complex values ({gap})"
-    if node.params["kind"] == "opaque" and op not in llvm_opaque.OPAQUE:
+    if node.params["kind"] == "opaque" and op not in opaque.OPAQUE:
         return f"no CPU kernel implements {op or 'a multi-op opaque kernel'}"
     return None
 

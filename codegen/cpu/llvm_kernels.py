@@ -15,7 +15,7 @@ generator in codegen/cpu/kernels/ (the function they build in: kernels/function.
   reduction level;
 - matmul (kernels/matmul.py): the MatmulNest's GEMMs through BLAS gemm (scipy's Fortran BLAS,
   by symbol) or the unpacked kernels of llvm_small_gemm.py into the product, then the epilogue;
-- opaque (llvm_opaque.py): sorts, scans, gathers, im2col, LAPACK calls.
+- opaque (kernels/opaque.py): sorts, scans, gathers, im2col, LAPACK calls.
 
 `why_not(node, hint)` says why these units do not build a kernel (an op or dtype the
 instruction table lacks; since issue 26 every kernel the fusion pass forms is covered, and a
@@ -41,8 +41,7 @@ from ..kernel.evaluator import array_constants
 from ..kernel.exprs import REDUCER_KIND
 from ..kernel.nest import reduce_nest
 from ..kernel.walk import RELABEL
-from . import llvm_opaque
-from .kernels import matmul
+from .kernels import matmul, opaque
 from .kernels.elementwise import gen_elementwise
 from .kernels.function import GRAIN, Fn
 from .kernels.matmul import gen_matmul
@@ -63,7 +62,7 @@ def why_not(node, product_hint=None):
         if np.dtype(v.type.dtype).name not in LTYPE:
             return f"dtype {v.type.dtype}"
     if kind == "opaque":
-        return llvm_opaque.why_not(node)
+        return opaque.why_not(node)
     if kind not in GENERATORS:
         return f"{kind} kernels"
     for n in body.nodes:
@@ -94,7 +93,7 @@ def why_not(node, product_hint=None):
 
 
 GENERATORS = {"elementwise": gen_elementwise, "reduce": gen_reduce, "rowwise": gen_rowwise,
-              "matmul": gen_matmul, "opaque": llvm_opaque.gen_opaque}
+              "matmul": gen_matmul, "opaque": opaque.gen_opaque}
 
 
 def parallel_form(node):
@@ -110,7 +109,7 @@ def parallel_form(node):
     if math.prod(D) * element_cost(node.params["body"].nodes) < PARALLEL_MIN:
         return None
     if kind == "opaque":            # im2col / col2im: image by image
-        return "range" if llvm_opaque.images(node) >= 2 else None
+        return "range" if opaque.images(node) >= 2 else None
     if kind == "elementwise":
         return "range"
     if kind == "rowwise":
@@ -128,7 +127,7 @@ def build(node, product_hint=None, blas=None, parallel=False, shifted=False):
     blas: fn name -> (symbol, integer bits) of the gemm to call (default llvm_jit.blas_symbol).
     parallel: split the work over runtime/thread_pool.py where parallel_form says so (a unit
     then calls jg_parallel_for; a native library builds without it). shifted: an opaque slice
-    or pad whose offsets come in its argv slots (llvm_opaque.shifts), not in its code."""
+    or pad whose offsets come in its argv slots (kernels/opaque.shifts), not in its code."""
     fn = Fn(node, product_hint)
     fn.blas = blas
     fn.parallel = parallel
@@ -166,10 +165,10 @@ def signature(node, product_hint=None, shifted=False):
             roles.append(("prod",))
             product_type = m.output.type
     elif kind == "opaque":
-        check = llvm_opaque.check_of(node)
+        check = opaque.check_of(node)
         if check is not None:
             roles.append(("status",))
-        if shifted and ("at", 0) in llvm_opaque.shifts(node):
+        if shifted and ("at", 0) in opaque.shifts(node):
             roles.append(("at", 0))
     return roles, consts, product_type, check
 

@@ -27,8 +27,8 @@ from ...ir import config
 from ...ir.ops import Op
 from ...runtime import thread_pool
 from ..kernel import canonical
-from . import llvm_jit, llvm_kernels, llvm_lapack, llvm_opaque, llvm_small_gemm
-from .kernels import matmul
+from . import llvm_jit, llvm_kernels, llvm_small_gemm
+from .kernels import lapack, matmul, opaque
 from .kernels.function import FN, POOL_ENTRY
 
 
@@ -43,7 +43,7 @@ class Unit:
     files: list = field(default_factory=list)    # its cache files (what an artifact carries)
     text: object = ""               # its source, or a function building it (a unit from disk)
     shifted: bool = False           # an opaque slice/pad shared by kernels that differ only in
-                                    # offsets: llvm_opaque.shifts(node) adds them to its slots
+                                    # offsets: kernels/opaque.shifts(node) adds them to its slots
 
     @property
     def source(self) -> str:
@@ -97,7 +97,7 @@ def forget() -> None:
 def unit_key(node, product_hint=None) -> tuple:
     """What the kernel's unit is cached under in this process: its body key, or (the shifted
     key,) for a slice or pad compiled without its offsets."""
-    shifted = llvm_opaque.shifted_key(node)
+    shifted = opaque.shifted_key(node)
     if shifted and llvm_kernels.why_not(node) is None:
         return (f"{shifted}; {llvm_kernels.code_options(node.params['kind'])}",)
     return _body_key(node, product_hint)
@@ -171,7 +171,7 @@ def _llvm_name(node, product_hint, key) -> str:
     if name is None:
         blas = [llvm_jit.blas_symbol(fn) for fn in _gemms(node)] \
             if node.params["kind"] == "matmul" else []
-        blas += llvm_lapack.symbols(node)       # LAPACK routines by address, before it loads
+        blas += lapack.symbols(node)       # LAPACK routines by address, before it loads
         name = _NAMES[key] = "jg_llvm_" + canonical.digest(
             node, key, llvm_jit.versions(), llvm_kernels.generator_version(), blas)
     return name
@@ -184,7 +184,7 @@ def _shifted_name(key) -> str:
 
 
 def _shifted_unit(node, key) -> Unit:
-    """An opaque slice or pad compiled without its offsets (llvm_opaque.shifts: they are added
+    """An opaque slice or pad compiled without its offsets (kernels/opaque.shifts: they are added
     to its argv slots by the caller), named by `key`: the k*k tap slices of a convolution, and
     the pads of their gradients, of one shape are one unit, not k*k (issue 25)."""
     roles, consts, product_type, check = llvm_kernels.signature(node, None, shifted=True)

@@ -30,7 +30,8 @@ from ...ir.errors import UnsupportedOpError
 from ...ir.kernel import kernel_nodes
 from ...ir.passes.manager import run_pipeline
 from ...runtime.executable import ARENA, FIXED, INPUT, OUTPUT
-from ..cpu import llvm_kernels, llvm_lapack, llvm_small_gemm
+from ..cpu import llvm_kernels, llvm_small_gemm
+from ..cpu.kernels import lapack as cpu_lapack
 from ..cpu.kernels.function import FN
 from ..cpu.backend import Layout, matmul_product_hint, output_results
 from ..cpu.host import ANY_PRODUCT, runs_on_host
@@ -115,7 +116,7 @@ def build(optimized, nodes, plan, name, workspace_align):
         fn = texts.setdefault(text, f"jg_unit{len(texts)}")
         units.append((fn, roles, consts))
         blas.update(b for b in _BLAS if f"@\"jg_{b}32\"" in text or f"@jg_{b}32" in text)
-        lapack.update(llvm_lapack.routine_names(n))
+        lapack.update(cpu_lapack.routine_names(n))
     main = ir.Module(name=name)
     results = output_results(optimized, layout)
     entry = _entry(main, name, optimized, layout, nodes, units, results, plan, workspace_align,

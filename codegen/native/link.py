@@ -68,7 +68,7 @@ _LIBC = {
 _CBLAS = {
     f"cblas_{p}{op}" for p in "sd" for op in ("gemm", "gemv", "dot", "axpy", "scal", "copy", "nrm2")
 }
-# the LAPACK routines of the decompositions (cpu/llvm_lapack.py), in OpenBLAS (Fortran names)
+# the LAPACK routines of the decompositions (cpu/kernels/lapack.py), in OpenBLAS (Fortran names)
 _LAPACK = {
     f"{p}{r}_" for p in "sd" for r in ("potrf", "syevd", "getrf", "gesv", "geqrf", "orgqr", "gesdd")
 }

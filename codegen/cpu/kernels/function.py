@@ -53,7 +53,7 @@ class Fn:
         self.form = None            # parallel_form, when parallel
         self.range = None           # (begin, end) of the outermost loop, in a range body
         self.range_n = None         # that loop's full extent (known once the body is built)
-        self.shifted = False        # an opaque slice/pad's offsets in argv slots (llvm_opaque.shifts)
+        self.shifted = False        # an opaque slice/pad's offsets in argv slots (opaque.shifts)
 
     def _bind(self, argv):
         """Pointers to the arrays, loaded from `argv` in the function being built."""

@@ -11,7 +11,8 @@ from llvmlite import ir
 from ....ir import config
 from ...kernel.costs import PARALLEL_MIN, element_cost
 from ...kernel.nest import elementwise_nest, matmul_nest
-from .. import llvm_heap, llvm_int_gemm, llvm_small_gemm
+from .. import llvm_small_gemm
+from . import heap, int_gemm
 from ..llvm_exprs import I8, I64, const, ltype
 from ..llvm_jit import blas_core, blas_symbol
 from .elementwise import elementwise, elementwise_rows
@@ -78,7 +79,7 @@ def gen_matmul(fn):
     if not (fn.parallel and flops >= GEMM_MIN):
         _gemm(fn, nest, prod, copy)
     if copy is not None:
-        llvm_heap.free(fn, copy)
+        heap.free(fn, copy)
     b, n = fn.b, pv.type.size
     for extra in dest[1:]:
         with fn.loop(n) as i:
@@ -105,7 +106,7 @@ def _transposed_copy(fn, nest):
     bv, dt = nest.b.value, nest.product.type.dtype
     N, ld = nest.N, nest.b.ld
     b = fn.b
-    copy = llvm_heap.malloc(fn, ltype(dt), N * nest.K * np.dtype(dt).itemsize)
+    copy = heap.malloc(fn, ltype(dt), N * nest.K * np.dtype(dt).itemsize)
     src = b.gep(fn.arrays[bv], [ir.Constant(I64, nest.b.offset)])
     with fn.loop(nest.K) as p:      # copy[p, j] = W[j, p]
         row = b.gep(copy, [b.mul(p, ir.Constant(I64, N))])
@@ -266,7 +267,7 @@ def _blas_call(fn, form, M, N, K, ta, tb, dt, lda, ldb, ldc, table=None):
     is C^T = B^T A^T, so gemm(B, A) with N, M swapped)."""
     b = fn.b
     symbol = fn.blas or blas_symbol
-    name, bits = llvm_int_gemm.symbol(fn, dt) if np.dtype(dt).kind in "iu" else \
+    name, bits = int_gemm.symbol(fn, dt) if np.dtype(dt).kind in "iu" else \
         symbol(GEMM_NAMES[np.dtype(dt).name])
     INT, ty = ir.IntType(bits), ltype(dt)
     pty = ir.PointerType(ty)

@@ -11,7 +11,7 @@ itself, not its transpose). Workspace sizes are asked of LAPACK (lwork = -1) onc
 matrix LAPACK cannot factor (info != 0: not positive definite, singular, no convergence) gives
 NaN results, as ir/reference.lapack; slogdet of a singular matrix is (0, -inf), as NumPy.
 
-`OPAQUE[op](fn, node, input pointers, output pointer)`: the entries llvm_opaque.OPAQUE takes
+`OPAQUE[op](fn, node, input pointers, output pointer)`: the entries opaque.OPAQUE takes
 (the outputs are read from fn.outs: several for eigh, qr, svd, slogdet).
 """
 from __future__ import annotations
@@ -21,11 +21,11 @@ import math
 import numpy as np
 from llvmlite import ir
 
-from ...ir.ops import Op
-from . import llvm_jit
-from .llvm_exprs import I8, I32, I64, ltype
-from .llvm_heap import extern, free, malloc
-from .llvm_math import fconst, intrinsic
+from ....ir.ops import Op
+from .. import llvm_jit
+from ..llvm_exprs import I8, I32, I64, ltype
+from ..llvm_math import fconst, intrinsic
+from .heap import extern, free, malloc
 
 # op -> the routines (without their s/d prefix) it calls
 ROUTINES = {Op.cholesky: ("potrf",), Op.eigh: ("syevd",), Op.slogdet: ("getrf",),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .llvm_exprs import I8, I64
+from ..llvm_exprs import I8, I64
 
 SCRATCH_STACK = 1 << 16     # bytes of scratch on the stack; more are malloc'd
 I8P = ir.PointerType(I8)

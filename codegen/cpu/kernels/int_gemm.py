@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 
-from .llvm_exprs import I8, I64, counted_loop, ltype
+from ..llvm_exprs import I8, I64, counted_loop, ltype
 
 BITS = 64
 

@@ -5,9 +5,10 @@ NumPy's index rules.
 An index outside [-m, m)
 (or [0, m) for an assertion such as class labels) is never read or written; the first one is
 recorded in the status pair [1, index] and the kernel returns non-zero, so the caller raises the
-error eager mode raises (ir.errors.check_error). cumsum (codegen/cpu/llvm_cumulative.py) and
-sort/argsort (codegen/cpu/llvm_sort.py) and the LAPACK decompositions (codegen/cpu/llvm_lapack.py:
-several outputs, read from fn.outs) are entries of the same table.
+error eager mode raises (ir.errors.check_error). cumsum (codegen/cpu/kernels/cumulative.py),
+sort/argsort (codegen/cpu/kernels/sort.py) and the LAPACK decompositions
+(codegen/cpu/kernels/lapack.py: several outputs, read from fn.outs) are entries of the same
+table.
 """
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ import math
 import numpy as np
 from llvmlite import ir
 
-from ...ir.ops import Op
-from ..kernel.space import c_strides
-from . import llvm_cumulative, llvm_lapack, llvm_sort
-from .llvm_exprs import I64, const
+from ....ir.ops import Op
+from ...kernel.space import c_strides
+from ..llvm_exprs import I64, const
+from . import cumulative, lapack, sort
 
 
 def _affine(fn, base, coefs, idx):
@@ -379,7 +380,7 @@ def _scatter_add(fn, n, x, out):
     if P * I * Q == 0:
         return
     b = fn.b
-    add = llvm_cumulative.adder(b, dt)
+    add = cumulative.adder(b, dt)
 
     def body(i, j):
         def emit(pq):
@@ -395,7 +396,7 @@ def _scatter_add(fn, n, x, out):
 OPAQUE = {Op.reshape: _copy, Op.transpose: _transpose, Op.slice: _slice, Op.rev: _rev,
           Op.pad: _pad, Op.concatenate: _concatenate, Op.take: _take,
           Op.scatter_add: _scatter_add, Op.im2col: _im2col, Op.col2im: _col2im,
-          **llvm_cumulative.OPAQUE, **llvm_sort.OPAQUE, **llvm_lapack.OPAQUE}
+          **cumulative.OPAQUE, **sort.OPAQUE, **lapack.OPAQUE}
 
 
 # the kernels that take complex values: those that move elements, and the sums (the others

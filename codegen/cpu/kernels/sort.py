@@ -8,17 +8,17 @@ heads are read clamped inside their runs, the right head is taken only when stri
 the left one (so equal keys keep their order: argsort is NumPy's kind="stable"). The scratch is
 on the stack up to SCRATCH_STACK bytes, else malloc'd and freed.
 
-`OPAQUE[op](fn, node, input pointers, output pointer)`: the entries llvm_opaque.OPAQUE takes.
+`OPAQUE[op](fn, node, input pointers, output pointer)`: the entries opaque.OPAQUE takes.
 """
 from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
 
-from ...ir.ops import Op
-from .llvm_cumulative import pnq
-from .llvm_exprs import I64
-from .llvm_heap import free, scratch
+from ....ir.ops import Op
+from ..llvm_exprs import I64
+from .cumulative import pnq
+from .heap import free, scratch
 
 
 def _less(b, kind, x, y):

@@ -3,7 +3,7 @@
 so float results are NumPy's bits; integers wrap in their width). The q loop is innermost:
 contiguous rows, which LLVM vectorizes.
 
-`OPAQUE[op](fn, node, input pointers, output pointer)`: the entries llvm_opaque.OPAQUE takes.
+`OPAQUE[op](fn, node, input pointers, output pointer)`: the entries opaque.OPAQUE takes.
 """
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import math
 import numpy as np
 from llvmlite import ir
 
-from ...ir.ops import Op
-from . import llvm_complex
-from .llvm_exprs import I64
+from ....ir.ops import Op
+from .. import llvm_complex
+from ..llvm_exprs import I64
 
 
 def pnq(shape, axis):
