@@ -7,12 +7,14 @@ Laid out by stage and target:
     kernel/     target-independent: a kernel node's canonical text (its cache name), iteration
                 spaces, the scalar evaluator and Python-syntax expression table the source
                 renderers share, control-flow nodes, cost thresholds, source buffers
-    cpu/        the CPU backend: LLVM units built with llvmlite (llvm_*.py: kernels, expressions,
-                math, complex, LAPACK, small GEMMs, the JIT), sequenced over the memory plan
-                (backend.py, units.py, host.py), loops (loops.py, loop_fused.py), cold-compile
-                prefetch (unit_prefetch.py)
+    cpu/        the CPU backend: LLVM units built with llvmlite (kernels/: one generator per kernel
+                kind; llvm_*.py: expressions, math, complex, small GEMMs, the JIT), sequenced
+                over the memory plan (backend.py, units.py, host.py, waves.py: the pool's
+                concurrent waves), loops (loops.py, loop_fused.py), cold-compile prefetch
+                (unit_prefetch.py)
     cuda/       the CUDA backend: numba.cuda kernels generated from the same kernel description
-                (fused.py), eager per-op kernels (eager.py), host loops, the toolchain
+                (fused/: one generator per kernel kind), eager per-op kernels (eager.py), host
+                loops, the toolchain
     native/     ahead-of-time export: the CPU's LLVM units linked into a C library
     coverage.py why_not(node, target): why a target does not build a kernel, one table
     disk_cache.py  the kernel cache on disk that every target (and the pipeline cache) writes
