@@ -28,12 +28,6 @@ from .transforms.jacobians import hessian, jacfwd, jacrev  # noqa: E402
 from .transforms.custom_vjp import custom_vjp  # noqa: E402
 from .transforms.checkpoint import checkpoint, checkpoint_policies, remat  # noqa: E402
 from . import numpy, tree_util  # noqa: E402,F401
-from . import nn  # noqa: E402,F401
-from . import lax  # noqa: E402,F401
-from . import distributed  # noqa: E402,F401
-from .torch_api.creation import arange, empty, full, ones, rand, randint, randn, zeros, manual_seed  # noqa: E402
-from .torch_api import *  # noqa: E402,F401,F403  (torch's Tensor methods and functions; jg.Size)
-from . import random  # noqa: E402,F401
 from .eager.from_dlpack import from_dlpack  # noqa: E402,F401
 from .transforms.control import cond, fori_loop, scan, switch, while_loop  # noqa: E402
 from . import profiler  # noqa: E402,F401
@@ -41,16 +35,29 @@ profiler.profile_from_env()     # JITGRAD_PROFILE=path.json: the whole program, 
 
 bool = bool_  # noqa: A001
 
-# Loaded on first use, so `import jitgrad` stays light: jg.cuda (device queries), jg.data
-# (datasets and loaders), jg.load (AOT artifacts), jg.bfloat16 (ml_dtypes: ~0.7 s to load),
-# jg.optim (nothing else imports it), jg.test_util (check_grads, for tests).
+# Loaded on first use, so `import jitgrad` stays light: jg.nn, jg.lax, jg.random,
+# jg.distributed, the torch API's functions (jg.cat, jg.zeros, jg.Size, ...) and Tensor methods
+# (x.view, x.add_, x.relu: lazy_names.py, eager/lazy_methods.py), jg.cuda (device queries),
+# jg.data (datasets and loaders), jg.load (AOT artifacts), jg.bfloat16 (ml_dtypes: ~0.7 s to
+# load), jg.optim, jg.scipy, jg.test_util (check_grads, for tests).
 # The CLI (jitgrad.cli) is its own entry point. name -> (module, attribute or None: the module)
+from . import lazy_names as _names  # noqa: E402
+from .eager.array_base import ArrayOps as _ArrayOps  # noqa: E402
+from .eager.lazy_methods import install_lazy_methods as _install_lazy_methods  # noqa: E402
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "load": ("jitgrad.aot.save_load", "load"),
          "bfloat16": ("jitgrad.dtypes", "bfloat16"), "optim": ("jitgrad.optim", None),
          "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None),
          "utils": ("jitgrad.utils", None), "accelerator": ("jitgrad.accelerator", None),
-         "test_util": ("jitgrad.test_util", None)}
+         "test_util": ("jitgrad.test_util", None), "nn": ("jitgrad.nn", None),
+         "lax": ("jitgrad.lax", None), "random": ("jitgrad.random", None),
+         "distributed": ("jitgrad.distributed", None),
+         **{name: ("jitgrad.torch_api", name) for name in _names.TORCH_NAMES},
+         **{name: ("jitgrad.torch_api.creation", name) for name in (
+             "arange", "empty", "full", "ones", "rand", "randint", "randn", "zeros")}}
+_install_lazy_methods("jitgrad.nn.functional", {_ArrayOps: _names.NN_METHODS})
+_install_lazy_methods("jitgrad.torch_api", {_ArrayOps: _names.TORCH_METHODS,
+                                            Tensor: _names.TORCH_TENSOR_METHODS})
 
 from .lazy_import import lazy_attributes as _lazy_attributes  # noqa: E402
 __getattr__, __dir__ = _lazy_attributes(__name__, globals(), _LAZY)

@@ -68,10 +68,11 @@ FRONT_END = {
     "lax": ("lax",),                                    # written on jnp and the transforms
     "scipy": ("scipy",),
     "random": ("random",),
-    "nn": ("nn", "distributed"),                        # nn.parallel runs on the collectives
+    "distributed": ("distributed",),                    # collectives over MPI, on any pytree
+    "nn": ("nn",),                                      # nn.parallel runs on the collectives
     "optim": ("optim", "example_libraries"),
     "torch_api": ("torch_api", "test_util"),            # torch's Tensor methods and functions
-    "package": ("__init__",),                           # `import jitgrad`: what it loads is below
+    "package": ("__init__", "lazy_names"),              # `import jitgrad`: what it loads is below
     "entry_points": ("data", "utils", "aot", "cli"),    # loaded on first use, or run on their own
 }
 FRONT_ORDER = list(FRONT_END)
@@ -183,7 +184,8 @@ def test_the_cycle_finder_finds_cycles():
                                     "jitgrad.cli.aot_command", "jitgrad.codegen", "numba",
                                     "jitgrad.optim", "jitgrad.scipy", "jitgrad.example_libraries",
                                     "jitgrad.utils", "jitgrad.accelerator", "jitgrad.test_util",
-                                    "scipy", "ml_dtypes"])
+                                    "scipy", "ml_dtypes", "jitgrad.nn", "jitgrad.torch_api",
+                                    "jitgrad.lax", "jitgrad.random", "jitgrad.distributed"])
 def test_import_jitgrad_leaves_lazy_parts_unloaded(module, lazy_check):
     assert module not in lazy_check, f"`import jitgrad` imported {module}"
 
@@ -205,6 +207,34 @@ def test_lazy_attributes_load_on_first_use():
     out = subprocess.run([sys.executable, "-c", "import jitgrad as jg; jg.lod"],
                          capture_output=True, text=True)
     assert "AttributeError: module 'jitgrad' has no attribute 'lod'" in out.stderr
+
+
+def test_lazy_namespaces_and_methods_work_from_a_fresh_import():
+    """jg.nn, the torch API's functions and Tensor methods, lax, random: loaded on first use, as
+    if `import jitgrad` had loaded them (jitgrad/__init__.py, eager/lazy_methods.py)."""
+    code = (
+        "import sys, jitgrad as jg\n"
+        "def loaded(): return 'jitgrad.nn' in sys.modules, 'jitgrad.torch_api' in sys.modules\n"
+        "x = jg.tensor([1.0, -2.0])\n"
+        "print(hasattr(jg.Tensor, 'relu'), 'cat' in dir(jg), 'nn' in dir(jg), *loaded())\n"
+        "print(x.relu().tolist(), *loaded())\n"
+        "print(x.view(2, 1).shape, x.softmax(0).argmax().item(), *loaded())\n"
+        "y = jg.zeros(2); y.add_(1); print(y.tolist(), jg.cat([x, x]).shape, jg.Size([2]))\n"
+        "from jitgrad import nn; import jitgrad.lax as lax\n"
+        "print(nn.Linear(2, 3)(x).shape, float(lax.logistic(0.0)), jg.random.PRNGKey(0).shape)\n"
+        "print(jg.jit(lambda a: a.relu().view(1, 2).sum())(x).item())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.split("\n")[:6] == [
+        "True True True True False", "[1.0, 0.0] True False", "(2, 1) 0 True True",
+        "[1.0, 1.0] (4,) jitgrad.Size([2])", "(3,) 0.5 (2,)", "1.0"], out.stdout + out.stderr
+
+
+def test_the_lazy_names_are_current():
+    """jitgrad/lazy_names.py lists what nn.functional and the torch API install (regenerate with
+    `python -m jitgrad.lazy_names`)."""
+    import jitgrad.lazy_names as names
+    for table, value in names.current().items():
+        assert getattr(names, table) == value, f"{table} is stale: python -m jitgrad.lazy_names"
 
 
 # the base of eager Tensors and traced values: jitgrad.numpy and nn install their operators and

@@ -15,7 +15,6 @@ import numpy as np
 from .. import tree_util
 from ..trace.tracer import Tracer
 from ..eager.tensor import Tensor
-from ..nn.module import Module
 
 
 @dataclass
@@ -89,13 +88,24 @@ def host_leaves(tree, where: str):
 
 # ---------------------------------------------------------------------------------- naming
 
+# pytree class -> fn(aux) -> its children's attribute names; nn registers Module's (nn/parallel.py)
+CHILD_NAMES = {}
+
+
+def register_child_names(cls, names) -> None:
+    """Name the children of `cls` nodes `.name` in messages: names(aux) -> attribute names."""
+    CHILD_NAMES[cls] = names
+
+
 def _children_names(td) -> list[str]:
     """How each child of a pytree node is reached: '[0]', "['key']", '.weight'."""
     kind, aux = td.kind, td.aux
     if kind in (dict, OrderedDict):
         return [f"[{k!r}]" for k in aux]
-    if isinstance(kind, type) and issubclass(kind, Module):
-        return [f".{n}" for n in aux[1] + aux[2] + aux[3]]   # params, buffers, modules
+    named = next((fn for cls, fn in CHILD_NAMES.items()
+                  if isinstance(kind, type) and issubclass(kind, cls)), None)
+    if named is not None:
+        return [f".{n}" for n in named(aux)]
     if isinstance(kind, type) and issubclass(kind, tuple) and hasattr(kind, "_fields"):
         return [f".{n}" for n in kind._fields]
     return [f"[{i}]" for i in range(len(td.children))]

@@ -75,7 +75,8 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
 
 _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames
 
-# the Tensor methods PyTorch has for these (x.relu(), x.softmax(-1), ...): installed on eager
-# Tensors and traced values alike (array_base.register_methods)
-METHODS = ("relu", "sigmoid", "softmax", "log_softmax", "logsumexp")
+# the Tensor methods PyTorch has for these (x.relu(), x.sigmoid()): installed on eager Tensors
+# and traced values alike (array_base.register_methods); x.softmax(dim), x.log_softmax(dim) and
+# x.logsumexp(dim) take torch's dim and are jitgrad.torch_api's
+METHODS = ("relu", "sigmoid")
 register_methods({name: globals()[name] for name in METHODS})

@@ -20,9 +20,15 @@ from contextlib import contextmanager
 import numpy as np
 
 from .. import distributed
+from ..distributed import leaves
 from ..eager.grad_mode import no_grad
 from ..eager.tensor import Tensor
 from .module import Module
+
+
+# the collectives' messages name a Module's leaves .weight, .bias, ...: its parameters, buffers
+# and submodules, in the flattening order of its aux data
+leaves.register_child_names(Module, lambda aux: aux[1] + aux[2] + aux[3])
 
 
 class DistributedDataParallel(Module):

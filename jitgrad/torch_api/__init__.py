@@ -48,7 +48,9 @@ def _boundary(table):
 
 
 register_methods(_boundary(METHODS))
-_ALL = {name: getattr(ArrayOps, name) for name in dir(ArrayOps)}    # with the records' methods
+# with the records' methods; imported directly (not through a lazy method's first use,
+# eager/lazy_methods.py), names still pending are dropped by hasattr, which settles them
+_ALL = {name: getattr(ArrayOps, name) for name in dir(ArrayOps) if hasattr(ArrayOps, name)}
 register_methods(_boundary(inplace.traced_methods(_ALL)))
 register_methods(_boundary(inplace.tensor_methods(_ALL)), Tensor)
 globals().update(_boundary(FUNCTIONS))
