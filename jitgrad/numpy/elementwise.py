@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..dtypes import default_float
 from ..eager.dispatch import apply
 from ..ir import Op
 from ..runtime.device import device as as_device
@@ -234,8 +235,11 @@ def heaviside(x1, x2, /):
 
 
 def float_power(x1, x2, /):
-    """numpy.float_power: first array elements raised to powers from second array, element-wise."""
-    return power(astype(x1, "float64"), astype(x2, "float64") if not np.isscalar(x2) else x2)
+    """numpy.float_power / jax.numpy.float_power: power computed in the widest float in use: the
+    inputs' float64, else the default float (float32; float64 with enable_x64), as in JAX."""
+    floats = [x.dtype for x in (x1, x2) if getattr(x, "dtype", np.dtype(int)).kind == "f"]
+    dt = np.result_type(default_float(), *floats)
+    return power(astype(x1, dt), astype(x2, dt) if not np.isscalar(x2) else x2)
 
 
 def erf(x, /):

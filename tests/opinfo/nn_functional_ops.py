@@ -222,3 +222,103 @@ record("interpolate", F.interpolate, lambda x, scale_factor: np.repeat(x, 2, -1)
        [((2, 3, 5),)], kwargs={"scale_factor": 2})
 record("interpolate", F.interpolate, lambda x, size, mode: np.repeat(np.repeat(x, 2, -1), 2, -2),
        [((1, 2, 3, 4),)], kwargs={"size": (6, 8), "mode": "nearest"})
+
+
+# ----------------------------------------------------------------------------- more torch.nn.functional
+# (NumPy references; torch's own function compared when it is installed)
+
+def _np_conv2d(x, w, b=None, stride=1, padding=0):
+    x = np.pad(x, ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    kh, kw = w.shape[-2:]
+    oh, ow = (x.shape[-2] - kh) // stride + 1, (x.shape[-1] - kw) // stride + 1
+    cols = np.stack([np.stack([x[..., i * stride:i * stride + kh, j * stride:j * stride + kw]
+                               for j in range(ow)], -3) for i in range(oh)], -4)  # N C OH OW KH KW
+    out = np.einsum("ncijkl,ockl->noij", cols, w)
+    return out if b is None else out + b[:, None, None]
+
+
+def _np_conv_transpose1d(x, w, b=None, stride=1):
+    n, _, length = x.shape
+    k = w.shape[-1]
+    out = np.zeros((n, w.shape[1], (length - 1) * stride + k), x.dtype)
+    for i in range(length):
+        out[..., i * stride:i * stride + k] += np.einsum("nc,cok->nok", x[..., i], w)
+    return out if b is None else out + b[:, None]
+
+
+def _np_pixel_shuffle(x, upscale_factor):
+    r = upscale_factor
+    n, c, h, w = x.shape
+    return x.reshape(n, c // (r * r), r, r, h, w).transpose(0, 1, 4, 2, 5, 3).reshape(
+        n, c // (r * r), h * r, w * r)
+
+
+def _np_pixel_unshuffle(x, downscale_factor):
+    r = downscale_factor
+    n, c, h, w = x.shape
+    return x.reshape(n, c, h // r, r, w // r, r).transpose(0, 1, 3, 5, 2, 4).reshape(
+        n, c * r * r, h // r, w // r)
+
+
+def _np_batch_norm(x, mean, var, weight, bias, eps=1e-5):
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    return ((x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + eps) * weight.reshape(shape)
+            + bias.reshape(shape))
+
+
+def _np_group_norm(x, num_groups, eps=1e-5):
+    g = x.reshape(x.shape[0], num_groups, -1)
+    g = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + eps)
+    return g.reshape(x.shape)
+
+
+record("conv2d", F.conv2d, _np_conv2d, [((2, 3, 5, 6), (4, 3, 3, 2)), ((1, 2, 4, 4), (3, 2, 1, 1))],
+       tol=1e-4)
+record("conv2d", F.conv2d, _np_conv2d, [((1, 2, 6, 5), (3, 2, 3, 3), (3,))],
+       kwargs={"stride": 2, "padding": 1}, tol=1e-4)
+record("conv_transpose1d", F.conv_transpose1d, _np_conv_transpose1d,
+       [((2, 3, 5), (3, 4, 3)), ((1, 2, 4), (2, 2, 2), (2,))], tol=1e-4)
+record("conv_transpose1d", F.conv_transpose1d, _np_conv_transpose1d, [((1, 2, 4), (2, 3, 3))],
+       kwargs={"stride": 2}, tol=1e-4)
+record("pixel_shuffle", F.pixel_shuffle, _np_pixel_shuffle, [((2, 8, 3, 2),), ((1, 4, 1, 3),)],
+       kwargs={"upscale_factor": 2})
+record("pixel_unshuffle", F.pixel_unshuffle, _np_pixel_unshuffle, [((2, 2, 4, 6),)],
+       kwargs={"downscale_factor": 2})
+record("embedding", F.embedding, lambda i, w: w[i], [(Ints((5,), 0, 6), (6, 3)),
+                                                     (Ints((2, 3), 0, 4), (4, 2))])
+record("batch_norm", F.batch_norm, _np_batch_norm,
+       [((4, 3), (3,), (3,), (3,), (3,)), ((2, 3, 5), (3,), (3,), (3,), (3,))],
+       domain=("any", "any", "positive", "any", "any"), tol=1e-4)
+record("group_norm", F.group_norm, _np_group_norm, [((2, 4, 3),), ((3, 6, 2, 2),)],
+       kwargs={"num_groups": 2}, tol=1e-4)
+record("rms_norm", F.rms_norm, lambda x, normalized_shape, eps: x / np.sqrt(
+    (x * x).mean(-1, keepdims=True) + eps), [((3, 4),), ((2, 3, 4),)],
+    kwargs={"normalized_shape": (4,), "eps": 1e-6}, tol=1e-4)
+record("prelu", F.prelu, lambda x, w: np.where(x > 0, x, w.reshape((-1,) + (1,) * (x.ndim - 2))
+                                               * x), [((2, 3, 4), (3,)), ((4, 3), (1,))],
+       domain=("nonzero", "any"))
+record("threshold", F.threshold, lambda x, threshold, value: np.where(x > threshold, x, value),
+       UNARY, kwargs={"threshold": 0.25, "value": -1.0}, domain="nonzero")
+record("margin_ranking_loss", F.margin_ranking_loss, lambda a, b, y, margin: np.mean(
+    np.maximum(0, -y * (a - b) + margin)), [((5,), (5,), (5,))], kwargs={"margin": 0.1},
+    domain=("any", "any", "nonzero"))
+record("gaussian_nll_loss", F.gaussian_nll_loss, lambda x, t, v: np.mean(
+    0.5 * (np.log(np.maximum(v, 1e-6)) + (x - t) ** 2 / np.maximum(v, 1e-6))),
+    [((3, 4), (3, 4), (3, 4))], domain=("any", "any", "positive"), tol=1e-4)
+record("poisson_nll_loss", F.poisson_nll_loss, lambda x, t: np.mean(np.exp(x) - t * x),
+       [((3, 4), (3, 4))], domain=("any", "positive"))
+record("multilabel_soft_margin_loss", F.multilabel_soft_margin_loss, lambda x, y: np.mean(
+    -(y * -_softplus(-x) + (1 - y) * -_softplus(x)).mean(-1)),
+    [((3, 4), (3, 4))], domain=("any", "prob"), tol=1e-4)
+record("triplet_margin_loss", F.triplet_margin_loss, lambda a, p, n: np.mean(np.maximum(
+    np.linalg.norm(a - p + 1e-6, axis=-1) - np.linalg.norm(a - n + 1e-6, axis=-1) + 1.0, 0)),
+    [((3, 4), (3, 4), (3, 4))], domain=("any", "nonzero", "nonzero"), tol=1e-4)
+record("pdist", F.pdist, lambda x: np.array([np.linalg.norm(x[i] - x[j])
+                                             for i in range(len(x)) for j in range(i + 1, len(x))]),
+       [((4, 3),)], domain="nonzero", tol=1e-4)
+record("adaptive_avg_pool2d", F.adaptive_avg_pool2d, lambda x, output_size: x.reshape(
+    *x.shape[:-2], output_size, x.shape[-2] // output_size, output_size,
+    x.shape[-1] // output_size).mean((-3, -1)), [((2, 3, 4, 6),)], kwargs={"output_size": 2})
+record("channel_shuffle", F.channel_shuffle, lambda x, groups: x.reshape(
+    x.shape[0], groups, -1, *x.shape[2:]).swapaxes(1, 2).reshape(x.shape), [((2, 6, 3),)],
+    kwargs={"groups": 3}, owner_path="torch.nn.functional.channel_shuffle")

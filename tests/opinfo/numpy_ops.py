@@ -578,3 +578,46 @@ record("linalg.cholesky", lambda x: jnp.linalg.cholesky(x @ jnp.swapaxes(x, -1, 
 record("einsum", lambda a, b: jnp.einsum("ij,jk->ik", a, b),
        lambda a, b: np.einsum("ij,jk->ik", a, b), [((2, 3), (3, 4))],
        errors=(err([(2, 3), (4, 4)], ValueError, "einsum|size|dimension|shape"),))
+
+# the standard's and NumPy's other spellings of recorded functions (aliases: same meaning)
+for _n, _np_n, _cases, _dom in (
+        ("absolute", "absolute", UNARY, "nonzero"), ("acos", "arccos", UNARY, "unit"),
+        ("asin", "arcsin", UNARY, "unit"), ("atan", "arctan", UNARY, "any"),
+        ("acosh", "arccosh", UNARY, "ge1"), ("asinh", "arcsinh", UNARY, "any"),
+        ("atanh", "arctanh", UNARY, "unit"), ("conjugate", "conjugate", UNARY, "any"),
+        ("atan2", "arctan2", BINARY, "nonzero"), ("pow", "power", BINARY,
+                                                  ("positive", "nonneg_small"))):
+    record(_n, getattr(jnp, _n), getattr(np, _np_n), _cases, domain=_dom)
+for _n in ("rint", "fix", "around"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), UNARY, differentiable=False)
+record("bitwise_not", jnp.bitwise_not, np.bitwise_not, UNARY, dtypes=INTS + (B,),
+       differentiable=False)
+for _n in ("amax", "amin"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), R2, kwargs={"axis": -1})
+for _n in ("isneginf", "isposinf"):
+    record(_n, lambda x, _n=_n: getattr(jnp, _n)(x / (x > 0)), lambda x, _n=_n: getattr(np, _n)(
+        x / (x > 0)), UNARY, domain="nonzero", differentiable=False)
+record("isclose", lambda a, b: jnp.isclose(a, a + b * 1e-6), lambda a, b: np.isclose(
+    a, a + b * 1e-6), BINARY, differentiable=False)
+record("cumulative_prod", jnp.cumulative_prod, np.cumulative_prod, [((5,),)], domain="near1")
+record("cumulative_prod", jnp.cumulative_prod, np.cumulative_prod, [((3, 4),)], domain="near1",
+       kwargs={"axis": 1, "include_initial": True})
+record("vander", jnp.vander, np.vander, [((4,),)], kwargs={"N": 3})
+record("diagflat", jnp.diagflat, np.diagflat, [((3,),), ((2, 2),)])
+record("diagflat", jnp.diagflat, np.diagflat, [((3,),)], kwargs={"k": -1})
+for _n in ("dstack", "column_stack"):
+    record(_n, lambda *xs, _n=_n: getattr(jnp, _n)(xs), lambda *xs, _n=_n: getattr(np, _n)(xs),
+           [((3,), (3,)), ((2, 3), (2, 3))])
+for _n in ("vsplit", "hsplit"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((4, 4),)], kwargs={"indices_or_sections": 2})
+for _n in ("atleast_1d", "atleast_2d"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), ND)
+record("permute_dims", jnp.permute_dims, np.permute_dims, R3, kwargs={"axes": (2, 0, 1)})
+for _n in ("matvec", "vecmat"):
+    record(_n, getattr(jnp, _n), getattr(np, _n), [((3, 4), (4,)), ((2, 3, 4), (1, 4))]
+           if _n == "matvec" else [((3,), (3, 4)), ((2, 3), (3, 4))])
+record("unwrap", jnp.unwrap, np.unwrap, [((6,),), ((3, 5),)], domain="any")
+record("resize", jnp.resize, np.resize, [((5,),), ((2, 3),)], kwargs={"new_shape": (3, 4)})
+record("delete", jnp.delete, np.delete, [((5,),), ((3, 4),)], kwargs={"obj": 1, "axis": 0})
+record("insert", jnp.insert, np.insert, [((5,),), ((3, 4),)],
+       kwargs={"obj": 2, "values": 0.5, "axis": 0})
