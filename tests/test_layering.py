@@ -229,6 +229,15 @@ def test_lazy_namespaces_and_methods_work_from_a_fresh_import():
         "[1.0, 1.0] (4,) jitgrad.Size([2])", "(3,) 0.5 (2,)", "1.0"], out.stdout + out.stderr
 
 
+def test_importing_a_lazy_namespace_directly_settles_its_methods():
+    code = ("import jitgrad.torch_api, jitgrad as jg\n"
+            "from jitgrad.trace.tracer import Tracer\n"
+            "x = jg.tensor([-1.0, 2.0]); x.abs_()\n"
+            "print(x.tolist(), type(jg.Tensor.__dict__['abs_']).__name__, Tracer.abs_.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.split() == ["[1.0,", "2.0]", "function", "abs_"], out.stdout + out.stderr
+
+
 def test_the_lazy_names_are_current():
     """jitgrad/lazy_names.py lists what nn.functional and the torch API install (regenerate with
     `python -m jitgrad.lazy_names`)."""
