@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from ...eager.grad_mode import no_grad
 from ...eager.tensor import Tensor, tensor
 from ... import numpy as jnp
@@ -24,6 +26,18 @@ def _check_foreach(foreach, who) -> None:
         raise ValueError(f"{who}: foreach must be None, True or False, got {foreach!r}")
 
 
+def _host_2norm(tensors):
+    """The total 2-norm of CPU float32/float64 tensors of one dtype, computed on their NumPy
+    arrays with vector_norm's operations (square, sum, sqrt) and no eager op per tensor, as
+    torch's _foreach_norm is one kernel; None for any other tensors."""
+    dtype = np.dtype(tensors[0].dtype)
+    if dtype not in (np.float32, np.float64) or any(
+            t.device.type != "cpu" or np.dtype(t.dtype) != dtype for t in tensors):
+        return None
+    norms = np.array([np.sqrt(np.sum(np.square(np.asarray(t)))) for t in tensors], dtype)
+    return tensor(np.asarray(np.sqrt(np.sum(np.square(norms))), dtype))
+
+
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
     """torch.nn.utils.get_total_norm: the norm of the per-tensor norms (the norm of all the
     tensors' elements as one vector), a 0-d tensor on the first tensor's device."""
@@ -32,11 +46,13 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if not tensors:
         return tensor(0.0)
     with no_grad():
-        device = tensors[0].device
-        norms = [jnp.linalg.vector_norm(t, ord=norm_type).to(device) for t in tensors]
-        dtype = jnp.result_type(*norms)
-        total = jnp.linalg.vector_norm(jnp.stack([n.astype(dtype) for n in norms]),
-                                       ord=norm_type)
+        total = _host_2norm(tensors) if norm_type == 2.0 else None
+        if total is None:
+            device = tensors[0].device
+            norms = [jnp.linalg.vector_norm(t, ord=norm_type).to(device) for t in tensors]
+            dtype = jnp.result_type(*norms)
+            total = jnp.linalg.vector_norm(jnp.stack([n.astype(dtype) for n in norms]),
+                                           ord=norm_type)
     if error_if_nonfinite and not math.isfinite(float(total)):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
                            "`parameters` is non-finite, so it cannot be clipped. To disable this "
@@ -53,8 +69,12 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None) -> Non
         return
     with no_grad():
         coef = jnp.minimum(float(max_norm) / (total_norm + 1e-6), 1.0)
+        cast = {}                       # (device, dtype) -> coef there: one cast each
         for g in grads:
-            g.copy_(g * coef.to(g.device).astype(g.dtype))
+            key = (g.device, g.dtype)
+            if key not in cast:
+                cast[key] = coef.to(g.device).astype(g.dtype)
+            g.mul_(cast[key])
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
