@@ -157,3 +157,29 @@ def test_argmax_rule_takes_the_first_nan_and_the_first_of_ties(kind, want):
     assert at == want == (np.argmax(values) if kind == "max" else np.argmin(values))
     assert reducers.tie(o, np.float32(np.nan), np.float32(np.nan), np.float32)
     assert not reducers.better(o, "max", np.float32(2.0), np.float32(2.0), np.float32)
+
+
+@pytest.mark.parametrize("op,in_dtypes,out,reason", [
+    (Op.floor, ["int32"], "int32", "no floor of int32"),
+    (Op.shift_left, ["float32", "float32"], "float32", "no shl of float32"),
+    (Op.eq, ["float32", "float64"], "bool", "operands of different dtypes"),
+    (Op.sin, ["float16"], "float16", "half floats only convert"),
+    (Op.signbit, ["int64"], "bool", "no copysign of int64"),
+    (Op.add, ["bool", "bool"], "bool", "no add of bool"),
+])
+def test_the_checking_handler_says_why_the_cpu_does_not_build_an_op(op, in_dtypes, out, reason):
+    """One coverage answer per target: the shared rule run on dtypes (codegen/kernel/check.py)."""
+    why = llvm_exprs.why_not(op, in_dtypes, out)
+    assert why is not None and reason in why
+    assert not llvm_exprs.supported(op, in_dtypes, out)
+
+
+@pytest.mark.parametrize("op,in_dtypes,out", [
+    (Op.floor_div, ["uint16", "uint16"], "uint16"), (Op.pow, ["float64", "float64"], "float64"),
+    (Op.isnan, ["int32"], "bool"), (Op.convert, ["bfloat16"], "float32"),
+    (Op.max, ["bool", "bool"], "bool"), (Op.sigmoid, ["float32"], "float32"),
+])
+def test_the_checking_handler_accepts_what_the_cpu_builds(op, in_dtypes, out):
+    from jitgrad.ir.types import bfloat16
+    in_dtypes = [bfloat16 if d == "bfloat16" else d for d in in_dtypes]
+    assert llvm_exprs.why_not(op, in_dtypes, out) is None

@@ -3,9 +3,9 @@ table of the LLVM kernel backend, rendered from the shared rules (codegen/kernel
 
 `EXPR[op](b, args, in_dtypes, out_dtype) -> value` emits one element of `op`'s output with
 llvmlite's IRBuilder `b`, with the shared rules' NumPy semantics; complex dtypes take
-llvm_complex's rules. `supported(op, in_dtypes,
-out_dtype)` says whether the table covers an op at given dtypes (llvm_kernels.why_not's reason when
-it does not).
+llvm_complex's rules. `why_not(op, in_dtypes, out_dtype)` says why the table does not cover an op
+at given dtypes (None when it does): the checking handler's answer (codegen/kernel/check.py) over
+the dtypes each basic op of LlvmOps computes; `supported` is its yes or no.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...ir.ops import Op
-from ...ir.primitives import RECORDS
+from ..kernel import check
 from ..kernel import exprs as kernel_exprs
 from . import llvm_complex, llvm_divmod, llvm_int, llvm_lowp
 from .llvm_math import fconst, intrinsic
@@ -112,7 +112,8 @@ class LlvmOps:
             return intrinsic(self.b, "llvm.sqrt", xs[0].type, xs[0])
         return FUNCTIONS[name, np.dtype(dtype).name](self.b, *xs)
 
-    def has_math(self, name, dtype) -> bool:
+    @staticmethod
+    def has_math(name, dtype) -> bool:
         return name == "sqrt" or (name, np.dtype(dtype).name) in FUNCTIONS
 
 
@@ -144,23 +145,19 @@ def _rendered(rule):
     return emit
 
 
-def _math_name(r) -> str:
-    """The math function of a record: its vector_math, else the C function its scalar names."""
-    return r.vector_math or (r.scalar[1] if r.scalar[:1] == ("math",) else "")
-
-
-_NUMERIC = {Op.add, Op.sub, Op.mul, Op.neg, Op.abs, Op.sign, Op.square}
-_SAME_INPUTS = {Op.add, Op.sub, Op.mul, Op.div, Op.max, Op.min, Op.eq, Op.ne, Op.lt, Op.le, Op.gt,
-                Op.ge, Op.logical_and, Op.logical_or, Op.logical_xor}
-_FLOAT_ONLY = {Op.div, Op.sqrt, Op.rsqrt, Op.floor, Op.ceil, Op.round}
-# ops computed by the llvm_math_table port of their record's math function (on floats)
-_MATH = {op: _math_name(r) for op, r in RECORDS.items()
-         if (_math_name(r), "float32") in FUNCTIONS and op is not Op.sqrt}
-# ops on integers (bools too, for the bitwise ones), and floor_div/mod on any real type: the
-# operand kinds each takes; pow on floats stays the math port's
-KINDS = {Op.bitwise_and: "iub", Op.bitwise_or: "iub", Op.bitwise_xor: "iub", Op.bitwise_not: "iub",
-         Op.shift_left: "iu", Op.shift_right: "iu", Op.pow: "iu", Op.floor_div: "iuf", Op.mod: "iuf"}
-EXPR = {op: _rendered(rule) for op, rule in kernel_exprs.table("llvm").items()}
+RULES = kernel_exprs.table("llvm")
+# the dtype kinds each basic op of LlvmOps computes with NumPy's meaning (f float, i signed,
+# u unsigned, b bool: i1 arithmetic would wrap, where NumPy's bool + is or); half floats only
+# convert (widen_lowp leaves them nothing else), math functions are llvm_math_table's
+CHECK = check.CheckOps(
+    kinds={"add": "iuf", "sub": "iuf", "mul": "iuf", "div": "f", "and": "iub", "or": "iub",
+           "xor": "iub", "shl": "iu", "shr": "iu", "copysign": "f", "floordiv": "iuf",
+           "mod": "iuf", "pow": "iu", "neg": "iuf", "not": "b", "invert": "iu", "floor": "f",
+           "ceil": "f", "rint": "f", "fabs": "f", "compare": "iubf"},
+    dtypes=set(LTYPE) - set(llvm_complex.TYPES) - {"float16", "bfloat16"},
+    stored=set(LTYPE) - set(llvm_complex.TYPES),
+    has_math=lambda name, dt: _kind(dt) == "f" and LlvmOps.has_math(name, dt))
+EXPR = {op: _rendered(rule) for op, rule in RULES.items()}
 
 
 def _or_complex(real_rule, complex_rule):
@@ -177,29 +174,24 @@ COMPLEX = {**llvm_complex.RULES,
 EXPR.update({op: _or_complex(EXPR.get(op), rule) for op, rule in COMPLEX.items()})
 
 
-def supported(op, in_dtypes, out_dtype) -> bool:
+def why_not(op, in_dtypes, out_dtype) -> str | None:
+    """None when EXPR computes `op` at these dtypes, else why not: the checking handler's answer
+    for the shared rule (codegen/kernel/check.py), llvm_complex's for complex dtypes."""
     if op not in EXPR:
-        return False
+        return "it has no scalar rule"
     names = [np.dtype(d).name for d in (*in_dtypes, out_dtype)]
     if any(n not in LTYPE for n in names):
-        return False
-    if any(_kind(n) == "c" for n in names):
-        return llvm_complex.supported(op, in_dtypes, out_dtype)
-    if op != Op.convert and any(n in NARROW and _kind(n) not in "iu" for n in names):
-        return False        # half floats: widen_lowp leaves them only in converts
-    if op in KINDS and (op not in _MATH or _kind(out_dtype) != "f"):
-        return all(_kind(d) in KINDS[op] for d in (*in_dtypes, out_dtype)) and len(set(names)) == 1
-    if op in _MATH:
-        return (_MATH[op], names[-1]) in FUNCTIONS and len(set(names)) == 1
-    if op in _FLOAT_ONLY:
-        return all(_kind(d) == "f" for d in (*in_dtypes, out_dtype))
-    if op == Op.signbit:        # of a float, a bool
-        return all(_kind(d) == "f" for d in in_dtypes)
-    if op in _NUMERIC and any(n == "bool" for n in names):
-        return False
-    if op in _SAME_INPUTS and len(set(names[:-1])) != 1:
-        return False
-    return True
+        return f"no {next(n for n in names if n not in LTYPE)} values"
+    if any(n in llvm_complex.TYPES for n in names) or op not in RULES:
+        return None if llvm_complex.supported(op, in_dtypes, out_dtype) else \
+            f"llvm_complex has no {op.value} of {', '.join(names)}"
+    if op is not Op.convert and any(n in ("float16", "bfloat16") for n in names):
+        return "half floats only convert here (widen_lowp widens the rest)"
+    return check.gap(RULES[op], CHECK, in_dtypes, out_dtype)
+
+
+def supported(op, in_dtypes, out_dtype) -> bool:
+    return why_not(op, in_dtypes, out_dtype) is None
 
 
 @contextlib.contextmanager

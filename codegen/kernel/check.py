@@ -1,0 +1,74 @@
+"""The checking handler of the ops protocol (codegen/kernel/ops.py): runs a shared rule
+(codegen/kernel/exprs.py) on dtypes instead of values and answers whether a target builds it,
+and if not why (the first basic op the target lacks at that dtype).
+
+A target describes itself by `kinds` (basic op -> the dtype kinds it computes: f float, i
+signed, u unsigned, b bool), `dtypes` (those it computes in), `stored` (those it also loads,
+stores and converts) and `has_math(name, dtype)`."""
+from __future__ import annotations
+
+import numpy as np
+
+BOOL = np.dtype(bool)
+
+
+class Gap(Exception):
+    """A basic op the target does not compute at a dtype (the message says which)."""
+
+
+class CheckOps:
+    """The ops protocol on dtypes: every value is its dtype, every op checks the target."""
+
+    def __init__(self, kinds, dtypes, stored, has_math):
+        self.kinds, self.dtypes, self.stored, self.has_math = kinds, dtypes, stored, has_math
+
+    def _need(self, name, dtype, *xs):
+        dtype = np.dtype(dtype)
+        if any(np.dtype(x) != dtype for x in xs):
+            raise Gap(f"{name} of {', '.join(np.dtype(x).name for x in xs)} (operands of "
+                      "different dtypes)")
+        if dtype.name not in self.dtypes or dtype.kind not in self.kinds[name]:
+            raise Gap(f"{name} of {dtype.name}")
+        return dtype
+
+    def const(self, value, dtype):
+        return np.dtype(dtype)
+
+    def binary(self, name, x, y, dtype):
+        if name == "pow" and np.dtype(dtype).kind == "f":
+            return self.math("pow", dtype, x, y)
+        return self._need(name, dtype, x, y)
+
+    def unary(self, name, x, dtype):
+        return self._need(name, dtype, x)
+
+    def compare(self, pred, x, y, dtype):
+        self._need("compare", dtype, x, y)
+        return BOOL
+
+    def select(self, c, x, y):
+        if np.dtype(c) != BOOL or np.dtype(x) != np.dtype(y):
+            raise Gap(f"select of {np.dtype(x).name} and {np.dtype(y).name}")
+        return np.dtype(x)
+
+    def convert(self, x, src, dst):
+        if np.dtype(src).name not in self.stored or np.dtype(dst).name not in self.stored:
+            raise Gap(f"convert {np.dtype(src).name} -> {np.dtype(dst).name}")
+        return np.dtype(dst)
+
+    def math(self, name, dtype, *xs):
+        if any(np.dtype(x) != np.dtype(dtype) for x in xs) or not self.has_math(name, dtype):
+            raise Gap(f"{name} of {np.dtype(dtype).name}")
+        return np.dtype(dtype)
+
+
+def gap(rule, target: CheckOps, in_dtypes, out_dtype) -> str | None:
+    """None when `target` computes `rule` at these dtypes, else why not."""
+    try:
+        got = rule(target, [np.dtype(d) for d in in_dtypes], [np.dtype(d) for d in in_dtypes],
+                   np.dtype(out_dtype))
+    except Gap as e:
+        return f"no {e}"
+    if np.dtype(got) != np.dtype(out_dtype):
+        return f"gives {np.dtype(got).name}, not {np.dtype(out_dtype).name}"
+    return None
