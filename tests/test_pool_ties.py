@@ -159,3 +159,21 @@ def test_jitted_pool_gradient_gathers_once_and_scatters_once():
         [1, 1, 1, 1], ops
     assert not [n for n in nodes if str(n.op) == "select"
                 and np.dtype(str(n.outputs[0].type.dtype)).kind == "f"]
+
+
+def test_hot_eager_backward_scatters_to_the_saved_positions():
+    """Eagerly, a hot max_pool2d saves each window's first-maximum position, as PyTorch's
+    max_pool2d_with_indices does: its backward reduces no window again."""
+    from jitgrad.transforms import fused_eager
+    x = jg.tensor(X[None, None], requires_grad=True)
+    for _ in range(fused_eager.HOT + 1):
+        x.grad = None
+        (F.max_pool2d(x, 2) * jg.tensor(W)).sum().backward()
+    y = (F.max_pool2d(x, 2) * jg.tensor(W)).sum()
+    x.grad = None
+    with jg.profiler.profile() as prof:
+        y.backward()
+    kernels = [e.name for e in prof.events if e.cat == "kernel"]
+    assert any("scatter_add" in k for k in kernels) and not any("reduce" in k for k in kernels)
+    np.testing.assert_array_equal(x.grad.numpy()[0, 0], [[1, 0, 2, 0], [0, 0, 0, 0],
+                                                         [0, 3, 4, 0], [0, 0, 0, 0]])

@@ -16,11 +16,13 @@ layer; the contiguous runs save the relabelling copies of the columns and their 
 step 10-20% faster) and make a strided tap's gradient one pad instead of an interleave (a
 stride-2 conv's value_and_grad: 87 -> 54 kernels, 28.6 -> 17.8 ms).
 Pooling with stride == kernel and no padding (the common 2x2/2) is a reshape to
-(N, C, OH, kh, OW, kw) and one reduction (its gradient one elementwise kernel); overlapping or
-padded pooling reduces its k*k taps stacked on a leading axis. Adaptive average pooling is two
+(N, C, OH, kh, OW, kw) reduced over its window axes (average: one sum; max: the first maximum's
+position, then one take, its gradient one scatter: window_extremum.py); overlapping or padded
+pooling reduces its k*k taps stacked on a leading axis. Adaptive average pooling is two
 matmuls with PyTorch's bins.
 Eagerly, a one-group convolution and a pooling run as one compiled call each once their
-signature is hot (fused_eager.py), recorded as one op whose backward is their VJP.
+signature is hot (fused_eager.py), recorded as one op whose backward is their VJP (max pooling's
+from the first maxima's positions its forward saved, as PyTorch's max_pool2d_with_indices).
 """
 from __future__ import annotations
 
@@ -31,9 +33,10 @@ import numpy as np
 from .. import numpy as jnp
 from ..dtypes import default_float
 from ..lax.convolution import conv_runs
-from ..numpy.window_extremum import first_extremum
+from ..numpy.window_extremum import first_extremum_position, take_position
 from ..numpy._convert import asarray
 from . import init
+from ..transforms.autodiff import vjp
 from ..transforms.fused_eager import fused_in_eager
 from .module import Module, Parameter
 
@@ -142,9 +145,8 @@ def _pool_args(kernel_size, stride, padding, where):
     return kernel, stride, tuple((p, p) for p in pad)
 
 
-@fused_in_eager("x")                       # eagerly: one compiled call once hot
-def _pool(x, kernel, stride, pads, fill, reduce, where):
-    """reduce(windows, axes) over every k x k window of x padded with `fill`. Non-overlapping
+def _windows(x, kernel, stride, pads, fill, where):
+    """(windows, their axes) of every k x k window of x padded with `fill`. Non-overlapping
     unpadded windows are a reshape (the rows and columns past the last window cropped first);
     otherwise the k*k strided taps stacked on a leading axis."""
     x = _pad(x, pads, fill)
@@ -153,10 +155,39 @@ def _pool(x, kernel, stride, pads, fill, reduce, where):
     if stride == kernel:
         if (oh * kh, ow * kw) != (h, w):
             x = x[:, :, :oh * kh, :ow * kw]
-        return reduce(jnp.reshape(x, (n, c, oh, kh, ow, kw)), (3, 5))
+        return jnp.reshape(x, (n, c, oh, kh, ow, kw)), (3, 5)
     taps = _taps(x, kernel, stride, (1, 1), (oh, ow))
     stacked = jnp.concatenate(taps, axis=0)                      # (K*N, C, OH, OW)
-    return reduce(jnp.reshape(stacked, (len(taps), n, c, oh, ow)), 0)
+    return jnp.reshape(stacked, (len(taps), n, c, oh, ow)), (0,)
+
+
+@fused_in_eager("x")                       # eagerly: one compiled call once hot
+def _avg_pool(x, kernel, stride, pads):
+    windows, axes = _windows(x, kernel, stride, pads, 0.0, "avg_pool2d")
+    return jnp.sum(windows, axis=axes)
+
+
+def _max_pool_fwd(x, kernel, stride, pads):
+    """The pooled maxima and, for the backward, each window's first maximum's flat position in
+    the windows (PyTorch's max_pool2d_with_indices saves its indices likewise)."""
+    windows, axes = _windows(x, kernel, stride, pads, -np.inf, "max_pool2d")
+    position = first_extremum_position(windows, axes)
+    return take_position(windows, position), (position,)
+
+
+def _max_pool_bwd(args, residuals, g):
+    """The cotangent scattered to the saved positions: no window reductions run again."""
+    x, kernel, stride, pads = args
+    (position,) = residuals
+    _, pull = vjp(lambda x: take_position(_windows(x, kernel, stride, pads, -np.inf,
+                                                   "max_pool2d")[0], position), x)
+    return pull(g)
+
+
+# eagerly: one compiled call once hot; under autograd the backward reads the saved positions
+@fused_in_eager("x", fwd=_max_pool_fwd, bwd=_max_pool_bwd)
+def _max_pool(x, kernel, stride, pads):
+    return _max_pool_fwd(x, kernel, stride, pads)[0]
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0):
@@ -164,14 +195,14 @@ def max_pool2d(x, kernel_size, stride=None, padding=0):
     in PyTorch, a window's gradient goes to its first maximum (row-major), not split among ties."""
     x = _check_nchw(x, "max_pool2d")
     kernel, stride, pads = _pool_args(kernel_size, stride, padding, "max_pool2d")
-    return _pool(x, kernel, stride, pads, -np.inf, first_extremum, "max_pool2d")
+    return _max_pool(x, kernel, stride, pads)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, count_include_pad=True):
     """Mean over k x k windows; with count_include_pad=False padded zeros are not counted."""
     x = _check_nchw(x, "avg_pool2d")
     kernel, stride, pads = _pool_args(kernel_size, stride, padding, "avg_pool2d")
-    total = _pool(x, kernel, stride, pads, 0.0, lambda v, ax: jnp.sum(v, axis=ax), "avg_pool2d")
+    total = _avg_pool(x, kernel, stride, pads)
     if count_include_pad or pads == ((0, 0), (0, 0)):
         return jnp.true_divide(total, math.prod(kernel))
     # how many real (unpadded) pixels each window covers: the same taps over a NumPy mask

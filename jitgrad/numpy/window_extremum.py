@@ -37,20 +37,39 @@ def _offsets(shape, axes):
     return offsets
 
 
-def first_extremum(w, axes, largest=True):
-    """max (largest) or min of w over `axes` (an int or a tuple; scan order row-major over them)
-    whose derivative goes, whole, to the first extremum."""
-    axes = tuple(a % w.ndim for a in (axes if isinstance(axes, tuple) else (axes,)))
-    kind = kind_of(w.dtype)
-    if kind == "b":
-        return (any if largest else all)(w, axis=axes)
-    if kind in "iu":        # no NaN, no signed zero, no gradient: the extremum is the entry
-        return (max if largest else min)(w, axis=axes)
+def first_extremum_position(w, axes, largest=True):
+    """The flat (row-major) position in w of the first max (largest) or min of w over `axes`
+    (scan order row-major over them; the first NaN, if any), as int64 of the reduced shape:
+    what max_pool2d_with_indices saves for its backward, in w's own layout."""
+    axes = _axes(w, axes)
     ext = (max if largest else min)(w, axis=axes, keepdims=True)
-    hit = logical_or(equal(w, ext), isnan(w))    # a NaN is the extremum exactly when there is one
+    hit = equal(w, ext)
+    if kind_of(w.dtype) in "fc":
+        hit = logical_or(hit, isnan(w))    # a NaN is the extremum exactly when there is one
     # offsets grow in scan order, so the least offset of a hit is the first extremum's
     inner = functools.reduce(np.add, _offsets(w.shape, axes))      # the window: a few entries
     flat = min(where(hit, inner, w.size), axis=axes, keepdims=True)
     for offset in _offsets(w.shape, [a for a in range(w.ndim) if a not in axes]):
         flat = add(flat, offset)
-    return take(reshape(w, (-1,)), squeeze(flat, axes), mode="promise_in_bounds")
+    return squeeze(flat, axes)
+
+
+def take_position(w, position):
+    """w's entries at flat positions (first_extremum_position's): differentiated as a scatter."""
+    return take(reshape(w, (-1,)), position, mode="promise_in_bounds")
+
+
+def first_extremum(w, axes, largest=True):
+    """max (largest) or min of w over `axes` (an int or a tuple; scan order row-major over them)
+    whose derivative goes, whole, to the first extremum."""
+    axes = _axes(w, axes)
+    kind = kind_of(w.dtype)
+    if kind == "b":
+        return (any if largest else all)(w, axis=axes)
+    if kind in "iu":        # no NaN, no signed zero, no gradient: the extremum is the entry
+        return (max if largest else min)(w, axis=axes)
+    return take_position(w, first_extremum_position(w, axes, largest))
+
+
+def _axes(w, axes):
+    return tuple(a % w.ndim for a in (axes if isinstance(axes, tuple) else (axes,)))
