@@ -114,5 +114,89 @@ def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
     return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
 
 
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
+    """torch.nn.init.trunc_normal_: N(mean, std^2) samples redrawn until inside [a, b]."""
+    rng, out = _global_rng(), np.empty(tensor.shape)
+    todo = np.ones(tensor.shape, bool)
+    while todo.any():
+        out[todo] = rng.normal(mean, std, int(todo.sum()))
+        todo = (out < a) | (out > b)
+    return _fill(tensor, out)
+
+
+def orthogonal_(tensor, gain=1.0):
+    """torch.nn.init.orthogonal_: a (semi-)orthogonal matrix from the QR decomposition of a
+    normal draw, rows x (numel / rows), signs fixed by R's diagonal, times gain."""
+    if len(tensor.shape) < 2:
+        raise ValueError(f"orthogonal_: only tensors with 2 or more dimensions are supported, got "
+                         f"shape {tuple(tensor.shape)}")
+    if _zero_element(tensor):
+        return tensor
+    rows = tensor.shape[0]
+    flat = _global_rng().normal(0.0, 1.0, (rows, tensor.size // rows))
+    wide = rows < flat.shape[1]
+    q, r = np.linalg.qr(flat.T if wide else flat)
+    q = q * np.sign(np.diag(r))
+    return _fill(tensor, gain * (q.T if wide else q).reshape(tensor.shape))
+
+
+def eye_(tensor):
+    """torch.nn.init.eye_: the identity matrix (2-D tensors), in place."""
+    if len(tensor.shape) != 2:
+        raise ValueError(f"eye_: only 2-D tensors are supported, got shape {tuple(tensor.shape)}")
+    return _fill(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor, groups=1):
+    """torch.nn.init.dirac_: a convolution weight (3-5 dims) that passes its input channels
+    through (per group), in place."""
+    if len(tensor.shape) not in (3, 4, 5):
+        raise ValueError(f"dirac_: only 3, 4 and 5-D tensors are supported, got shape "
+                         f"{tuple(tensor.shape)}")
+    out_per_group = tensor.shape[0] // groups
+    if tensor.shape[0] % groups:
+        raise ValueError(f"dirac_: dim 0 ({tensor.shape[0]}) must be divisible by groups ({groups})")
+    w = np.zeros(tensor.shape)
+    centre = tuple(k // 2 for k in tensor.shape[2:])
+    for g in range(groups):
+        for d in range(min(out_per_group, tensor.shape[1])):
+            w[(g * out_per_group + d, d) + centre] = 1.0
+    return _fill(tensor, w)
+
+
+def sparse_(tensor, sparsity, std=0.01):
+    """torch.nn.init.sparse_: a 2-D tensor of N(0, std^2) samples with ceil(sparsity * rows) zeros
+    in each column, in place."""
+    if len(tensor.shape) != 2:
+        raise ValueError(f"sparse_: only 2-D tensors are supported, got shape {tuple(tensor.shape)}")
+    rows, cols = tensor.shape
+    rng = _global_rng()
+    w = rng.normal(0.0, std, (rows, cols))
+    for c in range(cols):
+        w[rng.permutation(rows)[:math.ceil(sparsity * rows)], c] = 0.0
+    return _fill(tensor, w)
+
+
+def _deprecated(new):
+    """torch's old names without the trailing underscore: the same function, with its warning."""
+    old = new.__name__[:-1]
+
+    def fn(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+    fn.__name__ = fn.__qualname__ = old
+    fn.__doc__ = f"torch.nn.init.{old}: deprecated spelling of {new.__name__}."
+    return fn
+
+
+uniform, normal, constant, xavier_uniform, xavier_normal, kaiming_uniform, kaiming_normal, \
+    orthogonal, sparse, eye, dirac = (_deprecated(f) for f in (
+        uniform_, normal_, constant_, xavier_uniform_, xavier_normal_, kaiming_uniform_,
+        kaiming_normal_, orthogonal_, sparse_, eye_, dirac_))
+
 __all__ = ["calculate_gain", "fan_in_and_fan_out", "uniform_", "normal_", "constant_", "zeros_",
-           "ones_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "ones_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+           "trunc_normal_", "orthogonal_", "eye_", "dirac_", "sparse_", "uniform", "normal",
+           "constant", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+           "orthogonal", "sparse", "eye", "dirac"]
