@@ -38,7 +38,7 @@ from ...ir.passes.matmul_views import VIEW_OPS
 from ...ir.primitives import REDUCE
 from ..kernel.costs import PARALLEL_MIN, element_cost
 from ..kernel.evaluator import array_constants
-from ..kernel.exprs import REDUCER_KIND
+from ..kernel.reducers import REDUCER_KIND
 from ..kernel.nest import reduce_nest
 from ..kernel.walk import RELABEL
 from .kernels import matmul, opaque

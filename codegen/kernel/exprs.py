@@ -18,7 +18,6 @@ import numpy as np
 from ...ir.errors import UnsupportedOpError
 from ...ir.ops import Op
 from ...ir.primitives import RECORDS
-from .reducers import REDUCER_KIND  # noqa: F401  (read from here by codegen/cpu/kernels/)
 
 BOOL = np.dtype(bool)
 
