@@ -177,3 +177,14 @@ def test_hot_eager_backward_scatters_to_the_saved_positions():
     assert any("scatter_add" in k for k in kernels) and not any("reduce" in k for k in kernels)
     np.testing.assert_array_equal(x.grad.numpy()[0, 0], [[1, 0, 2, 0], [0, 0, 0, 0],
                                                          [0, 3, 4, 0], [0, 0, 0, 0]])
+
+
+def test_indices_are_the_first_maxima(run):
+    """return_indices gives the positions the gradient goes to (hand-computed on X's ties)."""
+    x = X[None, None]
+    v, i = run(lambda x: F.max_pool2d(x, 3, 1, return_indices=True), x)
+    np.testing.assert_array_equal(np.asarray(i)[0, 0], [[0, 2], [4, 7]])
+    np.testing.assert_array_equal(np.asarray(v)[0, 0], [[3, 3], [3, 3]])
+    v, i = run(lambda x: F.adaptive_max_pool2d(x, 2, return_indices=True), x)
+    np.testing.assert_array_equal(np.asarray(i)[0, 0], [[0, 2], [9, 10]])
+    np.testing.assert_array_equal(np.asarray(v)[0, 0], [[3, 3], [3, 3]])

@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..numpy._convert import asarray
-from ..numpy.window_extremum import first_extremum
+from ..numpy.window_extremum import (first_extremum, first_extremum_position,
+                                     take_position)
 from . import conv
 from .conv_nd import ntuple, pad_spatial, window_taps
 
@@ -73,14 +74,14 @@ def _flat_indices(size, geometry):
     return np.stack(rows)
 
 
-def _pick_indices(stacked, table, out):
-    """The flat input index of each window's first maximum, as int64 (torch's indices)."""
-    arg = jnp.argmax(stacked, axis=0)                                  # (N?, C, *out)
-    p = math.prod(out)
-    lead = tuple(arg.shape[:arg.ndim - len(out)])
-    flat = jnp.add(jnp.multiply(jnp.reshape(arg, lead + (p,)).astype("int64"), p),
-                   np.arange(p, dtype=np.int64))
-    return jnp.reshape(jnp.take(table.reshape(-1), flat), lead + out)
+def _pick_indices(position, table):
+    """The flat input index of each window's first maximum, as int64 (torch's indices), from its
+    position in the stacked taps (K, N?, C, *out)."""
+    per_tap = position.size         # one tap's slab holds every output once, in output order
+    tap = jnp.floor_divide(position, per_tap)
+    p = table.shape[1]
+    return jnp.take(table.reshape(-1), jnp.add(jnp.multiply(tap, p), jnp.remainder(position, p)),
+                    mode="promise_in_bounds")
 
 
 def max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nsp,
@@ -94,10 +95,11 @@ def max_pool_nd(input, kernel_size, stride, padding, dilation, ceil_mode, return
     if plain and not return_indices:
         return conv.max_pool2d(x, kernel, stride_, tuple(p for p, _ in pads))
     stacked = _stacked(x, geometry, -np.inf)
-    value = first_extremum(stacked, 0)
     if not return_indices:
-        return value
-    return value, _pick_indices(stacked, _flat_indices(size, geometry), out)
+        return first_extremum(stacked, 0)
+    position = first_extremum_position(stacked, 0)
+    return (take_position(stacked, position),
+            _pick_indices(position, _flat_indices(size, geometry)))
 
 
 def _window_counts(size, geometry, include_pad):
@@ -198,11 +200,12 @@ def adaptive_max_pool_nd(input, output_size, return_indices, nsp, where):
     flat = jnp.reshape(x, lead + (math.prod(size),))
     windows = jnp.reshape(jnp.take(flat, table.reshape(-1), axis=-1), lead + (p, k))
     windows = jnp.where(valid.reshape(p, k), windows, -np.inf)
-    value = jnp.reshape(first_extremum(windows, -1), lead + out)
     if not return_indices:
-        return value
-    arg = jnp.add(np.arange(p, dtype=np.int64) * k, jnp.argmax(windows, axis=-1).astype("int64"))
-    return value, jnp.reshape(jnp.take(table.reshape(-1), arg), lead + out)
+        return jnp.reshape(first_extremum(windows, -1), lead + out)
+    position = first_extremum_position(windows, -1)       # lead * p * k + window * k + entry
+    index = jnp.take(table.reshape(-1), jnp.remainder(position, p * k), mode="promise_in_bounds")
+    return (jnp.reshape(take_position(windows, position), lead + out),
+            jnp.reshape(index, lead + out))
 
 
 def max_unpool_nd(input, indices, kernel_size, stride, padding, output_size, nsp, where):
