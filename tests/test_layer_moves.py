@@ -67,3 +67,19 @@ def test_vectorize_runs_on_the_installed_vmap():
     assert np.asarray(f(jnp.asarray(a), jnp.asarray(a))).tolist() == (a * a).sum(1).tolist()
     assert np.asarray(jg.jit(f)(jnp.asarray(a), jnp.asarray(a))).tolist() == \
         (a * a).sum(1).tolist()
+
+
+@pytest.mark.interpreter
+def test_the_moved_code_jitted_on_the_reference_interpreter():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
+    w = rng.standard_normal((3, 2, 2, 2)).astype(np.float32)
+    f = jg.jit(lambda a, b: lax.conv(a, b, (1, 1), "VALID"))
+    np.testing.assert_allclose(np.asarray(f(x, w)), np.asarray(lax.conv(jnp.asarray(x),
+                                                                        jnp.asarray(w), (1, 1),
+                                                                        "VALID")), rtol=1e-5)
+    z = np.array([1e4, 1e4 + 1, 1e4 - 3], np.float32)
+    np.testing.assert_allclose(np.asarray(jg.jit(jg.scipy.special.log_softmax)(z)),
+                               ss.log_softmax(z.astype(np.float64)), rtol=2e-6)
+    g = jnp.vectorize(lambda a: jnp.sum(a * a), signature="(n)->()")
+    assert np.asarray(jg.jit(g)(np.arange(6.0).reshape(2, 3))).tolist() == [5.0, 50.0]
