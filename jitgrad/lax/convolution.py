@@ -4,9 +4,9 @@ groups, for any number of spatial dimensions.
 
 Layouts are permuted to (N, C, spatial...) x (O, I, spatial...) first. The plain 2-D case
 (no dilation, one group) runs as `conv_runs` (im2col on stride phases, one GEMM), the lowering
-jitgrad.nn.functional.conv2d uses too; every other case pads (lhs dilation = interior padding), gathers all windows
-with one `take` of precomputed indices and contracts them with the kernel in one batched
-matmul over the groups."""
+jitgrad.nn.functional.conv2d uses too; every other case pads (lhs dilation = interior padding),
+gathers all windows with one `take` of precomputed indices and contracts them with the kernel in
+one batched matmul over the groups."""
 from __future__ import annotations
 
 import collections

@@ -64,7 +64,8 @@ def randint(low, high=None, size=(), dtype=None, device=None):
     """torch.randint: a tensor of integers uniform in [low, high)."""
     if high is None:
         low, high = 0, low
-    return tensor(global_rng().integers(low, high, size), dtype=dtype or "int64", device=device or "cpu")
+    return tensor(global_rng().integers(low, high, size), dtype=dtype or "int64",
+                  device=device or "cpu")
 
 
 def _grad(t, requires_grad):
