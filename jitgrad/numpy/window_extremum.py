@@ -10,7 +10,8 @@ output's cotangent, as PyTorch's max-pool backward scatters to its saved indices
 the model benchmark's CNN (2x2/2 pools of 64x8x28x28 and 64x16x14x14): a third reduction
 summing the chosen entry, differentiated into a select of the broadcast cotangent over the
 window layout, made the jitted step 3.6 -> 7.0 ms (the select's 2-wide inner loops do not
-vectorize); the scatter writes one value per window."""
+vectorize); the scatter writes one value per window. The three in one process (contended VM,
+pool kernels per step): that select 3.5 ms, jnp.max's tie-splitting gradient 1.9, this 1.4."""
 from __future__ import annotations
 
 import functools
