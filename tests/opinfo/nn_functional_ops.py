@@ -322,3 +322,72 @@ record("adaptive_avg_pool2d", F.adaptive_avg_pool2d, lambda x, output_size: x.re
 record("channel_shuffle", F.channel_shuffle, lambda x, groups: x.reshape(
     x.shape[0], groups, -1, *x.shape[2:]).swapaxes(1, 2).reshape(x.shape), [((2, 6, 3),)],
     kwargs={"groups": 3}, owner_path="torch.nn.functional.channel_shuffle")
+
+
+def _np_conv_transpose2d(x, w, stride=1):
+    n, _, h, wd = x.shape
+    kh, kw = w.shape[-2:]
+    out = np.zeros((n, w.shape[1], (h - 1) * stride + kh, (wd - 1) * stride + kw), x.dtype)
+    for i in range(h):
+        for j in range(wd):
+            out[..., i * stride:i * stride + kh, j * stride:j * stride + kw] += np.einsum(
+                "nc,cokl->nokl", x[..., i, j], w)
+    return out
+
+
+def _np_unfold(x, kernel_size):
+    n, c, h, w = x.shape
+    k = kernel_size
+    cols = [x[:, :, i:i + k, j:j + k].reshape(n, c * k * k)
+            for i in range(h - k + 1) for j in range(w - k + 1)]
+    return np.stack(cols, -1)
+
+
+record("conv_transpose2d", F.conv_transpose2d, _np_conv_transpose2d,
+       [((2, 3, 3, 2), (3, 2, 2, 3))], tol=1e-4)
+record("conv_transpose2d", F.conv_transpose2d, _np_conv_transpose2d,
+       [((1, 2, 3, 3), (2, 1, 3, 3))], kwargs={"stride": 2}, tol=1e-4)
+record("max_pool3d", F.max_pool3d, lambda x, kernel_size: x.reshape(
+    *x.shape[:-3], x.shape[-3] // 2, 2, x.shape[-2] // 2, 2, x.shape[-1] // 2, 2).max((-5, -3, -1)),
+    [((1, 2, 4, 2, 4),)], kwargs={"kernel_size": 2})
+record("avg_pool3d", F.avg_pool3d, lambda x, kernel_size: x.reshape(
+    *x.shape[:-3], x.shape[-3] // 2, 2, x.shape[-2] // 2, 2, x.shape[-1] // 2, 2).mean((-5, -3, -1)),
+    [((1, 2, 4, 2, 4),)], kwargs={"kernel_size": 2})
+record("adaptive_max_pool1d", F.adaptive_max_pool1d, lambda x, output_size: x.reshape(
+    *x.shape[:-1], output_size, -1).max(-1), [((2, 3, 6),)], kwargs={"output_size": 2})
+record("adaptive_max_pool2d", F.adaptive_max_pool2d, lambda x, output_size: x.reshape(
+    *x.shape[:-2], output_size, x.shape[-2] // output_size, output_size,
+    x.shape[-1] // output_size).max((-3, -1)), [((2, 3, 4, 6),)], kwargs={"output_size": 2})
+record("instance_norm", F.instance_norm, lambda x: (x - x.mean(-1, keepdims=True)) / np.sqrt(
+    x.var(-1, keepdims=True) + 1e-5), [((2, 3, 5),)], tol=1e-4)
+record("unfold", F.unfold, _np_unfold, [((2, 3, 4, 5),)], kwargs={"kernel_size": 2})
+record("fold", lambda cols, output_size, kernel_size: F.fold(cols, output_size, kernel_size),
+       lambda cols, output_size, kernel_size: _np_fold(cols, output_size, kernel_size),
+       [((2, 12, 12),)], kwargs={"output_size": (4, 5), "kernel_size": 2},
+       owner_path="torch.nn.functional.fold")
+record("log_sigmoid", F.log_sigmoid, lambda x: -_softplus(-x), UNARY, owner="jax",
+       owner_path="jax.nn.log_sigmoid")
+record("swish", F.swish, lambda x: x * _np_sigmoid(x), UNARY, owner="jax",
+       owner_path="jax.nn.swish")
+record("upsample_nearest", F.upsample_nearest, lambda x, scale_factor: np.repeat(
+    np.repeat(x, 2, -1), 2, -2), [((1, 2, 3, 4),)], kwargs={"scale_factor": 2})
+record("bilinear", F.bilinear, lambda a, b, w, bias: np.einsum("ni,oij,nj->no", a, w, b) + bias,
+       [((3, 4), (3, 2), (5, 4, 2), (5,))], tol=1e-4)
+record("cosine_embedding_loss", lambda a, b, y: F.cosine_embedding_loss(a, b, y / abs(y)),
+       lambda a, b, y: np.mean(np.where(np.sign(y) > 0, 1 - (a * b).sum(1) / np.sqrt(
+           ((a * a).sum(1) + 1e-12) * ((b * b).sum(1) + 1e-12)), np.maximum(0, (a * b).sum(1) / np.sqrt(
+               ((a * a).sum(1) + 1e-12) * ((b * b).sum(1) + 1e-12))))),
+       [((4, 3), (4, 3), (4,))], domain=("nonzero", "nonzero", "nonzero"), tol=1e-4,
+       owner_path=None)
+
+
+def _np_fold(cols, output_size, kernel_size):
+    n, ck, _ = cols.shape
+    h, w = output_size
+    k = kernel_size
+    c = ck // (k * k)
+    out = np.zeros((n, c, h, w), cols.dtype)
+    pos = [(i, j) for i in range(h - k + 1) for j in range(w - k + 1)]
+    for p, (i, j) in enumerate(pos):
+        out[:, :, i:i + k, j:j + k] += cols[:, :, p].reshape(n, c, k, k)
+    return out
