@@ -1,5 +1,5 @@
 """The shared scalar rules and reducers (codegen/kernel/exprs.py, reducers.py; issue 51, item 1):
-written once against the ops protocol (codegen/kernel/ops.py) and rendered by each target.
+written once against the ops protocol (codegen/kernel/ops_protocol.py) and rendered by each target.
 
 A NumPy handler of the protocol evaluates every rule here, so the rules themselves are checked
 against NumPy's ufuncs at their float edges (signed zeros, NaN, infinities, halves) independently
@@ -14,7 +14,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.codegen.cpu import llvm_exprs, llvm_complex
 from jitgrad.codegen.cuda import exprs as cuda_exprs
-from jitgrad.codegen.kernel import exprs as kernel_exprs, ops, reducers
+from jitgrad.codegen.kernel import exprs as kernel_exprs, ops_protocol as ops, reducers
 from jitgrad.ir.ops import Op
 from tests import float_edges
 

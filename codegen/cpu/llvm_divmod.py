@@ -1,4 +1,4 @@
-"""The CPU's basic floordiv and mod (codegen/kernel/ops.py) as LLVM IR, with NumPy's semantics
+"""The CPU's basic floordiv and mod (codegen/kernel/ops_protocol.py) as LLVM IR, with NumPy's semantics
 (its npy_divmod); the integer edges (a divisor of 0 or -1) are the shared rule's
 (codegen/kernel/exprs.py), which passes a divisor other than those:
 

@@ -1,4 +1,4 @@
-"""The CPU's handler of the ops protocol (LlvmOps: codegen/kernel/ops.py) and the per-op scalar
+"""The CPU's handler of the ops protocol (LlvmOps: codegen/kernel/ops_protocol.py) and the per-op scalar
 table of the LLVM kernel backend, rendered from the shared rules (codegen/kernel/exprs.py).
 
 `EXPR[op](b, args, in_dtypes, out_dtype) -> value` emits one element of `op`'s output with
@@ -82,7 +82,7 @@ _UNARY = {"neg": lambda b, x, dt: b.fneg(x) if dt.kind == "f" else b.neg(x),
 
 
 class LlvmOps:
-    """The CPU's handler of the ops protocol (codegen/kernel/ops.py): llvmlite IRBuilder calls."""
+    """The CPU's handler of the ops protocol (codegen/kernel/ops_protocol.py): llvmlite IRBuilder calls."""
 
     def __init__(self, b):
         self.b = b

@@ -1,4 +1,4 @@
-"""Integer power as LLVM IR, the CPU's basic `pow` of ints (codegen/kernel/ops.py): x**e for
+"""Integer power as LLVM IR, the CPU's basic `pow` of ints (codegen/kernel/ops_protocol.py): x**e for
 e >= 0, wrapping in the output's width, by square-and-multiply over every bit of the exponent,
 unrolled (branch-free, so the loop vectorizes; exact modulo 2**bits as NumPy's repeated
 multiplication). A negative exponent's value is the shared rule's (codegen/kernel/exprs.py)."""

@@ -1,4 +1,4 @@
-"""CUDA's handler of the ops protocol (CudaOps: codegen/kernel/ops.py) and its scalar expression
+"""CUDA's handler of the ops protocol (CudaOps: codegen/kernel/ops_protocol.py) and its scalar expression
 table, rendered from the shared rules (codegen/kernel/exprs.py) as numba.cuda source.
 
 What differs from the CPU's basic ops: NumPy scalar functions (`np.floor`, `np.rint`, `np.sign`) do not compile in
@@ -76,7 +76,7 @@ _UNARY = {"neg": "(-{x})", "not": "(not {x})", "invert": "(~{x})", "fabs": "abs(
 
 
 class CudaOps:
-    """CUDA's handler of the ops protocol (codegen/kernel/ops.py): numba.cuda source text, each
+    """CUDA's handler of the ops protocol (codegen/kernel/ops_protocol.py): numba.cuda source text, each
     value an expression; constants are ExprContext's typed module-level names."""
 
     def __init__(self, ctx):

@@ -1,4 +1,4 @@
-"""The checking handler of the ops protocol (codegen/kernel/ops.py): runs a shared rule
+"""The checking handler of the ops protocol (codegen/kernel/ops_protocol.py): runs a shared rule
 (codegen/kernel/exprs.py) on dtypes instead of values and answers whether a target builds it,
 and if not why (the first basic op the target lacks at that dtype).
 

@@ -1,5 +1,5 @@
 """The per-op scalar rules, written once for every target against the `ops` protocol
-(codegen/kernel/ops.py): `RULES[op](o, args, in_dtypes, out_dtype) -> value` computes one
+(codegen/kernel/ops_protocol.py): `RULES[op](o, args, in_dtypes, out_dtype) -> value` computes one
 element of `op`'s output from its operands' values with handler `o`'s basic operations.
 Each target renders them with its handler (CPU: codegen/cpu/llvm_exprs.py, LLVM IR; CUDA:
 codegen/cuda/exprs.py, numba.cuda source) and keeps an entry of its own only where it has a

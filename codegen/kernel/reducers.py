@@ -1,5 +1,5 @@
 """Reducer semantics, once for every target, written against the `ops` protocol
-(codegen/kernel/ops.py): each reduce op's kind, its identity, the combine step (NaN-propagating
+(codegen/kernel/ops_protocol.py): each reduce op's kind, its identity, the combine step (NaN-propagating
 max/min as NumPy's, any/all for bools), argmax/argmin's first-index rule and the accumulator
 dtype. The CPU (codegen/cpu/kernels/accumulators.py) and CUDA (codegen/cuda/exprs.py) render them
 with their handlers; a target keeps its own combine only where it has a better instruction.

@@ -24,7 +24,7 @@ class _Pending:
         return getattr(cls if obj is None else obj, self.name)
 
 
-class _Group:
+class _PendingModule:
     """The names one module installs: (class, name, what the class held before)."""
 
     def __init__(self, module: str, table: dict):
@@ -48,4 +48,4 @@ class _Group:
 
 def install_lazy_methods(module: str, table: dict) -> None:
     """`table`: class -> names that importing `module` installs on it."""
-    _Group(module, table)
+    _PendingModule(module, table)
