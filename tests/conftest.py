@@ -34,7 +34,8 @@ def pytest_collection_modifyitems(config, items):
         if slow:
             config.hook.pytest_deselected(items=slow)
             items[:] = [item for item in items if not item.get_closest_marker("slow")]
-    _start_simulator_children(items)
+    if not config.option.collectonly:     # a collection alone starts no child
+        _start_simulator_children(items)
 
 
 def _start_simulator_children(items):
