@@ -1,4 +1,4 @@
-"""mkdocs hooks, and the one definition of jitgrad's public names (tests/test_docstrings.py
+"""mkdocs hooks, and the one definition of jitgrad's public names (tests/package/test_docstrings.py
 imports it: what the reference renders is what the test checks).
 
 - A reference page's `::: jitgrad.x` directive gets the namespace's public names as its
@@ -8,7 +8,7 @@ imports it: what the reference renders is what the test checks).
 - Regions between `<!-- begin generated: NAME -->` and `<!-- end generated: NAME -->` are
   rendered from the code (`GENERATORS`: the naming table from jitgrad/torch_api/naming.py, the
   CLI reference from jitgrad's argparse parsers) at build time; `python docs/hooks.py` rewrites
-  them in the Markdown sources, and tests/test_docstrings.py fails when a source is stale."""
+  them in the Markdown sources, and tests/package/test_docstrings.py fails when a source is stale."""
 import contextlib
 import importlib
 import inspect
@@ -99,7 +99,7 @@ def public_names(modname):
 
 def public_attributes(modname):
     """Every attribute a user can reach as `modname.x` without a leading underscore (`__all__`
-    when the namespace has one): the set tests/test_docstrings.py accounts for, name by name."""
+    when the namespace has one): the set tests/package/test_docstrings.py accounts for, name by name."""
     mod = importlib.import_module(modname)
     explicit = getattr(mod, "__all__", None)
     return sorted(n for n in (explicit if explicit is not None else dir(mod))

@@ -1,7 +1,7 @@
 """The names that the lazily loaded namespaces install, so `import jitgrad` can offer them before
 it loads them (jitgrad/__init__.py): the Tensor methods of nn.functional and of the torch API
 (eager/lazy_methods.py) and the torch API's jitgrad.* names. Generated from the modules
-themselves: `python -m jitgrad.lazy_names` rewrites this file; tests/test_layering.py fails when
+themselves: `python -m jitgrad.lazy_names` rewrites this file; tests/package/test_layering.py fails when
 it is stale."""
 from __future__ import annotations
 

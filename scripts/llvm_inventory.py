@@ -1,5 +1,5 @@
-"""What the CPU backend still compiles with numba: every op record (tests/op_records.py) in
-each of its dtypes, the integer edge matrix (tests/int_edges.py) and a few ops of each kind on
+"""What the CPU backend still compiles with numba: every op record (tests/support/op_records.py) in
+each of its dtypes, the integer edge matrix (tests/support/int_edges.py) and a few ops of each kind on
 the dtypes the records leave out (int8 ... uint64, float16, bfloat16), run through jg.jit on
 the CPU; each kernel the LLVM units refuse is listed with llvm_kernels.why_not's reason and the
 records that produced it.

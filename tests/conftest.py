@@ -40,10 +40,10 @@ def pytest_collection_modifyitems(config, items):
 
 def _start_simulator_children(items):
     """Child processes of the selected tests (the CUDA simulator's: minutes) start now, so they
-    run beside the rest of the suite instead of after it (tests/early_children.py); the tests
+    run beside the rest of the suite instead of after it (tests/support/early_children.py); the tests
     that wait for them run last, so that the suite's own tests overlap the children's whole
     run (in alphabetical order the suite waited 145 s for the simulator halfway through)."""
-    from tests import early_children
+    from tests.support import early_children
     waiting = []
     for item in items:
         module = getattr(item, "module", None)

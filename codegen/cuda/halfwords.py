@@ -14,7 +14,7 @@ one call each (codegen/cuda/lowp.py writes them):
 For a GPU (and compile_ptx) they are numba intrinsics whose LLVM IR is integer arithmetic on the
 float32 bits: bfloat16 and round-to-odd are the IR the CPU units use too (codegen/kernel/float_bits.py; |x|
 by clearing the sign bit, as NVVM has no llvm.fabs), and float16, which the CPU units convert
-with LLVM's `half`, is written here in bits (PTX's cvt would make every NaN the canonical 0x7FFF). tests/test_cuda_halfwords.py runs this IR on the CPU
+with LLVM's `half`, is written here in bits (PTX's cvt would make every NaN the canonical 0x7FFF). tests/codegen/cuda/test_cuda_halfwords.py runs this IR on the CPU
 against the simulator's versions over every float16 word and float32's special values. Under
 the simulator (NUMBA_ENABLE_CUDASIM=1) they are the same arithmetic on Python ints.
 

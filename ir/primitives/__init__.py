@@ -4,7 +4,7 @@ Record files: unary.py and binary.py (elementwise), structural.py (reductions, c
 shapes, indexing, matmul), conv_columns.py (im2col, col2im), linalg.py (LAPACK, fft),
 sources.py (constant), composite.py (kernel, control flow, custom_vjp_call).
 ir/registry.py holds the record type and the per-concern tables built from the records;
-tests/test_primitive_records.py checks that every record covers every concern or says why not.
+tests/ir/test_primitive_records.py checks that every record covers every concern or says why not.
 """
 from ..registry import RECORDS, register, select
 from . import binary, composite, conv_columns, linalg, sources, structural, unary

@@ -1,6 +1,6 @@
 """jitgrad.numpy: NumPy's API over jitgrad tensors, eager or traced (`import jitgrad.numpy as jnp`).
 
-Deliberate deviations from NumPy (tests/test_numpy_ops.py asserts each):
+Deliberate deviations from NumPy (tests/numpy/test_numpy_ops.py asserts each):
 - Python floats and lists of them are float32 (as in PyTorch and JAX); float64 arrays stay float64.
 - Float math on int/bool inputs (exp, mean, true_divide, ...) gives float32, not float64; and an
   int/bool array meeting a Python float gives float32. (The float64 mode, jg.config.update(
@@ -13,7 +13,7 @@ Deliberate deviations from NumPy (tests/test_numpy_ops.py asserts each):
   (x[1:3]) are views as in NumPy; other results may or may not share storage, so write only
   through indexing.
 """
-# The modules import each other in one direction, at module level (tests/test_layering.py):
+# The modules import each other in one direction, at module level (tests/package/test_layering.py):
 #   _convert (operands, dtypes, devices) -> checks, _out, host_values (nonzero, unique) ->
 #   ufunc_rules -> ufuncs -> elementwise -> copies -> shape -> differences, indexing, spaced,
 #   sets -> creation -> reductions -> complex_parts -> searching, products -> linalg, fft;
@@ -54,7 +54,7 @@ from .reductions import (all, amax, amin, any, argmax, argmin, argsort, average,
                          cumprod, cumsum, cumulative_sum, max, mean, median, min, prod, ptp,
                          sort, std, sum, var)
 from .differences import diff, gradient
-# jax.numpy's remaining public names (issue 49; tests/test_jnp_coverage.py accounts for all)
+# jax.numpy's remaining public names (issue 49; tests/numpy/test_jnp_coverage.py accounts for all)
 from .array_api_extras import cumulative_prod, isneginf, isposinf, matvec, vecmat
 from .array_editing import (array_equiv, block, choose, compress, delete, diagflat, ediff1d,
                             extract, fill_diagonal, insert, lexsort, place, put, put_along_axis,

@@ -1,7 +1,7 @@
 """Writes jitgrad/numpy/ufuncs.py: one `def` per primitive record that has a jitgrad.numpy
 wrapper (`numpy_kind`), named as its record says, with a docstring naming its NumPy counterpart
 and how it differs. Run `python -m jitgrad.numpy._generate` after adding or changing a record;
-tests/test_jnp_generated.py fails while the checked-in file is stale."""
+tests/numpy/test_jnp_generated.py fails while the checked-in file is stale."""
 from __future__ import annotations
 
 import pathlib

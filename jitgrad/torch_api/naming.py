@@ -1,4 +1,4 @@
-"""The naming rule, as data (the docs render it; tests/test_tensor_torch_semantics.py checks it).
+"""The naming rule, as data (the docs render it; tests/torch_api/test_tensor_torch_semantics.py checks it).
 
 `jg.Tensor` methods and `jitgrad.*` top-level functions mean what PyTorch means; `jitgrad.numpy`
 functions mean what NumPy / jax.numpy mean. Where a method call is spelled as only NumPy spells

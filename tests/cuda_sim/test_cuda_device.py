@@ -1,6 +1,6 @@
 """The cuda device end to end under the simulator: tensors, transfers, the caching allocator,
 interop, device errors, and the kernels the op records don't reach at their small sizes
-(block-per-row reductions, tiled matmul). Run by tests/test_cuda_sim_runner.py."""
+(block-per-row reductions, tiled matmul). Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import gc
 import importlib.util
 
@@ -10,7 +10,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

@@ -1,5 +1,5 @@
-"""Every op record (tests/op_records.py), in every dtype it lists, runs eagerly on the cuda device
-under the simulator and matches NumPy. Run by tests/test_cuda_sim_runner.py (own process)."""
+"""Every op record (tests/support/op_records.py), in every dtype it lists, runs eagerly on the cuda device
+under the simulator and matches NumPy. Run by tests/codegen/cuda/test_cuda_sim_runner.py (own process)."""
 import importlib.util
 
 import numpy as np
@@ -8,11 +8,11 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402
-from tests.op_records import (RECORDS, case_id, expected_dtype, iter_cases, reference,  # noqa: E402
+from tests.support.op_records import (RECORDS, case_id, expected_dtype, iter_cases, reference,  # noqa: E402
                                tolerance)
 
 CUDA = jg.device("cuda")

@@ -1,7 +1,7 @@
 """@jit on cuda under the simulator: a fused kernel the generators do not cover
 (cuda_fused.why_not) runs op by op through the eager kernels, logged at JITGRAD_DEBUG=1, and
 matches NumPy; an op no CUDA kernel implements is an UnsupportedOpError naming the op, the
-backend and the user's line when the function compiles. Run by tests/test_cuda_sim_runner.py."""
+backend and the user's line when the function compiles. Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
@@ -10,7 +10,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

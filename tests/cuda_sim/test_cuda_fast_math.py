@@ -1,6 +1,6 @@
 """cuda_fast_math on the cuda device under the simulator: eager ops and a jitted function run with
 the option on (the kernels are jitted with numba's fastmath, which the simulator accepts and
-computes exactly) and give the CPU's values, gradients included. The PTX side is tests/test_cuda_fast_math_ptx.py. Run by tests/test_cuda_sim_runner.py."""
+computes exactly) and give the CPU's values, gradients included. The PTX side is tests/codegen/cuda/test_cuda_fast_math_ptx.py. Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
@@ -9,7 +9,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

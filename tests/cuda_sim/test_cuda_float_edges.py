@@ -1,6 +1,6 @@
-"""The float edge-value matrix of the shared scalar rules (tests/float_edges.py) on the cuda device
+"""The float edge-value matrix of the shared scalar rules (tests/support/float_edges.py) on the cuda device
 under the simulator, eagerly and jitted, against NumPy: the same rules as the CPU's, rendered as
-numba.cuda source. Run by tests/test_cuda_sim_runner.py (own process)."""
+numba.cuda source. Run by tests/codegen/cuda/test_cuda_sim_runner.py (own process)."""
 import importlib.util
 import warnings
 
@@ -10,13 +10,13 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402
 import jitgrad.numpy as jnp  # noqa: E402
 from jitgrad.ir.ops import Op  # noqa: E402
-from tests import float_edges  # noqa: E402
+from tests.support import float_edges  # noqa: E402
 
 # under the simulator floor and round call Python's math.floor / math.remainder, which raise at
 # inf and NaN (libdevice's floorf / remainderf return them), and math.floor returns an int, so

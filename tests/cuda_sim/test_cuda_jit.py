@@ -1,6 +1,6 @@
 """@jit on cuda tensors under the simulator: every scheduled kernel of the benchmark workloads runs
 as one generated kernel (elementwise, reduce, rowwise, matmul) and matches NumPy at small sizes.
-Run by tests/test_cuda_sim_runner.py."""
+Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
@@ -9,7 +9,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

@@ -1,6 +1,6 @@
 """@jit on cuda under the simulator: scan, while_loop, cond and switch run their compiled
 sub-graphs from a host loop (codegen/cuda/loops.py), equal to the CPU; gradients of a scan too.
-Run by tests/test_cuda_sim_runner.py."""
+Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
@@ -9,7 +9,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

@@ -1,6 +1,6 @@
 """The low-precision dtypes on cuda under the simulator: float16, bfloat16, int8, uint8, int16,
 uint16, uint32 and uint64, eager and jitted, give the CPU's bits (codegen/cuda/lowp.py).
-Run by tests/test_cuda_sim_runner.py.
+Run by tests/codegen/cuda/test_cuda_sim_runner.py.
 
 Reductions and matmuls use values whose float32 sums are exact (multiples of 1/8), so the
 different summation orders of the two backends cannot differ; exp and tanh compare the half
@@ -13,7 +13,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import ml_dtypes  # noqa: E402
@@ -65,7 +65,7 @@ def _same(got, want, what=""):
 def _both(fn, *arrays, jit=False):
     """fn on cuda tensors (jitted when asked) against fn on CPU tensors, bit for bit. The CPU
     side runs eagerly: the NumPy reference, which the CPU's compiled units match bit for bit
-    (tests/test_dtypes_lowp.py), so one oracle serves the eager and the jitted cuda paths."""
+    (tests/numpy/test_dtypes_lowp.py), so one oracle serves the eager and the jitted cuda paths."""
     want = fn(*[jg.tensor(a) for a in arrays])
     got = (jg.jit(fn) if jit else fn)(*[jg.tensor(a, device="cuda") for a in arrays])
     for g, w in zip(jg.tree_util.tree_leaves(got), jg.tree_util.tree_leaves(want)):

@@ -1,7 +1,7 @@
 """Elementwise kernels walk the shared ElementwiseNest (codegen/kernel/nest.py): the flat index
 is unravelled over the collapsed dims an operand spans, so a broadcast reads with fewer
 divisions than over the output's own dims, and a same-shape kernel with none; each against
-NumPy, on the vector path and the scalar one. Run by tests/test_cuda_sim_runner.py."""
+NumPy, on the vector path and the scalar one. Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
 import re
 
@@ -11,7 +11,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

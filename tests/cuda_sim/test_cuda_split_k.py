@@ -3,7 +3,7 @@ idle sums K in shares, each block storing a partial tile; the last block of a ti
 ticket, reset for the next launch) sums the shares in order and applies the epilogue. Checked
 against NumPy through the backend, twice per function (the ticket and the bits of a second
 launch), with a bias/relu epilogue, a transposed operand, a batch, and a K the shares do not
-divide. Run by tests/test_cuda_sim_runner.py."""
+divide. Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
@@ -12,7 +12,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

@@ -3,8 +3,8 @@ m16n8k8 TF32 products): every warp layout of the tiling with ragged edges, throu
 kernel and a jitted product with an epilogue, against float64 NumPy with the error bound of
 each float32_matmul_precision ("highest": 3xTF32, float32's bound; "high": TF32's, and not
 float32's, so the option is seen to act). The simulator runs the mma as NumPy per lane from the
-same shared tiles and TF32 parts. Run by tests/test_cuda_sim_runner.py; the PTX (HMMA present,
-no spills) is checked in tests/test_cuda_kernels_ptx.py and tests/test_cuda_static.py."""
+same shared tiles and TF32 parts. Run by tests/codegen/cuda/test_cuda_sim_runner.py; the PTX (HMMA present,
+no spills) is checked in tests/codegen/cuda/test_cuda_kernels_ptx.py and tests/programs/test_cuda_static.py."""
 import importlib.util
 
 import numpy as np
@@ -13,7 +13,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

@@ -1,7 +1,7 @@
 """The memory-bound kernels' fast paths under the simulator (issue 30, item 4): 128-bit groups with
 a scalar tail, the scalar path for pointers that are not 16-byte aligned, one reciprocal per row,
 and column reductions split along the reduced axis; each against NumPy.
-Run by tests/test_cuda_sim_runner.py."""
+Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
@@ -10,7 +10,7 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402

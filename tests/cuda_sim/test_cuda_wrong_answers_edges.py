@@ -1,7 +1,7 @@
 """Issue 24 on the cuda device under the simulator: the integer edge-value matrix
-(tests/int_edges.py), eagerly and jitted, against NumPy; donation, embedding indices, Parameters
+(tests/support/int_edges.py), eagerly and jitted, against NumPy; donation, embedding indices, Parameters
 through jit.
-Run by tests/test_cuda_sim_runner.py (own process)."""
+Run by tests/codegen/cuda/test_cuda_sim_runner.py (own process)."""
 import importlib.util
 import warnings
 
@@ -11,11 +11,11 @@ import pytest
 from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled() or importlib.util.find_spec("numba_cuda") is None:
-    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/test_cuda_sim_runner.py)",
+    pytest.skip("needs numba-cuda and NUMBA_ENABLE_CUDASIM=1 (tests/codegen/cuda/test_cuda_sim_runner.py)",
                 allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402
-from tests.int_edges import binary_cases, mismatches, unary_cases  # noqa: E402
+from tests.support.int_edges import binary_cases, mismatches, unary_cases  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 CUDA = jg.device("cuda")

@@ -1,7 +1,7 @@
 """The toolchain's three test kernels, run by numba-cuda's simulator and compared with NumPy.
 
 Runs only with NUMBA_ENABLE_CUDASIM=1 set before numba.cuda is imported, i.e. in its own process:
-tests/test_cuda_sim_runner.py starts one. Sizes stay at a few thousand elements because the
+tests/codegen/cuda/test_cuda_sim_runner.py starts one. Sizes stay at a few thousand elements because the
 simulator runs each CUDA thread as a Python thread.
 """
 import importlib.util
@@ -13,7 +13,7 @@ from jitgrad.codegen.cuda.toolchain import cuda_simulator_enabled
 
 if not cuda_simulator_enabled():
     pytest.skip(
-        "needs NUMBA_ENABLE_CUDASIM=1 (run by tests/test_cuda_sim_runner.py)", allow_module_level=True
+        "needs NUMBA_ENABLE_CUDASIM=1 (run by tests/codegen/cuda/test_cuda_sim_runner.py)", allow_module_level=True
     )
 if importlib.util.find_spec("numba_cuda") is None:
     pytest.skip("numba-cuda is not installed: pip install 'jitgrad[cuda]'", allow_module_level=True)
