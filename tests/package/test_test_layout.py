@@ -6,7 +6,7 @@ import pathlib
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
 SHARED = {"support", "consistency", "package", "programs", "cuda_sim"}
-GOLDEN = {"golden", "verifier", "ported_programs"}
+GOLDEN = {"golden", "verifier", "own_programs"}
 
 
 def _source_folders():

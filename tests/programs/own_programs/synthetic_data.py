@@ -1,13 +1,13 @@
-"""Small synthetic stand-ins for the datasets the ported programs download.
+"""Small synthetic digit data for the programs in this folder (instead of downloading MNIST).
 
 Same shapes, dtypes and value ranges as the real data, a few hundred rows, made by NumPy from a
 fixed seed so the original framework and jitgrad see identical inputs. Framework-free: images and
 labels are NumPy arrays / Python ints; the program's own DataLoader (torch's or jitgrad's) collates
 them into tensors.
 
-``jax_datasets``          replaces jax-ml/jax ``examples/datasets.py`` (``from examples import datasets``)
-``torchvision_datasets``  replaces ``torchvision.datasets`` (MNIST only)
-``torchvision_transforms`` replaces ``torchvision.transforms`` (Compose, ToTensor, Normalize)
+``mnist_flat()``          flattened float32 images in [0, 1] and one-hot labels (the JAX programs)
+``torchvision_datasets``  a ``torchvision.datasets.MNIST`` look-alike (the torch programs)
+``torchvision_transforms`` ``Compose``, ``ToTensor``, ``Normalize`` look-alikes
 """
 import types
 
@@ -26,7 +26,7 @@ def _mnist_arrays(n, seed):
 
 
 def _jax_mnist(permute_train=False):
-    """examples.datasets.mnist(): flattened float32 images in [0, 1], one-hot float32 labels."""
+    """Flattened float32 images in [0, 1], one-hot float32 labels: train (256), test (128)."""
     def prep(n, seed):
         x, y = _mnist_arrays(n, seed)
         return (x.reshape(n, 784).astype(np.float32) / np.float32(255.0),
@@ -39,7 +39,7 @@ def _jax_mnist(permute_train=False):
     return train_images, train_labels, test_images, test_labels
 
 
-jax_datasets = types.SimpleNamespace(mnist=_jax_mnist)
+mnist_flat = _jax_mnist
 
 
 class _MNIST:
