@@ -7,13 +7,11 @@ signed, u unsigned, b bool), `dtypes` (those it computes in), `stored` (those it
 stores and converts) and `has_math(name, dtype)`."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 BOOL = np.dtype(bool)
-
-
-class Gap(Exception):
-    """A basic op the target does not compute at a dtype (the message says which)."""
 
 
 class CheckOps:
@@ -21,14 +19,21 @@ class CheckOps:
 
     def __init__(self, kinds, dtypes, stored, has_math):
         self.kinds, self.dtypes, self.stored, self.has_math = kinds, dtypes, stored, has_math
+        self.missing = None     # the first basic op a walk found the target lacks
+
+    def _miss(self, what, dtype):
+        """Note a basic op the target lacks and go on with the dtype it would give (the walk
+        finishes; gap() reports the first one)."""
+        self.missing = self.missing or what
+        return np.dtype(dtype)
 
     def _need(self, name, dtype, *xs):
         dtype = np.dtype(dtype)
         if any(np.dtype(x) != dtype for x in xs):
-            raise Gap(f"{name} of {', '.join(np.dtype(x).name for x in xs)} (operands of "
-                      "different dtypes)")
+            return self._miss(f"{name} of {', '.join(np.dtype(x).name for x in xs)} "
+                              "(operands of different dtypes)", dtype)
         if dtype.name not in self.dtypes or dtype.kind not in self.kinds[name]:
-            raise Gap(f"{name} of {dtype.name}")
+            return self._miss(f"{name} of {dtype.name}", dtype)
         return dtype
 
     def const(self, value, dtype):
@@ -48,27 +53,28 @@ class CheckOps:
 
     def select(self, c, x, y):
         if np.dtype(c) != BOOL or np.dtype(x) != np.dtype(y):
-            raise Gap(f"select of {np.dtype(x).name} and {np.dtype(y).name}")
+            return self._miss(f"select of {np.dtype(x).name} and {np.dtype(y).name}", x)
         return np.dtype(x)
 
     def convert(self, x, src, dst):
         if np.dtype(src).name not in self.stored or np.dtype(dst).name not in self.stored:
-            raise Gap(f"convert {np.dtype(src).name} -> {np.dtype(dst).name}")
+            return self._miss(f"convert {np.dtype(src).name} -> {np.dtype(dst).name}", dst)
         return np.dtype(dst)
 
     def math(self, name, dtype, *xs):
         if any(np.dtype(x) != np.dtype(dtype) for x in xs) or not self.has_math(name, dtype):
-            raise Gap(f"{name} of {np.dtype(dtype).name}")
+            return self._miss(f"{name} of {np.dtype(dtype).name}", dtype)
         return np.dtype(dtype)
 
 
 def gap(rule, target: CheckOps, in_dtypes, out_dtype) -> str | None:
     """None when `target` computes `rule` at these dtypes, else why not."""
-    try:
-        got = rule(target, [np.dtype(d) for d in in_dtypes], [np.dtype(d) for d in in_dtypes],
-                   np.dtype(out_dtype))
-    except Gap as e:
-        return f"no {e}"
+    walk = copy.copy(target)
+    walk.missing = None
+    got = rule(walk, [np.dtype(d) for d in in_dtypes], [np.dtype(d) for d in in_dtypes],
+               np.dtype(out_dtype))
+    if walk.missing:
+        return f"no {walk.missing}"
     if np.dtype(got) != np.dtype(out_dtype):
         return f"gives {np.dtype(got).name}, not {np.dtype(out_dtype).name}"
     return None
