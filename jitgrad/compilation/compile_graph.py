@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from ..ir import Graph, config
 from ..ir.interpreter import interpret
-from ..ir.passes.manager import run_pipeline
 from ..ir.types import kind_of
 from ..runtime import profiling
 from ..runtime.executable import Executable  # noqa: F401 - the record backends return
@@ -18,6 +17,7 @@ def optimize(graph: Graph, donated=()):
     """Run the default pass pipeline; returns (optimized graph, schedule, memory plan), from the
     disk cache when this graph was optimized before (pipeline_cache.py).
     `donated`: graph input indices whose storage the caller gives up (jit donate_argnums)."""
+    from ..ir.passes.manager import run_pipeline    # lazy: the passes load on the first compile
     return pipeline_cache.cached(graph, donated, lambda g, d: run_pipeline(g, donated=d))
 
 
