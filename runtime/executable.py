@@ -128,10 +128,14 @@ class SequencedRun:
         outs = self.make_outputs()
         if self._fast is not None:      # the common case, kept short: one call takes the
             st = self._fast(*xs, self.arena, *outs)     # tables, fills and runs
-            if not st:
-                return outs
-            if st > 0:
-                raise self.failure(st, self.status)
+            return outs if not st else self._after(st, xs, outs)
+        return self._locked(xs, outs)
+
+    def _after(self, st, xs, outs):
+        """A native call's non-zero status: a failed bounds check (st > 0) raises its error;
+        the tables held by another call (st < 0) runs the call again under the lock."""
+        if st > 0:
+            raise self.failure(st, self.status)
         return self._locked(xs, outs)
 
     def _locked(self, xs, outs):
@@ -161,7 +165,7 @@ class SequencedRun:
         call = self.program.native_call() if self.simple else None
         if call is None:
             return None
-        arena, status, active = self.arena, self.status, profiling.active
+        arena, active = self.arena, profiling.active
         if len(self._outputs) != 1:
             make = self.make_outputs
 
@@ -171,9 +175,7 @@ class SequencedRun:
                 outs = make()
                 st = call(*xs, arena, *outs)
                 if st:
-                    if st > 0:
-                        raise self.failure(st, status)
-                    outs = self._locked(xs, outs)
+                    outs = self._after(st, xs, outs)
                 return [wrap(o) for o in outs]
             return run
         t = self._outputs[0]
@@ -184,9 +186,7 @@ class SequencedRun:
                 out = self.make_outputs()[0]
                 st = call(*xs, arena, out)
                 if st:
-                    if st > 0:
-                        raise self.failure(st, status)
-                    out = self._locked(xs, [out])[0]
+                    out = self._after(st, xs, [out])[0]
                 return wrap(out)
             return run_pooled
         make = functools.partial(np.empty, t.shape, np.dtype(t.dtype))
@@ -202,9 +202,7 @@ class SequencedRun:
                     out = spare[0] = make()
             st = call(*xs, arena, out)
             if st:
-                if st > 0:
-                    raise self.failure(st, status)
-                out = self._locked(xs, [out])[0]
+                out = self._after(st, xs, [out])[0]
             return wrap(out)
         return run_one
 
