@@ -58,12 +58,14 @@ def _after(name, obj, printed, check):
         print(f"// ---- IR after {name} ----\n{obj}", file=sys.stderr, flush=True)
 
 
-def run_pipeline(graph: Graph, donated=()):
+def run_pipeline(graph: Graph, donated=(), passes=PIPELINE):
     """Optimize `graph` (custom_vjp_call nodes inlined first: their VJP rule matters only to
     autodiff). Returns (optimized graph of kernel nodes, schedule, memory plan).
 
     `donated`: indices of graph inputs whose storage the caller gives up (jit's donate_argnums,
-    flattened to leaves); the memory plan may write outputs into them."""
+    flattened to leaves); the memory plan may write outputs into them. `passes`: the graph
+    passes to run, in order (PIPELINE; a custom sequence is verified, printed and timed the
+    same way, as MLIR's pass managers run any pipeline); plan_memory always comes last."""
     graph = inline_custom_calls(graph)     # a custom VJP rule matters only to autodiff
     graph = widen_lowp(graph)      # float16/bfloat16/small ints computed wide (ir/lowp.py)
     disabled = config.disabled_passes()
@@ -75,7 +77,7 @@ def run_pipeline(graph: Graph, donated=()):
     g = graph
     if config.verify_enabled():
         verify(g)
-    for p in PIPELINE:
+    for p in passes:
         name = p.__name__
         if name not in disabled:
             g = _timed(name, p, g)

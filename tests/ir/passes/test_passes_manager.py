@@ -101,14 +101,23 @@ def test_debug_2_times_every_pass(monkeypatch, capsys):
         assert f"pass {name}: " in err
 
 
-def test_verify_between_passes_catches_a_broken_pass(monkeypatch):
+def test_verify_between_passes_catches_a_broken_pass():
     def broken(g):
         out = ir.Graph(list(g.inputs), list(reversed(g.nodes)), list(g.outputs), g.name)
         return out
     broken.__name__ = "broken"
-    monkeypatch.setattr(manager, "PIPELINE", (broken,) + manager.PIPELINE)
     with pytest.raises(ir.VerifyError, match="not defined before it is used"):
-        run_pipeline(ir.parse(TEXT))
+        run_pipeline(ir.parse(TEXT), passes=(broken,) + manager.PIPELINE)
+
+
+def test_a_given_pass_sequence_runs_only_those(monkeypatch):
+    """run_pipeline(passes=...): those passes in that order; none is as every pass disabled."""
+    chosen = tuple(p for p in manager.PIPELINE if p.__name__ in ("cse", "dce", "fuse"))
+    _, schedule, _ = run_pipeline(ir.parse(TEXT), passes=chosen)
+    assert len(schedule) == 1 and body_ops(schedule) == ["constant", "mul", "exp", "add"]
+    nothing, schedule, _ = run_pipeline(ir.parse(TEXT), passes=())
+    disabled = pipeline(monkeypatch, ",".join(PASS_NAMES[:-1]))[0]
+    assert str(nothing) == str(disabled) and len(schedule) == 6
 
 
 def test_lowered_exposes_the_schedule_and_plan(rng):
