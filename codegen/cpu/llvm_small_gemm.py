@@ -81,7 +81,7 @@ def _shape() -> tuple:
     return SHAPES[isa()]
 
 
-def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
+def use_for(M, N, K, ta, tb, dt, rows_table=False, cpu=None) -> str | None:
     """Which function computes the row-major product [M, K] @ [K, N] of dtype dt (A stored
     transposed when ta, B when tb), or None for BLAS: 'bcast' when B is untransposed, 'dot' when
     B is transposed and A is not, where one side is small, K is shallow, or the operand each tile
@@ -91,7 +91,7 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
     such products at 37-83 GFLOP/s on one core, bcast_t at 97-138, OpenBLAS at 81-127,
     interleaved on Sapphire Rapids; OpenBLAS where A leaves L2). rows_table: B is a convolution's columns read from the
     image (an im2col operand: its rows start where a table says), which only these functions
-    read: '_rows' forms at any size."""
+    read: '_rows' forms at any size. cpu: the SHAPES entry to decide for (default: isa()'s)."""
     dt = np.dtype(dt)
     if dt.name not in DTYPES:
         return None
@@ -101,8 +101,9 @@ def use_for(M, N, K, ta, tb, dt, rows_table=False) -> str | None:
         return None
     # the vectors run along N (bcast) or K (dot): narrower than one, the scalar loop does it
     # all, which only a tiny product affords (an x @ W with W [512, 10], JAX's layout: BLAS)
-    lanes, tiny = _lanes(dt), M * N * K <= SCALAR_MACS
-    swept, packed = SWEPT_BYTES[isa()], _shape()[3]
+    cpu = cpu or isa()
+    lanes, tiny = SHAPES[cpu][0] // dt.itemsize, M * N * K <= SCALAR_MACS
+    swept, packed = SWEPT_BYTES[cpu], SHAPES[cpu][3]
     if tb and not ta and packed and N >= packed[1] * lanes and (
             M >= PACK_ROWS or (M >= FEW_PACK_ROWS and lanes <= K <= DOT_DEPTH)):
         return "bcast_t" if M * K * dt.itemsize <= swept else None   # (dot: slower than both)

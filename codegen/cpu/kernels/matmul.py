@@ -322,10 +322,10 @@ def gemm_blocks(M, N, K, bsize, small=True):
     return "n", max(1, min(rows, want))
 
 
-def blas_small_kernel() -> bool:
+def blas_small_kernel(core=None) -> bool:
     """Whether the BLAS runs products of m*n*k <= GEMM_SMALL without packing (gemm_blocks'
-    thin blocks pay only there)."""
-    return blas_core() in SMALL_KERNEL_CORES
+    thin blocks pay only there); `core`: an OpenBLAS core name, default this machine's."""
+    return (blas_core() if core is None else core) in SMALL_KERNEL_CORES
 
 
 def gemm_calls(node) -> int:

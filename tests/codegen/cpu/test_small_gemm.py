@@ -29,10 +29,11 @@ def _forms(f, *args):
 
 
 @pytest.mark.parametrize("isa", sorted(llvm_small_gemm.SWEPT_BYTES))
-def test_the_policy_picks_by_shape_and_layout(isa, monkeypatch):
-    monkeypatch.setattr(llvm_small_gemm, "isa", lambda: isa)
+def test_the_policy_picks_by_shape_and_layout(isa):
     lanes = llvm_small_gemm.SHAPES[isa][0] // 4      # float32 per vector
-    use = llvm_small_gemm.use_for
+
+    def use(*args, **kw):
+        return llvm_small_gemm.use_for(*args, **kw, cpu=isa)
     f32 = np.float32
     assert use(16, 512, 128, False, False, f32) == "bcast"       # few rows, B untransposed
     assert use(256, 512, 16, False, False, f32) == "bcast"       # shallow K: packing costs most
