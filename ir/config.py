@@ -186,6 +186,10 @@ OPTIONS = {o.name: o for o in [
            "codegen (cpu/llvm_kernels.py)",
            lambda text: _VECTOR_WIDTHS(int(text) if text.strip().isdigit() else text.strip(),
                                        "JITGRAD_CPU_VECTOR_WIDTH"), _VECTOR_WIDTHS),
+    Option("cpu_loop_fusion", "JITGRAD_CPU_LOOP_FUSION", True, "True",
+           "a compiled scan / while_loop is one LLVM function calling its body's units directly; "
+           "False: the generic loop kernel (jg_loop: a table walk per step), for comparisons; read "
+           "when a loop is compiled", "codegen (cpu/loops.py)", _flag, _boolean),
     Option("allocator_cap", "JITGRAD_ALLOCATOR_CAP", 2 << 30, "2147483648 (2 GiB)",
            "bytes of free blocks the caching host allocator keeps (read when it is made)",
            "runtime (allocator.py)", int, _integer),

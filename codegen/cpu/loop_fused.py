@@ -35,7 +35,6 @@ from ...ir import config
 from ...runtime import loop_runner
 from . import llvm_jit
 
-ENABLED = True       # False: every loop runs through the generic jg_loop (for comparisons)
 DIRECT_KINDS = frozenset({"elementwise", "matmul", "opaque"})    # no `reassoc` in their IR
 LINK_MAX = 1024      # elements: a larger kernel takes >100 ns, a call by address adds ~2 ns, and
                      # inlining it costs optimizer time (an LSTM cell's [16,512] gates: 1.3 s)

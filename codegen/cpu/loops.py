@@ -9,7 +9,7 @@ ys are strided views of the node's buffers, the carry ping-pongs between the nod
 preallocated scratch copy. A length-10,000 scan compiles exactly what a length-10 one does.
 A scan / while_loop node's kernel is then specialized into one LLVM function with its body's
 units called directly (codegen/cpu/loop_fused.py, over the same argv and descriptor); jg_loop
-stays the generic form (loop_fused.ENABLED = False), and cond / switch use jg_branch.
+stays the generic form (the option cpu_loop_fusion False), and cond / switch use jg_branch.
 
 `plan(node, compile_sub)` returns a LoopPlan, or a string saying why the node stays a host step
 (a sub-graph with a host op: fft, a complex kernel the LLVM units do not build). Which op
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...ir.autodiff.emitter import Emitter
+from ...ir import config
 from ...ir.builder import Builder
 from ...ir.control_flow import COND, SCAN, SWITCH, WHILE, branches
 from ...ir.graph import Graph
@@ -204,7 +205,7 @@ def _scan_like(node, op, compile_sub):
         if op == WHILE:
             records[int(desc[5])] = subs[1].run
         plan.check = LoopCheck(desc, 8, records)
-        if loop_fused.ENABLED:       # the loop and its body as one function (else jg_loop)
+        if config.read("cpu_loop_fusion"):     # the loop and its body as one function, else jg_loop
             fused = loop_fused.compile_loop(
                 kind, carries, [loop_fused.LoopCall(int(desc[4 + k]), s.run, *p)
                                 for k, (s, p) in enumerate(zip(subs, parts))],

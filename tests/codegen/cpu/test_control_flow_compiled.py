@@ -10,7 +10,6 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.ir import control_flow
-from jitgrad.runtime import executable
 from jitgrad.test_util import check_grads
 
 
@@ -271,11 +270,7 @@ def test_vmap_of_loops_matches_a_loop_over_examples(monkeypatch):
 # ---- structure ----------------------------------------------------------------------------------
 
 def test_compiled_scan_runs_no_reference_per_iteration(monkeypatch):
-    calls = []
-    real_run, real_interpret = control_flow._run, executable.interpret
-    monkeypatch.setattr(control_flow, "_run", lambda g, a: (calls.append(g), real_run(g, a))[1])
-    monkeypatch.setattr(executable, "interpret",
-                        lambda g, a: (calls.append(g), real_interpret(g, a))[1])
+    """The profiler sees one native kernel for the whole scan: no host step, no interpreted node."""
     w, xs = _f64(4, 4, seed=19) * 0.3, _f64(50, 4, seed=20)
 
     def f(w, xs):
@@ -284,13 +279,14 @@ def test_compiled_scan_runs_no_reference_per_iteration(monkeypatch):
     assert "host" not in _targets(units)                  # no host step in the schedule
     loop = _scan(units)
     assert loop.kind == "loop" and loop.target == "cpu-llvm" and len(loop.units) >= 1
-    out = c(w, xs)
-    assert calls == []                                    # the reference never ran
-    with monkeypatch.context() as m:                      # while the host path runs it per step
-        m.setenv("JITGRAD_BACKEND", "interpreter")
-        ref = jg.jit(f)(w, xs)
-    assert len(calls) == 50
-    _close([np.asarray(v) for v in out], [np.asarray(v) for v in ref])
+    c(w, xs)
+    with jg.profiler.profile() as prof:
+        out = c(w, xs)
+    rows = prof.key_averages()
+    assert not {"host", "interpreted"} & {r.kind for r in rows}      # the reference never ran
+    assert [r.calls for r in rows if r.name == "scan"] == [1]        # one kernel, 50 steps
+    monkeypatch.setenv("JITGRAD_BACKEND", "interpreter")
+    _close([np.asarray(v) for v in out], [np.asarray(v) for v in jg.jit(f)(w, xs)])
 
 
 def test_the_body_compiles_once_whatever_the_length():
@@ -389,8 +385,7 @@ def test_the_body_kernels_run_n_times_from_one_native_call(monkeypatch):
     loop kernel, jg_loop: the specialized loop function calls this body's unit directly,
     tests/codegen/cpu/test_loop_fused.py.)"""
     import ctypes
-    from jitgrad.codegen.cpu import loop_fused as cpu_loop_fused
-    monkeypatch.setattr(cpu_loop_fused, "ENABLED", False)
+    monkeypatch.setenv("JITGRAD_CPU_LOOP_FUSION", "0")
     w, xs = _f64(4, 4, seed=26) * 0.3, _f64(37, 4, seed=27)
 
     def f(w, xs):

@@ -1,5 +1,5 @@
 """A loop node as one LLVM function (codegen/cpu/loop_fused.py): the same values as the generic
-loop kernel (runtime/loop_runner.py jg_loop, `cpu_loop_fused.ENABLED = False`), bit for bit, and
+loop kernel (runtime/loop_runner.py jg_loop, the option cpu_loop_fusion False), bit for bit, and
 as the reference interpreter; the body's elementwise / matmul / opaque units are called directly
 (no table call per iteration), reductions through the table."""
 from __future__ import annotations
@@ -11,7 +11,6 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen.cpu import loop_fused as cpu_loop_fused
 from jitgrad.lax import fori_loop
 from jitgrad.runtime import loop_runner
 
@@ -28,7 +27,7 @@ def _three_ways(f, args, monkeypatch):
     """(fused, generic jg_loop, interpreter) results of jit(f)(*args), each a fresh compile."""
     fused = _leaves(jg.jit(f)(*args))
     with monkeypatch.context() as m:
-        m.setattr(cpu_loop_fused, "ENABLED", False)
+        m.setenv("JITGRAD_CPU_LOOP_FUSION", "0")
         generic = _leaves(jg.jit(f)(*args))
     with monkeypatch.context() as m:
         m.setenv("JITGRAD_BACKEND", "interpreter")
