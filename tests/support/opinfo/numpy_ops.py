@@ -3,6 +3,7 @@ NumPy's function. LEGACY_COUNT records are the ones the older consumers run (tes
 import numpy as np
 
 import jitgrad.numpy as jnp
+from . import numpy_fft_ops
 from .core import (ALL, B, BINARY, DOMAINS, F32, F64, FLOATS, I32, I64, INTS, ND, NUMERIC, R2, R3,
                    TERNARY, UNARY, Bools, Ints, err, table)
 
@@ -26,7 +27,7 @@ for _n in ("divide", "true_divide"):
     record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=NUMERIC, domain=("any", "nonzero"),
            float_result=True, fuzz="binary")
 record("floor_divide", jnp.floor_divide, np.floor_divide, BINARY, dtypes=NUMERIC,
-       domain=("any", "nonzero"), differentiable=False)
+       domain=("any", "nonzero"), differentiable=False, fuzz="binary")
 record("mod", jnp.mod, np.mod, BINARY, dtypes=NUMERIC, domain=("any", "nonzero"),
        differentiable=False)
 record("power", jnp.power, np.power, BINARY, dtypes=NUMERIC, domain=("positive", "nonneg_small"),
@@ -60,7 +61,7 @@ record("reciprocal", jnp.reciprocal, np.reciprocal, UNARY, dtypes=FLOATS, domain
        fuzz="unary")
 record("negative", jnp.negative, np.negative, UNARY, dtypes=NUMERIC, fuzz="unary")
 record("abs", jnp.abs, np.abs, UNARY, dtypes=ALL, domain="nonzero", fuzz="unary")
-record("sign", jnp.sign, np.sign, UNARY, dtypes=NUMERIC, differentiable=False)
+record("sign", jnp.sign, np.sign, UNARY, dtypes=NUMERIC, differentiable=False, fuzz="unary")
 record("square", jnp.square, np.square, UNARY, dtypes=ALL, fuzz="unary")
 for _n in ("floor", "ceil"):
     record(_n, getattr(jnp, _n), getattr(np, _n), UNARY, dtypes=ALL, differentiable=False)
@@ -296,12 +297,14 @@ record("getitem[:, idx]", lambda x, i: x[:, i], lambda x, i: x[:, i],
 DOMAINS["shift"] = ((0.0, 1.0), (0, 70))        # counts beyond 32 and 64 bits: NumPy gives 0 / -1
 
 for _n in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=INTS + (B,), differentiable=False)
+    record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=INTS + (B,), differentiable=False,
+           fuzz="binary")
 for _n, _ref in (("left_shift", np.left_shift), ("right_shift", np.right_shift),
                  ("bitwise_left_shift", np.left_shift), ("bitwise_right_shift", np.right_shift)):
     record(_n, getattr(jnp, _n), _ref, BINARY, dtypes=INTS, domain=("any", "shift"),
-           differentiable=False)
-record("invert", jnp.invert, np.invert, UNARY, dtypes=INTS + (B,), differentiable=False)
+           differentiable=False, fuzz="binary")
+record("invert", jnp.invert, np.invert, UNARY, dtypes=INTS + (B,), differentiable=False,
+       fuzz="unary")
 record("bitwise_invert", jnp.bitwise_invert, np.invert, UNARY, dtypes=INTS, differentiable=False)
 for _label, _op in (("<<", lambda x, y: x << y), (">>", lambda x, y: x >> y),
                     ("&", lambda x, y: x & y), ("|", lambda x, y: x | y),
@@ -492,7 +495,7 @@ record("polyint", jnp.polyint, np.polyint, [((4,),)])
 record("fmod", jnp.fmod, np.fmod, BINARY, dtypes=NUMERIC, domain=("any", "nonzero"),
        differentiable=False)
 record("remainder", jnp.remainder, np.remainder, BINARY, dtypes=NUMERIC,
-       domain=("any", "nonzero"), differentiable=False)
+       domain=("any", "nonzero"), differentiable=False, fuzz="binary")
 for _n in ("fmax", "fmin"):
     record(_n, getattr(jnp, _n), getattr(np, _n), BINARY, dtypes=NUMERIC, fuzz="binary")
 record("float_power", jnp.float_power, np.float_power, BINARY[:4], dtypes=FLOATS,
@@ -621,3 +624,7 @@ record("resize", jnp.resize, np.resize, [((5,),), ((2, 3),)], kwargs={"new_shape
 record("delete", jnp.delete, np.delete, [((5,),), ((3, 4),)], kwargs={"obj": 1, "axis": 0})
 record("insert", jnp.insert, np.insert, [((5,),), ((3, 4),)],
        kwargs={"obj": 2, "values": 0.5, "axis": 0})
+
+# ----------------------------------------------------------------------------- the other files
+# (records named 'fft.rfft', ... : jitgrad.numpy's sub-namespaces and the rest of its names)
+RECORDS += numpy_fft_ops.RECORDS
