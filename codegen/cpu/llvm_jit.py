@@ -60,12 +60,14 @@ _retired: list = []         # engines whose code units made before forget() may 
 
 
 def forget() -> None:
-    """Forget the units loaded so far: the next use loads them from disk again (into a fresh
-    engine; the old one stays alive for executables that still call its code)."""
+    """Forget the units loaded so far and the BLAS found: the next use loads them from disk
+    again (into a fresh engine; the old one stays alive for executables that still call its
+    code) and looks for the BLAS again (BUNDLED_BLAS, then scipy's cython_blas)."""
     with _lock:
         if "engine" in _state:
             _retired.append(_state.pop("engine"))
         _ADDR.clear()
+        _BLAS.clear()
 
 
 def host_has(feature: str) -> bool:

@@ -123,10 +123,10 @@ def test_llvm_matmul_blas_from_a_wheel_or_cython_blas(monkeypatch, source):
     """LLVM matmul units call the OpenBLAS bundled with scipy (32-bit integers) or NumPy (64-bit)
     or, without either, scipy's cython_blas: the unit's IR differs, the results do not."""
     from jitgrad.codegen.cpu import units as cpu_units, llvm_jit
+    # a machine with only one of the wheels (or neither), simulated on the public search table
     monkeypatch.setattr(llvm_jit, "BUNDLED_BLAS",
                         tuple(b for b in llvm_jit.BUNDLED_BLAS if b[0] == source))
-    monkeypatch.setattr(llvm_jit, "_BLAS", {})
-    cpu_units.forget()
+    cpu_units.forget()          # the units and the BLAS found so far (llvm_jit.forget)
     rng = np.random.default_rng(0)
     # large enough for BLAS (llvm_small_gemm takes products whose swept operand fits 2 MB)
     a, b = rng.standard_normal((2, 400, 400)), rng.standard_normal((400, 3)).astype(np.float64)
