@@ -454,17 +454,20 @@ class Program:
         pool = 0
         if self.waves:                      # the pool starts only for a program with waves
             pool = thread_pool.entry_address()
+        api = native_builtin.api_addresses()
         self.header = np.array([a.ctypes.data for a in (self.fns, self.argstart, self.argbase,
                                                         self.argoff, self.bases, self.argv,
                                                         self.wave_ends)]
                                + [pool, len(self.argv)]
                                + [a.ctypes.data for a in (self.lane_first, self.lane_count,
                                                           self.lanes)] + [n]
-                               + (native_builtin.api_addresses() or [0, 0, 0]) + [0], np.int64)
+                               + (api or [0, 0, 0]) + [0], np.int64)
         self.header_address = int(self.header.ctypes.data)
         self._in_order_header()
         self._bases = int(self.bases.ctypes.data)
-        self._run, self._fill, self._make_call, self._make_try_lock = _runner()
+        self._run, self._fill, make_call, make_try_lock = _runner()
+        # the builtin call only where api_addresses() finds CPython's C API and a GIL
+        self._make_call, self._make_try_lock = (make_call, make_try_lock) if api else (None, None)
         self._native()
 
     def _native(self):
