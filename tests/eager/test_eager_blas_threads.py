@@ -32,6 +32,7 @@ def test_small_products_run_on_one_thread_large_ones_on_num_threads(monkeypatch,
     try:
         jg.config.update("num_threads", 2)
         for limit, threads in ((macs + 1, 1), (macs, 2)):
+            # the public threshold lowered: a product past the real one takes the pool's GEMM
             monkeypatch.setattr(bt, "PARALLEL_MACS", limit)
             out = jg.tensor(a) @ jg.tensor(b)
             assert bt.blas_threads() == threads

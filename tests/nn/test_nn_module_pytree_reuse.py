@@ -145,9 +145,9 @@ def test_jit_results_replay_the_first_calls_parameters(monkeypatch):
     want_model, want_grad = _kinds(first), _kinds(g1)
     assert (nn.Parameter, False) in want_model and (nn.Parameter, True) in want_model
     assert all(k == (jg.Tensor, False) for k in want_grad)
-    restores = []
-    monkeypatch.setattr(pytree_roles, "as_jit_result",
-                        lambda t: restores.append(1) or pytree_roles._apply("jit_result", t))
+    restores, restore = [], pytree_roles.as_jit_result
+    # counting the public hook runner is the point (a Module's hook matches before any other)
+    monkeypatch.setattr(pytree_roles, "as_jit_result", lambda t: restores.append(1) or restore(t))
     second, g2, _ = step(first, x)
     third, g3, _ = step(second, x)
     assert restores == [] and step.trace_count == 1          # replayed, not restored
