@@ -55,6 +55,7 @@ def test_a_kernel_the_llvm_units_do_not_cover_is_an_internal_error(monkeypatch, 
     np.testing.assert_allclose(got.numpy(), np.cumsum(x * 3, axis=1), rtol=1e-5, atol=1e-6)
     assert "numba" not in capsys.readouterr().err
     cpu_units.forget()
+    # a fault no real kernel has, injected through the units' public coverage check
     monkeypatch.setattr(llvm_kernels, "why_not", lambda node, hint=None: "a made-up gap")
     with pytest.raises(AssertionError, match=r"internal error: the LLVM units do not build this "
                                              r"(opaque|elementwise) kernel \(a made-up gap\)"):

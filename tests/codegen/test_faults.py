@@ -314,6 +314,7 @@ def test_hostile_ir_text_cannot_run_code(tmp_path, monkeypatch, edit):
 def test_cli_failures_are_one_line_before_any_work(tmp_path, monkeypatch, capsys, argv, code, message):
     (tmp_path / "m.py").write_text("def f(x):\n    return x\n\n\ndef int(x):\n    return x\n")
     monkeypatch.chdir(tmp_path)
+    # a guard, not a path: the demo's public entry fails the test if a bad command starts it
     monkeypatch.setattr("jitgrad.cli.demo.main", lambda args: pytest.fail("the demo started"))
     with pytest.raises(SystemExit) as e:
         cli.main(argv)

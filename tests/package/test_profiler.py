@@ -110,6 +110,7 @@ def test_profiling_off_runs_one_native_call_and_no_timed_path(monkeypatch):
             counts[name] += 1
             return fn(*a, **k)
         return wrapped
+    # counting calls is the subject: the Program methods and the timed runner, all public
     monkeypatch.setattr(Program, "call", count("call", plain_call))
     plain_native = Program.native_call      # the jitted call's fast path: the same, native
     monkeypatch.setattr(Program, "native_call", lambda self: count("call", plain_native(self)))

@@ -19,6 +19,7 @@ def test_each_kernel_key_and_unit_is_asked_for_once(monkeypatch, tmp_path):
     def counting_unit(node, hint=None, key=None):
         asked.append(id(node))
         return real_unit(node, hint, key)
+    # counting calls is the subject: backend.py calls the units' functions by these names
     monkeypatch.setattr(backend, "unit_key", counting_key)
     monkeypatch.setattr(units, "unit_key", counting_key)
     monkeypatch.setattr(backend, "kernel_unit", counting_unit)
