@@ -17,8 +17,8 @@ def _cpu(node):
 
 
 def _cuda(node):
-    from .cuda import fused     # lazy: the CUDA generators, never loaded on a CPU-only run
-    return fused.why_not(node)
+    from .cuda import kernel_coverage     # lazy: the CUDA generators (not on a CPU-only run)
+    return kernel_coverage.why_not(node)
 
 
 def _native(node):

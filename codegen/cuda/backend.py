@@ -5,10 +5,11 @@
 Every elementwise, reduce, rowwise and matmul kernel node becomes ONE generated numba.cuda kernel
 (codegen/cuda/fused/: bodies written by the shared Evaluator, codegen/kernel/evaluator.py, with
 the CUDA expression table). Opaque kernels (shape ops, take, scatter_add, sort, cumsum, ...)
-and the few bodies the generators do not cover (fused.why_not: argmax/argmin inside a fused kernel,
-integer matmul, ...; logged at JITGRAD_DEBUG=1) run op by op through the eager per-op kernels
-(codegen/cuda/eager.py). An op no eager kernel implements either is an UnsupportedOpError naming the
-op and the user's line, raised when the function compiles.
+and the few bodies the generators do not cover (kernel_coverage.why_not: argmax/argmin inside a
+fused kernel, integer matmul, ...; logged at JITGRAD_DEBUG=1) run op by op through the eager
+per-op kernels (codegen/cuda/eager.py). An op no eager kernel implements either
+(kernel_coverage.op_why_not) is an UnsupportedOpError naming the op and the user's line, raised
+when the function compiles.
 
 Memory follows the plan (ir/passes/plan_memory.py): each call takes ONE arena of
 plan.arena_bytes from the caching allocator and every planned intermediate is a view at its
@@ -32,7 +33,8 @@ from ..kernel import canonical
 from ..kernel.control import control_op
 from ..kernel.space import c_strides
 from . import eager
-from .fused import GENERATORS, why_not
+from .kernel_coverage import op_why_not, why_not
+from .fused import GENERATORS
 from .loops import CudaLoop
 
 
@@ -65,7 +67,7 @@ class _OpByOp:
         self.name = name
         self.index = index
         for n in node.params["body"].nodes:
-            why = eager.why_not(n.op)
+            why = op_why_not(n.op)
             if why is not None:
                 raise UnsupportedOpError(n.op, "cuda", why, n.source_info)
 

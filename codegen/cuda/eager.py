@@ -411,23 +411,29 @@ def _on_host(op, arrays, params, out_types, index):
 
 def run(op, arrays, params, out_types):
     """The eager cuda backend: jitgrad.eager.dispatch calls it with device arrays; returns device arrays."""
-    index = device_index(arrays)
+    kernel = kernel_of(op)
+    if kernel is None:
+        raise UnsupportedOpError(op, "cuda", NO_KERNEL)
+    return kernel(op, arrays, params, out_types, device_index(arrays))
+
+
+NO_KERNEL = "no CUDA kernel implements it"
+
+
+def kernel_of(op):
+    """The launcher of op's eager kernels, fn(op, arrays, params, out_types, index), or None
+    (codegen/cuda/kernel_coverage.op_why_not says so)."""
     if op in ELEMENTWISE:
-        return _elementwise(op, arrays, params, out_types, index)
+        return _elementwise
     if op in UNARY_MOVES:
-        return (UNARY_MOVES[op](arrays[0], params, out_types[0], index),)
+        return _unary_move
     if op in REDUCE:
-        return _reduce(op, arrays, params, out_types, index)
-    why = why_not(op)
-    if why is not None:
-        raise UnsupportedOpError(op, "cuda", why)
-    return HANDLERS[op](op, arrays, params, out_types, index)
+        return _reduce
+    return HANDLERS.get(op)
 
 
-def why_not(op) -> str | None:
-    """None when an eager kernel (run) computes op, else why not."""
-    covered = op in ELEMENTWISE or op in UNARY_MOVES or op in REDUCE or op in HANDLERS
-    return None if covered else "no CUDA kernel implements it"
+def _unary_move(op, arrays, params, out_types, index):
+    return (UNARY_MOVES[op](arrays[0], params, out_types[0], index),)
 
 
 HANDLERS = {

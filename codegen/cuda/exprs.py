@@ -16,10 +16,12 @@ from ...ir.errors import UnsupportedOpError
 from ...ir.ops import Op
 from ...ir.primitives import RECORDS
 from ...ir.types import is_bool, is_float
+from ..kernel import check
 from ..kernel import exprs as kernel_exprs
 from ..kernel import reducers
 from ..kernel.reducers import REDUCER_KIND  # noqa: F401  (read by the CUDA generators)
 from . import lowp
+from .source import NUMBA_TYPE
 
 # math functions numba.cuda lowers to libdevice (float32 and float64): those the records name as
 # their scalar form, and the two-argument ones the shared rules ask for (pow, atan2)
@@ -123,8 +125,19 @@ def _rendered(rule):
     return expr
 
 
-EXPR = {op: _rendered(rule) for op, rule in
-        {**kernel_exprs.table("cuda"), Op.broadcast_to: kernel_exprs.identity}.items()}
+RULES = {**kernel_exprs.table("cuda"), Op.broadcast_to: kernel_exprs.identity}
+EXPR = {op: _rendered(rule) for op, rule in RULES.items()}
+# the checking handler (codegen/kernel/check.py) of CudaOps: the dtype kinds each basic op
+# computes with NumPy's meaning (f float, i signed, u unsigned, b bool); float16 / bfloat16 are
+# 16-bit words that only convert (widen_lowp leaves them nothing else), math is libdevice's
+CHECK = check.CheckOps(
+    kinds={"add": "iuf", "sub": "iuf", "mul": "iuf", "div": "f", "and": "iub", "or": "iub",
+           "xor": "iub", "shl": "iu", "shr": "iu", "copysign": "f", "floordiv": "iuf",
+           "mod": "iuf", "pow": "iu", "neg": "iuf", "not": "b", "invert": "iu", "floor": "f",
+           "ceil": "f", "rint": "f", "fabs": "f", "compare": "iubf"},
+    dtypes={d.name for d in NUMBA_TYPE} - {d.name for d in lowp.HALF},
+    stored={d.name for d in NUMBA_TYPE},
+    has_math=lambda name, dt: np.dtype(dt).kind == "f" and name in LIBDEVICE_MATH)
 # ops whose int32 result numba computes in int64 (its promotion), wrapped back to int32 so that
 # overflow wraps as NumPy's int32 arithmetic does
 INT_ARITH = frozenset({Op.add, Op.sub, Op.mul, Op.floor_div, Op.mod, Op.pow, Op.neg, Op.abs,

@@ -4,12 +4,20 @@ and if not why (the first basic op the target lacks at that dtype).
 
 A target describes itself by `kinds` (basic op -> the dtype kinds it computes: f float, i
 signed, u unsigned, b bool), `dtypes` (those it computes in), `stored` (those it also loads,
-stores and converts) and `has_math(name, dtype)`."""
+stores and converts) and `has_math(name, dtype)`.
+
+`gap` answers for one op; `CheckWalk` for a kernel body: the body walk every target renders
+(codegen/kernel/walk.py) run with this handler, by the rules the source-writing walk follows
+(space.broadcast_gap, evaluator.relabel), writing no code."""
 from __future__ import annotations
 
 import copy
 
 import numpy as np
+
+from .evaluator import relabel
+from .space import broadcast_gap
+from .walk import BodyWalk
 
 BOOL = np.dtype(bool)
 
@@ -69,12 +77,64 @@ class CheckOps:
 
 def gap(rule, target: CheckOps, in_dtypes, out_dtype) -> str | None:
     """None when `target` computes `rule` at these dtypes, else why not."""
+    return _gap(rule, target, [np.dtype(d) for d in in_dtypes], in_dtypes, out_dtype)
+
+
+def _gap(rule, target, args, in_dtypes, out_dtype):
+    """gap with the operands' dtypes as a walk computed them (`args`)."""
     walk = copy.copy(target)
     walk.missing = None
-    got = rule(walk, [np.dtype(d) for d in in_dtypes], [np.dtype(d) for d in in_dtypes],
-               np.dtype(out_dtype))
+    got = rule(walk, args, [np.dtype(d) for d in in_dtypes], np.dtype(out_dtype))
     if walk.missing:
         return f"no {walk.missing}"
     if np.dtype(got) != np.dtype(out_dtype):
         return f"gives {np.dtype(got).name}, not {np.dtype(out_dtype).name}"
     return None
+
+
+class CheckWalk(BodyWalk):
+    """The body walk on dtypes: `why` is None when a target computes the walked values at a point
+    of the spaces `space_of` gives (bare ones do: space.bare), else the first reason it does not:
+    an operand that does not broadcast to its space, a reshape a point cannot read, an op the
+    target's scalar `rules` lack or its handler `target` (a CheckOps) cannot compute at these
+    dtypes. `given`: values computed elsewhere (accumulators, scratch rows)."""
+
+    def __init__(self, body, arrays, space_of, rules, target, given=()):
+        super().__init__(body, arrays, {v: v.type.dtype for v in given})
+        self.space_of, self.rules, self.target = space_of, rules, target
+        self.why = None
+
+    def check(self, values) -> str | None:
+        for v in values:
+            self.expr(v)
+        return self.why
+
+    def _note(self, why):
+        self.why = self.why or why
+
+    def load(self, v, shape=None):
+        self._note(broadcast_gap(self.space_of(v).shape, shape or v.type.shape))
+        return v.type.dtype
+
+    def constant(self, node, v):
+        return v.type.dtype if node.params["value"].size == 1 else self.load(v)
+
+    def reshaped(self, node, v):
+        (x,) = node.inputs
+        how = relabel(node, v, self.space_of, self.arrays)
+        if how is None:
+            self._note(f"{node.op} {x.type} -> {v.type} inside a kernel")
+        elif how == "reload":
+            self._note(broadcast_gap(self.space_of(x).shape, v.type.shape))
+        else:
+            self.expr(x)
+        return v.type.dtype
+
+    def apply(self, node, args):
+        rule, out = self.rules.get(node.op), node.output.type.dtype
+        if rule is None:
+            self._note(f"{node.op} has no scalar rule")
+        else:
+            why = _gap(rule, self.target, args, [x.type.dtype for x in node.inputs], out)
+            self._note(why and f"{node.op}: {why}")
+        return out

@@ -4,12 +4,14 @@
 `v` at the current point, emitting a CSE'd temporary per node (in body order, so the source reads
 like the IR). Body inputs and array
 constants are loads from their flat arrays; one-element constants are typed module globals;
-`given` supplies values computed elsewhere (accumulators, scratch rows).
+`given` supplies values computed elsewhere (accumulators, scratch rows). Whether a target can
+write a body this way is the checking walk's answer (codegen/kernel/check.CheckWalk: the same
+walk and the same rules, on dtypes).
 """
 from __future__ import annotations
 
 from ...ir.ops import Op
-from .space import at, broadcast_gap
+from .space import at
 from .walk import RELABEL, BodyWalk
 
 
@@ -66,30 +68,6 @@ def relabel(node, v, space_of, arrays, aligned=False):
     if node.op == Op.broadcast_to and xspace is space:
         return "same"                       # right-aligned, as broadcasting is
     return None
-
-
-def gap(body, arrays, space_of, values, given=()) -> str | None:
-    """None when an Evaluator (not aligned) over the spaces `space_of` gives (bare ones do:
-    space.bare) computes `values`, else why not. Walks the body as Evaluator.expr does, by the
-    same rules (space.broadcast_gap, relabel), writing no code."""
-    producers, seen = body.producers(), set(given)
-
-    def walk(v):
-        if v in seen:
-            return None
-        seen.add(v)
-        node = producers.get(v)
-        if node is None or v in arrays or (node.op == Op.constant and v.type.size > 1):
-            return broadcast_gap(space_of(v).shape, v.type.shape)
-        if node.op in RELABEL:
-            how = relabel(node, v, space_of, arrays)
-            if how is None:
-                return f"{node.op} {node.inputs[0].type} -> {v.type} inside a kernel"
-            if how == "reload":
-                return broadcast_gap(space_of(node.inputs[0]).shape, v.type.shape)
-        return next((g for g in map(walk, node.inputs) if g is not None), None)
-
-    return next((g for g in map(walk, values) if g is not None), None)
 
 
 def array_constants(body, every=False):

@@ -12,7 +12,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.codegen.cpu import units as cpu_units, llvm_kernels
-from jitgrad.codegen.cuda import eager as cuda_eager, fused as cuda_fused
+from jitgrad.codegen.cuda import kernel_coverage as cuda_coverage, fused as cuda_fused
 from jitgrad.codegen.native import export as native_export
 from jitgrad.compilation.compile_graph import optimize
 from jitgrad.ir.kernel import kernel_nodes
@@ -102,7 +102,7 @@ def test_native_export_of_a_host_op_names_op_backend_and_line(tmp_path):
 # ----------------------------------------------------------------------------- CUDA, no device
 
 def _why(fn, *args):
-    return [cuda_fused.why_not(n) for n in _kernels(fn, *args)
+    return [cuda_coverage.why_not(n) for n in _kernels(fn, *args)
             if n.params["kind"] in cuda_fused.GENERATORS]
 
 
@@ -138,12 +138,12 @@ def test_a_kernel_the_cuda_check_passes_always_generates():
         fn, xs = fp._task(fp.program(seed), "combined")
         for n in _kernels(fn, *xs):
             kind = n.params["kind"]
-            if kind in cuda_fused.GENERATORS and cuda_fused.why_not(n) is None:
+            if kind in cuda_fused.GENERATORS and cuda_coverage.why_not(n) is None:
                 assert cuda_fused.GENERATORS[kind]("k", n).source.text
-            refused += kind in cuda_fused.GENERATORS and cuda_fused.why_not(n) is not None
+            refused += kind in cuda_fused.GENERATORS and cuda_coverage.why_not(n) is not None
     assert refused       # the programs do reach the fallback
 
 
 def test_an_op_no_cuda_kernel_implements_is_named():
-    assert cuda_eager.why_not(Op.while_loop) == "no CUDA kernel implements it"
-    assert cuda_eager.why_not(Op.sort) is None and cuda_eager.why_not(Op.exp) is None
+    assert cuda_coverage.op_why_not(Op.while_loop) == "no CUDA kernel implements it"
+    assert cuda_coverage.op_why_not(Op.sort) is None and cuda_coverage.op_why_not(Op.exp) is None

@@ -1,5 +1,6 @@
 """@jit on cuda under the simulator: a fused kernel the generators do not cover
-(cuda_fused.why_not) runs op by op through the eager kernels, logged at JITGRAD_DEBUG=1, and
+(codegen/cuda/kernel_coverage.why_not) runs op by op through the eager kernels, logged at
+JITGRAD_DEBUG=1, and
 matches NumPy; an op no CUDA kernel implements is an UnsupportedOpError naming the op, the
 backend and the user's line when the function compiles. Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
@@ -37,10 +38,10 @@ def test_a_kernel_the_generators_do_not_cover_runs_op_by_op(fn, arrays, want, re
 def test_an_op_without_a_cuda_kernel_is_named_with_the_users_line(monkeypatch):
     # every op has a CUDA kernel or a host path now (loops: codegen/cuda/loops.py; the fft is
     # refused earlier, as complex): take sort's away to see the error an uncovered op gets
-    from jitgrad.codegen.cuda import eager as cuda_eager
+    from jitgrad.codegen.cuda import backend as cuda_backend
     from jitgrad.ir.ops import Op
-    real = cuda_eager.why_not
-    monkeypatch.setattr(cuda_eager, "why_not",
+    real = cuda_backend.op_why_not
+    monkeypatch.setattr(cuda_backend, "op_why_not",
                         lambda op: "no CUDA kernel implements it" if op == Op.sort else real(op))
     x = jg.tensor(np.ones(4, np.float32), device="cuda")
     with pytest.raises(UnsupportedOpError, match=r"sort is not supported by the cuda "
