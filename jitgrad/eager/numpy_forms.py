@@ -4,8 +4,9 @@
 sequences, x (B, T, K)): NumPy runs one GEMM per stacked matrix (and, when W is a transposed
 view, not the fastest one); folding the stack into the rows, (B*T, K) @ (K, N), is one GEMM,
 about 25% faster at the GPT benchmark's sizes. A C-contiguous x reshapes without a copy;
-anything else takes np.matmul as it is. Every eager product first sets NumPy's BLAS threads for
-its size (runtime/blas_threads.py: small products on one thread).
+anything else takes np.matmul as it is. A 2-D float product of at least pool_gemm.PARALLEL_MACS
+multiply-adds runs in blocks on the runtime's pool (pool_gemm.py); any other first sets NumPy's
+BLAS threads for its size (runtime/blas_threads.py: small products on one thread).
 
 `select` (np.where) whose on-true operand has the result's shape (a mask applied to scores,
 `jnp.where(mask, att, -inf)`): a copy of it with the on-false value written where the condition
@@ -22,9 +23,15 @@ import numpy as np
 
 from ..ir import Op
 from ..runtime.blas_threads import for_product
+from .pool_gemm import pool_matmul
 
 
 def folded_matmul(a, b):
+    if b.ndim == 2 and (a.ndim == 2 or a.ndim > 2 and a.flags.c_contiguous):
+        flat = a.reshape(-1, a.shape[-1]) if a.ndim > 2 else a
+        out = pool_matmul(flat, b)
+        if out is not None:
+            return out.reshape(a.shape[:-1] + b.shape[-1:]) if a.ndim > 2 else out
     # multiply-adds: a's elements times b's columns, or b's elements times a's rows (stacks)
     for_product(max(a.size * (b.shape[-1] if b.ndim > 1 else 1),
                     b.size * (a.shape[-2] if a.ndim > 1 else 1)))

@@ -1,0 +1,94 @@
+"""Eager float products split over the runtime's pool (jitgrad/eager/pool_gemm.py): the same
+values as NumPy for every operand layout BLAS reads in place (C-ordered, transposed views, row
+slices), by rows and by columns, in float32 and float64; the same bits on any pool size; the
+same values and gradients through eager Tensors; np.matmul where the path does not apply."""
+import numpy as np
+import pytest
+
+import jitgrad as jg
+from jitgrad.eager import pool_gemm
+from jitgrad.ir import config
+
+
+@pytest.fixture
+def two_threads(monkeypatch):
+    saved = config.chosen()
+    jg.config.update("num_threads", 2)
+    monkeypatch.setattr(pool_gemm, "PARALLEL_MACS", 1)     # small test shapes take the pool
+    if pool_gemm.pool_matmul(np.ones((256, 2), np.float32), np.ones((2, 2), np.float32)) is None:
+        config.restore(saved)
+        pytest.skip("no LLVM or BLAS for the pool GEMM here")
+    yield
+    config.restore(saved)
+
+
+def _operands(rng, dtype, m, k, n, layout):
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    if layout == "a transposed":
+        a = np.ascontiguousarray(a.T).T
+    elif layout == "b transposed":          # x @ W.T
+        b = np.ascontiguousarray(b.T).T
+    elif layout == "row slices":            # columns cut out of wider arrays: lda, ldb > k, n
+        a = np.pad(a, ((0, 0), (3, 5)))[:, 3:3 + k]
+        b = np.pad(b, ((0, 0), (2, 1)))[:, 2:2 + n]
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["c", "a transposed", "b transposed", "row slices"])
+@pytest.mark.parametrize("mkn", [(300, 17, 40), (20, 33, 300)], ids=["rows", "columns"])
+def test_pool_product_matches_numpy(two_threads, dtype, layout, mkn):
+    a, b = _operands(np.random.default_rng(0), dtype, *mkn, layout)
+    got = pool_gemm.pool_matmul(a, b)
+    assert got is not None and got.dtype == dtype and got.shape == (mkn[0], mkn[2])
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+
+
+def test_the_bits_do_not_depend_on_the_pool_size(two_threads):
+    a, b = _operands(np.random.default_rng(1), np.float32, 1000, 64, 48, "b transposed")
+    outs = []
+    for n in (2, 3, 2):
+        jg.config.update("num_threads", n)
+        outs.append(pool_gemm.pool_matmul(a, b))
+    assert all(np.array_equal(outs[0], o) for o in outs[1:])
+
+
+@pytest.mark.parametrize("why, a, b", [
+    ("an integer product", np.ones((300, 4), np.int64), np.ones((4, 300), np.int64)),
+    ("mixed dtypes", np.ones((300, 4), np.float32), np.ones((4, 300), np.float64)),
+    ("a strided operand", np.ones((300, 8), np.float32)[:, ::2], np.ones((4, 300), np.float32)),
+    ("too small to split", np.ones((20, 4), np.float32), np.ones((4, 20), np.float32)),
+])
+def test_other_products_are_left_to_numpy(two_threads, why, a, b):
+    assert pool_gemm.pool_matmul(a, b) is None, why
+
+
+def test_one_thread_or_a_small_product_takes_numpy(monkeypatch):
+    saved = config.chosen()
+    try:
+        jg.config.update("num_threads", 1)
+        big = np.ones((512, 256), np.float32)
+        assert pool_gemm.pool_matmul(big, big.T) is None
+        jg.config.update("num_threads", 2)
+        monkeypatch.setattr(pool_gemm, "PARALLEL_MACS", 512 * 512 * 256 + 1)
+        assert pool_gemm.pool_matmul(big, big.T) is None
+    finally:
+        config.restore(saved)
+
+
+def test_eager_linear_values_and_grads_through_the_pool(two_threads):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((4, 80, 24)).astype(np.float32)      # a stack folded into rows
+    w = rng.standard_normal((40, 24)).astype(np.float32)
+    bias = rng.standard_normal(40).astype(np.float32)
+    xt, wt, bt = (jg.tensor(v, requires_grad=True) for v in (x, w, bias))
+    y = jg.nn.functional.linear(xt, wt, bt)
+    np.testing.assert_allclose(np.asarray(y.detach()), x @ w.T + bias, rtol=1e-5, atol=1e-5)
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    (y * jg.tensor(g)).sum().backward()
+    np.testing.assert_allclose(np.asarray(xt.grad), g @ w, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(wt.grad),
+                               g.reshape(-1, 40).T @ x.reshape(-1, 24), rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(np.asarray(bt.grad), g.sum((0, 1)), rtol=1e-4, atol=1e-4)
