@@ -116,8 +116,12 @@ def test_batched_products_and_pool_blocks():
     got = np.asarray(jg.jit(jnp.matmul)(x, w))
     np.testing.assert_allclose(got, x.astype(np.float64) @ w, rtol=1e-5, atol=1e-4)
     assert _forms(jnp.matmul, x, w) == [("bcast", "float32")]
-    assert llvm_small_gemm.blocks("bcast", 16, 1000, 1, 16) == ("m", 16, 1)
-    assert llvm_small_gemm.blocks("dot", 400, 8, 2, 16) == ("n", 8, 1)
+    # unpacked blocks start at whole tiles: a block ending mid-tile pays a scalar tail
+    cols = llvm_small_gemm.tile("bcast", np.float32)[1]
+    assert llvm_small_gemm.blocks("bcast", 16, 1000, 1, 16) == ("m", 16, cols)
+    assert llvm_small_gemm.blocks("bcast", 20, 200, 1, 16) == ("m", 200 // cols, cols)
+    assert llvm_small_gemm.blocks("dot", 400, 8, 2, 16) == \
+        ("n", 8, llvm_small_gemm.tile("dot", np.float32)[0])
 
 
 def test_packed_products_split_in_whole_tiles():
