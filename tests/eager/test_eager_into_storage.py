@@ -1,5 +1,5 @@
 """Eager forms that write into storage they own: a Linear's bias added into its product's storage
-(jitgrad/eager/add_into.py) and `select` as a masked copy (numpy_forms.masked_copy). Same values
+(jitgrad/eager/add_into.py) and `select` on the operands' bits (numpy_forms.bit_select). Same values
 and gradients as the plain forms; everything they do not fit takes the plain form."""
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.eager.add_into import add_into
-from jitgrad.eager.numpy_forms import masked_copy
+from jitgrad.eager.numpy_forms import bit_select
 from jitgrad.nn import functional as F
 
 RNG = np.random.default_rng(0)
@@ -103,14 +103,43 @@ def test_linear_under_jit_and_grad_is_unchanged():
     ((3, 4), (4,), ()),                     # on_true smaller than the result: np.where
     ((3, 4), (3, 4), (3, 1)),
 ])
-def test_masked_copy_equals_np_where(pred_shape, t_shape, f_shape):
+def test_bit_select_equals_np_where(pred_shape, t_shape, f_shape):
     pred = RNG.random(pred_shape) < 0.5
     t = _arr(*t_shape)
     t.reshape(-1)[:2] = [np.nan, np.inf]
     f = np.full(f_shape, -np.inf, np.float32)
-    got, want = masked_copy(pred, t, f), np.where(pred, t, f)
+    got, want = bit_select(pred, t, f), np.where(pred, t, f)
     assert got.shape == want.shape and got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int8", "int64", "uint16",
+                                   "bool", "complex64", "complex128"])
+@pytest.mark.parametrize("zero", ["on_true", "on_false", "neither"])
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((1, 4), (3, 1)), ((2, 1, 4), (4,)),
+                                    ((), ())], ids=["same", "broadcast", "pred larger", "0-d"])
+def test_bit_select_has_the_bits_of_np_where(dtype, zero, shapes):
+    """ReLU's where(x <= 0, 0, x), a masked fill of zeros and the general case, every dtype:
+    bit for bit np.where's result (-0.0 and NaN payloads kept, a 0-d zero skipped)."""
+    pred_shape, x_shape = shapes
+    pred = np.asarray(RNG.random(pred_shape) < 0.5)     # eager arrays: 0-d ones too
+    x = np.asarray(RNG.standard_normal(x_shape) * 9).astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        x.reshape(-1)[:3] = [-0.0, np.nan, -np.inf][:x.size]
+    other = np.zeros((), dtype) if zero != "neither" else \
+        np.asarray(np.flip(x) + 1).astype(dtype)
+    t, f = (other, x) if zero == "on_true" else (x, other)
+    got, want = bit_select(pred, t, f), np.where(pred, t, f)
+    assert type(got) is np.ndarray and got.shape == want.shape and got.dtype == want.dtype
+    assert got.flags.c_contiguous and got.tobytes() == want.tobytes()
+
+
+def test_bit_select_leaves_other_dtypes_to_np_where():
+    pred = np.array([True, False])
+    ints = np.array([1, 2], np.int32)
+    np.testing.assert_array_equal(bit_select(pred, ints, np.array([3.5, 4.5])), [1.0, 4.5])
+    objs = np.array([None, "a"], object)
+    assert list(bit_select(pred, objs, objs[::-1])) == [None, None]
 
 
 def test_eager_where_with_a_mask_gives_values_and_gradients_of_the_reference():
