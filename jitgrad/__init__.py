@@ -9,7 +9,8 @@ __version__ = "0.1.0"
 from . import ir, runtime  # noqa: E402,F401  (jitgrad.ir, jitgrad.runtime)
 from .errors import ConcretizationError, DeviceMismatchError  # noqa: E402
 from .errors import ArtifactError, ShapeError, UnexpectedTracerError  # noqa: E402,F401
-from .eager.grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: E402
+from .eager.grad_mode import (enable_grad, inference_mode, is_inference_mode_enabled,  # noqa: E402
+                              no_grad, set_grad_enabled)
 from .eager.grad_mode import grad_enabled as is_grad_enabled  # noqa: E402
 from .dtypes import bool_, complex64, complex128, float32, float64, int32, int64  # noqa: E402
 from .dtypes import float16, int8, int16, uint8, uint16, uint32, uint64  # noqa: E402,F401

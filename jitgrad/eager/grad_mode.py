@@ -10,6 +10,7 @@ import threading
 class _GradState(threading.local):
     """Per-thread state; the class-level default makes the read cheap (no AttributeError)."""
     grad_enabled = True
+    inference = False
 
 
 STATE = _GradState()      # read directly by the eager dispatch's hot path: STATE.grad_enabled
@@ -20,15 +21,10 @@ def grad_enabled() -> bool:
     return STATE.grad_enabled
 
 
-@contextlib.contextmanager
 def set_grad_enabled(mode: bool):
-    """torch.set_grad_enabled: switch gradient recording on or off (also a context manager)."""
-    prev = STATE.grad_enabled
-    STATE.grad_enabled = bool(mode)
-    try:
-        yield
-    finally:
-        STATE.grad_enabled = prev
+    """torch.set_grad_enabled: switch gradient recording on or off now; as a context manager
+    (or decorator) the previous mode comes back on exit."""
+    return _GradMode(bool(mode), now=True)
 
 
 def no_grad():
@@ -42,13 +38,48 @@ def enable_grad():
 
 
 class _GradMode(contextlib.ContextDecorator):
-    def __init__(self, mode):
-        self.mode = mode
+    """Sets grad mode on entry (or at once: `now`, as set_grad_enabled) and restores the mode
+    found then on exit."""
+
+    def __init__(self, mode, now=False, inference=False):
+        self.mode, self.inference, self.now = mode, inference, now
+        if now:
+            self.prev = (STATE.grad_enabled, STATE.inference)
+            STATE.grad_enabled = mode
 
     def __enter__(self):
-        self.prev = STATE.grad_enabled
-        STATE.grad_enabled = self.mode
+        if not self.now:
+            self.prev = (STATE.grad_enabled, STATE.inference)
+            STATE.grad_enabled, STATE.inference = self.mode, self.inference
+        self.now = False        # a decorated function's later calls set the mode on entry
 
     def __exit__(self, *exc):
-        STATE.grad_enabled = self.prev
+        STATE.grad_enabled, STATE.inference = self.prev
         return False
+
+    def __call__(self, func):
+        if self.now:    # set_grad_enabled(mode) as a decorator: the switch applies per call
+            STATE.grad_enabled, STATE.inference = self.prev
+            self.now = False
+        return super().__call__(func)
+
+
+class inference_mode(_GradMode):  # noqa: N801 - torch's name
+    """torch.inference_mode(mode=True): no recording for `.backward()` inside (as no_grad;
+    jitgrad does not forbid later autograd use of tensors made inside). A context manager, a
+    decorator, or a bare decorator (`@jg.inference_mode`)."""
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            manager = super().__new__(cls)          # @inference_mode without parentheses
+            manager.__init__(True)
+            return manager(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode=True):
+        super().__init__(not mode, inference=bool(mode))
+
+
+def is_inference_mode_enabled() -> bool:
+    """torch.is_inference_mode_enabled."""
+    return STATE.inference

@@ -1,7 +1,8 @@
 """Initializers, as torch.nn.init: each fills a tensor in place and returns it.
 
-Random draws come from jitgrad's global generator, so `jg.manual_seed(s)` makes models
-reproducible the way `torch.manual_seed` does (the numbers differ from PyTorch's)."""
+Random draws come from `generator=` (a jg.Generator) or else jitgrad's default generator, so
+`jg.manual_seed(s)` makes models reproducible the way `torch.manual_seed` does (the numbers
+differ from PyTorch's)."""
 from __future__ import annotations
 
 import math
@@ -9,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from ..eager.global_rng import global_rng as _global_rng
+from ..eager.global_rng import rng_of
 from ..eager.grad_mode import no_grad
 
 _GAINS = {"linear": 1.0, "identity": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
@@ -42,14 +43,14 @@ def _fill(tensor, values):
     return tensor
 
 
-def uniform_(tensor, a=0.0, b=1.0):
+def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """torch.nn.init.uniform_: fill with U(a, b) samples, in place."""
-    return _fill(tensor, _global_rng().uniform(a, b, tensor.shape))
+    return _fill(tensor, rng_of(generator).uniform(a, b, tensor.shape))
 
 
-def normal_(tensor, mean=0.0, std=1.0):
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """torch.nn.init.normal_: fill with N(mean, std^2) samples, in place."""
-    return _fill(tensor, _global_rng().normal(mean, std, tensor.shape))
+    return _fill(tensor, rng_of(generator).normal(mean, std, tensor.shape))
 
 
 def constant_(tensor, val):
@@ -67,21 +68,21 @@ def ones_(tensor):
     return constant_(tensor, 1.0)
 
 
-def xavier_uniform_(tensor, gain=1.0):
+def xavier_uniform_(tensor, gain=1.0, generator=None):
     """torch.nn.init.xavier_uniform_: Glorot uniform initialization, in place."""
     if _zero_element(tensor):
         return tensor
     fan_in, fan_out = fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor, gain=1.0):
+def xavier_normal_(tensor, gain=1.0, generator=None):
     """torch.nn.init.xavier_normal_: Glorot normal initialization, in place."""
     if _zero_element(tensor):
         return tensor
     fan_in, fan_out = fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator)
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
@@ -99,24 +100,24 @@ def _zero_element(tensor) -> bool:
     return True
 
 
-def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_uniform_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """torch.nn.init.kaiming_uniform_: He uniform initialization (bound gain*sqrt(3/fan)), in place."""
     if _zero_element(tensor):
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu"):
+def kaiming_normal_(tensor, a=0.0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     """torch.nn.init.kaiming_normal_: He normal initialization (std gain/sqrt(fan)), in place."""
     if _zero_element(tensor):
         return tensor
-    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity))
+    return normal_(tensor, 0.0, _kaiming_std(tensor, a, mode, nonlinearity), generator)
 
 
-def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
+def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """torch.nn.init.trunc_normal_: N(mean, std^2) samples redrawn until inside [a, b]."""
-    rng, out = _global_rng(), np.empty(tensor.shape)
+    rng, out = rng_of(generator), np.empty(tensor.shape)
     todo = np.ones(tensor.shape, bool)
     while todo.any():
         out[todo] = rng.normal(mean, std, int(todo.sum()))
@@ -124,7 +125,7 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
     return _fill(tensor, out)
 
 
-def orthogonal_(tensor, gain=1.0):
+def orthogonal_(tensor, gain=1.0, generator=None):
     """torch.nn.init.orthogonal_: a (semi-)orthogonal matrix from the QR decomposition of a
     normal draw, rows x (numel / rows), signs fixed by R's diagonal, times gain."""
     if len(tensor.shape) < 2:
@@ -133,7 +134,7 @@ def orthogonal_(tensor, gain=1.0):
     if _zero_element(tensor):
         return tensor
     rows = tensor.shape[0]
-    flat = _global_rng().normal(0.0, 1.0, (rows, tensor.size // rows))
+    flat = rng_of(generator).normal(0.0, 1.0, (rows, tensor.size // rows))
     wide = rows < flat.shape[1]
     q, r = np.linalg.qr(flat.T if wide else flat)
     q = q * np.sign(np.diag(r))
@@ -164,13 +165,13 @@ def dirac_(tensor, groups=1):
     return _fill(tensor, w)
 
 
-def sparse_(tensor, sparsity, std=0.01):
+def sparse_(tensor, sparsity, std=0.01, generator=None):
     """torch.nn.init.sparse_: a 2-D tensor of N(0, std^2) samples with ceil(sparsity * rows) zeros
     in each column, in place."""
     if len(tensor.shape) != 2:
         raise ValueError(f"sparse_: only 2-D tensors are supported, got shape {tuple(tensor.shape)}")
     rows, cols = tensor.shape
-    rng = _global_rng()
+    rng = rng_of(generator)
     w = rng.normal(0.0, std, (rows, cols))
     for c in range(cols):
         w[rng.permutation(rows)[:math.ceil(sparsity * rows)], c] = 0.0

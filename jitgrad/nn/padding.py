@@ -3,6 +3,7 @@ padding modules ZeroPad/ConstantPad/ReflectionPad/ReplicationPad/CircularPad 1d/
 from __future__ import annotations
 
 from .. import numpy as jnp
+from ..eager.fresh_results import copy_if_aliased
 from ..numpy._convert import asarray
 from .module import Module
 
@@ -14,7 +15,10 @@ def pad(input, pad, mode="constant", value=None):
     """torch.nn.functional.pad: `pad` lists (before, after) pairs from the LAST dimension
     backwards; negative amounts crop. mode 'constant' (fill `value`, default 0), 'reflect'
     (mirror without the edge), 'replicate' (repeat the edge) or 'circular' (wrap around)."""
-    x = asarray(input)
+    return copy_if_aliased(_padded(asarray(input), pad, mode, value), input)
+
+
+def _padded(x, pad, mode, value):
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2 or len(pad) // 2 > x.ndim:
         raise ValueError(f"pad: expected an even number of pad values, at most 2 per dimension "

@@ -20,12 +20,14 @@ import inspect
 import numpy as np
 
 from ..eager.array_base import ArrayOps, register_methods
+from ..eager.global_rng import Generator, default_generator  # noqa: F401 (torch.*)
 from ..eager.tensor import Tensor
 from ..eager.torch_size import Size
 from ..errors import api_boundary
 from . import (conversion, dim_reductions, elementwise_methods, functions, index_methods,
                inplace, linalg_methods, misc_methods, more_functions, return_types,
                shape_methods, sorting)
+from ..eager.fresh_results import fresh
 from .naming import SHARED_NAMES  # noqa: F401
 
 # torch's dtype names that NumPy spells otherwise (jitgrad.float32 etc. already exist)
@@ -41,10 +43,15 @@ FUNCTIONS = {**functions.FUNCTIONS, **more_functions.FUNCTIONS, **dim_reductions
 
 
 def _boundary(table):
-    """Functions wrapped so errors point at the user's line (once); the rest as they are."""
-    return {name: api_boundary(fn) if inspect.isfunction(fn)
-            and not getattr(fn, "__wrapped_by_api_boundary__", False) else fn
+    """Functions wrapped so errors point at the user's line (once) and results are new tensors
+    where torch's are (eager/fresh_results.py); the rest as they are."""
+    return {name: api_boundary(fresh(name, _unwrapped(fn))) if inspect.isfunction(fn) else fn
             for name, fn in table.items()}
+
+
+def _unwrapped(fn):
+    """fn without an api_boundary it already has (the table's wrapper takes its place)."""
+    return fn.__wrapped__ if getattr(fn, "__wrapped_by_api_boundary__", False) else fn
 
 
 register_methods(_boundary(METHODS))
@@ -56,4 +63,4 @@ register_methods(_boundary(inplace.tensor_methods(_ALL)), Tensor)
 globals().update(_boundary(FUNCTIONS))
 globals().update(DTYPES)
 
-__all__ = sorted([*FUNCTIONS, *DTYPES, "Size", "return_types"])
+__all__ = sorted([*FUNCTIONS, *DTYPES, "Size", "return_types", "Generator", "default_generator"])

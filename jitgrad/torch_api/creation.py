@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import canonical_dtype, default_float
-from ..eager.global_rng import global_rng, initial_seed, manual_seed, seed  # noqa: F401 (torch.*)
+from ..eager.global_rng import (Generator, default_generator, global_rng, initial_seed,  # noqa: F401 (torch.*)
+                                manual_seed, rng_of, seed)
 from ..eager.tensor import Tensor, tensor
 from ..numpy import creation as _c
 from ..numpy._convert import shape_tuple
@@ -50,21 +51,22 @@ def _drawn(draw, size, dtype, device):
     return tensor(draw(size).astype(dt), device=dev)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """torch.randn: a tensor of standard normal samples of the given shape."""
-    return _grad(_drawn(global_rng().standard_normal, _size(size), dtype, device), requires_grad)
+    return _grad(_drawn(rng_of(generator).standard_normal, _size(size), dtype, device),
+                 requires_grad)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     """torch.rand: a tensor of uniform [0, 1) samples of the given shape."""
-    return _grad(_drawn(global_rng().random, _size(size), dtype, device), requires_grad)
+    return _grad(_drawn(rng_of(generator).random, _size(size), dtype, device), requires_grad)
 
 
-def randint(low, high=None, size=(), dtype=None, device=None):
+def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None):
     """torch.randint: a tensor of integers uniform in [low, high)."""
     if high is None:
         low, high = 0, low
-    return tensor(global_rng().integers(low, high, size), dtype=dtype or "int64",
+    return tensor(rng_of(generator).integers(low, high, size), dtype=dtype or "int64",
                   device=device or "cpu")
 
 

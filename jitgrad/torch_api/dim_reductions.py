@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import numpy as jnp
 from ..nn import functional as F
-from .spelling import UNSET, dims, numpy_axis, numpy_spelled
+from .spelling import UNSET, dims, numpy_axis, numpy_spelled, reduced_dims
 
 # method -> (jitgrad.numpy function, takes dtype=)
 _REDUCTIONS = {"sum": ("sum", True), "mean": ("mean", True), "prod": ("prod", True),
@@ -22,10 +22,12 @@ def _reduction(name, jnp_name, has_dtype):
         if numpy_spelled(axis, keepdims):
             dim = numpy_axis(f"x.{name}", dim, axis)
             keepdim = keepdims is not UNSET and keepdims
+        else:       # torch: an empty dim reduces every dim, except in any/all
+            dim = dims(dim) if name in ("any", "all") else reduced_dims(dim)
         kw = {"dtype": dtype} if has_dtype else {}
         if name == "count_nonzero":
-            return fn(self, axis=dims(dim), keepdims=keepdim)
-        return fn(self, dims(dim), keepdims=keepdim, **kw, **numpy_kw)
+            return fn(self, axis=dim, keepdims=keepdim)
+        return fn(self, dim, keepdims=keepdim, **kw, **numpy_kw)
     method.__name__ = name
     method.__doc__ = (f"torch.Tensor.{name}(dim=None, keepdim=False{', dtype=None' * has_dtype})"
                       f"; axis=/keepdims= as jitgrad.numpy.{jnp_name}.")
@@ -49,7 +51,7 @@ def _moment(name):
         if unbiased is not None and correction is not None:
             raise TypeError(f"x.{name}: pass unbiased= or correction=, not both")
         ddof = correction if correction is not None else int(unbiased is not False)
-        return fn(self, dims(dim), dtype=dtype, ddof=ddof, keepdims=keepdim)
+        return fn(self, reduced_dims(dim), dtype=dtype, ddof=ddof, keepdims=keepdim)
     method.__name__ = name
     method.__doc__ = (f"torch.Tensor.{name}(dim=None, unbiased=True, keepdim=False, *, "
                       f"correction=1): unbiased by default; NumPy's ddof=/axis=/keepdims= give "
@@ -62,7 +64,7 @@ def _moment_mean(name):
 
     def method(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
         return (moment(self, dim, unbiased, keepdim, correction=correction),
-                jnp.mean(self, dims(dim), keepdims=keepdim))
+                jnp.mean(self, reduced_dims(dim), keepdims=keepdim))
     method.__name__ = f"{name}_mean"
     method.__doc__ = f"torch.{name}_mean: ({name}, mean) with torch's {name}."
     return method
@@ -79,19 +81,20 @@ def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     order = 2 if p in ("fro", None) else p
     if order == "nuc":
         return jnp.linalg.matrix_norm(x, ord="nuc", keepdims=keepdim)
-    return jnp.linalg.vector_norm(x, ord=order, axis=dims(dim), keepdims=keepdim)
+    return jnp.linalg.vector_norm(x, ord=order, axis=reduced_dims(dim), keepdims=keepdim)
 
 
 def nansum(self, dim=None, keepdim=False, *, dtype=None):
     """torch.nansum: the sum with NaNs counted as zero."""
-    return jnp.sum(jnp.where(jnp.isnan(self), 0, self), dims(dim), dtype=dtype, keepdims=keepdim)
+    return jnp.sum(jnp.where(jnp.isnan(self), 0, self), reduced_dims(dim), dtype=dtype,
+                   keepdims=keepdim)
 
 
 def nanmean(self, dim=None, keepdim=False, *, dtype=None):
     """torch.nanmean: the mean of the elements that are not NaN."""
-    kept = jnp.logical_not(jnp.isnan(self))
+    kept = jnp.astype(jnp.logical_not(jnp.isnan(self)), self.dtype)    # float32 stays float32
     return jnp.true_divide(nansum(self, dim, keepdim, dtype=dtype),
-                           jnp.sum(kept, dims(dim), keepdims=keepdim))
+                           jnp.sum(kept, reduced_dims(dim), keepdims=keepdim))
 
 
 METHODS = {name: _reduction(name, *spec) for name, spec in _REDUCTIONS.items()}

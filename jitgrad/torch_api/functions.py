@@ -72,6 +72,11 @@ def polygamma(n, input):  # noqa: A002
     return jnp.asarray(input).polygamma(n)
 
 
+def tensordot(a, b, dims=2, *, axes=None):
+    """torch.tensordot(a, b, dims=2): dims an int or two lists of dims; NumPy's axes= too."""
+    return jnp.tensordot(a, b, axes=dims if axes is None else axes)
+
+
 def einsum(equation, *operands):
     """torch.einsum(equation, *operands) (or one list of operands)."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
@@ -159,7 +164,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):  # no
     if not replacement and num_samples > rows.shape[-1]:
         raise ValueError(f"multinomial: cannot draw {num_samples} samples without replacement "
                          f"from {rows.shape[-1]} categories")
-    rng = creation.global_rng()
+    rng = creation.rng_of(generator)
     out = np.stack([rng.choice(len(p), num_samples, replace=replacement, p=p / p.sum())
                     for p in rows])
     return Tensor._wrap(out.reshape(w.shape[:-1] + (num_samples,)).astype(np.int64))
@@ -169,7 +174,7 @@ def bernoulli(input, p=None, *, generator=None):  # noqa: A002
     """torch.bernoulli: 1 with probability input (or p), from the global generator."""
     x = jnp.asarray(input)
     prob = np.asarray(x if p is None else p, dtype=np.float64)
-    draws = creation.global_rng().random(tuple(x.shape)) < prob
+    draws = creation.rng_of(generator).random(tuple(x.shape)) < prob
     return jnp.asarray(draws, dtype=x.dtype)
 
 
@@ -177,14 +182,14 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None):
     """torch.normal(mean, std, size=None): normal draws from the global generator."""
     mean_a, std_a = np.asarray(mean, np.float64), np.asarray(std, np.float64)
     shape = tuple(size) if size is not None else np.broadcast_shapes(mean_a.shape, std_a.shape)
-    out = creation.global_rng().normal(mean_a, std_a, shape)
+    out = creation.rng_of(generator).normal(mean_a, std_a, shape)
     return jnp.asarray(out, dtype=dtype or (mean.dtype if isinstance(mean, ArrayOps)
                                             else "float32"))
 
 
-def randperm(n, *, dtype="int64", device=None, requires_grad=False):
+def randperm(n, *, generator=None, dtype="int64", device=None, requires_grad=False):
     """torch.randperm(n): a random permutation of 0..n-1."""
-    return jnp.asarray(creation.global_rng().permutation(n), dtype=dtype)
+    return jnp.asarray(creation.rng_of(generator).permutation(n), dtype=dtype)
 
 
 def numel(input) -> int:  # noqa: A002
@@ -239,9 +244,9 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor",  #
 
 
 def manual_seed(seed):
-    """torch.manual_seed: seed the global generator (jg.randn, jg.rand, x.normal_(), ...)."""
-    creation.manual_seed(seed)
-    return creation.global_rng()
+    """torch.manual_seed: seed the default generator (jg.randn, jg.rand, x.normal_(), ...);
+    returns it."""
+    return creation.manual_seed(seed)
 
 
 FUNCTIONS = {name: _from_method(name) for name in FROM_METHODS}
@@ -260,7 +265,7 @@ FUNCTIONS.update({
     "logspace": logspace, "from_numpy": from_numpy, "is_tensor": is_tensor,
     "multinomial": multinomial, "bernoulli": bernoulli, "normal": normal, "randperm": randperm,
     "numel": numel, "tile": tile, "reshape": reshape, "compile": compile,
-    "manual_seed": manual_seed, "tensordot": jnp.tensordot, "atleast_1d": jnp.atleast_1d,
+    "manual_seed": manual_seed, "tensordot": tensordot, "atleast_1d": jnp.atleast_1d,
     "atleast_2d": jnp.atleast_2d, "atleast_3d": jnp.atleast_3d, "ravel": jnp.ravel,
     "hsplit": jnp.hsplit, "vsplit": jnp.vsplit, "dsplit": jnp.dsplit,
     "fliplr": jnp.fliplr, "flipud": jnp.flipud, "real": jnp.real, "imag": jnp.imag,

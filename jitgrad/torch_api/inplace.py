@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as jnp
-from ..eager.global_rng import global_rng
+from ..eager.global_rng import rng_of
 from ..ir.types import kind_of
 
 # x.name_(...) writes x.name(...) into x
@@ -72,29 +72,33 @@ def _traced(name):
 
 
 def _drawn(draw):
-    return lambda self, *args, **kw: jnp.asarray(draw(tuple(self.shape), *args, **kw),
-                                                 dtype=self.dtype)
+    def method(self, *args, generator=None, **kw):
+        return jnp.asarray(draw(rng_of(generator), tuple(self.shape), *args, **kw),
+                           dtype=self.dtype)
+    return method
 
 
-# x.name_(...) fills x with draws from the global generator jg.manual_seed seeds
+# x.name_(...) fills x with draws from `generator` (default: the one jg.manual_seed seeds)
 _RANDOM = {
-    "uniform_": lambda shape, a=0.0, b=1.0, **_: global_rng().uniform(a, b, shape),
-    "normal_": lambda shape, mean=0.0, std=1.0, **_: global_rng().normal(mean, std, shape),
-    "bernoulli_": lambda shape, p=0.5, **_: global_rng().random(shape) < np.asarray(p),
-    "exponential_": lambda shape, lambd=1.0, **_: global_rng().exponential(1 / lambd, shape),
-    "geometric_": lambda shape, p, **_: global_rng().geometric(p, shape),
-    "cauchy_": lambda shape, median=0.0, sigma=1.0, **_:
-        median + sigma * global_rng().standard_cauchy(shape),
-    "log_normal_": lambda shape, mean=1.0, std=2.0, **_: global_rng().lognormal(mean, std, shape),
-    "random_": lambda shape, low=None, high=None, **_: _integers(shape, low, high),
+    "uniform_": lambda rng, shape, a=0.0, b=1.0, *, from_=None, to=None:
+        rng.uniform(a if from_ is None else from_, b if to is None else to, shape),
+    "normal_": lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape),
+    "bernoulli_": lambda rng, shape, p=0.5: rng.random(shape) < np.asarray(p),
+    "exponential_": lambda rng, shape, lambd=1.0: rng.exponential(1 / lambd, shape),
+    "geometric_": lambda rng, shape, p: rng.geometric(p, shape),
+    "cauchy_": lambda rng, shape, median=0.0, sigma=1.0:
+        median + sigma * rng.standard_cauchy(shape),
+    "log_normal_": lambda rng, shape, mean=1.0, std=2.0: rng.lognormal(mean, std, shape),
+    "random_": lambda rng, shape, low=None, high=None, *, to=None:
+        _integers(rng, shape, low, high if to is None else to),
 }
 
 
-def _integers(shape, low, high):
+def _integers(rng, shape, low, high):
     """torch's random_(), random_(to), random_(from, to): [0, 2**24) by default."""
     if high is None:
         low, high = 0, 2 ** 24 if low is None else low
-    return global_rng().integers(low, high, shape)
+    return rng.integers(low, high, shape)
 
 
 def fill_(self, value):

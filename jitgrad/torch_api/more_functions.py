@@ -211,14 +211,14 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 def binomial(count, prob, generator=None):
     """torch.binomial: draws from the global generator jg.manual_seed seeds."""
     c = np.asarray(count)
-    draws = creation.global_rng().binomial(c.astype(np.int64), np.asarray(prob))
+    draws = creation.rng_of(generator).binomial(c.astype(np.int64), np.asarray(prob))
     return jnp.asarray(draws, dtype=c.dtype)
 
 
 def poisson(input, generator=None):  # noqa: A002
     """torch.poisson: Poisson draws with rates input."""
     rates = np.asarray(input)
-    return jnp.asarray(creation.global_rng().poisson(rates), dtype=rates.dtype)
+    return jnp.asarray(creation.rng_of(generator).poisson(rates), dtype=rates.dtype)
 
 
 def matrix_rank(input, tol=None, symmetric=False):  # noqa: A002
@@ -263,8 +263,8 @@ FUNCTIONS.update({
     "view_as_real_copy": view_as_real, "view_as_complex_copy": view_as_complex,
     "get_device": lambda input: input.get_device(), "initial_seed": creation.initial_seed,
     "seed": creation.seed, "histogram": lambda input, *a, **k: input.histogram(*a, **k),
-    "get_rng_state": lambda: creation.global_rng().bit_generator.state,
-    "set_rng_state": lambda state: setattr(creation.global_rng().bit_generator, "state", state),
+    "get_rng_state": lambda: creation.default_generator.get_state(),
+    "set_rng_state": lambda new_state: creation.default_generator.set_state(new_state) and None,
 })
 for _name, _doc in {"is_storage": "torch.is_storage: False (jitgrad has no storage objects).",
                     "get_device": "torch.get_device: input.get_device() (-1 on the CPU).",

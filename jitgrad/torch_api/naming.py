@@ -50,6 +50,8 @@ SHARED_NAMES = {
              "the same meaning; axis= NumPy's"),
     "sum": ("x.sum(dim, keepdim, dtype)", "x.sum(axis, dtype, out, keepdims)",
             "positional dims mean the same; a second positional argument is torch's keepdim; "
-            "axis=/keepdims= NumPy's (likewise mean, prod, any, all, argmax, argmin, amax, amin)"),
+            "an empty dim reduces every dim (torch's; not in any/all); axis=/keepdims= NumPy's, "
+            "where axis=() reduces none (likewise mean, prod, any, all, argmax, argmin, amax, "
+            "amin, std, var)"),
     "clip": ("x.clip(min, max)", "x.clip(min, max)", "the same meaning"),
 }

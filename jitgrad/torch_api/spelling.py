@@ -23,6 +23,13 @@ def dims(dim):
     return tuple(dim) if isinstance(dim, list) else dim
 
 
+def reduced_dims(dim):
+    """A reduction's torch dim as jitgrad.numpy's axis: an empty tuple or list reduces every
+    dim in torch (x.sum(dim=()) is x.sum()), where NumPy's axis=() reduces none."""
+    d = dims(dim)
+    return None if isinstance(d, tuple) and not d else d
+
+
 def varargs_shape(what, sizes):
     """f(2, 3) or f((2, 3)) or f([2, 3]) or f(jg.Size(...)): the tuple of ints."""
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):

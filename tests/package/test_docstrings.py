@@ -61,7 +61,8 @@ ALLOWED = {
     "jitgrad": dict.fromkeys(
         "bfloat16 bool bool_ cdouble cfloat complex128 complex64 double float float16 float32 "
         "float64 half int int16 int32 int64 int8 long short uint16 uint32 uint64 uint8".split(),
-        _DTYPE),
+        _DTYPE) | {"default_generator": "the jitgrad.Generator instance jg.manual_seed seeds "
+                                        "(torch.default_generator); its class is documented"},
     "jitgrad.numpy": {
         **dict.fromkeys(
             "bool bool_ cdouble character complex128 complex64 complex_ complexfloating csingle "

@@ -47,7 +47,7 @@ EXCLUDED_PATTERNS = {
         "TorchScript, build and process internals",
     r"(set|get|use|are)_.*determinis.*|is_deterministic.*|.*anomaly.*|.*warn_always.*|"
     r"set_flush_denormal|(get|set)_num(_interop)?_threads|set_printoptions|"
-    r"set_default_tensor_type|set_default_device|get_default_device|is_inference_mode_enabled|"
+    r"set_default_tensor_type|set_default_device|get_default_device|"
     r"clear_autocast_cache": "process-wide PyTorch settings with no jitgrad counterpart "
                              "(jg.config holds jitgrad's)",
     r"ipu|xpu|mtia": "moving to devices jitgrad does not drive",
