@@ -113,8 +113,9 @@ def isscalar(x):
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """numpy.allclose: returns True if two arrays are element-wise equal within a tolerance."""
-    return bool(_np.allclose(_np.asarray(a), _np.asarray(b), rtol, atol, equal_nan))
+    """numpy.allclose: whether two arrays are element-wise equal within a tolerance (a bool
+    array, as jax.numpy: traceable under jit)."""
+    return all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -123,15 +124,25 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     u = _ufuncs
     x, y = asarray(a), asarray(b)
     close = u.less_equal(u.abs(u.subtract(x, y)), u.add(atol, u.multiply(rtol, u.abs(y))))
+    finite = u.logical_and(_elementwise.isfinite(x), _elementwise.isfinite(y))
+    # as NumPy: infinities are close only to themselves
+    close = u.logical_or(u.logical_and(close, finite), u.equal(x, y))
     if not equal_nan:
         return close
     return u.logical_or(close, u.logical_and(_elementwise.isnan(x), _elementwise.isnan(y)))
 
 
-def array_equal(a1, a2):
-    """numpy.array_equal: true if two arrays have the same shape and elements, False otherwise."""
-    x, y = _np.asarray(a1), _np.asarray(a2)
-    return x.shape == y.shape and bool((x == y).all())
+def array_equal(a1, a2, equal_nan=False):
+    """numpy.array_equal: whether two arrays have the same shape and elements (a bool array, as
+    jax.numpy: traceable under jit)."""
+    x, y = asarray(a1), asarray(a2)
+    if x.shape != y.shape:
+        return asarray(False)
+    same = _ufuncs.equal(x, y)
+    if equal_nan:
+        same = _ufuncs.logical_or(same, _ufuncs.logical_and(_elementwise.isnan(x),
+                                                            _elementwise.isnan(y)))
+    return all(same)
 
 
 def dtype(x):

@@ -385,8 +385,12 @@ def triu(m, k=0):
     return _tri(m, k, False)
 
 
-def meshgrid(*xi, indexing="xy"):
-    """numpy.meshgrid: return a tuple of coordinate matrices from coordinate vectors."""
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """numpy.meshgrid: return a tuple of coordinate matrices from coordinate vectors
+    (sparse=True: each one only spans its own axis, the others of size 1; `copy` has no effect,
+    arrays are immutable)."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     xs = [ravel(asarray(x)) for x in xi]
     shape = [x.shape[0] for x in xs]
     if indexing == "xy" and len(xs) >= 2:
@@ -398,7 +402,7 @@ def meshgrid(*xi, indexing="xy"):
             pos = 1 - i
         s = [1] * len(xs)
         s[pos] = x.shape[0]
-        out.append(broadcast_to(reshape(x, s), shape))
+        out.append(reshape(x, s) if sparse else broadcast_to(reshape(x, s), shape))
     return out
 
 

@@ -59,6 +59,8 @@ def arange(start, stop=None, step=1, dtype=None, device=None):
         start, stop, step = 0, vals[0], step
     else:
         start, stop, step = vals
+    if step == 0:
+        raise ZeroDivisionError("jnp.arange: step must not be zero (NumPy: division by zero)")
     if dtype is None:
         floats = any(isinstance(v, (float, np.floating)) for v in (start, stop, step))
         dtype = default_float() if floats else np.int64

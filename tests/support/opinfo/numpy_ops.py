@@ -3,7 +3,7 @@ NumPy's function. LEGACY_COUNT records are the ones the older consumers run (tes
 import numpy as np
 
 import jitgrad.numpy as jnp
-from . import numpy_fft_ops
+from . import numpy_creation_ops, numpy_extra_ops, numpy_fft_ops, numpy_unrecorded  # noqa: F401
 from .core import (ALL, B, BINARY, DOMAINS, F32, F64, FLOATS, I32, I64, INTS, ND, NUMERIC, R2, R3,
                    TERNARY, UNARY, Bools, Ints, err, table)
 
@@ -627,4 +627,4 @@ record("insert", jnp.insert, np.insert, [((5,),), ((3, 4),)],
 
 # ----------------------------------------------------------------------------- the other files
 # (records named 'fft.rfft', ... : jitgrad.numpy's sub-namespaces and the rest of its names)
-RECORDS += numpy_fft_ops.RECORDS
+RECORDS += numpy_fft_ops.RECORDS + numpy_creation_ops.RECORDS + numpy_extra_ops.RECORDS
