@@ -31,4 +31,12 @@ def _cuda(*args):
     return compile_cuda(*args)
 
 
+def _cpu_layout(optimized, plan):
+    from .cpu.waves import planned          # lazy: as _cpu, on the first CPU compile
+    return planned(optimized, plan)
+
+
 BACKENDS = {"cpu": _cpu, "cuda": _cuda}
+# device type -> fn(optimized, plan): the memory plan as that backend runs it (the CPU pool's
+# concurrent waves), computed with the pass pipeline and cached with it
+LAYOUTS = {"cpu": _cpu_layout}

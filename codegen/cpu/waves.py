@@ -3,14 +3,16 @@ the same time, one lane per thread of the pool (runtime/sequencer.py runs them),
 plan that keeps the lanes' buffers apart. The device-independent pipeline plans memory for the
 schedule's order (ir/passes/plan_memory.py); the CPU backend asks `planned` for its plan with
 waves, which plan_memory lays out (its `waves` argument), kept only when it does not raise the
-peak by more than WAVE_MEMORY and WAVE_MEMORY_SLACK."""
+peak by more than WAVE_MEMORY and WAVE_MEMORY_SLACK. The result is a WavePlan, which the pipeline
+cache stores (jitgrad/compilation/pipeline_cache.py): a warm start lays nothing out again."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, fields
 
 from ...ir import config
 from ...ir.ops import Op
-from ...ir.passes.plan_memory import BEST_FIT_LIMIT, plan_memory
+from ...ir.passes.plan_memory import BEST_FIT_LIMIT, MemoryPlan, plan_memory
 from ...ir.registry import TRANSCENDENTAL
 
 # Waves (issue 26). A lane is a chain of kernels that run one after another on one thread; a
@@ -149,15 +151,46 @@ def wave_width() -> int:
     return max(1, min(int(config.read("num_threads")), 8))
 
 
-def planned(schedule, plan, width=None):
+@dataclass
+class WavePlan(MemoryPlan):
+    """A memory plan as the CPU backend runs it (`planned`): laid out for the concurrent waves of
+    at most `width` lanes, or the schedule-order plan where waves did not pay."""
+    width: int = 1
+
+
+_COUNTS = {"laid": 0, "kept": 0}
+
+
+def layout_info() -> dict:
+    """{'laid': plans `planned` laid out in this process (the wave planner ran), 'kept': plans it
+    was given already laid out for the pool's width (a pipeline-cache hit: nothing planned)}."""
+    return dict(_COUNTS)
+
+
+def planned(schedule, plan, width=None) -> WavePlan:
     """The memory plan the CPU backend runs `schedule` (a graph of kernel nodes) with: `plan`
     (the pipeline's, in schedule order) re-laid for the concurrent waves of `width` lanes
     (default: the pool's threads; 1: none), or `plan` itself when there are none or they raise
-    its peak too much."""
-    kernels = schedule.nodes
+    its peak too much. A WavePlan of this width is returned as it is."""
     width = wave_width() if width is None else width
+    if isinstance(plan, WavePlan):
+        if plan.width == width:
+            _COUNTS["kept"] += 1
+            return plan
+        if plan.waves:          # laid out for another width: the schedule-order plan again
+            plan = plan_memory(schedule, plan.donatable, plan.reuse)
+    _COUNTS["laid"] += 1
+    laid = _with_waves(schedule, plan, width)
+    return WavePlan(**{f.name: getattr(laid, f.name) for f in fields(MemoryPlan)}, width=width)
+
+
+def _with_waves(schedule, plan, width):
+    """`plan` re-laid for the waves of `width` lanes, or `plan` where there are none worth it."""
+    kernels = schedule.nodes
     if sum(len(k.outputs) + (k.params["kind"] == "matmul") for k in kernels) > BEST_FIT_LIMIT:
         width = 1               # plan_memory's in-time-order layout knows the schedule's order only
+    if width < 2:
+        return plan
     order, waves = concurrent_order(kernels, width)
     if not waves:
         return plan

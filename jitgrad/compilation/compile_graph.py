@@ -13,12 +13,21 @@ from ..runtime.executable import Executable  # noqa: F401 - the record backends 
 from . import pipeline_cache
 
 
-def optimize(graph: Graph, donated=()):
+def optimize(graph: Graph, donated=(), device=None):
     """Run the default pass pipeline; returns (optimized graph, schedule, memory plan), from the
     disk cache when this graph was optimized before (pipeline_cache.py).
-    `donated`: graph input indices whose storage the caller gives up (jit donate_argnums)."""
+    `donated`: graph input indices whose storage the caller gives up (jit donate_argnums).
+    `device`: the plan comes laid out as that device's backend runs it (codegen.LAYOUTS: the CPU
+    pool's concurrent waves), and is cached so: a warm start lays nothing out again."""
     from ..ir.passes.manager import run_pipeline    # lazy: the passes load on the first compile
-    return pipeline_cache.cached(graph, donated, lambda g, d: run_pipeline(g, donated=d))
+    lay_out = None if device is None else _layouts().get(str(device).split(":")[0])
+    if lay_out is None:
+        return pipeline_cache.cached(graph, donated, lambda g, d: run_pipeline(g, donated=d))
+
+    def run(g, d):
+        optimized, schedule, plan = run_pipeline(g, donated=d)
+        return optimized, schedule, lay_out(optimized, plan)
+    return pipeline_cache.cached(graph, donated, run, layout=str(device).split(":")[0])
 
 
 def _complex_reason(graph: Graph):
@@ -44,10 +53,10 @@ def compile_graph(graph: Graph, device="cpu", donated=()) -> Executable:
 
 
 def _compile_graph(graph: Graph, device, donated) -> Executable:
-    optimized, schedule, plan = optimize(graph, donated)
     backend = _backend(device)
     if str(device).startswith("cpu") and config.interpreter_only():
         backend = None
+    optimized, schedule, plan = optimize(graph, donated, device if backend is not None else None)
     reason = None if str(device).startswith("cpu") else _complex_reason(graph)
     if reason is not None:
         raise NotImplementedError(f"jit on {device}: {reason}; complex numbers and the fft "
@@ -64,6 +73,11 @@ def _backend(device):
     """codegen backends register in codegen.BACKENDS: device type -> fn(graph, optimized, schedule, plan)."""
     from ..codegen import BACKENDS  # lazy: codegen (numba, LLVM) loads on the first compile
     return BACKENDS.get(str(device).split(":")[0])
+
+
+def _layouts():
+    from ..codegen import LAYOUTS   # lazy: as _backend, codegen loads on the first compile
+    return LAYOUTS
 
 
 def backend_for(name: str):

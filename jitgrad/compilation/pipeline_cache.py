@@ -5,18 +5,20 @@ its kernels from the disk cache. The kernels are cached by their canonical text
 (codegen/cpu/units.py), but the pipeline (fusion above all: half a second for a GPT step) ran
 again every time. Its result, (optimized graph, schedule, memory plan), depends only on the
 traced graph, the graph inputs the caller donates, the passes switched off and the code of the
-passes, so it is stored under a key hashing those:
+passes, so it is stored under a key hashing those. The memory plan is stored as the backend
+runs it (`layout`: the CPU's plan laid out for its pool's concurrent waves, codegen/cpu/waves.py,
+which depend on the thread count, also in the key), so a warm start plans no waves either:
 
     <kernel dir>/pipeline/jg_pipeline_<24 hex>.pkl     SHA-256 of the payload, then the pickle
 
 The key is the traced graph's text (ir/printer.py: every node, param and source line; large
 constants by the digest of their bytes), so two graphs that print alike optimize alike, and a
 graph whose source lines moved gets its own entry (kernel names and errors name the lines).
-The code version is a hash of the ir/ package's source and of codegen/kernel/canonical.py: an
+The code version is a hash of the ir/ package's source, of codegen/kernel/canonical.py (an
 entry also carries each scheduled kernel's canonical text, which names its unit, so a later
-process does not print the bodies again. An entry whose checksum fails is
-logged and recomputed; an unusable cache directory means no caching (codegen/disk_cache.py
-warns once). The pipeline runs as before whenever the user asks to see it run
+process does not print the bodies again) and of codegen/cpu/waves.py (the layout). An entry
+whose checksum fails is logged and recomputed; an unusable cache directory means no caching
+(codegen/disk_cache.py warns once). The pipeline runs as before whenever the user asks to see it run
 (JITGRAD_PRINT_AFTER) and under JITGRAD_DISABLE's own key.
 """
 from __future__ import annotations
@@ -36,24 +38,26 @@ _VERSION: list = []
 
 
 def _code_version() -> str:
-    """A hash of every source file of the ir package (the passes and what they read) and of
-    the kernels' canonical text (an entry carries it)."""
+    """A hash of every source file of the ir package (the passes and what they read), of the
+    kernels' canonical text and of the CPU's wave layout (an entry carries both)."""
     if not _VERSION:
         h = hashlib.sha256(f"python={sys.version_info[:2]} numpy={np.__version__}".encode())
         root = os.path.dirname(ir.__file__)
         files = [os.path.join(dirpath, n) for dirpath, _, names in os.walk(root)
                  for n in names if n.endswith(".py")]
-        for path in sorted(files) + [_canonical().__file__]:
+        for path in sorted(files) + [_canonical().__file__, _waves().__file__]:
             with open(path, "rb") as f:
                 h.update(os.path.basename(path).encode() + b"\0" + f.read())
         _VERSION.append(h.hexdigest()[:16])
     return _VERSION[0]
 
 
-def key(graph: Graph, donated) -> str:
+def key(graph: Graph, donated, layout: str = "") -> str:
+    """The entry's name: `graph` optimized with `donated` inputs, its plan laid out for the
+    backend `layout` names ("": the pipeline's plan)."""
     h = hashlib.sha256()
     for part in (_code_version(), repr(sorted(donated)), repr(sorted(config.disabled_passes())),
-                 str(config.read("num_threads")), str(graph)):
+                 str(config.read("num_threads")), layout, str(graph)):
         h.update(part.encode())
         h.update(b"\0")
     return "jg_pipeline_" + h.hexdigest()[:24]
@@ -68,15 +72,16 @@ def _root():
     return _disk_cache().usable_root("pipeline")
 
 
-def cached(graph: Graph, donated, run):
-    """run(graph, donated)'s result, from the disk cache when this graph was optimized before."""
+def cached(graph: Graph, donated, run, layout: str = ""):
+    """run(graph, donated)'s result, from the disk cache when this graph was optimized before;
+    `layout`: the backend whose plan run lays out (part of the key)."""
     if config.print_after():        # the user asked to see the passes run
         return run(graph, donated)
     root = _root()
     if root is None:
         return run(graph, donated)
     try:
-        name = key(graph, donated)
+        name = key(graph, donated, layout)
     except TypeError:               # a param the printer cannot write: not cached
         return run(graph, donated)
     path = os.path.join(root, name + ".pkl")
@@ -110,6 +115,11 @@ def _read(path: str):
 def _canonical():
     from ..codegen.kernel import canonical    # lazy: as _disk_cache, codegen loads on first compile
     return canonical
+
+
+def _waves():
+    from ..codegen.cpu import waves           # lazy: as _canonical
+    return waves
 
 
 def _kernels(result) -> list:
