@@ -21,7 +21,7 @@ from .transforms.jit import jit  # noqa: E402
 from .transforms.block import block_until_ready, device_get, device_put  # noqa: E402,F401
 from .runtime.device import Device, device  # noqa: E402
 from .eager.tensor import Tensor, as_tensor, tensor  # noqa: E402
-from .eager import backward as _backward  # noqa: E402,F401  (installs Tensor.backward)
+from .eager import autograd_functions as _backward  # noqa: E402,F401  (installs Tensor.backward)
 from .trace.tracing import ShapeDtype, make_graph  # noqa: E402
 from .transforms.autodiff import grad, jvp, stop_gradient, value_and_grad, vjp  # noqa: E402
 from .transforms.vmap import vmap  # noqa: E402
@@ -52,7 +52,7 @@ _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "utils": ("jitgrad.utils", None), "accelerator": ("jitgrad.accelerator", None),
          "test_util": ("jitgrad.test_util", None), "nn": ("jitgrad.nn", None),
          "lax": ("jitgrad.lax", None), "random": ("jitgrad.random", None),
-         "distributed": ("jitgrad.distributed", None),
+         "distributed": ("jitgrad.distributed", None), "autograd": ("jitgrad.autograd", None),
          **{name: ("jitgrad.torch_api", name) for name in _names.TORCH_NAMES},
          **{name: ("jitgrad.torch_api.creation", name) for name in (
              "arange", "empty", "full", "ones", "rand", "randint", "randn", "zeros")}}

@@ -10,14 +10,13 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..errors import api_boundary
 from ..ir import Builder, Graph, TensorType
 from ..ir.autodiff import vjp_values
 from ..ir.interpreter import interpret
 from ..runtime.device import META
 from ..compilation.compile_graph import compile_graph
-from .array_base import register_methods
 from .autograd_record import RETAINED, STRIDE, producer
+from .dispatch import apply as dispatch_apply
 from .grad_mode import no_grad
 from .jit_in_autograd import has_jitted_call
 from .modified_inputs import straight_through, was_written
@@ -33,6 +32,23 @@ _FREED = ("Trying to backward through the graph a second time (or after its save
 
 
 def run_backward(root, gradient=None, retain_graph=False) -> None:
+    """root.backward(gradient, retain_graph): d root / d leaf accumulated into each leaf's (and
+    each retaining tensor's) `.grad`."""
+    pairs, on_host = gradients(root, gradient, retain_graph)
+    for t, g in pairs:
+        if t.grad is None or root.device == META:
+            t.grad = g
+        elif on_host:
+            t.grad = Tensor._wrap(t.grad._data + g._data, root.device)
+        else:
+            with no_grad():
+                t.grad = t.grad + g
+
+
+def gradients(root, gradient=None, retain_graph=False) -> tuple:
+    """([(tensor, d root / d tensor)] for the leaves that require grad and the tensors that
+    retain grad, whether the gradients are host arrays): the computation of `.backward()`,
+    without writing `.grad` (torch.autograd.grad reads it)."""
     if not root.requires_grad:
         raise RuntimeError("backward: this tensor does not require grad and has no grad_fn (no "
                            "input of the ops that made it had requires_grad=True)")
@@ -52,26 +68,38 @@ def run_backward(root, gradient=None, retain_graph=False) -> None:
         while len(_BY_STRUCTURE) > _CACHE_SIZE:
             _BY_STRUCTURE.popitem(last=False)
     vg, wrt_types = entry[0], entry[1]
+    on_host = root.device.type == "cpu"     # a cuda graph's results are device arrays
     if root.device == META:
         grads = [Tensor._meta(t) for t in wrt_types]
     else:
         run = _tiered(entry, root.device) if key is not None else \
             _runner(vg, root.device, entry[4])
         outs = run(arrays + [seed])
-        on_host = root.device.type == "cpu"     # a cuda graph's results are device arrays
         grads = [Tensor._wrap(np.asarray(g) if on_host else g, root.device) for g in outs]
-    wrt = list(zip(wrt, wrt_types))
-    for (t, _), g in zip(wrt, grads):
-        if t.grad is None or root.device == META:
-            t.grad = g
-        elif on_host:
-            t.grad = Tensor._wrap(t.grad._data + g._data, root.device)
-        else:
-            with no_grad():
-                t.grad = t.grad + g
     if not retain_graph:
         for rec in records:
             rec.free()
+    return list(zip(wrt, grads)), on_host
+
+
+def differentiable_gradients(root, gradient) -> list:
+    """[(tensor, d root / d tensor)] as `gradients`, computed by recorded eager ops from the
+    leaves (the forward recomputed inside, no saved values), so the gradients have a history
+    of their own: torch's create_graph=True (grads of grads)."""
+    if not root.requires_grad:
+        raise RuntimeError("grad: this tensor does not require grad and has no grad_fn")
+    seed = _seed(root, gradient)
+    graph, arrays, wrt_values, _ = _graph(root, _records(root))
+    vg = vjp_values(graph, [v for _, v in wrt_values], out_idx=[0])
+    leaf_of = {id(v): t for t, v in wrt_values}        # a leaf input: the tensor itself
+    given = [leaf_of[id(v)] if id(v) in leaf_of else Tensor._wrap(a, root.device)
+             for v, a in zip(graph.inputs, arrays)]
+    env = dict(zip(vg.inputs, given + [Tensor._wrap(seed, root.device)]))
+    for node in vg.nodes:
+        outs = dispatch_apply(node.op, [env[v] for v in node.inputs], node.params)
+        env.update(zip(node.outputs, outs if isinstance(outs, tuple) else (outs,)))
+    cotangents = vg.outputs[len(graph.outputs):]       # after the primal outputs
+    return [(t, env[v]) for (t, _), v in zip(wrt_values, cotangents)]
 
 
 def cache_info() -> dict:
@@ -284,13 +312,3 @@ def _retained(records) -> list:
     found = [(t, p) for t in list(RETAINED)
              if t._retain and (p := producer(t)) is not None and p[0] in position]
     return sorted(found, key=lambda tp: (position[tp[1][0]], tp[1][1]))
-
-
-@api_boundary
-def backward(self, gradient=None, retain_graph=False):
-    """Tensor.backward(gradient=None, retain_graph=False), as in PyTorch: accumulate d self /
-    d leaf into every leaf's `.grad`."""
-    run_backward(self, gradient, retain_graph)
-
-
-register_methods({"backward": backward}, Tensor)     # installed here: Tensor does not import this

@@ -31,6 +31,8 @@ MIRRORS = {
     "jitgrad.example_libraries.optimizers": "jax.example_libraries.optimizers",
     "jitgrad.example_libraries.stax": "jax.example_libraries.stax",
     "jitgrad.tree_util": "jax.tree_util", "jitgrad.profiler": "torch.profiler",
+    "jitgrad.autograd": "torch.autograd", "jitgrad.autograd.functional": "torch.autograd.functional",
+    "jitgrad.utils.data": "torch.utils.data", "jitgrad.utils.tensorboard": "torch.utils.tensorboard",
     "jitgrad.errors": None,
 }
 _LIBRARY = re.compile(r"torch|PyTorch|NumPy|numpy|np\.|jax|JAX|jnp|lax|scipy|SciPy|Array API|"

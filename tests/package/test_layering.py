@@ -72,7 +72,8 @@ FRONT_END = {
     "distributed": ("distributed",),                    # collectives over MPI, on any pytree
     "nn": ("nn",),                                      # nn.parallel runs on the collectives
     "optim": ("optim", "example_libraries"),
-    "torch_api": ("torch_api", "test_util"),            # torch's Tensor methods and functions
+    "torch_api": ("torch_api", "test_util", "autograd"),  # torch's Tensor methods, functions and
+    #                                                     torch.autograd
     "package": ("__init__", "lazy_names"),              # `import jitgrad`: what it loads is below
     "entry_points": ("data", "utils", "aot", "cli"),    # loaded on first use, or run on their own
 }

@@ -45,6 +45,8 @@ class TensorDataset(Dataset):
 
 
 class Subset(Dataset):
+    """The items of `dataset` at `indices`, in that order."""
+
     def __init__(self, dataset, indices):
         self.dataset, self.indices = dataset, indices
 
@@ -58,6 +60,8 @@ class Subset(Dataset):
 
 
 class ConcatDataset(Dataset):
+    """The datasets one after another, as one dataset."""
+
     def __init__(self, datasets):
         self.datasets = list(datasets)
         if not self.datasets:

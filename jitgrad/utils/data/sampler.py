@@ -8,6 +8,8 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
 
 
 class Sampler:
+    """The base of the samplers: an iterable of dataset indices."""
+
     def __init__(self, data_source=None):
         pass
 
@@ -16,6 +18,8 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
+    """0, 1, ..., len(data_source) - 1."""
+
     def __init__(self, data_source):
         self.data_source = data_source
 
@@ -84,6 +88,8 @@ class WeightedRandomSampler(Sampler):
 
 
 class BatchSampler(Sampler):
+    """Lists of batch_size indices from `sampler` (the last one shorter unless drop_last)."""
+
     def __init__(self, sampler, batch_size, drop_last):
         self.sampler, self.batch_size, self.drop_last = sampler, batch_size, drop_last
 
