@@ -23,16 +23,14 @@ import numpy as np
 
 from ...ir.ops import Op
 from ...ir.types import is_bool, is_float
-from ..kernel import reducers
 from ..kernel.buffer import CSE, IndentedBuffer
-from . import exprs
+from . import exprs, fold
 from . import target
 from . import tiles as TL
 from .source import NUMBA_TYPE, CudaKernelSource, module_text, short
 
 WARP = target.WARP
 BLOCK = target.DEFAULT.block      # threads per block of block-per-row reductions (8 warps)
-FULL_MASK = "0xFFFFFFFF"
 I64 = "int64"
 
 
@@ -142,26 +140,10 @@ def fill(dtype) -> CudaKernelSource:
 
 # ----------------------------------------------------------------------------- reductions
 
-def acc_dtype(kind, dtype) -> np.dtype:
-    """The accumulator dtype of a `kind` reduction over `dtype` (codegen/kernel/reducers.py, for
-    every target), a bool one held as int32 0/1: shuffles and shared memory need a number."""
-    acc = reducers.accumulator_dtype(kind, dtype)
-    return np.dtype("int32") if is_bool(acc) else acc
-
-
-def as_acc(acc_dt, dtype, value) -> str:
-    """An element of `dtype` as the accumulator's `acc_dt`."""
-    return f"np.{acc_dt.name}({value})" if acc_dt != np.dtype(dtype) else value
-
-
-def _store(out_dtype, value) -> str:
-    return f"{value} != 0" if is_bool(out_dtype) else value
-
-
 def reduce_thread(op, dtype) -> CudaKernelSource:
     """o[row] = reduce(a[row, :]) with one thread per row of a contiguous (rows, m) array."""
     kind, is_arg = exprs.REDUCER_KIND[op]
-    acc_dt = acc_dtype(kind, dtype)
+    acc_dt = fold.acc_dtype(kind, dtype)
     ctx = exprs.ExprContext()
     name = f"reduce_thread_{op.value}_{short(dtype)}"
     buf = IndentedBuffer()
@@ -180,103 +162,56 @@ def reduce_thread(op, dtype) -> CudaKernelSource:
             else:
                 buf.writeline(f"acc = {exprs.REDUCE_INIT[kind](ctx, acc_dt)}")
                 with buf.indent("for j in range(m):"):
-                    buf.writeline(f"v = {as_acc(acc_dt, dtype, 'a[base + j]')}")
-                    buf.writeline(f"acc = {exprs.REDUCE_COMBINE[kind]('acc', 'v', acc_dt)}")
-                buf.writeline(f"o[i] = {_store(dtype, 'acc')}")
+                    buf.writeline(f"v = {fold.as_acc(acc_dt, dtype, 'a[base + j]')}")
+                    buf.writeline(f"acc = {fold.combine(kind, 'acc', 'v', acc_dt)}")
+                buf.writeline(f"o[i] = {fold.stored(dtype, 'acc')}")
             buf.writeline("i += step")
     out_dt = np.dtype("int64") if is_arg else dtype
     return _finish(name, f"{op.value} over rows, one thread per row, {short(dtype)}", ctx, buf,
                    [_arr(out_dt), _arr(dtype), I64, I64])
 
 
-def shuffle_down(value, dtype) -> str:
-    """`value` (of `dtype`) from the lane `offset` below, as cuda.shfl_down_sync gives it. numba
-    shuffles signed ints and floats only, so an unsigned value (a uint64 sum) travels as its
-    signed twin: the same bits."""
-    dtype = np.dtype(dtype)
-    if dtype.kind == "u":
-        twin = f"np.int{dtype.itemsize * 8}({value})"
-        return f"np.{dtype.name}(cuda.shfl_down_sync({FULL_MASK}, {twin}, offset))"
-    return f"cuda.shfl_down_sync({FULL_MASK}, {value}, offset)"
-
-
-def _shuffle_down(buf, names, combine):
-    """Fold the 32 lanes of a warp into lane 0: log2(32) shuffle steps. names: name -> dtype."""
-    buf.writeline("offset = 16")
-    with buf.indent("while offset > 0:"):
-        for n, dt in names.items():
-            buf.writeline(f"{n}_o = {shuffle_down(n, dt)}")
-        combine()
-        buf.writeline("offset //= 2")
-
-
 def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
     """o[row] = reduce(a[row, :]): one block per row (grid-striding over rows); each thread folds
-    a strided slice, warps fold through shuffles, warp results meet in shared memory.
+    a strided slice, then the block folds as every CUDA reduction does (codegen/cuda/fold.py).
     partials: one row (rows == 1) split over the grid, block b writing its partial to o[b]; a
     second launch reduces the partials (not for argmax/argmin, whose partials need indices)."""
     kind, is_arg = exprs.REDUCER_KIND[op]
     if partials and is_arg:
         raise ValueError(f"reduce_block: {op.value} has no partials form")
-    acc_dt = acc_dtype(kind, dtype)
+    acc_dt = fold.acc_dtype(kind, dtype)
     ctx = exprs.ExprContext()
     name = f"reduce_block_{op.value}_{short(dtype)}_b{block}" + ("_partials" if partials else "")
-    warps = block // WARP
     init = exprs.REDUCE_INIT[kind](ctx, acc_dt)
-    combine = exprs.REDUCE_COMBINE[kind]
+    folds = [fold.arg(kind, dtype, init) if is_arg else
+             fold.plain(kind, "acc", acc_dt, "warp_acc", init)]
     buf = IndentedBuffer()
-
-    def fold_plain():
-        buf.writeline(f"acc = {combine('acc', 'acc_o', acc_dt)}")
-
-    def fold_arg():
-        # the other lane's pair wins if strictly better, or equal with a smaller index
-        better = exprs.arg_better("acc_o", "acc", kind, dtype)
-        same = exprs.arg_tie("acc_o", "acc", dtype)
-        with buf.indent(f"if at_o >= 0 and (at < 0 or {better} or ({same} and at_o < at)):"):
-            buf.writeline("acc = acc_o")
-            buf.writeline("at = at_o")
-
-    names = {"acc": acc_dt, "at": np.dtype("int64")} if is_arg else {"acc": acc_dt}
-    fold = fold_arg if is_arg else fold_plain
     with buf.indent(f"def {name}(o, a, rows, m):"):
-        buf.writeline(f"warp_acc = cuda.shared.array(WARPS, {NUMBA_TYPE[acc_dt]})")
-        if is_arg:
-            buf.writeline("warp_at = cuda.shared.array(WARPS, int64)")
+        for s in folds[0].slots:
+            buf.writeline(f"{s.shared} = cuda.shared.array(WARPS, {NUMBA_TYPE[s.dtype]})")
         buf.writeline("tid = cuda.threadIdx.x")
         buf.writeline("lane = tid % 32")
         buf.writeline("warp = tid // 32")
         buf.writeline("row = 0" if partials else "row = cuda.blockIdx.x")
         with buf.indent("while row < rows:"):
             buf.writeline("base = row * m")
-            buf.writeline(f"acc = {init}")
-            if is_arg:   # at = -1 marks "no element seen yet"; acc is then ignored
-                buf.writeline("at = int64(-1)")
+            for s in folds[0].slots:
+                buf.writeline(f"{s.name} = {s.identity}")
             buf.writeline("j = cuda.blockIdx.x * BLOCK + tid" if partials else "j = tid")
-            with buf.indent("while j < m:"):
-                buf.writeline(f"acc_o = {as_acc(acc_dt, dtype, 'a[base + j]')}")
+            with buf.indent("while j < m:"):   # this thread's elements, as another lane's
+                buf.writeline(f"acc_o = {fold.as_acc(acc_dt, dtype, 'a[base + j]')}")
                 if is_arg:
                     buf.writeline("at_o = int64(j)")
-                fold()
+                folds[0].combine(buf)
                 buf.writeline("j += cuda.gridDim.x * BLOCK" if partials else "j += BLOCK")
-            _shuffle_down(buf, names, fold)
-            with buf.indent("if lane == 0:"):
-                buf.writeline("warp_acc[warp] = acc")
-                if is_arg:
-                    buf.writeline("warp_at[warp] = at")
-            buf.writeline("cuda.syncthreads()")
-            with buf.indent("if warp == 0:"):
-                buf.writeline(f"acc = warp_acc[lane] if lane < WARPS else {init}")
-                if is_arg:
-                    buf.writeline("at = warp_at[lane] if lane < WARPS else int64(-1)")
-                _shuffle_down(buf, names, fold)
-                with buf.indent("if lane == 0:"):
-                    at = "cuda.blockIdx.x" if partials else "row"
-                    buf.writeline(f"o[{at}] = {'at' if is_arg else _store(dtype, 'acc')}")
-            buf.writeline("cuda.syncthreads()   # warp_acc is reused by the next row")
+            at = "cuda.blockIdx.x" if partials else "row"
+            fold.block_fold(buf, folds, lambda: buf.writeline(
+                f"o[{at}] = {'at' if is_arg else fold.stored(dtype, 'acc')}"))
+            buf.writeline("cuda.syncthreads()   # the shared partials are reused next row")
             buf.writeline("row += 1" if partials else "row += cuda.gridDim.x")
     out_dt = np.dtype("int64") if is_arg else dtype
-    consts = (f"BLOCK = {block}", f"WARPS = {warps}  # shared.array needs a module constant", "")
+    consts = (f"BLOCK = {block}", f"WARPS = {block // WARP}  # shared.array needs a module "
+              "constant", "")
     return _finish(name, f"{op.value} over rows, one block of {block} per row, {short(dtype)}",
                    ctx, buf, [_arr(out_dt), _arr(dtype), I64, I64], consts)
 

@@ -3,32 +3,30 @@ through shuffles, warp partials meeting in shared memory, and the elementwise ep
 output element (the reduce and rowwise generators share them)."""
 from __future__ import annotations
 
-from ....ir.types import is_bool
 from ...kernel.buffer import CSE
 from ...kernel.space import flat_space
-from .. import exprs
-from .. import kernels as KK
-from ..kernels import WARP
+from .. import exprs, fold
 from ..source import NUMBA_TYPE
+from ..target import WARP
 
 
 class BlockReductions:
-    """Accumulators of a body's reductions and the block-wide fold that combines them."""
+    """Accumulators of a body's reductions and the block-wide fold that combines them
+    (codegen/cuda/fold.py, the eager kernels' too)."""
 
     def __init__(self, k, nodes):
         self.k, self.nodes = k, nodes
         self.names = {n: f"acc{i}" for i, n in enumerate(nodes)}
 
     def dt(self, n):
-        return KK.acc_dtype(exprs.REDUCER_KIND[n.op][0], n.inputs[0].type.dtype)
+        return fold.acc_dtype(self._kind(n), n.inputs[0].type.dtype)
+
+    @staticmethod
+    def _kind(n):
+        return exprs.REDUCER_KIND[n.op][0]
 
     def _init(self, n):
-        return exprs.REDUCE_INIT[exprs.REDUCER_KIND[n.op][0]](self.k.ctx, self.dt(n))
-
-    def _combine(self, n, acc, v):
-        dt = self.dt(n)
-        e = exprs.REDUCE_COMBINE[exprs.REDUCER_KIND[n.op][0]](acc, v, dt)
-        return f"np.{dt.name}({e})" if dt.kind == "i" else e   # numba widens int32 arithmetic
+        return exprs.REDUCE_INIT[self._kind(n)](self.k.ctx, self.dt(n))
 
     def declare(self, shape="WARPS"):
         for n in self.nodes:
@@ -41,40 +39,22 @@ class BlockReductions:
 
     def update(self, n, v):
         """Fold element `v` of the reduced operand into n's accumulator."""
-        self.update_raw(n, KK.as_acc(self.dt(n), n.inputs[0].type.dtype, v))
+        self.update_raw(n, fold.as_acc(self.dt(n), n.inputs[0].type.dtype, v))
 
     def update_raw(self, n, v):
         """Fold `v`, already of the accumulator's dtype (a partial), into n's accumulator."""
-        self.k.buf.writeline(f"{self.names[n]} = {self._combine(n, self.names[n], v)}")
-
-    def _warp_fold(self, nodes):
-        buf = self.k.buf
-        with buf.indent("for offset in (16, 8, 4, 2, 1):"):
-            for n in nodes:   # every lane shuffles exactly once per step, outside conditionals
-                a = self.names[n]
-                buf.writeline(f"{a}_o = {KK.shuffle_down(a, self.dt(n))}")
-                buf.writeline(f"{a} = {self._combine(n, a, a + '_o')}")
+        a = self.names[n]
+        self.k.buf.writeline(f"{a} = {fold.combine(self._kind(n), a, v, self.dt(n))}")
 
     def fold(self, nodes, at_lane0):
         """Fold every thread's accumulators; then at_lane0() runs in thread 0 with the results
         in the accumulators (as results(nodes) names them)."""
-        buf = self.k.buf
-        self._warp_fold(nodes)
-        with buf.indent("if lane == 0:"):
-            for n in nodes:
-                buf.writeline(f"sh{self.names[n][3:]}[warp] = {self.names[n]}")
-        buf.writeline("cuda.syncthreads()")
-        with buf.indent("if warp == 0:"):
-            for n in nodes:
-                a = self.names[n]
-                buf.writeline(f"{a} = sh{a[3:]}[lane] if lane < WARPS else {self._init(n)}")
-            self._warp_fold(nodes)
-            with buf.indent("if lane == 0:"):
-                at_lane0()
+        fold.block_fold(self.k.buf, [fold.plain(self._kind(n), self.names[n], self.dt(n),
+                                                f"sh{self.names[n][3:]}", self._init(n))
+                                     for n in nodes], at_lane0)
 
     def results(self, nodes):
-        return {n.output: f"({self.names[n]} != 0)" if is_bool(n.output.type.dtype)
-                else self.names[n] for n in nodes}
+        return {n.output: fold.stored(n.output.type.dtype, self.names[n]) for n in nodes}
 
 
 def block_setup(k, block, reds, r):

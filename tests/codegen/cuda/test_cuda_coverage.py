@@ -6,7 +6,7 @@ import numpy as np
 import jitgrad as jg
 import jitgrad.nn.functional as F
 import jitgrad.numpy as jnp
-from jitgrad.codegen.cuda import exprs, kernel_coverage as coverage
+from jitgrad.codegen.cuda import exprs, fused, kernel_coverage as coverage
 from jitgrad.codegen.kernel.check import CheckOps, CheckWalk
 from jitgrad.codegen.kernel.space import bare
 from jitgrad.compilation.compile_graph import optimize
@@ -64,3 +64,10 @@ def test_an_operand_a_point_cannot_read_is_named():
 def test_an_op_without_an_eager_kernel_is_named():
     assert coverage.op_why_not(Op.while_loop) == "no CUDA kernel implements it"
     assert coverage.op_why_not(Op.reduce_sum) is None and coverage.op_why_not(Op.take) is None
+
+
+def test_a_kernel_with_an_empty_constant_generates():
+    # an empty constant is read only in an empty space (elsewhere it does not broadcast)
+    node = _fused(lambda x: jnp.sin(x) + jnp.asarray(np.zeros((0, 1))), np.ones((0, 3)))
+    assert coverage.why_not(node) is None
+    assert "def k(" in fused.GENERATORS["elementwise"]("k", node).source.text
