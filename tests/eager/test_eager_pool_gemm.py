@@ -2,6 +2,8 @@
 values as NumPy for every operand layout BLAS reads in place (C-ordered, transposed views, row
 slices), by rows and by columns, in float32 and float64; the same bits on any pool size; the
 same values and gradients through eager Tensors; np.matmul where the path does not apply."""
+import threading
+
 import numpy as np
 import pytest
 
@@ -92,3 +94,22 @@ def test_eager_linear_values_and_grads_through_the_pool(two_threads):
     np.testing.assert_allclose(np.asarray(wt.grad),
                                g.reshape(-1, 40).T @ x.reshape(-1, 24), rtol=1e-4, atol=1e-3)
     np.testing.assert_allclose(np.asarray(bt.grad), g.sum((0, 1)), rtol=1e-4, atol=1e-4)
+
+
+def test_concurrent_products_from_two_threads(two_threads):
+    """A second caller finds the pool busy and runs its blocks on its own thread: both products
+    right, the same bits as alone."""
+    rng = np.random.default_rng(3)
+    pairs = [_operands(rng, np.float32, 512, 32, 40, "b transposed") for _ in range(2)]
+    alone = [pool_gemm.pool_matmul(a, b) for a, b in pairs]
+    got = [[], []]
+
+    def run(i):
+        for _ in range(20):
+            got[i].append(pool_gemm.pool_matmul(*pairs[i]))
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(np.array_equal(o, alone[i]) for i in range(2) for o in got[i])
