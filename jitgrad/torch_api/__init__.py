@@ -23,6 +23,9 @@ from ..eager.array_base import ArrayOps, register_methods
 from ..eager.global_rng import Generator, default_generator  # noqa: F401 (torch.*)
 from ..eager.tensor import Tensor
 from ..eager.torch_size import Size
+from .legacy_types import (LEGACY, channels_last, channels_last_3d,  # noqa: F401 (torch.*)
+                           contiguous_format, dtype, layout, memory_format, preserve_format,
+                           strided)
 from ..errors import api_boundary
 from . import (conversion, dim_reductions, elementwise_methods, functions, index_methods,
                inplace, linalg_methods, misc_methods, more_functions, return_types,
@@ -62,5 +65,9 @@ register_methods(_boundary(inplace.traced_methods(_ALL)))
 register_methods(_boundary(inplace.tensor_methods(_ALL)), Tensor)
 globals().update(_boundary(FUNCTIONS))
 globals().update(DTYPES)
+globals().update(LEGACY)
 
-__all__ = sorted([*FUNCTIONS, *DTYPES, "Size", "return_types", "Generator", "default_generator"])
+TYPE_OBJECTS = ["dtype", "layout", "strided", "memory_format", "contiguous_format",
+                "channels_last", "channels_last_3d", "preserve_format"]
+__all__ = sorted([*FUNCTIONS, *DTYPES, *LEGACY, *TYPE_OBJECTS, "Size", "return_types",
+                  "Generator", "default_generator"])

@@ -46,9 +46,13 @@ def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
 
 
 def type(self, dtype=None, non_blocking=False):  # noqa: A001
-    """torch.Tensor.type(): the type name ('jitgrad.FloatTensor'); type(dtype) casts."""
+    """torch.Tensor.type(): torch's type name ('torch.FloatTensor', 'torch.cuda.FloatTensor'),
+    so programs comparing it keep working; type(dtype), type('torch.LongTensor') or
+    type(jg.LongTensor) casts."""
     if dtype is None:
-        return f"jitgrad.{TYPE_NAMES.get(str(self.dtype), str(self.dtype))}"
+        where = "torch.cuda." if self.device.type == "cuda" else "torch."
+        return where + TYPE_NAMES.get(str(self.dtype), str(self.dtype))
+    dtype = getattr(dtype, "dtype_name", dtype)           # a legacy type: jg.FloatTensor
     if isinstance(dtype, str) and dtype.split(".")[-1] in _BY_TYPE_NAME:
         dtype = _BY_TYPE_NAME[dtype.split(".")[-1]]
     return jnp.astype(self, dtype)

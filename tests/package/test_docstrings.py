@@ -64,7 +64,11 @@ ALLOWED = {
         "bfloat16 bool bool_ cdouble cfloat complex128 complex64 double float float16 float32 "
         "float64 half int int16 int32 int64 int8 long short uint16 uint32 uint64 uint8".split(),
         _DTYPE) | {"default_generator": "the jitgrad.Generator instance jg.manual_seed seeds "
-                                        "(torch.default_generator); its class is documented"},
+                                        "(torch.default_generator); its class is documented",
+                   "dtype": "numpy.dtype, as torch.dtype for isinstance checks"}
+    | dict.fromkeys("strided contiguous_format channels_last channels_last_3d "
+                    "preserve_format".split(), "a torch.layout / torch.memory_format constant "
+                                               "(classes documented)"),
     "jitgrad.numpy": {
         **dict.fromkeys(
             "bool bool_ cdouble character complex128 complex64 complex_ complexfloating csingle "

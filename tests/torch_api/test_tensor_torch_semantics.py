@@ -333,7 +333,11 @@ def test_view_as_a_dtype_shares_storage():
 
 def test_conversions_and_metadata():
     x = jg.tensor(A)
-    assert x.type() == "jitgrad.FloatTensor" and x.type(jg.float64).dtype == np.float64
+    assert x.type() == "torch.FloatTensor" and x.type(jg.float64).dtype == np.float64
+    assert x.type(jg.LongTensor).dtype == np.int64 and x.type("torch.DoubleTensor").dtype == np.float64
+    assert isinstance(x, jg.FloatTensor) and not isinstance(x, jg.LongTensor)
+    assert jg.FloatTensor([1, 2]).dtype == np.float32 and jg.LongTensor(2, 3).shape == (2, 3)
+    assert isinstance(x.dtype, jg.dtype) and x.to(memory_format=jg.channels_last).shape == x.shape
     assert x.type("torch.LongTensor").dtype == np.int64
     assert x.to("cpu", jg.float64).dtype == np.float64 and x.to(jg.tensor([1])).dtype == np.int64
     assert x.double().dtype == np.float64 and x.half().dtype == np.float16
