@@ -4,6 +4,7 @@ import numpy as np
 import scipy.special
 
 import jitgrad.lax as lax
+from . import lax_control_ops, lax_more_ops
 from .core import FLOATS, NUMERIC, R2, err, table
 
 RECORDS, record = table("jax", "jax.lax.")
@@ -51,3 +52,5 @@ record("broadcast_in_dim", lax.broadcast_in_dim, lambda x, shape, broadcast_dime
        np.broadcast_to(x[:, None], shape), [((3,),)],
        kwargs={"shape": (3, 4), "broadcast_dimensions": (0,)})
 record("dot", lax.dot, np.dot, [((3, 4), (4, 5)), ((4,), (4,))], dtypes=FLOATS, tol=1e-4)
+RECORDS += lax_more_ops.RECORDS + lax_control_ops.RECORDS
+UNRECORDED = {"jitgrad.lax": {}}

@@ -47,3 +47,30 @@ record("logsumexp", jss.logsumexp, ss.logsumexp, [((3, 4),), ((),)], dtypes=FLOA
 record("logsumexp", jss.logsumexp, ss.logsumexp, [((3, 4),)], dtypes=FLOATS,
        kwargs={"axis": 0, "keepdims": True},
        errors=(err([(3, 4)], ValueError, "axis|out of", kwargs={"axis": 3}),))
+
+# the rest of jitgrad.scipy.special's names
+record("boxcox", jss.boxcox, ss.boxcox, BINARY, dtypes=FLOATS, domain=("positive", "any"),
+       tol=1e-4)
+record("boxcox", lambda x: jss.boxcox(x, 0.0), lambda x: ss.boxcox(x, 0.0), UNARY,
+       dtypes=FLOATS, domain="positive")
+record("boxcox1p", jss.boxcox1p, ss.boxcox1p, BINARY, dtypes=FLOATS,
+       domain=("nonneg_small", "any"), tol=1e-4)
+record("gammasgn", jss.gammasgn, ss.gammasgn, UNARY, dtypes=FLOATS, domain="nonzero",
+       differentiable=False)
+record("gammasgn", lambda x: jss.gammasgn(x - 2.0), lambda x: ss.gammasgn(x - 2.0), UNARY,
+       dtypes=FLOATS, domain="unit", differentiable=False)
+_COMB = {"N": np.array([5.0, 4.0, 7.0, 3.0, 0.0], np.float32),
+         "k": np.array([2.0, 4.0, 3.0, 5.0, 1.0], np.float32)}
+# repetition=True with N < 1: jitgrad gives 0 as jax.scipy.special.comb (SciPy 1.17 does not)
+for _kw in ({}, {"repetition": True}):
+    record("comb", lambda n, k, **kw: jss.comb(n, k, **kw), lambda n, k, **kw: ss.comb(n, k, **kw),
+           [((5,), (5,))], dtypes=FLOATS, domain=("ge1", "nonneg_small"), kwargs=_kw,
+           differentiable=False, tol=1e-4)
+    record("comb", lambda **kw: jss.comb(_COMB["N"], _COMB["k"], **kw),
+           lambda **kw: ss.comb(_COMB["N"], _COMB["k"], **kw), [()], dtypes=(np.dtype("int64"),),
+           kwargs=_kw, differentiable=False, batchable=False)
+for _n in (0, 1, 6):
+    record(f"bernoulli({_n})", lambda _n=_n: jss.bernoulli(_n), lambda _n=_n: ss.bernoulli(_n),
+           [()], dtypes=(np.dtype("int64"),), differentiable=False, batchable=False)
+
+UNRECORDED = {"jitgrad.scipy.special": {}}
