@@ -29,6 +29,17 @@ SMALL = 1 << 16
 _ALIGN = 64
 
 
+def aligned_empty(nbytes: int) -> np.ndarray:
+    """An uninitialized uint8 array of `nbytes` whose first byte starts a 64-byte cache line (a
+    view of a slightly larger one; NumPy itself aligns to 16): a compiled call's arena, whose
+    memory plan puts every buffer at a multiple of 64 (ir/passes/plan_memory.ALIGNMENT), and the
+    constants kernels read. Measured: the LSTM step's forward scan ran 7-9% slower with its
+    body's arena at 16, 32 or 48 bytes past a line than at 0 (min of 40 calls, one thread)."""
+    raw = np.empty(nbytes + _ALIGN, np.uint8)
+    start = -raw.ctypes.data % _ALIGN
+    return raw[start:start + nbytes]
+
+
 def _size_class(nbytes: int) -> int:
     if nbytes <= 1 << 20:
         return 1 << max(nbytes - 1, 1).bit_length()

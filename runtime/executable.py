@@ -115,7 +115,7 @@ class SequencedRun:
         self.make_outputs = allocator.ALLOCATOR.maker([(t.shape, t.dtype) for t in outputs])
         self.host_types = host_types
         self.results = results
-        self.arena = np.empty(max(arena_bytes, 64), np.uint8)
+        self.arena = allocator.aligned_empty(max(arena_bytes, 64))
         self.simple = (not host_types and len(steps) == 1
                        and results == list(range(len(outputs))))
         self._fast = (program.native_call() or program.call) if self.simple else None
@@ -217,7 +217,7 @@ class SequencedRun:
         status = np.zeros(2, np.int64)
         fixed = [status if a is self.status else a for a in self.fixed]
         program = self.program.clone(fixed)
-        return self._run(program, np.empty(len(self.arena), np.uint8), status, xs, outs,
+        return self._run(program, allocator.aligned_empty(len(self.arena)), status, xs, outs,
                          recorders)
 
     def _profiled(self, arrays):

@@ -25,6 +25,7 @@ from ...ir import config
 from ...ir.kernel import kernel_nodes
 from ...ir.passes.manager import run_pipeline
 from ...runtime import threads
+from ...runtime.allocator import aligned_empty
 from ...runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                    HostStep, SequencedRun)
 from ...runtime.sequencer import Program
@@ -112,7 +113,10 @@ class Layout:
     def const(self, lit) -> Buffer:
         b = self._consts.get(lit.digest)
         if b is None:
-            b = self._consts[lit.digest] = self.bases.add_fixed(np.array(lit.array, order="C"))
+            array = np.asarray(lit.array)
+            aligned = aligned_empty(array.nbytes).view(array.dtype).reshape(array.shape)
+            aligned[...] = array            # a cache line's start, as the arena's buffers
+            b = self._consts[lit.digest] = self.bases.add_fixed(aligned)
         return b
 
     def slots(self, unit, node, i):
