@@ -39,20 +39,23 @@ bool = bool_  # noqa: A001
 # Loaded on first use, so `import jitgrad` stays light: jg.nn, jg.lax, jg.random,
 # jg.distributed, the torch API's functions (jg.cat, jg.zeros, jg.Size, ...) and Tensor methods
 # (x.view, x.add_, x.relu: lazy_names.py, eager/lazy_methods.py), jg.cuda (device queries),
-# jg.data (datasets and loaders), jg.load (AOT artifacts), jg.bfloat16 (ml_dtypes: ~0.7 s to
-# load), jg.optim, jg.scipy, jg.test_util (check_grads, for tests).
+# jg.data (datasets and loaders), jg.save / jg.load (checkpoints; AOT artifacts), jg.bfloat16
+# (ml_dtypes: ~0.7 s to load), jg.optim, jg.scipy, jg.test_util (check_grads, for tests).
 # The CLI (jitgrad.cli) is its own entry point. name -> (module, attribute or None: the module)
 from . import lazy_names as _names  # noqa: E402
 from .eager.array_base import ArrayOps as _ArrayOps  # noqa: E402
 from .eager.lazy_methods import install_lazy_methods as _install_lazy_methods  # noqa: E402
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
-         "load": ("jitgrad.aot.save_load", "load"),
+         "load": ("jitgrad.serialization", "load"), "save": ("jitgrad.serialization", "save"),
          "bfloat16": ("jitgrad.dtypes", "bfloat16"), "optim": ("jitgrad.optim", None),
          "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None),
          "utils": ("jitgrad.utils", None), "accelerator": ("jitgrad.accelerator", None),
          "test_util": ("jitgrad.test_util", None), "nn": ("jitgrad.nn", None),
          "lax": ("jitgrad.lax", None), "random": ("jitgrad.random", None),
          "distributed": ("jitgrad.distributed", None), "autograd": ("jitgrad.autograd", None),
+         "make_jaxpr": ("jitgrad.trace.abstract_eval", "make_jaxpr"),
+         "eval_shape": ("jitgrad.trace.abstract_eval", "eval_shape"),
+         "ShapeDtypeStruct": ("jitgrad.trace.tracing", "ShapeDtype"),
          **{name: ("jitgrad.torch_api", name) for name in _names.TORCH_NAMES},
          **{name: ("jitgrad.torch_api.creation", name) for name in (
              "arange", "empty", "full", "ones", "rand", "randint", "randn", "zeros")}}

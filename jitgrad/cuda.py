@@ -6,6 +6,7 @@ device is first used.
 """
 from __future__ import annotations
 
+from .eager import global_rng
 from .runtime import cuda_memory
 from .runtime.cuda_device import device_count, is_available, synchronize  # noqa: F401
 from .runtime.device import device as _device
@@ -65,3 +66,31 @@ def empty_cache() -> None:
     """Return every cached free block to the driver (live tensors are untouched)."""
     for index in range(device_count()):
         cuda_memory.allocator(index).empty_cache()
+
+
+# jitgrad draws every device's random numbers from one default generator (torch keeps one per
+# cuda device), so seeding "the cuda generators" seeds that one stream: torch's reproducibility
+# recipe (manual_seed + cuda.manual_seed_all) gives the same draws on every device.
+def manual_seed(seed) -> None:
+    """torch.cuda.manual_seed: seed the stream cuda tensors draw from (the default generator)."""
+    global_rng.manual_seed(seed)
+
+
+def manual_seed_all(seed) -> None:
+    """torch.cuda.manual_seed_all: as manual_seed (one stream serves every device)."""
+    global_rng.manual_seed(seed)
+
+
+def seed() -> None:
+    """torch.cuda.seed: seed the stream from the OS's entropy."""
+    global_rng.seed()
+
+
+def seed_all() -> None:
+    """torch.cuda.seed_all: as seed."""
+    global_rng.seed()
+
+
+def initial_seed() -> int:
+    """torch.cuda.initial_seed: the seed the stream was last started from."""
+    return global_rng.initial_seed()

@@ -75,7 +75,8 @@ FRONT_END = {
     "torch_api": ("torch_api", "test_util", "autograd"),  # torch's Tensor methods, functions and
     #                                                     torch.autograd
     "package": ("__init__", "lazy_names"),              # `import jitgrad`: what it loads is below
-    "entry_points": ("data", "utils", "aot", "cli"),    # loaded on first use, or run on their own
+    "entry_points": ("data", "utils", "aot", "cli",     # loaded on first use, or run on their own
+                     "serialization"),
 }
 FRONT_ORDER = list(FRONT_END)
 # (file, import) of a lower front-end layer allowed to load an upper one, each with its reason
@@ -83,6 +84,9 @@ FRONT_EXCEPTIONS = {
     ("jitgrad/transforms/staged.py", "jitgrad.aot.save_load"):
         "Compiled.save (as jax's compiled.serialize) writes an AOT artifact: the AOT layer, kept "
         "out of `import jitgrad`, loads on the first save",
+    ("jitgrad/cuda.py", "jitgrad.eager.global_rng"):
+        "torch.cuda.manual_seed(_all) seeds the one default generator every device draws from "
+        "(a NumPy stream; jg.cuda loads on first use)",
 }
 # layer -> the front-end layers it may import
 MAY_IMPORT = {layer: set(FRONT_ORDER[:i + 1]) for i, layer in enumerate(FRONT_ORDER)}
@@ -204,7 +208,7 @@ def test_lazy_attributes_load_on_first_use():
             "print(jg.load.__module__, jg.data.__name__, jg.cuda.__name__, "
             "jg.test_util.check_grads.__module__, 'test_util' in dir(jg))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.stdout.split() == ["jitgrad.aot.save_load", "jitgrad.data", "jitgrad.cuda",
+    assert out.stdout.split() == ["jitgrad.serialization", "jitgrad.data", "jitgrad.cuda",
                                   "jitgrad.test_util", "True"], out.stderr
     out = subprocess.run([sys.executable, "-c", "import jitgrad as jg; jg.lod"],
                          capture_output=True, text=True)
