@@ -26,14 +26,12 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         self.saved_tensors = tuple(tensors)
 
-    def save_for_forward(self, *tensors):
-        self.saved_for_forward = tuple(tensors)
-
     def mark_non_differentiable(self, *outputs):
-        """Accepted: those outputs' incoming gradients are zeros anyway when unused."""
+        """Accepted; such outputs still carry requires_grad here, and their cotangents reach
+        backward as zeros unless something downstream uses them."""
 
     def mark_dirty(self, *tensors):
-        """Accepted: jitgrad's forward rules do not write their inputs in place."""
+        """Accepted: the forward runs traced, so it writes no input in place."""
 
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
