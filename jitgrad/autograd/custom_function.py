@@ -8,6 +8,8 @@ residuals, the forward rule; backward is the reverse rule. So it works eagerly w
 flags set in forward) reach backward as they are; tensors stored as plain attributes
 (`ctx.x = x`) travel as residuals like save_for_backward's. Non-tensor arguments (a dim, a
 flag) are passed through; backward returns one gradient per forward argument (None for those).
+Both are traced, as a custom_vjp's rules are: they compute with jitgrad operations; reading a
+value on the host (`x.item()`, `x.numpy()`) inside them raises a ConcretizationError.
 """
 from __future__ import annotations
 
