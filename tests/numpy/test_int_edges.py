@@ -60,3 +60,35 @@ def test_fuzzed_integer_program(seed):
         if failure:
             small = shrink(prog, "forward")
             pytest.fail(f"{failure}\n{small.source()}\ninputs: {small.inputs()}")
+
+
+def test_integer_fuzzer_ops_come_from_the_op_database():
+    """int_program's statements are the op database's integer records marked fuzz= (every one:
+    no hand-kept list): each line runs on int32 edge values, with Python int literals as right
+    operands too, to an integer result of the shape its NumPy reference gives; math that
+    computes in floating point (divide, mean, exp) is not among them."""
+    from tests.support import fuzz_programs as fp
+    from tests.support.opinfo import ALL_RECORDS
+    marked = {id(r) for r in ALL_RECORDS if r.fuzz}
+    x = fp.int_edge_values("int32")[:12].reshape(3, 4)
+    scope = {**fp.Program([], "int32").fn().__globals__, "x": jnp.asarray(x)}
+    uses = [(fp.INT_UNARY, ("x",), {}), (fp.INT_BINARY, ("x", "x[0]"), {}),
+            (fp.INT_BINARY, ("x", "-1"), {}), (fp.INT_BINARY, ("x", "0"), {}),
+            (fp.INT_REDUCERS, ("x",), {"axis": 1, "keepdims": False}),
+            (fp.INT_SHAPE_OPS, ("x",), {})]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for ops, names, params in uses:
+            for op in ops:
+                assert id(op.record) in marked, op.text
+                want = op.shape(*[np.shape(eval(n, {"x": x})) for n in names],  # noqa: S307
+                                **params)
+                out = eval(op.line(*names, **params), scope)    # noqa: S307 - the database's text
+                assert out.dtype.kind == "i" and tuple(out.shape) == want, op.text
+    names = {op.record.name for ops in (fp.INT_UNARY, fp.INT_BINARY, fp.INT_REDUCERS)
+             for op in ops}
+    assert {"floor_divide", "remainder", "left_shift", "right_shift", "bitwise_xor", "invert",
+            "sum", "max"} <= names
+    assert not names & {"divide", "mean", "exp", "fabs"}
+    power = next(op for op in fp.INT_BINARY if op.record.name == "power")
+    assert power.line("x", "-1") == "jnp.power(x, (-1 & 7))"       # NumPy rejects x ** -1

@@ -10,7 +10,8 @@ maxima tie (pooling, reduce_window, scatter min/max).
 common), a dtype, and statements over jitgrad.numpy / nn.functional / scipy.special, each a line
 of Python. The elementwise, reduction and shape statements are the op database's records marked
 `fuzz=` (tests/support/opinfo/fuzz.py): each input mapped into the record's domain, the result shape from
-its NumPy reference, the record's tolerance widening the program's.
+its NumPy reference, the record's tolerance widening the program's. `int_program` draws every
+statement from the database's integer records (fuzz_ops(kind, "int")) over edge values.
 `check(prog, mode)` runs it eagerly (the reference: op by op on the NumPy implementation) and under
 `jg.jit` on the interpreter, compiled with fusion, and compiled with fusion off, and returns a
 description of the first disagreement (values beyond tolerance, or different exception types).
@@ -28,10 +29,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import jitgrad as jg
-import jitgrad.nn.functional as F
 import jitgrad.numpy as jnp
-import jitgrad.scipy.special as jss
 from tests.support.opinfo import fuzz_ops
+from tests.support.opinfo.fuzz import SCOPE
 
 MODES = ("forward", "grad", "jvp", "combined")
 PATHS = ("interpreter", "fused", "unfused")
@@ -63,7 +63,7 @@ class Program:
         return "\n".join([f"def f({args}):", *body, f"    return ({ret})"])
 
     def fn(self):
-        scope = {"jnp": jnp, "F": F, "np": np, "jg": jg, "jss": jss}
+        scope = {**SCOPE, "np": np}
         exec(compile(self.source(), "<fuzzed program>", "exec"), scope)  # noqa: S102 - own text
         return scope["f"]
 
@@ -102,12 +102,6 @@ def _axes(rng, nd):
         return _axis(rng, nd)
     k = int(rng.integers(1, nd + 1))
     return tuple(sorted(int(a) for a in rng.choice(nd, k, replace=False)))
-
-
-def _reduced_shape(shape, axes, keepdims):
-    nd = len(shape)
-    ax = range(nd) if axes is None else [a % nd for a in np.atleast_1d(axes)]
-    return tuple(1 if k in ax else d for k, d in enumerate(shape) if keepdims or k not in ax)
 
 
 # the op database's fuzzable records (FuzzOps), by kind
@@ -471,16 +465,13 @@ def program(seed: int, n_stmts=None, builders=None, dtypes=("float64", "float32"
     return prog
 
 
-# integer programs (issue 24): edge values through //, %, shifts and the other integer ops, where
-# hardware division and shifts differ from NumPy (min // -1, x // 0, counts >= the bit width)
-INT_BINARY = ["{a} // {b}", "{a} % {b}", "jnp.left_shift({a}, {b})", "jnp.right_shift({a}, {b})",
-              "{a} // {b}", "{a} % {b}", "jnp.left_shift({a}, {b})", "jnp.right_shift({a}, {b})",
-              "{a} + {b}", "{a} - {b}", "{a} * {b}", "jnp.maximum({a}, {b})",
-              "jnp.minimum({a}, {b})", "jnp.bitwise_and({a}, {b})", "jnp.bitwise_xor({a}, {b})",
-              "jnp.where({a} > {b}, {a} // 3, {b} % 5)"]
-INT_UNARY = ["-{a}", "jnp.abs({a})", "jnp.invert({a})", "jnp.sign({a})", "{a} // -1", "{a} % -1",
-             "{a} // 0", "jnp.right_shift({a}, 63)", "{a} * 2 + 1"]
-INT_REDUCERS = ["jnp.sum", "jnp.max", "jnp.min"]
+# integer programs (issue 24): edge values through the op database's integer records (//, %,
+# shifts, bitwise ops, sums, sorts, ...: fuzz_ops(kind, "int")), where hardware division and
+# shifts differ from NumPy (min // -1, x // 0, counts >= the bit width); a right operand is now
+# and then a Python int literal (weak: the array's dtype stays), an edge value itself
+INT_UNARY, INT_BINARY, INT_REDUCERS, INT_SHAPE_OPS = (fuzz_ops(k, "int") for k in (
+    "unary", "binary", "reduce", "shape"))
+INT_LITERALS = (-1, 0, 1, 3, 63)        # within int8: -1 and 0 as divisors, 63 as a shift count
 
 
 def int_edge_values(dtype):
@@ -492,26 +483,32 @@ def int_edge_values(dtype):
 
 
 def _int_binary(rng, a, sa, pick, new_input):
-    # half the time a fresh input as the right operand: independent edge values meet
-    b, sb = pick() if rng.random() < 0.5 else (new_input(sa), sa)
-    try:
-        shape = np.broadcast_shapes(sa, sb)
-    except ValueError:
-        return None
-    return INT_BINARY[int(rng.integers(len(INT_BINARY)))].format(a=a, b=b), tuple(shape)
+    # the right operand: a value, a fresh input (independent edge values meet) or a literal
+    r = rng.random()
+    if r < 0.2:
+        b, sb = repr(INT_LITERALS[int(rng.integers(len(INT_LITERALS)))]), ()
+    else:
+        b, sb = pick() if r < 0.6 else (new_input(sa), sa)
+    op = _choice(rng, INT_BINARY)
+    return op.line(a, b), op.shape(sa, sb)
 
 
 def _int_unary(rng, a, sa, pick, new_input):
-    return INT_UNARY[int(rng.integers(len(INT_UNARY)))].format(a=a), sa
+    return _choice(rng, INT_UNARY).line(a), sa
 
 
 def _int_reduce(rng, a, sa, pick, new_input):
-    axes, keep = _axes(rng, len(sa)), bool(rng.random() < 0.3)
-    fn = INT_REDUCERS[int(rng.integers(len(INT_REDUCERS)))]
-    return f"{fn}({a}, axis={axes!r}, keepdims={keep})", _reduced_shape(sa, axes, keep)
+    op = _choice(rng, INT_REDUCERS)
+    params = {"axis": _axes(rng, len(sa)), "keepdims": bool(rng.random() < 0.3)}
+    return op.line(a, **params), op.shape(sa, **params)
 
 
-INT_BUILDERS = [(_int_binary, 5), (_int_unary, 2), (_int_reduce, 1)]
+def _int_shape_op(rng, a, sa, pick, new_input):
+    op = _choice(rng, INT_SHAPE_OPS)
+    return op.line(a), op.shape(sa)
+
+
+INT_BUILDERS = [(_int_binary, 5), (_int_unary, 2), (_int_reduce, 1), (_int_shape_op, 1)]
 
 
 def int_program(seed: int, n_stmts=None) -> Program:

@@ -35,7 +35,8 @@ def public_name(rec: OpRecord) -> str:
     return rec.name.split("[")[0].split("(")[0]
 
 
-def fuzz_ops(kind) -> list:
-    """The differential fuzzer's ops of `kind` ('unary' | 'binary' | 'reduce' | 'shape'): the
-    records marked fuzz=kind, as FuzzOps (tests/support/opinfo/fuzz.py)."""
-    return fuzz.fuzz_ops(ALL_RECORDS, NAMESPACE_OF, public_name, kind)
+def fuzz_ops(kind, family="float") -> list:
+    """The differential fuzzers' ops of `kind` ('unary' | 'binary' | 'reduce' | 'shape') in
+    `family` ('float' | 'int'): the records marked fuzz=kind, as FuzzOps
+    (tests/support/opinfo/fuzz.py)."""
+    return fuzz.fuzz_ops(ALL_RECORDS, NAMESPACE_OF, public_name, kind, family)
