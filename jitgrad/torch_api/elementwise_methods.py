@@ -36,13 +36,13 @@ SAME_AS_NUMPY = {
     "bitwise_right_shift": "right_shift", "logical_and": "logical_and",
     "logical_or": "logical_or", "logical_xor": "logical_xor", "heaviside": "heaviside",
     "nan_to_num": "nan_to_num", "matmul": "matmul", "outer": "outer", "ger": "outer",
-    "inner": "inner", "kron": "kron", "vdot": "vdot", "cross": "cross",
+    "inner": "inner", "kron": "kron", "vdot": "vdot",
     "broadcast_to": "broadcast_to",
 }
 # torch name -> jitgrad.scipy.special name (loaded on first call: jitgrad.scipy is lazy)
 SAME_AS_SPECIAL = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "lgamma": "gammaln",
                    "digamma": "digamma", "i0": "i0", "xlogy": "xlogy", "polygamma": None,
-                   "mvlgamma": "multigammaln", "igamma": "gammainc", "igammac": "gammaincc"}
+                   "mvlgamma": None, "igamma": "gammainc", "igammac": "gammaincc"}
 
 
 def _numpy_method(torch_name, name):
@@ -67,6 +67,20 @@ def _special_method(torch_name, name):
 def polygamma(self, n):
     """torch.Tensor.polygamma(n) (torch.polygamma(n, x) at the top level)."""
     return importlib.import_module("jitgrad.scipy.special").polygamma(n, self)
+
+
+def mvlgamma(self, p):
+    """torch.Tensor.mvlgamma(p): jitgrad.scipy.special.multigammaln(x, p), torch's p= spelled."""
+    return importlib.import_module("jitgrad.scipy.special").multigammaln(self, p)
+
+
+def cross(self, other, dim=None):
+    """torch.Tensor.cross(other, dim=None): dim None is the first dim of length 3 (torch.cross's
+    rule; torch.linalg.cross and jitgrad.numpy.cross take the last)."""
+    if dim is None:
+        shape = jnp.broadcast_shapes(self.shape, jnp.shape(other))
+        dim = next((d for d, n in enumerate(shape) if n == 3), -1)
+    return jnp.cross(self, other, axis=dim)
 
 
 def _scaled(other, alpha):
@@ -261,8 +275,9 @@ METHODS = {name: _numpy_method(name, np_name) for name, np_name in SAME_AS_NUMPY
            if name not in _FROM_RECORDS}
 METHODS.update({name: _special_method(name, sp) for name, sp in SAME_AS_SPECIAL.items() if sp})
 METHODS.update({
-    "polygamma": polygamma, "add": add, "sub": sub, "subtract": sub, "div": div,
-    "divide": div, "fmod": fmod, "frac": frac, "float_power": float_power, "ldexp": ldexp,
+    "polygamma": polygamma, "mvlgamma": mvlgamma, "cross": cross, "add": add, "sub": sub,
+    "subtract": sub, "div": div, "divide": div, "fmod": fmod, "frac": frac,
+    "float_power": float_power, "ldexp": ldexp,
     "sgn": sgn, "logit": logit, "clamp": clamp, "clip": clamp, "clamp_min": clamp_min,
     "clamp_max": clamp_max, "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv,
     "addmm": addmm, "addmv": addmv, "baddbmm": baddbmm, "addbmm": addbmm, "addr": addr,

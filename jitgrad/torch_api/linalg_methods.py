@@ -115,10 +115,18 @@ def nanquantile(self, q, dim=None, keepdim=False, *, interpolation="linear"):
 
 
 def nanmedian(self, dim=None, keepdim=False):
-    """torch.nanmedian without dim: the lower middle value of the non-NaN elements."""
+    """torch.nanmedian: the lower middle value of the non-NaN elements; with dim a (values,
+    indices) tuple (NumPy's mean of the middle two: jitgrad.numpy.nanmedian)."""
     if dim is not None:
-        raise ValueError("nanmedian(dim): jitgrad gives nanmedian over all elements only; "
-                         "use jitgrad.numpy.nanmedian(x, axis=dim) for NumPy's")
+        d = dim % self.ndim if self.ndim else 0
+        x = self if self.ndim else jnp.reshape(self, (1,))
+        kept = jnp.sum(jnp.logical_not(jnp.isnan(x)), axis=d, keepdims=True)
+        middle = jnp.where(kept > 0, (kept - 1) // 2, (x.shape[d] - 1) // 2)  # all NaN: torch's
+        at = jnp.take_along_axis(jnp.argsort(x, axis=d), middle, axis=d)    # NaNs sort last
+        values = jnp.take_along_axis(x, at, axis=d)
+        if not keepdim or not self.ndim:
+            values, at = jnp.squeeze(values, d), jnp.squeeze(at, d)
+        return return_types.nanmedian(values, at)
     flat = jnp.sort(jnp.ravel(self))            # NaNs sort last
     n = jnp.sum(jnp.logical_not(jnp.isnan(flat)))
     return flat[jnp.maximum((n - 1) // 2, 0)]

@@ -5,6 +5,7 @@ queries whose answer is fixed for jitgrad's tensors (is_sparse, is_quantized, is
 from __future__ import annotations
 
 from .. import numpy as jnp
+from ..transforms.autodiff import stop_gradient
 from ..nn import functional as F
 from . import functions, index_methods, shape_methods
 
@@ -98,6 +99,12 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     return functions.multinomial(self, num_samples, replacement)
 
 
+def detach(self):
+    """torch.Tensor.detach on a traced value (inside jit / grad / vmap): the value without its
+    gradient (jax.lax.stop_gradient). Eager tensors have their own (eager/tensor.py)."""
+    return stop_gradient(self)
+
+
 def _false(self, *args):
     return False
 
@@ -121,7 +128,7 @@ METHODS = {"split_with_sizes": split_with_sizes, "unsafe_split": shape_methods.s
            "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
            "index_reduce": index_reduce, "unique_consecutive": unique_consecutive,
            "hardshrink": hardshrink, "prelu": lambda self, weight: F.prelu(self, weight),
-           "bernoulli": bernoulli, "multinomial": multinomial,
+           "bernoulli": bernoulli, "multinomial": multinomial, "detach": detach,
            "pin_memory": lambda self, device=None: self}   # host memory needs no pinning
 METHODS.update({name: property(_false) for name in _NEVER})
 METHODS.update({name: _false for name in _NEVER_CALLED})

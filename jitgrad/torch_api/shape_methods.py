@@ -14,9 +14,10 @@ from ..numpy._convert import is_array
 from .spelling import UNSET, varargs_shape
 
 
-def transpose(self, *axes):
+def transpose(self, *axes, dim0=None, dim1=None):
     """torch.Tensor.transpose(dim0, dim1) swaps two dims; x.transpose(), x.transpose(perm) and
     x.transpose(*perm) with a full permutation of an n != 2 dims array are NumPy's."""
+    axes += tuple(d for d in (dim0, dim1) if d is not None)
     if len(axes) == 2 and all(isinstance(a, int) for a in axes):
         return jnp.swapaxes(self, *axes)
     if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
@@ -28,9 +29,9 @@ def transpose(self, *axes):
     return jnp.transpose(self, axes or None)
 
 
-def permute(self, *dims):
-    """torch.Tensor.permute(*dims) (or one tuple)."""
-    return jnp.transpose(self, varargs_shape("permute", dims))
+def permute(self, *dims_, dims=None):
+    """torch.Tensor.permute(*dims) (or one tuple, or dims=)."""
+    return jnp.transpose(self, varargs_shape("permute", dims_ if dims is None else (dims,)))
 
 
 def t(self):
@@ -119,6 +120,9 @@ def narrow(self, dim, start, length):
     """torch.Tensor.narrow(dim, start, length): elements start..start+length-1 along dim."""
     d = dim % self.ndim
     start = int(start) % self.shape[d] if start < 0 else int(start)
+    if not 0 <= length <= self.shape[d] - start:
+        raise IndexError(f"narrow: start ({start}) + length ({length}) exceeds dimension size "
+                         f"({self.shape[d]}) of dim {dim}")
     return self[(slice(None),) * d + (slice(start, start + length),)]
 
 

@@ -44,6 +44,11 @@ KINDS = {   # kind -> which records get it
 KNOWN = {
     "lowp-kl_div": "jss.kl_div of float16 inputs returns float32 (16-bit inputs should round once)",
     "lowp-loggamma": "jss.loggamma in float16/bfloat16 is off by more than a few 16-bit ulps",
+    **dict.fromkeys(("lowp-lgamma", "lowp-lgamma[Tensor]", "lowp-mvlgamma(p=1)",
+                     "lowp-mvlgamma[Tensor](p=1)"), "torch.lgamma / mvlgamma (jss.gammaln) in "
+                    "float16/bfloat16 are off by more than a few 16-bit ulps"),
+    **dict.fromkeys(("lowp-digamma", "lowp-digamma[Tensor]"), "torch.digamma (jss.digamma) of "
+                    "float16 inputs returns float32 (16-bit inputs should round once)"),
     "eager-erfc[float64]": "lax.erfc is a float32-grade fit (Numerical Recipes' erfcc, relative "
                            "error ~1e-7) in float64 too; jss.erfc is the accurate one",
 }

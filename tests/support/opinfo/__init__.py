@@ -5,19 +5,22 @@ list are generated.
 
     numpy_ops.py          jitgrad.numpy (NumPy owns the names)
     nn_functional_ops.py  jitgrad.nn.functional (torch owns them)
-    torch_ops.py          jitgrad.* top-level torch functions and Tensor methods (torch)
+    torch_ops.py          jitgrad.* top-level torch functions (torch), with torch_*_ops.py
+    tensor_methods_ops.py jg.Tensor methods (torch), built with the functions (torch_records.py)
     scipy_ops.py          jitgrad.scipy.special (SciPy)
     lax_ops.py            jitgrad.lax (JAX; NumPy references)
 
 RECORDS is the table the older consumers run (CUDA simulator, CPU codegen, vmap, autodiff, meta);
 ALL_RECORDS adds the records written since, which tests/consistency/test_opinfo.py runs on every path.
 """
-from . import fuzz, lax_ops, nn_functional_ops, numpy_ops, scipy_ops, torch_ops
+from . import (fuzz, lax_ops, nn_functional_ops, numpy_ops, scipy_ops, tensor_methods_ops,
+               torch_ops, torch_unrecorded)
 from .core import *  # noqa: F401,F403
 from .core import OpRecord
 
 NAMESPACES = {"jitgrad.numpy": numpy_ops, "jitgrad.nn.functional": nn_functional_ops,
-              "jitgrad": torch_ops, "jitgrad.scipy.special": scipy_ops, "jitgrad.lax": lax_ops}
+              "jitgrad": torch_ops, "jitgrad.scipy.special": scipy_ops, "jitgrad.lax": lax_ops,
+              "jitgrad.Tensor": tensor_methods_ops}
 
 RECORDS: list = (numpy_ops.RECORDS[:numpy_ops.LEGACY_COUNT]
                  + nn_functional_ops.RECORDS[:nn_functional_ops.LEGACY_COUNT])

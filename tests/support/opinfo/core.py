@@ -294,9 +294,14 @@ def selected(test_id: str, share: int = 4) -> bool:
 def owner_function(rec):
     """The owner's own function (torch / jax imported), or None when that library is absent."""
     import importlib
-    mod_name, _, attr = rec.owner_path.rpartition(".")
-    lib = importlib.import_module(mod_name)
-    return getattr(lib, attr)
+    parts = rec.owner_path.split(".")
+    for i in range(len(parts) - 1, 0, -1):       # "torch.Tensor.add": module torch, then attrs
+        if importlib.util.find_spec(".".join(parts[:i])) is not None:
+            break
+    obj = importlib.import_module(".".join(parts[:i]))
+    for attr in parts[i:]:
+        obj = getattr(obj, attr)
+    return obj
 
 
 def call_owner(rec, args):

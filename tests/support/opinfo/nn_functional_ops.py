@@ -391,3 +391,34 @@ def _np_fold(cols, output_size, kernel_size):
     for p, (i, j) in enumerate(pos):
         out[:, :, i:i + k, j:j + k] += cols[:, :, p].reshape(n, c, k, k)
     return out
+
+
+# in-place activations (F.relu_(x), ...): on a clone, eager only (a traced value is immutable)
+def _in_place(fn):
+    def run(x, **kwargs):
+        y = x.clone()
+        assert fn(y, **kwargs) is y, f"{fn.__name__} returned a new tensor"
+        return y
+    return run
+
+
+_EAGER_ONLY = {"traceable": False, "batchable": False, "differentiable": False}
+for _n in ("relu", "elu", "selu", "celu", "leaky_relu", "hardtanh"):
+    _ref = _ACTIVATIONS.get(_n, lambda x: np.maximum(x, 0))
+    record(_n + "_", _in_place(getattr(F, _n + "_")), _ref, UNARY, domain="nonzero",
+           **_EAGER_ONLY)
+record("threshold_", _in_place(F.threshold_), lambda x, threshold, value: np.where(
+    x > threshold, x, value), UNARY, kwargs={"threshold": 0.25, "value": -1.0},
+    domain="nonzero", **_EAGER_ONLY)
+# rrelu outside training: leaky_relu with slope (lower + upper) / 2, torch's defaults 1/8, 1/3
+_RRELU_SLOPE = (1 / 8 + 1 / 3) / 2
+record("rrelu", F.rrelu, lambda x: np.where(x >= 0, x, _RRELU_SLOPE * x), UNARY,
+       domain="nonzero")
+record("rrelu_", _in_place(F.rrelu_), lambda x: np.where(x >= 0, x, _RRELU_SLOPE * x), UNARY,
+       domain="nonzero", **_EAGER_ONLY)
+# dropouts outside training: the input itself (training=True draws: tests/nn)
+for _n, _cases in (("dropout", UNARY), ("alpha_dropout", UNARY),
+                   ("feature_alpha_dropout", [((2, 3, 4),)]), ("dropout1d", [((2, 3, 4),)]),
+                   ("dropout2d", [((2, 3, 4, 5),)]), ("dropout3d", [((1, 2, 3, 4, 2),)])):
+    record(_n, getattr(F, _n), lambda x, p, training: np.array(x), _cases,
+           kwargs={"p": 0.5, "training": False})

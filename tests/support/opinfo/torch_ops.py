@@ -4,9 +4,12 @@ import numpy as np
 import scipy.special
 
 import jitgrad as jg
-from .core import BINARY, FLOATS, NUMERIC, R2, TERNARY, UNARY, err, table
-
-RECORDS, record = table("torch", "torch.")
+from . import (torch_elementwise_ops, torch_index_ops,  # noqa: F401  (their records join
+               torch_matrix_ops, torch_misc_ops, torch_more_ops,  # the tables below)
+               torch_nn_ops, torch_reduction_ops, torch_shape_ops)
+from .core import BINARY, FLOATS, NUMERIC, R2, TERNARY, UNARY, err
+from .torch_records import FUNCTION_RECORDS as RECORDS
+from .torch_records import function_record as record
 
 
 def _np_softmax(x, dim):
