@@ -176,23 +176,25 @@ def call_graph(graph, inputs, execute=None):
 
 def make_graph(fn, static_argnums=()):
     """jg.make_graph(fn)(*args) -> the ir.Graph fn traces to (static args are baked in)."""
+    return lambda *args, **kwargs: trace_static(fn, static_argnums, args, kwargs)[0]
+
+
+def trace_static(fn, static_argnums, args, kwargs, caller="make_graph"):
+    """(graph, out_tree) of fn(*args, **kwargs) with the `static_argnums` arguments baked in."""
     static = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    dyn = [a for i, a in enumerate(args) if i not in static]
 
-    def wrapper(*args, **kwargs):
-        dyn = [a for i, a in enumerate(args) if i not in static]
-
-        def inner(*d, **k):
-            it = iter(d)
-            full = [args[i] if i in static else next(it) for i in range(len(args))]
-            return fn(*full, **k)
-        names = leaf_names(fn, args, static)
-        g, _, caps, _ = trace_to_graph(inner, tuple(dyn), kwargs, name=getattr(fn, "__name__", "fn"),
-                                       leaf_names=names)
-        if caps:
-            raise ValueError("make_graph: the function closed over values traced by an enclosing "
-                             "transformation")
-        return g
-    return wrapper
+    def inner(*d, **k):
+        it = iter(d)
+        full = [args[i] if i in static else next(it) for i in range(len(args))]
+        return fn(*full, **k)
+    names = leaf_names(fn, args, static)
+    g, out_tree, caps, _ = trace_to_graph(inner, tuple(dyn), kwargs,
+                                          name=getattr(fn, "__name__", "fn"), leaf_names=names)
+    if caps:
+        raise ValueError(f"{caller}: the function closed over values traced by an enclosing "
+                         "transformation")
+    return g, out_tree
 
 
 def leaf_names(fn, args, static):
