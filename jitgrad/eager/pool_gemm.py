@@ -39,7 +39,7 @@ MAX_BLOCKS = 16
 DTYPES = {np.dtype(np.float32): 0, np.dtype(np.float64): 1}
 
 # ctx: i64 slots, filled by _ctx
-A, B, C, M, N, K, LDA, LDB, LDC, TA, TB, BY_COLS, DTYPE, EXT, NB = range(15)
+A, B, C, M, N, K, LDA, LDB, LDC, TA, TB, BY_COLS, DTYPE, EXT, NB, BIAS = range(16)
 
 _BODY = r"""
 define internal void @block_{T}(i8* %c, i64 %lo, i64 %hi) {{
@@ -78,8 +78,32 @@ entry:
   %alpha = alloca {T}
   %beta = alloca {T}
   store {T} 1.0, {T}* %alpha
-  store {T} 0.0, {T}* %beta
 {cells}
+  ; a bias: its row copied into each row of the block's C (its columns lo..hi when by
+  ; columns), then C = A B + C, so the bias is written while the block is in cache
+  %hasb = icmp ne i64 %bias, 0
+  %betav = select i1 %hasb, {T} 1.0, {T} 0.0
+  store {T} %betav, {T}* %beta
+  %frows = select i1 %cols, i64 %m, i64 %ext
+  %fwidth = select i1 %cols, i64 %ext, i64 %n
+  %fboff = select i1 %cols, i64 %lo, i64 0
+  %bsrc0 = inttoptr i64 %bias to {T}*
+  %bsrc = getelementptr {T}, {T}* %bsrc0, i64 %fboff
+  %bsrc8 = bitcast {T}* %bsrc to i8*
+  %bytes = mul i64 %fwidth, {SZ}
+  %anyrows = icmp sgt i64 %frows, 0
+  %fill = and i1 %hasb, %anyrows
+  br i1 %fill, label %floop, label %run
+floop:
+  %i = phi i64 [0, %entry], [%i1, %floop]
+  %roff = mul i64 %i, %ldc
+  %dst = getelementptr {T}, {T}* %cp, i64 %roff
+  %dst8 = bitcast {T}* %dst to i8*
+  call void @llvm.memcpy.p0i8.p0i8.i64(i8* %dst8, i8* %bsrc8, i64 %bytes, i1 false)
+  %i1 = add i64 %i, 1
+  %fmore = icmp slt i64 %i1, %frows
+  br i1 %fmore, label %floop, label %run
+run:
   call void @{gemm}(i8* %transa, i8* %transb, {I}* %pm, {I}* %pn, {I}* %pk, {T}* %alpha,
                     {T}* %bp, {I}* %pldb, {T}* %ap, {I}* %plda, {T}* %beta, {T}* %cp, {I}* %pldc)
   ret void
@@ -112,6 +136,7 @@ done:
 
 _ENTRY = r"""
 declare void @jg_parallel_for(void (i8*, i64, i64)*, i8*, i64, i64)
+declare void @llvm.memcpy.p0i8.p0i8.i64(i8*, i8*, i64, i1)
 {declares}
 {bodies}
 define void @jg_eager_gemm(i64* %ctx) {{
@@ -129,7 +154,7 @@ entry:
 """
 
 _FIELDS = {"a": A, "b": B, "cc": C, "m": M, "n": N, "k": K, "lda": LDA, "ldb": LDB, "ldc": LDC,
-           "ta": TA, "tb": TB, "by_cols": BY_COLS}
+           "ta": TA, "tb": TB, "by_cols": BY_COLS, "bias": BIAS}
 _state: dict = {}           # "call": the compiled entry, or None when it cannot be built
 _lock = threading.Lock()
 
@@ -151,7 +176,7 @@ def _ir(gemms) -> str:
         # the cells' names must not clash with the loaded fields': rename the loads
         loads = loads.replace("%p", "%q")
         bodies.append(_BODY.format(T=t, I=i, gemm=symbol, loads=loads, cells=cells, EXT=EXT,
-                                   NB=NB))
+                                   NB=NB, SZ=4 if t == "float" else 8))
     return _ENTRY.format(declares="\n".join(declares), bodies="\n".join(bodies), DTYPE=DTYPE,
                          NB=NB)
 
@@ -189,12 +214,16 @@ def _layout(x):
     return None
 
 
-def pool_matmul(a, b):
-    """a @ b for 2-D float32/float64 arrays on the runtime's pool, or None (see the module)."""
+def pool_matmul(a, b, bias=None):
+    """a @ b (+ bias, a contiguous 1-D array of b's columns and dtype: torch.addmm's one pass)
+    for 2-D float32/float64 arrays on the runtime's pool, or None (see the module)."""
     m, k = a.shape
     n = b.shape[1]
     if m * n * k < PARALLEL_MACS or a.dtype != b.dtype or a.dtype not in DTYPES or \
             config.read("num_threads") < 2 or config.interpreter_only():
+        return None
+    if bias is not None and (bias.dtype != a.dtype or bias.shape != (n,) or
+                             not bias.flags.c_contiguous):
         return None
     by_cols = m < 2 * BLOCK_ROWS
     if by_cols and n < 2 * BLOCK_COLS:
@@ -209,7 +238,8 @@ def pool_matmul(a, b):
     ext = n if by_cols else m
     blocks = n // BLOCK_COLS if by_cols else max(2, m // ROWS_PER_BLOCK)
     ctx = np.array([a.ctypes.data, b.ctypes.data, out.ctypes.data, m, n, k, la[1], lb[1], n,
-                    la[0], lb[0], by_cols, DTYPES[a.dtype], ext, min(MAX_BLOCKS, blocks)],
+                    la[0], lb[0], by_cols, DTYPES[a.dtype], ext, min(MAX_BLOCKS, blocks),
+                    0 if bias is None else bias.ctypes.data],
                    np.int64)
     call(ctx.ctypes.data)
     return out

@@ -47,9 +47,13 @@ from .grid_sampling import affine_grid, grid_sample  # noqa: F401,E402
 
 def linear(x, weight, bias=None):
     """x @ weight.T + bias, with weight laid out (out_features, in_features) as in PyTorch."""
-    y = jnp.matmul(x, jnp.transpose(weight))
+    w_t = jnp.transpose(weight)
     if bias is None:
-        return y
+        return jnp.matmul(x, w_t)
+    z = eager_add_into.matmul_add(x, w_t, bias)     # eager on the pool: the GEMM adds the bias
+    if z is not None:
+        return z
+    y = jnp.matmul(x, w_t)
     z = eager_add_into.add_into(y, bias)     # y is ours: the sum may take its storage
     return jnp.add(y, bias) if z is None else z
 

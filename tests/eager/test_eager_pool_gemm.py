@@ -10,6 +10,7 @@ import pytest
 import jitgrad as jg
 from jitgrad.eager import pool_gemm
 from jitgrad.ir import config
+from jitgrad.ir.errors import ShapeError
 
 
 @pytest.fixture
@@ -113,3 +114,72 @@ def test_concurrent_products_from_two_threads(two_threads):
     for t in threads:
         t.join()
     assert all(np.array_equal(o, alone[i]) for i in range(2) for o in got[i])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["c", "b transposed", "row slices"])
+@pytest.mark.parametrize("mkn", [(300, 17, 40), (20, 33, 300)], ids=["rows", "columns"])
+def test_pool_product_with_a_bias_matches_numpy(two_threads, dtype, layout, mkn):
+    """addmm's one pass: each block starts from the bias rows (its columns, by columns)."""
+    rng = np.random.default_rng(4)
+    a, b = _operands(rng, dtype, *mkn, layout)
+    bias = rng.standard_normal(mkn[2]).astype(dtype)
+    got = pool_gemm.pool_matmul(a, b, bias)
+    assert got is not None and got.dtype == dtype and got.shape == (mkn[0], mkn[2])
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b.astype(np.float64) + bias,
+                               rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
+
+
+def test_bias_bits_do_not_depend_on_the_pool_size(two_threads):
+    rng = np.random.default_rng(5)
+    a, b = _operands(rng, np.float32, 1000, 64, 48, "b transposed")
+    bias = rng.standard_normal(48).astype(np.float32)
+    outs = []
+    for n in (2, 3, 2):
+        jg.config.update("num_threads", n)
+        outs.append(pool_gemm.pool_matmul(a, b, bias))
+    assert all(np.array_equal(outs[0], o) for o in outs[1:])
+
+
+@pytest.mark.parametrize("why, bias", [
+    ("another dtype", np.ones(300, np.float64)),
+    ("a broadcast bias", np.ones(1, np.float32)),
+    ("a strided bias", np.ones(600, np.float32)[::2]),
+])
+def test_other_biases_are_left_to_the_plain_add(two_threads, why, bias):
+    a, b = np.ones((300, 4), np.float32), np.ones((4, 300), np.float32)
+    assert pool_gemm.pool_matmul(a, b, bias) is None, why
+
+
+@pytest.mark.parametrize("needs_grad", ["x", "w", "b", "none"])
+def test_eager_linear_with_the_bias_in_the_gemm_records_matmul_then_add(two_threads, needs_grad):
+    """F.linear's fused form keeps the graph of matmul + add: the same values and grads as the
+    plain form (np.matmul, then a separate add), whichever inputs require grad."""
+    rng = np.random.default_rng(6)
+    arrays = {"x": rng.standard_normal((3, 100, 16)), "w": rng.standard_normal((30, 16)),
+              "b": rng.standard_normal(30)}
+    ts = {k: jg.tensor(v, requires_grad=k == needs_grad) for k, v in arrays.items()}
+    y = jg.nn.functional.linear(ts["x"], ts["w"], ts["b"])
+    x, w, b = arrays["x"], arrays["w"], arrays["b"]
+    np.testing.assert_allclose(y.detach().numpy(), x @ w.T + b, rtol=1e-12, atol=1e-12)
+    assert y.requires_grad == (needs_grad != "none")
+    if needs_grad == "none":
+        return
+    g = rng.standard_normal(y.shape)
+    y.backward(jg.tensor(g))
+    want = {"x": g @ w, "w": g.reshape(-1, 30).T @ x.reshape(-1, 16), "b": g.sum((0, 1))}
+    np.testing.assert_allclose(ts[needs_grad].grad.numpy(), want[needs_grad], rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_eager_linear_fallbacks_keep_their_values_and_errors(two_threads):
+    """A strided input, a 1-D input and mismatched features take the plain path (its error)."""
+    rng = np.random.default_rng(7)
+    w, b = rng.standard_normal((30, 16)), rng.standard_normal(30)
+    x = rng.standard_normal((100, 3, 16)).transpose(1, 0, 2)       # not C-ordered
+    y = jg.nn.functional.linear(jg.tensor(x), jg.tensor(w), jg.tensor(b))
+    np.testing.assert_allclose(y.numpy(), x @ w.T + b, rtol=1e-12, atol=1e-12)
+    v = jg.nn.functional.linear(jg.tensor(x[0, 0]), jg.tensor(w), jg.tensor(b))
+    np.testing.assert_allclose(v.numpy(), x[0, 0] @ w.T + b, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ShapeError, match=r"inner dimensions differ.*\(at test_eager_pool_gemm"):
+        jg.nn.functional.linear(jg.tensor(x[..., :8]), jg.tensor(w), jg.tensor(b))
