@@ -2,6 +2,8 @@
 inside jit, else eagerly from the global generator jg.manual_seed seeds."""
 from __future__ import annotations
 
+import warnings
+
 from .. import numpy as jnp
 from .. import random as jrandom
 from ..eager.global_rng import global_rng
@@ -40,11 +42,15 @@ def _kept(x, keep, scale):
 def dropout2d(x, p=0.5, training=True, key=None):
     """Zero whole channels of an (N, C, H, W) (or (N, C, L)) input with probability p, scaling
     the others by 1/(1-p): one dropout factor per (sample, channel). Identity when not training;
-    `key` is required inside jit."""
+    `key` is required inside jit. Other ranks (N, C, ...) warn and still drop per (sample,
+    channel), as torch's: a 2-D (N, C) input is elementwise dropout."""
     x = asarray(x)
-    if x.ndim not in (3, 4):
+    if x.ndim < 2:
         raise ValueError(f"dropout2d: expected a 3D (N, C, L) or 4D (N, C, H, W) input, got shape "
                          f"{tuple(x.shape)}")
+    if x.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {x.ndim}-D input to dropout2d, which torch "
+                      "deprecates; use dropout (2-D) or dropout3d (5-D)", stacklevel=2)
     if not training or p == 0.0:
         return dropout(x, p, training, key)
     scale = dropout(jnp.ones(tuple(x.shape[:2]) + (1,) * (x.ndim - 2), x.dtype), p, True, key)

@@ -272,6 +272,23 @@ def test_dropout2d_zeroes_whole_channels(rng):
         jg.jit(lambda x: layer(x))(x)
     np.testing.assert_array_equal(_np(layer.eval()(x)), x)
     with pytest.raises(ValueError, match="3D"):
-        F.dropout2d(np.zeros((2, 3), np.float32))
+        F.dropout2d(np.zeros(3, np.float32))
     grad = jg.grad(lambda x: F.dropout2d(x, 0.25, True, key).sum())(x)
     np.testing.assert_allclose(_np(grad), np.where(y != 0, 1 / 0.75, 0.0), rtol=1e-6)
+
+
+def test_dropout2d_of_a_2d_input_warns_and_drops_elements():
+    # torch (pytorch/examples mnist_rnn puts Dropout2d after an LSTM): a 2-D (N, C) input is
+    # deprecated, warned about, and dropped per (sample, channel), i.e. per element
+    x = np.ones((400, 64), np.float32)
+    with pytest.warns(UserWarning, match="2-D input to dropout2d"):
+        y = _np(nn.Dropout2d(0.5)(jg.tensor(x)))
+    assert set(np.unique(y)) == {0.0, 2.0}
+    assert not np.all(y == 0, axis=1).any() and 0.4 < np.mean(y == 0) < 0.6
+    key = jg.random.key(0)
+    with pytest.warns(UserWarning, match="2-D input"):
+        eager = _np(F.dropout2d(x, 0.5, True, key))
+    with pytest.warns(UserWarning, match="2-D input"):
+        jitted = _np(jg.jit(lambda x, k: F.dropout2d(x, 0.5, True, k))(x, key))
+    np.testing.assert_array_equal(eager, jitted)
+    assert 0.4 < np.mean(eager == 0) < 0.6
