@@ -12,7 +12,9 @@ sleep: nothing spins against the Python thread between ops.
 `pool_matmul(a, b)` takes 2-D float32/float64 operands, each C-ordered or a transposed view of
 one (any leading dimension: a row slice, `W.T`), and returns their product, or None where this
 path does not apply (one thread, a small product, another layout or dtype, no LLVM): the caller
-then runs np.matmul. The blocks depend on the shapes alone, never on the pool's size (OpenBLAS
+then runs np.matmul. `pool_matmul(a, b, bias)` also adds a contiguous 1-D bias of b's columns
+inside the GEMM (torch.addmm): each block copies it into its rows of the result and the gemm
+adds into them (beta = 1), while the block is in cache. The blocks depend on the shapes alone, never on the pool's size (OpenBLAS
 rounds the rows at a block's edge differently), so a product has the same bits on any number of
 threads from two on; on one thread np.matmul runs (NumPy's BLAS: the last bits may differ).
 
