@@ -81,11 +81,10 @@ def _words(arg):
         arg.view(np.uint16)
 
 
-def grid_1d(n, per_block=256):
-    """(blocks, threads) for a grid-stride loop over n items; small launches get small blocks
-    (whole warps), which also keeps the simulator (one Python thread per CUDA thread) fast."""
-    threads = min(per_block, max(K.WARP, -(-n // K.WARP) * K.WARP))
-    return min(target.DEFAULT.max_blocks, max(1, -(-n // threads))), threads
+def grid_1d(n):
+    """(blocks, threads) for a grid-stride loop over n items (codegen/cuda/target.py's rule)."""
+    threads = target.threads_for(n)
+    return target.grid_for(n, threads), threads
 
 
 def flat(arr):

@@ -27,6 +27,18 @@ WARP = 32       # threads of a warp, every NVIDIA GPU's (generated shuffles fold
 DEFAULT = CudaTarget()
 
 
+def threads_for(n, per_thread=1) -> int:
+    """Threads per block for n items, per_thread each: whole warps, at most a block (small
+    launches get small blocks, which also keeps the simulator, a thread per CUDA thread, fast).
+    Every generated kernel's block, jit and eager."""
+    return min(DEFAULT.block, max(WARP, -(-n // (WARP * per_thread)) * WARP))
+
+
+def grid_for(n, threads, per_thread=1) -> int:
+    """Blocks of a grid-stride loop over n items: one pass, at most max_blocks."""
+    return min(DEFAULT.max_blocks, max(1, -(-n // (threads * per_thread))))
+
+
 @functools.lru_cache(maxsize=1)
 def current() -> CudaTarget:
     """The target kernels are generated for: the present GPU's, else DEFAULT."""

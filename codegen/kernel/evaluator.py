@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ...ir.ops import Op
 from .space import at
-from .walk import RELABEL, BodyWalk
+from .walk import BodyWalk
 
 
 class Evaluator(BodyWalk):

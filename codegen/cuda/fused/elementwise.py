@@ -8,8 +8,9 @@ from ...kernel.buffer import CSE
 from ...kernel.nest import elementwise_nest
 from ...kernel.space import flat_space
 from .. import vectorize as VV
-from ..kernels import WARP, grid_stride
-from .fused_kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel
+from ..kernels import grid_stride
+from ..target import grid_for, threads_for
+from .fused_kernel import Fused, FusedKernel
 
 
 def gen_elementwise(name, node) -> Fused:
@@ -28,8 +29,8 @@ def gen_elementwise(name, node) -> Fused:
                 k.store(v, space, ev.expr(v), nest.shapes[v])
             k.buf.writeline("i += step")
     per_thread = vp.lanes if vp is not None else 1
-    threads = min(MAX_BLOCK, max(WARP, -(-n // (WARP * per_thread)) * WARP))
-    return k.finish((min(MAX_BLOCKS, max(1, -(-n // (threads * per_thread)))),), (threads,))
+    threads = threads_for(n, per_thread)
+    return k.finish((grid_for(n, threads, per_thread),), (threads,))
 
 
 def _elementwise_vectors(k, vp, nest):

@@ -11,7 +11,6 @@ from ...kernel import canonical
 from ...kernel.buffer import IndentedBuffer
 from ...kernel.evaluator import Evaluator, array_constants
 from .. import exprs, target
-from ..kernels import WARP
 from ..source import NUMBA_TYPE, CudaKernelSource, module_text
 
 
@@ -26,11 +25,6 @@ class Fused:
     grid: tuple
     block: tuple
     workspace: tuple = ()  # (dtype, size) of zeroed arrays passed last, kept across launches
-
-
-def block_for(n: int) -> int:
-    """Threads per block for folding n elements: whole warps, at most MAX_BLOCK."""
-    return min(MAX_BLOCK, max(WARP, -(-n // WARP) * WARP))
 
 
 class FusedKernel:

@@ -15,7 +15,8 @@ from .. import target
 from .. import vectorize as VV
 from ..kernels import WARP
 from .blocks import BlockReductions, block_prologue, block_setup, epilogue
-from .fused_kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel, block_for
+from ..target import threads_for
+from .fused_kernel import MAX_BLOCK, MAX_BLOCKS, Fused, FusedKernel
 from .reduce_columns import reduce_columns
 
 SPLIT_ELEMS = target.DEFAULT.split_elems   # a full reduction: a block per this many elements
@@ -100,7 +101,7 @@ def _fold_vectors(k, red, shape, start, step, vp):
 
 def _reduce_rows(k, red, shape) -> Fused:
     k.kind = "reduce: a block per output"
-    block = block_for(shape.length)
+    block = threads_for(shape.length)
     with k.header():
         with block_prologue(k, block, red, shape.rows):
             red.init(red.nodes)

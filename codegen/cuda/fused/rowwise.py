@@ -10,7 +10,8 @@ from ...kernel.space import flat_space, rows_space
 from .. import vectorize as VV
 from ..source import NUMBA_TYPE
 from .blocks import BlockReductions, block_prologue
-from .fused_kernel import MAX_BLOCKS, Fused, FusedKernel, block_for
+from ..target import threads_for
+from .fused_kernel import MAX_BLOCKS, Fused, FusedKernel
 
 ROW_CACHE_BYTES = 32768    # a rowwise kernel keeps rows up to this size in shared memory
 
@@ -27,7 +28,7 @@ def gen_rowwise(name, node) -> Fused:
     vp = VV.plan(k.arrays, elem_outs, rows * L)
     if vp is not None and L % vp.lanes:     # rows must start on whole groups
         vp = None
-    block = block_for(L // vp.lanes if vp else L)
+    block = threads_for(L // vp.lanes if vp else L)
     red = BlockReductions(k, reds)
     cached = _row_cache(k, passes, L, rows)
     row = _RowPass(k, xshape, block, cached, red, elem_outs, level)

@@ -29,3 +29,10 @@ def test_split_k_follows_the_targets_sm_count(monkeypatch):
     monkeypatch.setattr(target, "current", lambda: target.CudaTarget(sms=16))
     assert matmul.k_split(*args) == 1
     assert matmul.k_split(64, 64, 4096, (), np.float32) == 32        # 1 tile: MAX_K_SPLIT
+
+
+def test_jit_and_eager_launches_take_their_blocks_from_one_rule():
+    assert [target.threads_for(n) for n in (1, 32, 33, 100, 5000)] == [32, 32, 64, 128, 256]
+    assert target.threads_for(1000, per_thread=4) == 256 and target.threads_for(100, 4) == 32
+    assert target.grid_for(1000, 256) == 4 and target.grid_for(10 ** 9, 256) == 4096
+    assert eager.grid_1d(1000) == (target.grid_for(1000, 256), target.threads_for(1000))
