@@ -183,3 +183,39 @@ def test_eager_linear_fallbacks_keep_their_values_and_errors(two_threads):
     np.testing.assert_allclose(v.numpy(), x[0, 0] @ w.T + b, rtol=1e-12, atol=1e-12)
     with pytest.raises(ShapeError, match=r"inner dimensions differ.*\(at test_eager_pool_gemm"):
         jg.nn.functional.linear(jg.tensor(x[..., :8]), jg.tensor(w), jg.tensor(b))
+
+
+def _linear_everywhere():
+    rng = np.random.default_rng(8)
+    x, w, b = rng.standard_normal((3, 100, 16)), rng.standard_normal((30, 16)), \
+        rng.standard_normal(30)
+    linear = jg.nn.functional.linear
+    want = x @ w.T + b
+    xt, wt, bt = jg.tensor(x), jg.tensor(w), jg.tensor(b)
+    np.testing.assert_allclose(np.asarray(linear(xt, wt, bt)), want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(jg.jit(linear)(xt, wt, bt)), want, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(np.asarray(jg.vmap(lambda r: linear(r, wt, bt))(xt)), want,
+                               rtol=1e-12, atol=1e-12)
+    gw = jg.grad(lambda v: (linear(xt, v, bt) ** 2).sum())(wt)
+    np.testing.assert_allclose(np.asarray(gw), 2 * want.reshape(-1, 30).T @ x.reshape(-1, 16),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_linear_under_jit_vmap_and_grad_with_the_pool_on(two_threads):
+    """Traced calls take the plain matmul + add (the eager form needs eager tensors)."""
+    _linear_everywhere()
+
+
+@pytest.mark.interpreter
+def test_linear_on_the_interpreter_takes_numpy(monkeypatch):
+    """The interpreter-only setting keeps eager products off the pool: np.matmul, same values."""
+    saved = config.chosen()
+    try:
+        jg.config.update("num_threads", 2)
+        monkeypatch.setattr(pool_gemm, "PARALLEL_MACS", 1)
+        a = np.ones((256, 4), np.float32)
+        assert pool_gemm.pool_matmul(a, a.T, np.ones(256, np.float32)) is None
+        _linear_everywhere()
+    finally:
+        config.restore(saved)
