@@ -9,8 +9,10 @@ from ..numpy._convert import asarray
 from .module import Module
 
 
-def _norm(x, p, axis, keepdims=False):
-    """The p-norm along `axis` (p = inf: max |x|; p = 0: the count of non-zeros)."""
+def p_norm(x, p, axis, keepdims=False):
+    """torch's vector p-norm along `axis` (p = inf: max |x|; p = 0: the count of non-zeros).
+    At a zero vector its gradient is 0, torch's subgradient (sqrt's and power's chain rule
+    would give NaN): the root is taken of the sum where it is non-zero only."""
     a = jnp.abs(x)
     if p == np.inf:
         return jnp.max(a, axis=axis, keepdims=keepdims)
@@ -19,23 +21,27 @@ def _norm(x, p, axis, keepdims=False):
     if p == 1:
         return jnp.sum(a, axis=axis, keepdims=keepdims)
     if p == 2:
-        return jnp.sqrt(jnp.sum(jnp.multiply(x, x), axis=axis, keepdims=keepdims))
-    return jnp.power(jnp.sum(jnp.power(a, p), axis=axis, keepdims=keepdims), 1.0 / p)
+        total, root = jnp.sum(jnp.multiply(x, x), axis=axis, keepdims=keepdims), jnp.sqrt
+    else:
+        total = jnp.sum(jnp.power(a, p), axis=axis, keepdims=keepdims)
+        root = lambda s: jnp.power(s, 1.0 / p)  # noqa: E731
+    nonzero = jnp.not_equal(total, 0)           # NaN sums stay NaN
+    return jnp.where(nonzero, root(jnp.where(nonzero, total, 1.0)), jnp.zeros((), total.dtype))
 
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """torch.nn.functional.pairwise_distance: ||x1 - x2 + eps||_p over the last dimension."""
     x1, x2 = asarray(x1), asarray(x2)
     d = jnp.add(jnp.subtract(x1, x2), eps)
-    return _norm(d, p, -1, keepdim)
+    return p_norm(d, p, -1, keepdim)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """torch.nn.functional.cosine_similarity: <x1, x2> / (max(|x1|, eps) * max(|x2|, eps))
     along `dim`, the inputs broadcast against each other."""
     x1, x2 = asarray(x1), asarray(x2)
-    n1 = jnp.maximum(_norm(x1, 2, dim, True), eps)
-    n2 = jnp.maximum(_norm(x2, 2, dim, True), eps)
+    n1 = jnp.maximum(p_norm(x1, 2, dim, True), eps)
+    n2 = jnp.maximum(p_norm(x2, 2, dim, True), eps)
     return jnp.sum(jnp.multiply(jnp.true_divide(x1, n1), jnp.true_divide(x2, n2)), axis=dim)
 
 
@@ -46,7 +52,7 @@ def pdist(input, p=2):
     if x.ndim != 2:
         raise ValueError(f"pdist: expected a 2-D input (N, M), got shape {tuple(x.shape)}")
     i, j = np.triu_indices(x.shape[0], 1)
-    return _norm(jnp.subtract(jnp.take(x, i, axis=0), jnp.take(x, j, axis=0)), p, -1)
+    return p_norm(jnp.subtract(jnp.take(x, i, axis=0), jnp.take(x, j, axis=0)), p, -1)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -54,7 +60,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     if out is not None:
         raise TypeError("normalize: out= is not supported; use the returned tensor")
     x = asarray(input)
-    return jnp.true_divide(x, jnp.maximum(_norm(x, p, dim, True), eps))
+    return jnp.true_divide(x, jnp.maximum(p_norm(x, p, dim, True), eps))
 
 
 class PairwiseDistance(Module):

@@ -3,8 +3,11 @@ keywords (axis=, keepdims=) keep working, and std/var are torch's (unbiased, cor
 unless called with NumPy's ddof=/axis=/keepdims= (then ddof defaults to 0, as NumPy)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import numpy as jnp
 from ..nn import functional as F
+from ..nn.distance import p_norm
 from .spelling import UNSET, dims, numpy_axis, numpy_spelled, reduced_dims
 
 # method -> (jitgrad.numpy function, takes dtype=)
@@ -81,6 +84,10 @@ def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     order = 2 if p in ("fro", None) else p
     if order == "nuc":
         return jnp.linalg.matrix_norm(x, ord="nuc", keepdims=keepdim)
+    if jnp.issubdtype(x.dtype, jnp.floating) and order not in (0, 1, np.inf, -np.inf):
+        # torch's gradient at a zero vector is 0 (jnp's, as JAX's, is NaN); 16-bit sums in f32
+        wide = jnp.astype(x, jnp.promote_types(x.dtype, jnp.float32))
+        return jnp.astype(p_norm(wide, order, reduced_dims(dim), keepdim), x.dtype)
     return jnp.linalg.vector_norm(x, ord=order, axis=reduced_dims(dim), keepdims=keepdim)
 
 
