@@ -75,8 +75,9 @@ def eigh_tridiagonal(d, e, *, eigvals_only=False, select="a", select_range=None,
         raise ValueError(f"eigh_tridiagonal: expected e with {n - 1} entries for d with {n}, "
                          f"got shapes {d.shape} and {e.shape}")
     off = jnp.pad(e, [(0, 0)] * (e.ndim - 1) + [(0, 1)])
-    upper = jnp.multiply(jnp.expand_dims(off, -1), np.eye(n, k=1))     # t[i, i+1] = e[i]
-    t = jnp.add(jnp.multiply(jnp.expand_dims(d, -1), np.eye(n)),
+    eye = np.eye(n, dtype=d.dtype)
+    upper = jnp.multiply(jnp.expand_dims(off, -1), np.eye(n, k=1, dtype=d.dtype))  # t[i, i+1]
+    t = jnp.add(jnp.multiply(jnp.expand_dims(d, -1), eye),
                 jnp.add(upper, jnp.matrix_transpose(upper)))
     w, v = jnp.linalg.eigh(t)
     return w if eigvals_only else (w, v)

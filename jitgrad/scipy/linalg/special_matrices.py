@@ -82,8 +82,8 @@ def leslie(f, s):
     if s.shape[-1] != n - 1:
         raise ValueError(f"leslie: expected s with {n - 1} entries for f with {n}, got shapes "
                          f"{f.shape} and {s.shape}")
-    sub = jnp.multiply(np.eye(n, k=-1), jnp.pad(s, (0, 1)))     # sub[j + 1, j] = s[j]
-    return jnp.add(jnp.multiply(np.eye(n, 1), f), sub)
+    sub = jnp.multiply(np.eye(n, k=-1, dtype=f.dtype), jnp.pad(s, (0, 1)))  # sub[j + 1, j] = s[j]
+    return jnp.add(jnp.multiply(np.eye(n, 1, dtype=f.dtype), f), sub)
 
 
 def fiedler(a):
@@ -117,7 +117,11 @@ def convolution_matrix(a, n, mode="full"):
 def _host(name):
     def build(*args, **kwargs):
         host = importlib.import_module("scipy.linalg")     # only when one is asked for
-        return jnp.asarray(getattr(host, name)(*args, **kwargs))
+        out = np.asarray(getattr(host, name)(*args, **kwargs))
+        # floats in the default float dtype (float32 unless x64), as jax.scipy
+        real = np.dtype(jnp.zeros(()).dtype)
+        want = {"f": real, "c": np.result_type(real, np.complex64)}.get(out.dtype.kind)
+        return jnp.asarray(out if want is None else out.astype(want))
     build.__name__ = build.__qualname__ = name
     build.__doc__ = f"scipy.linalg.{name}, computed on the host (a constant)."
     return build
