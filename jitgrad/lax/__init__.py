@@ -9,6 +9,7 @@ from .convolution import (ConvDimensionNumbers, conv, conv_dimension_numbers,  #
                    conv_general_dilated, conv_general_permutations, conv_transpose,
                    conv_with_general_padding)
 from .dot import batch_matmul, dot, dot_general  # noqa: F401
+from ..numpy.dot_precision import Precision  # noqa: F401
 from .elementwise import (abs, acos, acosh, add, asin, asinh, atan, atan2, atanh,  # noqa: F401,A004
                           bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clamp,
                           conj, convert_element_type, cos, cosh, div, eq, erf, erf_inv, erfc,

@@ -7,6 +7,7 @@ import numpy as np
 from ..eager.dispatch import apply
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axis, operands
+from .dot_precision import accepts_precision
 from ._out import accepts_out
 from .complex_parts import conj
 from .half_compute import narrowed, widened
@@ -17,6 +18,7 @@ from .ufuncs import greater, multiply, subtract
 from ..ir.types import kind_of
 
 
+@accepts_precision
 @accepts_out
 def matmul(x1, x2, /):
     """numpy.matmul: matrix product of two arrays."""
@@ -38,6 +40,7 @@ def matmul(x1, x2, /):
     return out
 
 
+@accepts_precision
 def tensordot(a, b, axes=2):
     """numpy.tensordot: compute tensor dot product along specified axes."""
     x, y = operands(a, b)
@@ -64,6 +67,7 @@ def tensordot(a, b, axes=2):
     return reshape(matmul(xa, yb), tuple(x.shape[i] for i in free_a) + tuple(y.shape[i] for i in free_b))
 
 
+@accepts_precision
 def dot(a, b):
     """numpy.dot: dot product of two arrays."""
     x, y = asarray(a), asarray(b)
@@ -74,11 +78,13 @@ def dot(a, b):
     return tensordot(x, y, axes=([x.ndim - 1], [y.ndim - 2]))
 
 
+@accepts_precision
 def vdot(a, b):
     """numpy.vdot: return the dot product of two vectors."""
     return dot(ravel(a), ravel(b))
 
 
+@accepts_precision
 def inner(a, b):
     """numpy.inner: inner product of two arrays."""
     x, y = asarray(a), asarray(b)
@@ -130,6 +136,7 @@ def diag(v, k=0):
     return pad(d, ((max(0, -k), max(0, k)), (max(0, k), max(0, -k)))) if k else d
 
 
+@accepts_precision
 def vecdot(x1, x2, /, *, axis=-1):
     """The standard's vecdot: the dot product along `axis` of the broadcast operands."""
     a, b = operands(x1, x2)
@@ -164,6 +171,7 @@ def cross(a, b, axis=-1, *, axisa=None, axisb=None, axisc=None):
     return moveaxis(out, -1, axis if axisc is None else axisc)
 
 
+@accepts_precision
 def einsum(subscripts, *operands_, optimize=None):
     """NumPy's einsum: any number of operands, '...' for broadcast dimensions, repeated letters
     for diagonals. More than two operands contract pairwise, cheapest intermediate first."""
