@@ -76,7 +76,7 @@ FRONT_END = {
     #                                                     torch.autograd
     "package": ("__init__", "lazy_names"),              # `import jitgrad`: what it loads is below
     "entry_points": ("data", "utils", "aot", "cli",     # loaded on first use, or run on their own
-                     "serialization"),
+                     "serialization", "distributions"),
 }
 FRONT_ORDER = list(FRONT_END)
 # (file, import) of a lower front-end layer allowed to load an upper one, each with its reason
