@@ -422,3 +422,59 @@ for _n, _cases in (("dropout", UNARY), ("alpha_dropout", UNARY),
                    ("dropout2d", [((2, 3, 4, 5),)]), ("dropout3d", [((1, 2, 3, 4, 2),)])):
     record(_n, getattr(F, _n), lambda x, p, training: np.array(x), _cases,
            kwargs={"p": 0.5, "training": False})
+
+
+def _np_sdpa(q, k, v):
+    s = q @ np.swapaxes(k, -1, -2) / math.sqrt(q.shape[-1])
+    return _np_softmax(s, -1) @ v
+
+
+record("scaled_dot_product_attention", F.scaled_dot_product_attention, _np_sdpa,
+       [((2, 3, 4), (2, 5, 4), (2, 5, 6)), ((1, 2, 3, 4), (1, 2, 3, 4), (1, 2, 3, 4))], tol=1e-4)
+
+
+def _windows_1d(x, k):
+    n = x.shape[-1] // k
+    return x[..., :n * k].reshape(x.shape[:-1] + (n, k))
+
+
+record("lp_pool1d", F.lp_pool1d, lambda x, norm_type, kernel_size: (
+    _windows_1d(x, kernel_size) ** norm_type).sum(-1) ** (1 / norm_type), [((2, 3, 8),)],
+    kwargs={"norm_type": 2, "kernel_size": 2}, domain="positive", tol=1e-4)
+record("adaptive_avg_pool3d", F.adaptive_avg_pool3d, lambda x, output_size: x.reshape(
+    2, 3, 2, 2, 2, 2, 2, 2).mean((3, 5, 7)), [((2, 3, 4, 4, 4),)], kwargs={"output_size": 2})
+record("adaptive_max_pool3d", F.adaptive_max_pool3d, lambda x, output_size: x.reshape(
+    2, 3, 2, 2, 2, 2, 2, 2).max((3, 5, 7)), [((2, 3, 4, 4, 4),)], kwargs={"output_size": 2})
+
+
+def _np_max_pool1d_with_indices(x, kernel_size):
+    w = _windows_1d(x, kernel_size)
+    starts = np.arange(w.shape[-2]) * kernel_size
+    return [w.max(-1), (w.argmax(-1) + starts).astype(np.int64)]
+
+
+record("max_pool1d_with_indices", F.max_pool1d_with_indices, _np_max_pool1d_with_indices,
+       [((2, 3, 8),), ((1, 7),)], kwargs={"kernel_size": 2})
+record("hinge_embedding_loss", lambda x, y: F.hinge_embedding_loss(x, y / abs(y)),
+       lambda x, y: np.mean(np.where(np.sign(y) > 0, x, np.maximum(0, 1 - x))),
+       [((4, 3), (4, 3)), ((5,), (5,))], domain=("any", "nonzero"), owner_path=None)
+
+
+def _np_multi_margin(x, t):
+    picked = np.take_along_axis(x, t[:, None], 1)
+    hinge = np.maximum(0, 1 - picked + x)
+    hinge[np.arange(len(t)), t] = 0
+    return np.mean(hinge.sum(1) / x.shape[1])
+
+
+record("multi_margin_loss", F.multi_margin_loss, _np_multi_margin,
+       [((4, 5), Ints((4,), 0, 5)), ((1, 3), Ints((1,), 0, 3))])
+
+
+def _np_triplet(a, p, n, margin=1.0):
+    d = lambda u, v: np.linalg.norm(u - v + 1e-6, axis=-1)  # noqa: E731  (pairwise_distance)
+    return np.mean(np.maximum(d(a, p) - d(a, n) + margin, 0))
+
+
+record("triplet_margin_with_distance_loss", F.triplet_margin_with_distance_loss, _np_triplet,
+       [((4, 3), (4, 3), (4, 3))], tol=1e-4)
