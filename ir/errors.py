@@ -1,8 +1,10 @@
 """Errors raised by the IR layer. They subclass the builtin that a NumPy user would expect."""
 
 
-class ShapeError(TypeError):
-    """An op got inputs of shapes or dtypes its type rule does not accept."""
+class ShapeError(TypeError, ValueError):
+    """An op got inputs of shapes or dtypes its type rule does not accept. A TypeError (JAX's
+    type rules raise one) and a ValueError (NumPy's and JAX's broadcasting errors), so programs
+    catching either keep working."""
 
 
 class VerifyError(Exception):
