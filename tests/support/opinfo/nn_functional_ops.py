@@ -478,3 +478,27 @@ def _np_triplet(a, p, n, margin=1.0):
 
 record("triplet_margin_with_distance_loss", F.triplet_margin_with_distance_loss, _np_triplet,
        [((4, 3), (4, 3), (4, 3))], tol=1e-4)
+
+
+def _windows_2d(x, k):
+    """(..., H/k, W/k, k*k): the non-overlapping k x k windows of the last two dims."""
+    h, w = x.shape[-2] // k, x.shape[-1] // k
+    x = x[..., :h * k, :w * k].reshape(x.shape[:-2] + (h, k, w, k))
+    return np.swapaxes(x, -3, -2).reshape(x.shape[:-4] + (h, w, k * k))
+
+
+def _np_max_pool2d_with_indices(x, kernel_size):
+    win = _windows_2d(x, kernel_size)
+    at = win.argmax(-1)
+    rows = np.arange(win.shape[-3])[:, None] * kernel_size + at // kernel_size
+    cols = np.arange(win.shape[-2])[None, :] * kernel_size + at % kernel_size
+    return [win.max(-1), (rows * x.shape[-1] + cols).astype(np.int64)]   # flat index in H*W
+
+
+record("max_pool2d_with_indices", F.max_pool2d_with_indices, _np_max_pool2d_with_indices,
+       [((2, 3, 4, 6),), ((1, 5, 4),)], kwargs={"kernel_size": 2})
+record("lp_pool2d", F.lp_pool2d, lambda x, norm_type, kernel_size: (
+    _windows_2d(x, kernel_size) ** norm_type).sum(-1) ** (1 / norm_type), [((2, 3, 4, 6),)],
+    kwargs={"norm_type": 2, "kernel_size": 2}, domain="positive", tol=1e-4)
+record("upsample", F.upsample, lambda x, scale_factor: np.repeat(np.repeat(x, 2, -1), 2, -2),
+       [((1, 2, 3, 4),)], kwargs={"scale_factor": 2})
