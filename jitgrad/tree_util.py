@@ -45,7 +45,11 @@ class PyTreeDef:
     def __hash__(self):
         h = self._hash
         if h is None:
-            h = self._hash = hash((self.kind, self.aux, self.children))
+            try:
+                h = hash((self.kind, self.aux, self.children))
+            except TypeError:   # unhashable static data (a dict, as JAX allows): only compared
+                h = hash((self.kind, self.children))
+            self._hash = h
         return h
 
     def __eq__(self, other):
