@@ -57,6 +57,8 @@ _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "make_jaxpr": ("jitgrad.trace.abstract_eval", "make_jaxpr"),
          "eval_shape": ("jitgrad.trace.abstract_eval", "eval_shape"),
          "ShapeDtypeStruct": ("jitgrad.trace.tracing", "ShapeDtype"),
+         "Array": ("jitgrad.trace.array_type", "Array"),
+         "jacobian": ("jitgrad.transforms.jacobians", "jacrev"),
          **{name: ("jitgrad.torch_api", name) for name in _names.TORCH_NAMES},
          **{name: ("jitgrad.torch_api.creation", name) for name in (
              "arange", "empty", "full", "ones", "rand", "randint", "randn", "zeros")}}

@@ -44,7 +44,7 @@ JITGRAD_ONLY = {"ArtifactError", "ConcretizationError", "DeviceMismatchError", "
 ROOT_COUNTERPARTS = {
     "asarray": "torch.asarray", "checkpoint": "jax.checkpoint", "cond": "jax.lax.cond",
     "device": "torch.device", "dropout": "torch.dropout", "imag": "torch.imag",
-    "jacfwd": "jax.jacfwd", "jacrev": "jax.jacrev", "jvp": "jax.jvp",
+    "jacfwd": "jax.jacfwd", "jacrev": "jax.jacrev", "jacobian": "jax.jacobian", "jvp": "jax.jvp",
     "layer_norm": "torch.layer_norm", "no_grad": "torch.no_grad", "real": "torch.real",
     "remat": "jax.remat", "scan": "jax.lax.scan", "stop_gradient": "jax.lax.stop_gradient",
     "tensor": "torch.tensor", "vjp": "jax.vjp", "vmap": "jax.vmap",
