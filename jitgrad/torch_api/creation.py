@@ -14,20 +14,25 @@ from ..ir.types import TensorType
 from ..runtime.device import device as as_device
 
 
-def _size(size):
+def _size(size, keyword=None):
+    """The shape from torch's spellings: f(2, 3), f((2, 3)), f([2, 3]) or f(size=(2, 3))."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"got the size both positionally {size} and as size={keyword}")
+        size = (keyword,)
     if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
         return shape_tuple(size[0], "size")
     return shape_tuple(size, "size")
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """numpy.empty: return a new array of given shape and type, without initializing entries."""
-    return _grad(_c.zeros(_size(size), dtype, device), requires_grad)
+    return _grad(_c.zeros(_size(shape, size), dtype, device), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*shape, size=None, dtype=None, device=None, requires_grad=False):
     """numpy.ones: return a new array of given shape and type, filled with ones."""
-    return _grad(_c.ones(_size(size), dtype, device), requires_grad)
+    return _grad(_c.ones(_size(shape, size), dtype, device), requires_grad)
 
 
 empty = zeros
@@ -51,15 +56,16 @@ def _drawn(draw, size, dtype, device):
     return tensor(draw(size).astype(dt), device=dev)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def randn(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """torch.randn: a tensor of standard normal samples of the given shape."""
-    return _grad(_drawn(rng_of(generator).standard_normal, _size(size), dtype, device),
+    return _grad(_drawn(rng_of(generator).standard_normal, _size(shape, size), dtype, device),
                  requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+def rand(*shape, size=None, generator=None, dtype=None, device=None, requires_grad=False):
     """torch.rand: a tensor of uniform [0, 1) samples of the given shape."""
-    return _grad(_drawn(rng_of(generator).random, _size(size), dtype, device), requires_grad)
+    return _grad(_drawn(rng_of(generator).random, _size(shape, size), dtype, device),
+                 requires_grad)
 
 
 def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None):
