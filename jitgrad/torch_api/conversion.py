@@ -89,8 +89,10 @@ def is_contiguous(self, memory_format=None):
 
 
 def _new(name, fill):
-    def method(self, *size, dtype=None, device=None, requires_grad=False, **_layout):
-        out = jnp.full(varargs_shape(name, size), fill, dtype=dtype or self.dtype)
+    def method(self, *size_, size=None, dtype=None, device=None, requires_grad=False,
+               **_layout):
+        size_ = size_ if size is None else (size,)      # torch's x.new_zeros(size=(2, 3))
+        out = jnp.full(varargs_shape(name, size_), fill, dtype=dtype or self.dtype)
         return out.requires_grad_(True) if requires_grad else out
     method.__name__ = name
     method.__doc__ = f"torch.Tensor.{name}(*size): a new tensor of {fill}, of x's dtype by default."

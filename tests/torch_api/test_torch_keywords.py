@@ -1,8 +1,8 @@
 """torch's own spellings that the op database's records (tests/support/opinfo/torch_*_ops.py)
 found missing or meaning NumPy's: keywords (transpose(dim0=, dim1=), permute(dims=),
 mvlgamma(p=), cross(dim=), tensordot(dims=)), torch's defaults (cross's first dim of length 3),
-nanmean keeping float32, nanmedian along a dim, narrow past the end raising. Each eager and under
-jit; expected values from NumPy / SciPy."""
+nanmean keeping float32, nanmedian along a dim, narrow past the end raising, x.new_zeros(size=).
+Each eager and under jit; expected values from NumPy / SciPy."""
 import numpy as np
 import pytest
 import scipy.special
@@ -92,3 +92,13 @@ def test_narrow_past_the_end_raises_as_torch_does():
     with pytest.raises(IndexError, match="exceeds dimension size"):
         jg.jit(lambda a: jg.narrow(a, 1, 3, 2))(x)
     np.testing.assert_array_equal(x.narrow(1, 2, 2), np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("name, fill", [("new_zeros", 0), ("new_ones", 1), ("new_empty", None)])
+def test_new_tensors_take_torchs_size_keyword(name, fill):
+    x = jg.asarray(np.array(2.0, np.float32))      # a 0-d tensor: size= was silently dropped
+    out = getattr(x, name)(size=(2, 3))
+    assert out.shape == (2, 3) and out.dtype == np.float32
+    if fill is not None:
+        np.testing.assert_array_equal(out, np.full((2, 3), fill))
+    assert getattr(x, name)(2, 3).shape == getattr(x, name)((2, 3)).shape == (2, 3)

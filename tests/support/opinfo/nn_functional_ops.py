@@ -156,7 +156,8 @@ record("normalize", F.normalize, lambda x, dim: x / np.maximum(
     np.linalg.norm(x, axis=dim, keepdims=True), 1e-12), [((3, 4),)], kwargs={"dim": 1})
 record("linear", F.linear, lambda x, w, b: x @ w.T + b, [((3, 4), (5, 4), (5,)),
                                                         ((2, 3, 4), (2, 4), (2,))],
-       errors=(err([(3, 4), (5, 3), (5,)], (ValueError, RuntimeError), "shape|size|matmul"),))
+       errors=(err([(3, 4), (5, 3), (5,)], (ValueError, RuntimeError, TypeError),
+                   "shape|size|matmul"),))
 record("cosine_similarity", F.cosine_similarity, lambda a, b: (a * b).sum(1) / np.maximum(
     np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1), 1e-8), [((3, 4), (3, 4)),
                                                                    ((3, 4), (1, 4))])

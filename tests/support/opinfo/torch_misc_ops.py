@@ -20,7 +20,9 @@ _EAGER = {"traceable": False, "batchable": False, "differentiable": False}
 for _n, _dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),
                 ("bfloat16", "bfloat16"), ("int", "int32"), ("long", "int64"),
                 ("short", "int16"), ("char", "int8"), ("byte", "uint8"), ("bool", "bool")):
-    method_record(_n, lambda x, _d=canonical_dtype(_dt): x.astype(_d), UNARY, dtypes=ALL,
+    method_record(_n, lambda x, dtype: x.astype(dtype), UNARY, fn=lambda x, dtype, _n=_n:
+                  getattr(x, _n)(), kwargs={"dtype": canonical_dtype(_dt)}, owner_kwargs={},
+                  dtypes=ALL if _n not in ("char", "byte") else NUMERIC,
                   domain="nonneg_small", differentiable=_dt.startswith("float"), lowp=(),
                   owner_path=None if _n == "bfloat16" else "torch.Tensor." + _n)
 for _n in ("to", "type", "astype"):
@@ -46,9 +48,9 @@ for _n, _ref in (("dim", np.ndim), ("ndimension", np.ndim), ("nelement", np.size
     method_record(_n, lambda x, _r=_ref: np.asarray(_r(x)), UNARY, dtypes=ALL,
                   owner_path=None if _n == "numel" else "torch.Tensor." + _n, **_EAGER)
 method_record("item", lambda x: x.reshape(()), [((),), ((1, 1),)], dtypes=NUMERIC,
-              fn=lambda x: np.asarray(x.item()), owner_path=None, **_EAGER)
+              fn=lambda x: np.asarray(x.item(), x.dtype), owner_path=None, **_EAGER)
 method_record("tolist", lambda x: x, [((3, 2),), ((),)], dtypes=NUMERIC,
-              fn=lambda x: np.asarray(x.tolist()), owner_path=None, **_EAGER)
+              fn=lambda x: np.asarray(x.tolist(), x.dtype), owner_path=None, **_EAGER)
 method_record("numpy", np.asarray, UNARY, dtypes=ALL, owner_path=None, **_EAGER)
 for _n in ("copy", "conjugate"):
     method_record(_n, np.array, UNARY, dtypes=ALL, owner_path=None)
@@ -90,6 +92,7 @@ for _n in ("detach_",):
 
 
 def _np_unfold(x, dimension, size, step):
+    dimension %= x.ndim
     n = (x.shape[dimension] - size) // step + 1
     win = [np.take(x, range(i * step, i * step + size), dimension) for i in range(n)]
     return np.moveaxis(np.stack(win, dimension), dimension + 1, -1)
@@ -114,7 +117,8 @@ _COPIES = {
     "unfold_copy": (_np_unfold, [((3, 5),)], {"dimension": 1, "size": 2, "step": 2}),
 }
 for _n, (_ref, _cases, _kw) in _COPIES.items():
-    function_record(_n, getattr(jg, _n), _ref, _cases, dtypes=FLOATS, kwargs=_kw)
+    function_record(_n, positional(getattr(jg, _n), tuple(_kw) if _n == "unfold_copy" else (
+        "size",) if "size" in _kw else ()), _ref, _cases, dtypes=FLOATS, kwargs=_kw)
 for _n, _ref in (("split_copy", lambda x, split_size, dim: np.split(x, [2], dim)),
                  ("split_with_sizes_copy", lambda x, split_sizes, dim: np.split(x, [2], dim)),
                  ("unsafe_split", lambda x, split_size, dim: np.split(x, [2], dim)),
@@ -191,5 +195,5 @@ for _n in ("as_tensor", "asarray"):
     function_record(_n, getattr(jg, _n), np.array, UNARY, dtypes=ALL, differentiable=False)
 # jg.tensor copies into a new leaf: traced values raise (tests/torch_api)
 function_record("tensor", jg.tensor, np.array, UNARY, dtypes=ALL, **_EAGER)
-function_record("from_numpy", jg.from_numpy, np.array, UNARY, dtypes=ALL, traceable=False,
-                batchable=False, differentiable=False)
+function_record("from_numpy", lambda x: jg.from_numpy(np.asarray(x)), np.array, UNARY,
+                dtypes=ALL, owner_path=None, **_EAGER)

@@ -62,7 +62,7 @@ op("unsqueeze", lambda x, dim: np.expand_dims(x, dim), R2, dtypes=FLOATS, kwargs
    errors=(err([(3, 4)], IndexError, "out of range|bounds", kwargs={"dim": 4}),))
 op("permute", lambda x, dims: np.transpose(x, dims), R3, dtypes=ALL,
    kwargs={"dims": (2, 0, 1)}, inplace=False,
-   errors=(err([(3, 4)], _SHAPE_ERROR + (IndexError,), "dim|permut|axes",
+   errors=(err([(3, 4)], _SHAPE_ERROR + (IndexError,), "repeated|dim|permut|axes",
                kwargs={"dims": (0, 0)}),))
 method_record("permute", lambda x, a, b, c: np.transpose(x, (a, b, c)), R3, dtypes=FLOATS,
               kwargs={"a": 1, "b": 2, "c": 0}, fn=lambda x, a, b, c: x.permute(a, b, c),
