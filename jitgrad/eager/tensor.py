@@ -19,6 +19,10 @@ from .device_memory import (
 from .grad_mode import grad_enabled
 
 
+# torch's in-place casting: a result may land in a tensor of the same or a higher kind
+_RANK = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
 class Tensor(ArrayOps):
     """torch.Tensor: jitgrad's array, with PyTorch's methods and autograd (requires_grad, backward,
     grad) and NumPy's array protocol; traced under jit."""
@@ -251,6 +255,8 @@ class Tensor(ArrayOps):
 
     def _assign(self, result, what):
         """In-place op: write `result` into this tensor's storage (views see it)."""
+        if result.dtype != self.dtype and _RANK[kind_of(result.dtype)] <= _RANK[kind_of(self.dtype)]:
+            result = result.astype(self.dtype)      # torch's rule: float64 into float32 is fine
         if grad_enabled() and (self.requires_grad or getattr(result, "requires_grad", False)):
             if self.requires_grad and self.is_leaf:
                 self._check_mutable(what)
