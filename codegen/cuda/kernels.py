@@ -24,7 +24,8 @@ import numpy as np
 from ...ir.ops import Op
 from ...ir.types import is_bool, is_float
 from ..kernel.buffer import CSE, IndentedBuffer
-from . import exprs, fold
+from . import exprs
+from . import reduction_fold as fold
 from . import target
 from . import tiles as TL
 from .source import NUMBA_TYPE, CudaKernelSource, module_text, short
@@ -173,7 +174,7 @@ def reduce_thread(op, dtype) -> CudaKernelSource:
 
 def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
     """o[row] = reduce(a[row, :]): one block per row (grid-striding over rows); each thread folds
-    a strided slice, then the block folds as every CUDA reduction does (codegen/cuda/fold.py).
+    a strided slice, then the block folds as every CUDA reduction does (codegen/cuda/reduction_fold.py).
     partials: one row (rows == 1) split over the grid, block b writing its partial to o[b]; a
     second launch reduces the partials (not for argmax/argmin, whose partials need indices)."""
     kind, is_arg = exprs.REDUCER_KIND[op]

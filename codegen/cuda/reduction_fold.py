@@ -3,8 +3,9 @@ and the eager ones (codegen/cuda/kernels.py): the accumulator a value is folded 
 step (the shared reducer semantics of codegen/kernel/reducers.py, rendered by CudaOps), the
 warp fold through shuffles and the block fold through shared memory.
 
-A `Slot` is one value each thread holds (an accumulator, an argmax's index); a `Fold` is the
-slots combined together and the lines that combine another lane's (`<name>_o`) into them.
+A `FoldSlot` is one value each thread holds (an accumulator, an argmax's index); a
+`ReductionFold` is the slots combined together and the lines that combine another lane's
+(`<name>_o`) into them.
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def shuffle_down(value, dtype) -> str:
 
 
 @dataclass(frozen=True)
-class Slot:
+class FoldSlot:
     name: str           # the thread's variable
     dtype: np.dtype
     shared: str         # the shared array of the warps' partials
@@ -65,18 +66,18 @@ class Slot:
 
 
 @dataclass(frozen=True)
-class Fold:
+class ReductionFold:
     slots: tuple
     combine: Callable   # combine(buf): fold <name>_o of each slot into <name>
 
 
-def plain(kind, acc, acc_dt, shared, identity) -> Fold:
+def plain(kind, acc, acc_dt, shared, identity) -> ReductionFold:
     """The fold of one sum/prod/max/min accumulator."""
-    return Fold((Slot(acc, acc_dt, shared, identity),),
-                lambda buf: buf.writeline(f"{acc} = {combine(kind, acc, acc + '_o', acc_dt)}"))
+    return ReductionFold((FoldSlot(acc, acc_dt, shared, identity),),
+                         lambda buf: buf.writeline(f"{acc} = {combine(kind, acc, acc + '_o', acc_dt)}"))
 
 
-def arg(kind, dtype, identity, acc="acc", at="at") -> Fold:
+def arg(kind, dtype, identity, acc="acc", at="at") -> ReductionFold:
     """The fold of an argmax/argmin's (value, index) pair: the other lane's pair wins if strictly
     better, or equal with a smaller index; index -1 marks a lane that saw no element (its value,
     `identity` of the value's dtype, is then ignored)."""
@@ -87,8 +88,8 @@ def arg(kind, dtype, identity, acc="acc", at="at") -> Fold:
                         f"{at}_o < {at})):"):
             buf.writeline(f"{acc} = {acc}_o")
             buf.writeline(f"{at} = {at}_o")
-    return Fold((Slot(acc, np.dtype(dtype), f"warp_{acc}", identity),
-                 Slot(at, np.dtype("int64"), f"warp_{at}", "int64(-1)")), step)
+    return ReductionFold((FoldSlot(acc, np.dtype(dtype), f"warp_{acc}", identity),
+                          FoldSlot(at, np.dtype("int64"), f"warp_{at}", "int64(-1)")), step)
 
 
 def warp_fold(buf, folds):

@@ -22,10 +22,7 @@ SHARED_FILE_NAMES = {"__init__.py", "control.py", "rules.py", "emitter.py", "tra
                      # (scipy/stats/) of continuous and discrete distributions
                      "optimizers.py", "continuous.py", "discrete.py",
                      # torch.nn.utils.rnn's module path (nn/utils/) next to the nn/ layers
-                     "rnn.py",
-                     # torch.utils.data's module path (jitgrad/utils/) beside jitgrad's own
-                     # array datasets and ArrayLoader (jitgrad/data.py)
-                     "data.py"}
+                     "rnn.py"}
 
 
 def _definitions():

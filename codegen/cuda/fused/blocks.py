@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from ...kernel.buffer import CSE
 from ...kernel.space import flat_space
-from .. import exprs, fold
+from .. import exprs
+from .. import reduction_fold as fold
 from ..source import NUMBA_TYPE
 from ..target import WARP
 
 
 class BlockReductions:
     """Accumulators of a body's reductions and the block-wide fold that combines them
-    (codegen/cuda/fold.py, the eager kernels' too)."""
+    (codegen/cuda/reduction_fold.py, the eager kernels' too)."""
 
     def __init__(self, k, nodes):
         self.k, self.nodes = k, nodes

@@ -1,5 +1,5 @@
-"""codegen/cuda/fold.py: every CUDA reduction, jit (fused/blocks.py) and eager (kernels.py),
-folds through one accumulator rule, one warp fold and one block fold. No device needed: the
+"""codegen/cuda/reduction_fold.py: every CUDA reduction, jit (fused/blocks.py) and eager
+(kernels.py), folds through one accumulator rule, one warp fold and one block fold. No device needed: the
 generated source is checked."""
 import pathlib
 
@@ -8,7 +8,8 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
-from jitgrad.codegen.cuda import fold, fused
+from jitgrad.codegen.cuda import fused
+from jitgrad.codegen.cuda import reduction_fold as fold
 from jitgrad.codegen.cuda import kernels as cuda_kernels
 from jitgrad.codegen.kernel.buffer import IndentedBuffer
 from jitgrad.compilation.compile_graph import optimize
@@ -27,7 +28,7 @@ def _fused_source(fn, x):
 def test_shuffles_are_written_in_one_place():
     writers = sorted(p.relative_to(CUDA).as_posix() for p in CUDA.rglob("*.py")
                      if "cuda.shfl_down_sync(" in p.read_text())
-    assert writers == ["fold.py"]
+    assert writers == ["reduction_fold.py"]
 
 
 @pytest.mark.parametrize("op, dt", [(Op.reduce_sum, "float32"), (Op.reduce_max, "int32"),
