@@ -34,3 +34,22 @@ def test_expm_of_float16_is_the_float32_result_rounded():
     assert got.dtype == np.float16
     np.testing.assert_allclose(np.asarray(got, np.float64), sl.expm(a.astype(np.float64)),
                                rtol=5e-3, atol=5e-3)
+
+
+def test_dirichlet_reads_coordinates_on_the_first_axis_as_scipy():
+    import jitgrad.scipy.stats as jst
+    import scipy.stats as ss
+    x = np.array([[0.2, 0.5, 0.1, 0.3], [0.3, 0.25, 0.6, 0.3], [0.5, 0.25, 0.3, 0.4]])
+    alpha = np.array([1.5, 2.0, 3.0])
+    np.testing.assert_allclose(jst.dirichlet.logpdf(x, alpha), ss.dirichlet.logpdf(x, alpha),
+                               rtol=1e-10)
+    np.testing.assert_allclose(jst.dirichlet.pdf(x[:2], alpha), ss.dirichlet.pdf(x, alpha),
+                               rtol=1e-10)
+
+
+def test_bernoulli_ppf_keeps_float64():
+    import jitgrad.scipy.stats as jst
+    q = np.array([0.0, 0.5, 0.8, 1.0])
+    got = jst.bernoulli.ppf(q, 0.3)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, [-1.0, 0.0, 1.0, 1.0])

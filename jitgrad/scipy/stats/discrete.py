@@ -45,7 +45,8 @@ def _bernoulli_ppf(q, p):
     q, p = floats(q, p)
     out = jnp.where(jnp.greater(q, jnp.subtract(1.0, p)), 1.0, 0.0)
     inside = jnp.logical_and(jnp.greater_equal(q, 0), jnp.less_equal(q, 1))
-    return jnp.where(inside, jnp.where(jnp.equal(q, 0), -1.0, out), np.nan)
+    out = jnp.where(inside, jnp.where(jnp.equal(q, 0), -1.0, out), np.nan)
+    return jnp.astype(out, q.dtype)         # q's float dtype (the constants are weak)
 
 
 bernoulli = SimpleNamespace(logpmf=_bernoulli_logpmf, pmf=exp_of(_bernoulli_logpmf),
@@ -120,15 +121,16 @@ multinomial = SimpleNamespace(logpmf=_multinomial_logpmf, pmf=exp_of(_multinomia
 
 
 def _dirichlet_logpdf(x, alpha):
-    """log Dirichlet(x; alpha) over the last axis (x on the simplex; x may leave out the last
-    coordinate, as scipy, which is then 1 - sum(x))."""
+    """log Dirichlet(x; alpha) with x's coordinates on its first axis, as scipy and jax.scipy
+    (x on the simplex; x may leave out the last coordinate, which is then 1 - sum(x))."""
     x, alpha = floats(x, alpha)
+    x = jnp.moveaxis(x, 0, -1) if x.ndim else x
     k = alpha.shape[-1]
     if x.shape[-1] == k - 1:
         x = jnp.concatenate([x, jnp.subtract(1.0, jnp.sum(x, axis=-1, keepdims=True))], axis=-1)
     elif x.shape[-1] != k:
-        raise ValueError(f"dirichlet.logpdf: expected x with {k} or {k - 1} entries on its last "
-                         f"axis for alpha with {k}, got shape {x.shape}")
+        raise ValueError(f"dirichlet.logpdf: expected x with {k} or {k - 1} entries on its first "
+                         f"axis for alpha with {k}, got shape {jnp.moveaxis(x, -1, 0).shape}")
     norm = jnp.subtract(jnp.sum(gammaln(alpha), axis=-1), gammaln(jnp.sum(alpha, axis=-1)))
     out = jnp.subtract(jnp.sum(xlogy(jnp.subtract(alpha, 1.0), x), axis=-1), norm)
     on_simplex = jnp.logical_and(jnp.all(jnp.greater_equal(x, 0), axis=-1),

@@ -11,6 +11,7 @@ list are generated.
     lax_ops.py            jitgrad.lax (JAX; NumPy references)
     random_ops.py         jitgrad.random (JAX; statistics of draws from fixed keys)
     linalg_ops.py         jitgrad.scipy.linalg (SciPy)
+    scipy_stats_ops.py    jitgrad.scipy.stats (SciPy)
     numpy_*.py, lax_*.py  more of those namespaces (.fft, .linalg, ...), gathered by numpy_ops.py
                           and lax_ops.py
 
@@ -19,14 +20,14 @@ ALL_RECORDS adds the records written since, which tests/consistency/test_opinfo.
 """
 from . import (fuzz, lax_ops, nn_functional_ops, numpy_ops, scipy_ops, tensor_methods_ops,
                torch_ops, torch_unrecorded)
-from . import linalg_ops, random_ops
+from . import linalg_ops, random_ops, scipy_stats_ops
 from .core import *  # noqa: F401,F403
 from .core import OpRecord
 
 NAMESPACES = {"jitgrad.numpy": numpy_ops, "jitgrad.nn.functional": nn_functional_ops,
               "jitgrad": torch_ops, "jitgrad.scipy.special": scipy_ops, "jitgrad.lax": lax_ops,
               "jitgrad.Tensor": tensor_methods_ops, "jitgrad.random": random_ops,
-              "jitgrad.scipy.linalg": linalg_ops}
+              "jitgrad.scipy.linalg": linalg_ops, "jitgrad.scipy.stats": scipy_stats_ops}
 
 RECORDS: list = (numpy_ops.RECORDS[:numpy_ops.LEGACY_COUNT]
                  + nn_functional_ops.RECORDS[:nn_functional_ops.LEGACY_COUNT])

@@ -82,8 +82,8 @@ for _n, _call, _want in (
 record("fori_loop", lambda x: lax.fori_loop(0, 4, lambda i, c: c * 0.5 + i, x),
        lambda x: _loop(x, 4, lambda i, c: c * 0.5 + i), [((),), ((3,),)], dtypes=FLOATS,
        owner_path=None)
-record("while_loop", lambda x: lax.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1,
-                                                                               c[1] * 0.9), (0, x))[1],
+record("while_loop", lambda x: lax.while_loop(
+    lambda c: c[0] < 5, lambda c: (c[0] + 1, c[1] * 0.9), (0, x))[1],
        lambda x: x * 0.9 ** 5, [((),), ((2, 3),)], dtypes=FLOATS, owner_path=None,
        differentiable=False, note="reverse-mode through while_loop is undefined (as in JAX)")
 record("scan", lambda x: list(lax.scan(lambda c, v: (c + v, c * v), 0.0 * x[0], x)),

@@ -92,7 +92,8 @@ record("reduce_window", lambda x: lax.reduce_window(x, -np.inf, lax.max, (2, 2),
        [((4, 6),)], dtypes=FLOATS, owner_path=None, differentiable=False)
 record("reduce_window", lambda x: lax.reduce_window(x, 0.0, lax.add, (3,), (1,), "SAME"),
        lambda x: np.convolve(x, np.ones(3), "same"), [((6,),)], dtypes=FLOATS, owner_path=None)
-record("sort", lax.sort, lambda x, dimension: np.sort(x, dimension), R2, dtypes=FLOATS + INTS, kwargs={"dimension": 0})
+record("sort", lax.sort, lambda x, dimension: np.sort(x, dimension), R2, dtypes=FLOATS + INTS,
+       kwargs={"dimension": 0})
 record("sort_key_val", lambda k, v: list(lax.sort_key_val(k, v)),
        lambda k, v: [np.sort(k, -1, kind="stable"), np.take_along_axis(
            v, np.argsort(k, -1, kind="stable"), -1)], [((3, 5), (3, 5)), ((6,), (6,))],

@@ -1,7 +1,8 @@
 """jitgrad.numpy's public names that have no op record, with the reason
 (tests/consistency/test_opinfo_coverage.py checks the list is exact)."""
 
-_SCALAR_TYPE = "a scalar type (a dtype's class), not an op: tests/numpy/test_x64.py, test_dtypes_lowp.py"
+_SCALAR_TYPE = ("a scalar type (a dtype's class), not an op: tests/numpy/test_x64.py, "
+                "test_dtypes_lowp.py")
 _ABSTRACT = "an abstract class of NumPy's scalar type hierarchy, for issubdtype; not an op"
 _CONSTANT = "a constant (a Python float), not a function"
 _INDEX_TRICK = "an indexing object (obj[...] builds the index or the grid), not a function"
@@ -9,7 +10,8 @@ _PRINT = "print settings of the host (NumPy's), no array op"
 _IO = "reads or writes host files or buffers; no array op to compare on every path"
 _DTYPE_LOGIC = ("dtype logic on dtype objects and Python values (no arrays, nothing traced): "
                 "tests/numpy/test_numpy_conformance.py")
-_META = "a Python value read off the shape or dtype (never traced): tests/numpy/test_jnp_functions.py"
+_META = ("a Python value read off the shape or dtype (never traced): "
+         "tests/numpy/test_jnp_functions.py")
 
 _SCALAR_TYPES = (
     "bool bool_ cdouble complex128 complex64 complex_ csingle double float16 float32 float64 "
