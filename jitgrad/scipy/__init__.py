@@ -1,11 +1,11 @@
-"""jitgrad.scipy: jax.scipy's commonly used parts (special, linalg, stats),
+"""jitgrad.scipy: jax.scipy's commonly used parts (special, linalg, stats, signal's convolutions),
 written in jitgrad ops so they run eagerly, under jit, grad and vmap.
 
 `import jitgrad` does not load this package; `jitgrad.scipy` (or `import jitgrad.scipy.special`)
 does, on first use. Each submodule is loaded when first named."""
 import importlib
 
-SUBMODULES = ("linalg", "special", "stats")
+SUBMODULES = ("linalg", "signal", "special", "stats")
 
 
 def __getattr__(name):
