@@ -27,9 +27,10 @@ for _n, _call in (
         ("full", lambda lib: lib.full((3,), 2, np.int32))):
     record(_n, lambda _c=_call: _c(lax), lambda _c=_call: _c(_NP_LAX), [()], **NO_ARGS)
 record("full_like", lambda x: lax.full_like(x, 2.0), lambda x: np.full_like(x, 2.0),
-       [((3, 4),), ((),)], dtypes=FLOATS + INTS, differentiable=False)
+       [((3, 4),), ((),)], dtypes=FLOATS + INTS, differentiable=False, owner_path=None)
 record("full_like", lambda x: lax.full_like(x, 1, np.int32, (2,)),
-       lambda x: np.full((2,), 1, np.int32), [((3, 4),)], dtypes=FLOATS, differentiable=False)
+       lambda x: np.full((2,), 1, np.int32), [((3, 4),)], dtypes=FLOATS, differentiable=False,
+       owner_path=None)
 
 
 class _NP_LAX:

@@ -25,7 +25,9 @@ for _n, _ref, _dom, _d in (
         ("ceil", np.ceil, "any", False), ("sign", np.sign, "nonzero", False),
         ("is_finite", np.isfinite, "any", False), ("real", np.real, "any", True),
         ("imag", np.imag, "any", False), ("conj", np.conj, "any", True)):
-    record(_n, getattr(lax, _n), _ref, SAME, dtypes=FLOATS, domain=_dom, differentiable=_d)
+    record(_n, getattr(lax, _n), _ref, SAME, dtypes=FLOATS, domain=_dom, differentiable=_d,
+           **({"owner_path": None, "note": "jax.lax.real / imag take complex inputs only"}
+              if _n in ("real", "imag") else {}))
 record("round", lax.round, lambda x: np.where(np.abs(x - np.trunc(x)) == 0.5, np.trunc(
     x + np.sign(x) * 0.5), np.round(x)), SAME, dtypes=FLOATS, differentiable=False,
     note="rounding_method=0: halves away from zero (NumPy's round: to even)")
