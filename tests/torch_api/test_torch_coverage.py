@@ -64,8 +64,7 @@ EXCLUDED_PATTERNS = {
     r"apply_|map_|map2_": "a Python callable per element (CPU tensors only in torch)",
     r"as_subclass|new|resize_?|resize_as_?|slice_inverse|chalf|layout|index":
         "legacy constructors, in-place storage resizing, complex32 and internal helpers",
-    r"histogramdd|save|to_dlpack": "saving and interchange under other names (jitgrad's "
-                                   "jg.load is AOT artifacts; x.__dlpack__ is DLPack)",
+    r"histogramdd|to_dlpack": "under other names: jitgrad.numpy.histogramdd, x.__dlpack__",
     r"typename": "a TorchScript type string",
 }
 
