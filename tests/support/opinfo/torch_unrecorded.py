@@ -52,7 +52,8 @@ _FUNCTIONS.update({n: "a legacy tensor type or a dtype / layout / memory-format 
     channels_last channels_last_3d contiguous_format dtype layout memory_format preserve_format
     strided""".split() if hasattr(jitgrad, n)})
 _FUNCTIONS.update({n: why for n, why in (("ShapeDtypeStruct", _CLASS), ("eval_shape", _TRANSFORM),
-                                         ("make_jaxpr", _TRANSFORM), ("save", _IO))
+                                         ("make_jaxpr", _TRANSFORM), ("save", _IO),
+                                         ("Array", _CLASS), ("jacobian", _TRANSFORM))
                    if hasattr(jitgrad, n)})
 
 _METHODS = {
