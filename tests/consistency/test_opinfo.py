@@ -49,6 +49,9 @@ KNOWN = {
                     "float16/bfloat16 are off by more than a few 16-bit ulps"),
     **dict.fromkeys(("lowp-digamma", "lowp-digamma[Tensor]"), "torch.digamma (jss.digamma) of "
                     "float16 inputs returns float32 (16-bit inputs should round once)"),
+    **dict.fromkeys(("jit-as_tensor", "interpreter-as_tensor", "vmap-as_tensor"),
+                    "jg.as_tensor of a traced value raises as jg.tensor does (torch.as_tensor "
+                    "returns a tensor argument itself, so it should trace)"),
     "eager-erfc[float64]": "lax.erfc is a float32-grade fit (Numerical Recipes' erfcc, relative "
                            "error ~1e-7) in float64 too; jss.erfc is the accurate one",
 }
