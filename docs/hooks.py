@@ -33,6 +33,7 @@ NAMESPACES = {
     "jitgrad.optim": "optim.md",
     "jitgrad.optim.lr_scheduler": "optim.md",
     "jitgrad.autograd": "autograd-utils.md",
+    "jitgrad.linalg": "autograd-utils.md",
     "jitgrad.autograd.functional": "autograd-utils.md",
     "jitgrad.utils.data": "autograd-utils.md",
     "jitgrad.utils.tensorboard": "autograd-utils.md",

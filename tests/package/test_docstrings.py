@@ -32,6 +32,7 @@ MIRRORS = {
     "jitgrad.example_libraries.stax": "jax.example_libraries.stax",
     "jitgrad.tree_util": "jax.tree_util", "jitgrad.profiler": "torch.profiler",
     "jitgrad.autograd": "torch.autograd", "jitgrad.autograd.functional": "torch.autograd.functional",
+    "jitgrad.linalg": "torch.linalg",
     "jitgrad.utils.data": "torch.utils.data", "jitgrad.utils.tensorboard": "torch.utils.tensorboard",
     "jitgrad.errors": None,
 }

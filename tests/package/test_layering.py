@@ -72,8 +72,8 @@ FRONT_END = {
     "distributed": ("distributed",),                    # collectives over MPI, on any pytree
     "nn": ("nn",),                                      # nn.parallel runs on the collectives
     "optim": ("optim", "example_libraries"),
-    "torch_api": ("torch_api", "test_util", "autograd"),  # torch's Tensor methods, functions and
-    #                                                     torch.autograd
+    "torch_api": ("torch_api", "test_util", "autograd", "linalg"),  # torch's Tensor methods,
+    #                                              functions, torch.autograd and torch.linalg
     "package": ("__init__", "lazy_names"),              # `import jitgrad`: what it loads is below
     "entry_points": ("data", "utils", "aot", "cli",     # loaded on first use, or run on their own
                      "serialization", "distributions"),

@@ -1,0 +1,257 @@
+"""torch.linalg: its functions with torch's argument names (dim=, keepdim=, upper=, left=) and
+results (named tuples, 1-based LU pivots, torch.linalg.vander's increasing powers), on
+jitgrad.numpy.linalg and jitgrad.scipy.linalg, so they work eagerly, under jit, grad and vmap.
+
+Not provided: eig / eigvals (general, complex eigen-decomposition), householder_product, the
+ldl_* factorizations, tensorinv / tensorsolve.
+
+>>> import jitgrad as jg
+>>> jg.linalg.vector_norm(jg.tensor([3.0, 4.0]))
+tensor(5.)
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .. import numpy as jnp
+from ..scipy import linalg as sla
+
+__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+           "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
+           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+           "vander", "vecdot", "vector_norm"]
+
+LstsqResult = namedtuple("LstsqResult", "solution residuals rank singular_values")
+LUResult = namedtuple("LUResult", "P L U")
+LUFactorResult = namedtuple("LUFactorResult", "LU pivots")
+WithInfo = namedtuple("WithInfo", "result info")
+
+
+def _dims(dim):
+    return tuple(dim) if isinstance(dim, list) else dim
+
+
+def _info(x):
+    """The `info` of the *_ex forms: zeros of the batch shape (jitgrad raises on failure)."""
+    return jnp.zeros(tuple(x.shape[:-2]), dtype=jnp.int32)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """torch.linalg.norm: a vector norm over one dim (or of a 1-d input), a matrix norm over
+    two, the 2-norm of the flattened input for ord=None without dim."""
+    x = jnp.asarray(A) if dtype is None else jnp.asarray(A).astype(dtype)
+    if ord is None and dim is None:
+        return jnp.linalg.vector_norm(x, axis=None, keepdims=keepdim)
+    return jnp.linalg.norm(x, ord, _dims(dim), keepdim)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """torch.linalg.vector_norm: over every element by default."""
+    x = jnp.asarray(x) if dtype is None else jnp.asarray(x).astype(dtype)
+    return jnp.linalg.vector_norm(x, axis=_dims(dim), keepdims=keepdim, ord=ord)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
+    """torch.linalg.matrix_norm over the two dims `dim`."""
+    x = jnp.asarray(A) if dtype is None else jnp.asarray(A).astype(dtype)
+    return jnp.linalg.norm(x, ord, tuple(dim), keepdim)
+
+
+def cond(A, p=None):
+    """torch.linalg.cond: the condition number, ||A||_p ||A^-1||_p (p=None: the 2-norm's,
+    largest over smallest singular value)."""
+    if p in (None, 2, -2):
+        s = jnp.linalg.svdvals(A)
+        hi, lo = jnp.max(s, axis=-1), jnp.min(s, axis=-1)
+        return hi / lo if p in (None, 2) else lo / hi
+    return matrix_norm(A, p) * matrix_norm(jnp.linalg.inv(A), p)
+
+
+def cholesky(A, *, upper=False):
+    """torch.linalg.cholesky: L (or U with upper=True) of a Hermitian positive-definite A."""
+    return jnp.linalg.cholesky(A, upper=upper)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """torch.linalg.cholesky_ex: (L, info); info is 0 (a failure raises here)."""
+    return WithInfo(cholesky(A, upper=upper), _info(A))
+
+
+def inv(A):
+    """torch.linalg.inv."""
+    return jnp.linalg.inv(A)
+
+
+def inv_ex(A, *, check_errors=False):
+    """torch.linalg.inv_ex: (inverse, info); info is 0 (a failure raises here)."""
+    return WithInfo(inv(A), _info(A))
+
+
+def det(A):
+    """torch.linalg.det."""
+    return jnp.linalg.det(A)
+
+
+def slogdet(A):
+    """torch.linalg.slogdet: (sign, logabsdet)."""
+    return jnp.linalg.slogdet(A)
+
+
+def _triangle(A, UPLO):  # noqa: N803 - torch's name
+    """The Hermitian matrix that A's lower (UPLO='L') or upper ('U') triangle stands for."""
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+    A = jnp.asarray(A)
+    part = jnp.tril(A) if UPLO == "L" else jnp.triu(A)
+    return part + jnp.conj(jnp.swapaxes(part, -1, -2)) - jnp.diagonal(
+        part, 0, -2, -1)[..., None] * jnp.eye(A.shape[-1], dtype=A.dtype)
+
+
+def eigh(A, UPLO="L"):  # noqa: N803 - torch's name
+    """torch.linalg.eigh: (eigenvalues ascending, eigenvectors) of the Hermitian matrix A's
+    UPLO triangle stands for."""
+    return jnp.linalg.eigh(_triangle(A, UPLO))
+
+
+def eigvalsh(A, UPLO="L"):  # noqa: N803
+    """torch.linalg.eigvalsh: the eigenvalues of eigh, ascending."""
+    return jnp.linalg.eigvalsh(_triangle(A, UPLO))
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """torch.linalg.svd: (U, S, Vh)."""
+    return jnp.linalg.svd(A, full_matrices=full_matrices)
+
+
+def svdvals(A, *, driver=None):
+    """torch.linalg.svdvals: the singular values, descending."""
+    return jnp.linalg.svdvals(A)
+
+
+def qr(A, mode="reduced"):
+    """torch.linalg.qr: (Q, R); mode 'reduced', 'complete' or 'r' (Q empty)."""
+    if mode == "r":
+        r = jnp.linalg.qr(A, mode="r")
+        return jnp.linalg.QRResult(jnp.zeros((0,), dtype=r.dtype), r)
+    return jnp.linalg.qr(A, mode=mode)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """torch.linalg.pinv (rtol / atol as torch's; atol is not supported here)."""
+    if atol is not None:
+        raise NotImplementedError("pinv(atol=): pass rtol (a cutoff relative to the largest "
+                                  "singular value)")
+    return jnp.linalg.pinv(A, rtol=rtol, hermitian=hermitian)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
+    """torch.linalg.matrix_rank (rtol as torch's; atol is not supported here)."""
+    if atol is not None:
+        raise NotImplementedError("matrix_rank(atol=): pass rtol")
+    return jnp.linalg.matrix_rank(A, rtol=rtol, hermitian=hermitian)
+
+
+def matrix_power(A, n):
+    """torch.linalg.matrix_power: A to the integer power n (negative: of the inverse)."""
+    return jnp.linalg.matrix_power(A, n)
+
+
+def matrix_exp(A):
+    """torch.linalg.matrix_exp: the matrix exponential (jitgrad.scipy.linalg.expm)."""
+    return sla.expm(A)
+
+
+def multi_dot(tensors):
+    """torch.linalg.multi_dot: the product of a list of matrices, in the cheapest order."""
+    return jnp.linalg.multi_dot(list(tensors))
+
+
+def matmul(input, other):  # noqa: A002
+    """torch.linalg.matmul: torch.matmul."""
+    return jnp.matmul(input, other)
+
+
+def vecdot(x, y, *, dim=-1):
+    """torch.linalg.vecdot: sum of conj(x) * y over dim."""
+    return jnp.linalg.vecdot(x, y, axis=dim)
+
+
+def cross(input, other, *, dim=-1):  # noqa: A002
+    """torch.linalg.cross over dim (the last by default)."""
+    return jnp.cross(input, other, axis=dim)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """torch.linalg.diagonal: of the last two dims by default (torch.diagonal's are 0, 1)."""
+    return jnp.diagonal(A, offset, dim1, dim2)
+
+
+def vander(x, *, N=None):  # noqa: N803
+    """torch.linalg.vander: increasing powers x^0 ... x^(N-1) (numpy.vander's decrease)."""
+    return jnp.vander(x, N, increasing=True)
+
+
+def solve(A, B, *, left=True):
+    """torch.linalg.solve: X with A X = B (X A = B with left=False); B is a batch of vectors
+    when its shape is A's without the last dim, as torch reads it."""
+    A, B = jnp.asarray(A), jnp.asarray(B)
+    if not left:
+        return jnp.swapaxes(solve(jnp.swapaxes(A, -1, -2), jnp.swapaxes(B, -1, -2)), -1, -2)
+    if B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]):
+        return jnp.linalg.solve(A, B[..., None])[..., 0]
+    return jnp.linalg.solve(A, B)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """torch.linalg.solve_ex: (solution, info); info is 0 (a failure raises here)."""
+    return WithInfo(solve(A, B, left=left), _info(A))
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """torch.linalg.solve_triangular: X with A X = B (X A = B with left=False), A triangular."""
+    if not left:
+        At, Bt = jnp.swapaxes(A, -1, -2), jnp.swapaxes(B, -1, -2)
+        return jnp.swapaxes(sla.solve_triangular(At, Bt, lower=upper,
+                                                 unit_diagonal=unitriangular), -1, -2)
+    return sla.solve_triangular(A, B, lower=not upper, unit_diagonal=unitriangular)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """torch.linalg.lstsq with its CPU default driver's results: the least-squares solution
+    (through the pseudo-inverse), the rank; residuals and singular values empty."""
+    A, B = jnp.asarray(A), jnp.asarray(B)
+    x = jnp.matmul(jnp.linalg.pinv(A, rtol=rcond), B)
+    empty = jnp.zeros((0,), dtype=x.dtype)
+    return LstsqResult(x, empty, jnp.linalg.matrix_rank(A, rtol=rcond), empty)
+
+
+def lu_factor(A, *, pivot=True):
+    """torch.linalg.lu_factor: (LU, pivots) with LAPACK's 1-based pivots, as torch's."""
+    if not pivot:
+        raise NotImplementedError("lu_factor(pivot=False): only partial pivoting")
+    lu_, piv = sla.lu_factor(A)
+    return LUFactorResult(lu_, jnp.asarray(piv).astype(jnp.int32) + 1)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """torch.linalg.lu_factor_ex: (LU, pivots, info); info is 0."""
+    lu_, piv = lu_factor(A, pivot=pivot)
+    return lu_, piv, _info(A)
+
+
+def lu(A, *, pivot=True):
+    """torch.linalg.lu: (P, L, U) with A = P L U."""
+    if not pivot:
+        raise NotImplementedError("lu(pivot=False): only partial pivoting")
+    return LUResult(*sla.lu(A))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
+    """torch.linalg.lu_solve from lu_factor's (LU, 1-based pivots)."""
+    if not left:
+        raise NotImplementedError("lu_solve(left=False)")
+    piv = jnp.asarray(pivots).astype(np.int64) - 1
+    return sla.lu_solve((LU, piv), B, trans=1 if adjoint else 0)
