@@ -55,8 +55,8 @@ def matmul_add(x, w_t, b):
             or x._data.ndim < 2 or x._data.shape[-1] != w_t._data.shape[0]:
         return None
     dx = x._data
-    if dx.ndim > 2 and not dx.flags.c_contiguous:
-        return None
+    if dx.ndim > 2 and not dx.flags.c_contiguous or dx.size == 0 or w_t._data.size == 0:
+        return None         # (an empty product: the plain path's zeros)
     d = pool_matmul(dx.reshape(-1, dx.shape[-1]), w_t._data, b._data)
     if d is None:
         return None

@@ -1,5 +1,6 @@
-"""The random draws of the samplers and random_split: from their `generator=` (a jg.Generator)
-or else the default generator that jg.manual_seed seeds."""
+"""The random draws of the samplers and random_split, through jg.randperm / jg.randint as torch's
+go through torch.randperm / torch.randint: from their `generator=` (a jg.Generator) or else the
+default generator that jg.manual_seed seeds."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,14 +8,19 @@ import numpy as np
 from ...eager.global_rng import rng_of
 
 
+def _jg():
+    import jitgrad      # lazy: this module loads from jitgrad.__getattr__, inside that import
+    return jitgrad
+
+
 def permutation(n: int, generator=None) -> list:
     """A random order of range(n)."""
-    return rng_of(generator).permutation(n).tolist()
+    return _jg().randperm(n, generator=generator).tolist()
 
 
 def integers(high: int, count: int, generator=None) -> list:
     """`count` draws from range(high), with replacement."""
-    return rng_of(generator).integers(0, high, count).tolist()
+    return _jg().randint(0, high, (count,), generator=generator).tolist()
 
 
 def weighted(weights, count: int, replacement: bool, generator=None) -> list:
