@@ -74,6 +74,12 @@ def test_errors_as_torch():
         jg.autograd.grad((x * 2).sum(), jg.ones(2))
     with pytest.raises(RuntimeError, match="implicitly only for a scalar"):
         jg.autograd.grad(x * 2, x)
+    with pytest.raises(NotImplementedError, match="is_grads_batched=True\\): use jg.vmap"):
+        jg.autograd.grad((x * 2).sum(), x, is_grads_batched=True)
+    with pytest.raises(RuntimeError, match="grad_outputs: 1 given for 2 outputs"):
+        jg.autograd.grad([x.sum(), x.sum()], x, grad_outputs=[jg.tensor(1.0)])
+    with pytest.raises(TypeError, match="expected a Tensor or a sequence of Tensors, got list"):
+        jg.autograd.grad((x * 2).sum(), [[x]])
     y = (x ** 2).sum()
     jg.autograd.grad(y, x)
     with pytest.raises(RuntimeError, match="a second time"):

@@ -71,6 +71,15 @@ def test_errors_name_what_is_missing():
         jg.linalg.eigh(jg.tensor(SPD), UPLO="X")
     with pytest.raises(NotImplementedError, match="pinv\\(atol=\\): pass rtol"):
         jg.linalg.pinv(jg.tensor(SPD), atol=1e-3)
+    with pytest.raises(NotImplementedError, match="matrix_rank\\(atol=\\): pass rtol"):
+        jg.linalg.matrix_rank(jg.tensor(SPD), atol=1e-3)
+    with pytest.raises(NotImplementedError, match="lu_factor\\(pivot=False\\): only partial"):
+        jg.linalg.lu_factor(jg.tensor(SPD), pivot=False)
+    with pytest.raises(NotImplementedError, match="lu\\(pivot=False\\): only partial"):
+        jg.linalg.lu(jg.tensor(SPD), pivot=False)
+    lu_, piv = jg.linalg.lu_factor(jg.tensor(SPD))
+    with pytest.raises(NotImplementedError, match="lu_solve\\(left=False\\)"):
+        jg.linalg.lu_solve(lu_, piv, jg.tensor(B), left=False)
 
 
 def test_against_torch():
