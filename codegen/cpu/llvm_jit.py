@@ -68,6 +68,7 @@ def forget() -> None:
             _retired.append(_state.pop("engine"))
         _ADDR.clear()
         _BLAS.clear()
+        _state.pop("blas_path", None)
 
 
 def host_has(feature: str) -> bool:
@@ -211,9 +212,11 @@ def capsule_address(capsule) -> int:
 
 def blas_symbol(fn: str) -> tuple[str, int]:
     """(symbol, integer bits) of the Fortran BLAS routine `fn` (sgemm, dgemm), registered as
-    `jg_<fn><bits>`: the OpenBLAS that scipy's or NumPy's wheel bundles, opened directly (no
-    scipy import: ~0.3 s), else scipy's cython_blas. scipy's comes first: NumPy's 64-bit-integer
-    build was ~20 % slower on the small products of the logreg step here."""
+    `jg_<fn><bits>`: the OpenBLAS that NumPy's or scipy's wheel bundles, opened directly (no
+    scipy import: ~0.3 s), else scipy's cython_blas. NumPy's comes first: its OpenBLAS (0.3.31,
+    64-bit integers) took 0.65-1.0x the time of scipy's (0.3.30) on every sgemm shape of the
+    eager models here (LSTM's [20,200]x[200,800] 0.65x), and it is the library whose threads
+    runtime/blas_threads.py sets, so eager and compiled products share one thread setting."""
     with _lock:
         found = _BLAS.get(fn)
         if found is None:
@@ -228,13 +231,19 @@ def blas_core() -> str:
     return _state.get("blas_core", "")
 
 
+def blas_library() -> str:
+    """The file of the bundled OpenBLAS the kernels call, or "" (scipy's cython_blas)."""
+    blas_symbol("sgemm")
+    return _state.get("blas_path", "")
+
+
 _BLAS: dict = {}
 # (wheel library directory, file pattern, symbol pattern, integer bits, its thread-count setter,
 # its core-name getter)
-BUNDLED_BLAS = (("scipy.libs", "libscipy_openblas-*.so", "scipy_{fn}_", 32,
-                 "scipy_openblas_set_num_threads", "scipy_openblas_get_corename"),
-                ("numpy.libs", "libscipy_openblas64_*.so", "scipy_{fn}_64_", 64,
-                 "scipy_openblas_set_num_threads64_", "scipy_openblas_get_corename64_"))
+BUNDLED_BLAS = (("numpy.libs", "libscipy_openblas64_*.so", "scipy_{fn}_64_", 64,
+                 "scipy_openblas_set_num_threads64_", "scipy_openblas_get_corename64_"),
+                ("scipy.libs", "libscipy_openblas-*.so", "scipy_{fn}_", 32,
+                 "scipy_openblas_set_num_threads", "scipy_openblas_get_corename"))
 
 
 def _bundled_blas(fn):
@@ -254,6 +263,7 @@ def _bundled_blas(fn):
             if hasattr(lib, core):
                 getattr(lib, core).restype = ctypes.c_char_p
                 _state["blas_core"] = getattr(lib, core)().decode()
+            _state["blas_path"] = path
             add_symbol(f"jg_{fn}{bits}", address)
             return f"jg_{fn}{bits}", bits
     return None

@@ -13,7 +13,7 @@ generator in codegen/cpu/kernels/ (the function they build in: kernels/function.
   sums in blocks of SUM_BLOCK;
 - rowwise (kernels/rowwise.py: softmax, layernorm): one walk of each row per dependent
   reduction level;
-- matmul (kernels/matmul.py): the MatmulNest's GEMMs through BLAS gemm (scipy's Fortran BLAS,
+- matmul (kernels/matmul.py): the MatmulNest's GEMMs through BLAS gemm (NumPy's wheel's BLAS,
   by symbol) or the unpacked kernels of llvm_small_gemm.py into the product, then the epilogue;
 - opaque (kernels/opaque.py): sorts, scans, gathers, im2col, LAPACK calls.
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import Op
-from ..runtime.blas_threads import for_product
+from ..runtime.blas_threads import run_product
 from .pool_gemm import pool_matmul
 
 
@@ -37,11 +37,12 @@ def folded_matmul(a, b):
         if out is not None:
             return out.reshape(a.shape[:-1] + b.shape[-1:]) if a.ndim > 2 else out
     # multiply-adds: a's elements times b's columns, or b's elements times a's rows (stacks)
-    for_product(max(a.size * (b.shape[-1] if b.ndim > 1 else 1),
-                    b.size * (a.shape[-2] if a.ndim > 1 else 1)))
+    macs = max(a.size * (b.shape[-1] if b.ndim > 1 else 1),
+               b.size * (a.shape[-2] if a.ndim > 1 else 1))
     if a.ndim > 2 and b.ndim == 2 and a.flags.c_contiguous:
-        return np.matmul(a.reshape(-1, a.shape[-1]), b).reshape(a.shape[:-1] + b.shape[-1:])
-    return np.matmul(a, b)
+        flat = run_product(macs, np.matmul, a.reshape(-1, a.shape[-1]), b)
+        return flat.reshape(a.shape[:-1] + b.shape[-1:])
+    return run_product(macs, np.matmul, a, b)
 
 
 UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}    # itemsize -> bits' view

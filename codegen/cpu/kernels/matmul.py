@@ -1,6 +1,7 @@
-"""Matmul kernels as LLVM IR: the MatmulNest's GEMMs through BLAS gemm (scipy's Fortran BLAS, by
-symbol) or the unpacked kernels of llvm_small_gemm.py into the product, row or column blocks of
-it on the runtime's pool, then the epilogue (codegen/kernel/nest.py)."""
+"""Matmul kernels as LLVM IR: the MatmulNest's GEMMs through BLAS gemm (the Fortran BLAS of
+NumPy's wheel, llvm_jit.blas_symbol) or the unpacked kernels of llvm_small_gemm.py into the
+product, row or column blocks of it on the runtime's pool, then the epilogue
+(codegen/kernel/nest.py)."""
 from __future__ import annotations
 
 import math
