@@ -3,4 +3,4 @@
 # compilation; no GPU needed) and run the test suite. Extra arguments go to pytest.
 set -euo pipefail
 JITGRAD_EXTRAS="test,cuda,distributed" source "$(dirname "$0")/setup.sh"
-python -m pytest "$@"
+python -m pytest --durations=40 "$@"
