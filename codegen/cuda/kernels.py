@@ -2,8 +2,10 @@
 
 Conventions shared by every kernel: arrays are passed flat (1-D, C-contiguous) and indexed with
 explicit int64 strides, which lets one kernel per (op, dtypes, rank) serve every shape and
-broadcast pattern (a broadcast axis has stride 0). Loops over elements are grid-stride loops, so
-any grid size is correct and the launcher picks one for occupancy.
+broadcast pattern (a broadcast axis has stride 0). The elementwise and copy kernels walk a Space
+whose extents and operand strides are those arguments (codegen/kernel/space.py: the unravel and
+offset rule of the jit kernels, which bake them in as constants). Loops over elements are
+grid-stride loops, so any grid size is correct and the launcher picks one for occupancy.
 
   elementwise   out[i] = f(a[...], b[...]) over a rank-r index space, strided operands
   copy          out[ooff + i.ostrides] = a[aoff + i.astrides]: transpose, broadcast, slice, rev,
@@ -24,6 +26,7 @@ import numpy as np
 from ...ir.ops import Op
 from ...ir.types import is_bool, is_float
 from ..kernel.buffer import CSE, IndentedBuffer
+from ..kernel.space import at, flat_space
 from . import exprs
 from . import reduction_fold as fold
 from . import target
@@ -45,21 +48,11 @@ def grid_stride(buf, n="n"):
     return buf.indent(f"while i < {n}:")
 
 
-def _unravel(buf, rank, index="i", dims="d", prefix="i"):
-    """Write i0..i{rank-1}, the multi-index of flat `index` (C order); d0 is never needed."""
-    if rank == 0:
-        return []
-    buf.writeline(f"r = {index}")
-    for k in range(rank - 1, 0, -1):
-        buf.writeline(f"{prefix}{k} = r % {dims}{k}")
-        buf.writeline(f"r = r // {dims}{k}")
-    buf.writeline(f"{prefix}0 = r")
-    return [f"{prefix}{k}" for k in range(rank)]
-
-
-def _offset(idx, strides, base=None) -> str:
-    terms = ([base] if base else []) + [f"{i} * {s}" for i, s in zip(idx, strides)]
-    return " + ".join(terms) or "0"
+def runtime_space(rank, cse, index="i"):
+    """The rank-`rank` space of an eager kernel, walked by flat `index`: extents d0..d{rank-1}
+    are kernel arguments (d0 is never read: unravelling needs only the inner extents), indices
+    unravelled by the jit kernels' rule (codegen/kernel/space.flat_space)."""
+    return flat_space(tuple(f"d{k}" for k in range(rank)), index, cse)
 
 
 def _finish(name, comment, ctx, buf, arg_types, extra=()) -> CudaKernelSource:
@@ -83,9 +76,9 @@ def elementwise(name, comment, in_dtypes, out_dtypes, rank, body) -> CudaKernelS
     buf = IndentedBuffer()
     with buf.indent(f"def {name}({', '.join(params)}):"):
         with grid_stride(buf):
-            idx = _unravel(buf, rank)
             cse = CSE(buf, "t")
-            loads = [cse.get(f"{a}[{_offset(idx, s)}]") for a, s in zip(ins, strides)]
+            space = runtime_space(rank, cse)
+            loads = [cse.get(f"{a}[{at(space.strided(s))}]") for a, s in zip(ins, strides)]
             for o, expr in zip(outs, body(ctx, cse, loads, in_dtypes)):
                 buf.writeline(f"{o}[i] = {expr}")
             buf.writeline("i += step")
@@ -121,8 +114,9 @@ def copy(dtype, rank) -> CudaKernelSource:
     buf = IndentedBuffer()
     with buf.indent(f"def {name}({', '.join(params)}):"):
         with grid_stride(buf):
-            idx = _unravel(buf, rank)
-            buf.writeline(f"o[{_offset(idx, ostr, 'ooff')}] = a[{_offset(idx, astr, 'aoff')}]")
+            space = runtime_space(rank, CSE(buf, "t"))
+            buf.writeline(f"o[{space.strided(ostr, 'ooff')}] = "
+                          f"a[{at(space.strided(astr, 'aoff'))}]")
             buf.writeline("i += step")
     types = [_arr(dtype)] * 2 + [I64] * (1 + len(dims) + 2 * (rank + 1))
     return _finish(name, f"strided copy, {short(dtype)}, rank {rank}", None, buf, types)

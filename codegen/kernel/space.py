@@ -7,9 +7,15 @@ operand at 0; any other operand broadcasts NumPy-style (right-aligned) against t
 and is read at the dot product of the indices of the dims it spans with its own strides.
 `offset_terms` is that rule, once: Space renders it as source (the CUDA generators),
 codegen/cpu/kernels/function.LoopOffsets as LLVM IR.
+
+Extents and strides are ints (jit kernels: shapes baked into the source as constants) or parameter
+names (CUDA's eager kernels, one per op/dtype/rank: extents and each operand's strides are kernel
+arguments, read through `Space.strided`); the unravel and the offset's dot product are the same
+code for both.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 
@@ -21,12 +27,26 @@ def at(offset: str) -> str:
     return offset if offset.isdigit() else f"np.uint64({offset})"
 
 
+def times(a, b):
+    """a * b for extents that are ints or parameter names: an int when both are, else source."""
+    if not isinstance(a, str) and not isinstance(b, str):
+        return a * b
+    if a == 1 or b == 1:
+        return b if a == 1 else a
+    return f"{a} * {b}"
+
+
+def factor(e) -> str:
+    """An extent or stride as an operand of `//`, `%` or `*` (a product in parentheses)."""
+    return str(e) if not isinstance(e, str) or e.isidentifier() else f"({e})"
+
+
 def c_strides(shape) -> tuple:
-    """Element strides of a C-contiguous array of `shape`."""
+    """Element strides of a C-contiguous array of `shape` (ints, or source over parameter names)."""
     out, acc = [], 1
     for d in reversed(shape):
         out.append(acc)
-        acc *= d
+        acc = times(acc, d)
     return tuple(out[::-1])
 
 
@@ -47,7 +67,7 @@ class Space:
 
     def __init__(self, shape, index, cse, flat=None):
         self.shape = tuple(shape)
-        self.size = math.prod(self.shape)
+        self.size = functools.reduce(times, self.shape, 1)
         self._index = list(index)
         self.cse = cse
         self._flat = flat
@@ -64,10 +84,18 @@ class Space:
             self._flat = self._terms(self.shape)
         return self._flat
 
-    def dot(self, dims, strides) -> str:
-        terms = [self.index(d) if s == 1 else f"{self.index(d)} * {s}"
-                 for d, s in zip(dims, strides) if self.shape[d] != 1]
+    def dot(self, dims, strides, base=None) -> str:
+        """base + the sum of index(d) * stride over `dims` (dims of extent 1 add no term)."""
+        terms = ([base] if base else []) + \
+            [self.index(d) if s == 1 else f"{self.index(d)} * {factor(s)}"
+             for d, s in zip(dims, strides) if self.shape[d] != 1]
         return self.cse.get(" + ".join(terms)) if terms else "0"
+
+    def strided(self, strides, base=None) -> str:
+        """The offset of an operand laid out by explicit per-dim element strides (ints or
+        parameter names; 0 along a broadcast dim) from `base`: CUDA's eager kernels, whose
+        operands' layouts are runtime arguments."""
+        return self.dot(range(len(self.shape)), strides, base)
 
     def offset(self, shape) -> str:
         shape = tuple(shape)
@@ -110,9 +138,9 @@ def _unravel(shape, var, cse) -> list:
     strides = c_strides(shape)
 
     def idx(d):
-        e = f"{var} // {strides[d]}" if strides[d] != 1 else var
+        e = f"{var} // {factor(strides[d])}" if strides[d] != 1 else var
         if d > 0:
-            e = f"({e}) % {shape[d]}"
+            e = f"({e}) % {factor(shape[d])}"
         return lambda: cse.get(e)
     return [idx(d) for d in range(len(shape))]
 
@@ -126,7 +154,7 @@ def flat_space(shape, var, cse):
 def rows_space(shape, row, col, cse):
     """A (..., L) space walked by a row index over the leading dims and a column index `col`."""
     shape = tuple(shape)
-    flat = cse.get(f"{row} * {shape[-1]} + {col}") if shape[-1] != 1 else row
+    flat = cse.get(f"{row} * {factor(shape[-1])} + {col}") if shape[-1] != 1 else row
     return Space(shape, _unravel(shape[:-1], row, cse) + [col], cse, flat=flat)
 
 
