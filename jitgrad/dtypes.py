@@ -1,4 +1,5 @@
-"""Public dtypes and the promotion rules: NumPy's between arrays, weak Python scalars as in
+"""Public dtypes and the promotion rules: JAX's lattice between arrays (which PyTorch's table
+agrees with: float32 + int32 is float32; promotion_lattice.py), weak Python scalars as in
 PyTorch and JAX (a Python float meets an int or bool tensor as the default float dtype, meets a
 float tensor as that tensor's dtype; Python floats alone become the default float dtype).
 
@@ -14,7 +15,7 @@ from .ir import types
 from .ir.types import (bool_, canonical_dtype, complex64, complex128, complex_dtype, float16,
                        float32, float64, int8, int16, int32, int64, is_bfloat16, is_float, kind_of,
                        uint8, uint16, uint32, uint64)
-from .promotion_lattice import LOW_PRECISION, jax_promote
+from .promotion_lattice import jax_promote
 
 _pybool = bool
 bool = bool_  # noqa: A001  (jg.bool, like torch.bool)
@@ -115,13 +116,12 @@ _WEAK_OVER = {"i": lambda r: int64, "f": lambda r: default_float(),
 
 
 def result_type(*items) -> np.dtype:
-    """Promote array dtypes (strong, NumPy rules) with weak Python scalars."""
+    """Promote (dtype, weak) items: array dtypes (strong) by JAX's lattice, as
+    jax.numpy.promote_types and torch.promote_types do, then weak Python scalars."""
     strong = [d for d, weak in items if not weak]
     weak = [d for d, weak in items if weak]
     if strong:
-        # JAX's lattice where a low-precision float or small int takes part, NumPy's otherwise
-        r = jax_promote(strong, default_float()) if any(d in LOW_PRECISION for d in strong) \
-            else canonical_dtype(np.result_type(*strong))
+        r = jax_promote(strong, default_float())
         for w in weak:
             if _KIND_RANK[kind_of(w)] > _KIND_RANK[kind_of(r)]:
                 r = _WEAK_OVER[kind_of(w)](r)

@@ -1,10 +1,12 @@
-"""JAX's type-promotion lattice (jax/_src/dtypes.py, "standard" mode, x64 semantics).
+"""JAX's type-promotion lattice (jax/_src/dtypes.py, "standard" mode, x64 semantics): how
+jitgrad promotes every pair of array dtypes, in jitgrad.numpy (jax.numpy.promote_types) and in
+jg.Tensor's operators (torch.promote_types gives the same answers wherever torch promotes).
 
-The promoted dtype of several dtypes is their least upper bound in this graph. It differs from
-NumPy's table where the low-precision floats and the small ints meet: int16 + float16 is float16
-(NumPy: float32), bfloat16 + float16 is float32, uint64 + int64 is the default float (NumPy:
-float64), int8 + uint8 is int16 as in NumPy. jitgrad uses it whenever one of
-LOW_PRECISION takes part, NumPy's table otherwise (int32 + float32 stays float64 as before).
+The promoted dtype of several dtypes is their least upper bound in this graph. An int or bool
+meeting a float gives that float (float32 + int32 and float32 + int64 are float32, as in JAX
+and PyTorch; NumPy: float64); int16 + float16 is float16 (NumPy: float32); bfloat16 + float16
+is float32; int8 + uint8 is int16, as in NumPy. uint64 with a signed int gives the default
+float (JAX's weak float; NumPy: float64; torch refuses to promote uint16/32/64 with other ints).
 
 "i_" and "f_" are JAX's weak int and weak float nodes; a result of "f_" is the default float.
 """
@@ -12,10 +14,8 @@ from __future__ import annotations
 
 import functools
 
-from .ir.types import (bool_, complex64, complex128, float16, float32, float64, int8, int16,
-                       int32, int64, on_bfloat16, uint8, uint16, uint32, uint64)
-
-LOW_PRECISION = {float16, int8, int16, uint8, uint16, uint32, uint64}     # and bfloat16
+from .ir.types import (bool_, canonical_dtype, complex64, complex128, float16, float32, float64,
+                       int8, int16, int32, int64, on_bfloat16, uint8, uint16, uint32, uint64)
 
 # node -> the nodes directly above it
 _UP = {
@@ -31,7 +31,6 @@ _UP = {
 
 
 def _add_bfloat16(bf16) -> None:
-    LOW_PRECISION.add(bf16)
     _UP.update({"f_": [bf16, float16, "c_"], bf16: [float32]})
     _above.cache_clear()
     _lub.cache_clear()
@@ -46,9 +45,14 @@ def _above(node) -> frozenset:
     return frozenset(out)
 
 
+def _node(d):
+    """A lattice node, or the jitgrad dtype `d` names (TypeError for an unsupported one)."""
+    return d if d in _UP else canonical_dtype(d)
+
+
 @functools.lru_cache(maxsize=None)
 def _lub(a, b):
-    common = _above(a) & _above(b)
+    common = _above(_node(a)) & _above(_node(b))
     # the least element: the common node every other common node is above
     least = [n for n in common if common <= _above(n)]
     return least[0]
@@ -59,7 +63,7 @@ on_bfloat16(_add_bfloat16)      # when ml_dtypes loads (ir/types.py)
 
 def jax_promote(dtypes, default_float):
     """The least upper bound of `dtypes` in JAX's lattice ("f_" resolved to `default_float`)."""
-    r = dtypes[0]
+    r = _node(dtypes[0])
     for d in dtypes[1:]:
         r = _lub(r, d)
     return default_float if r == "f_" else r

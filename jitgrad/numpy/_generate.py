@@ -23,12 +23,12 @@ KINDS = {
                  "Integer inputs are returned as they are, as NumPy; a complex input rounds its "
                  "real and imaginary parts."),
     "binary": ("x1, x2, /", "binary(Op.{op}, x1, x2)",
-               "NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool "
+               "JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool "
                "add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 "
                "(NumPy: int8), bool subtract raises TypeError; an integer to a negative integer "
                "power raises ValueError on every path, as NumPy."),
     "compare": ("x1, x2, /", "compare(Op.{op}, x1, x2)",
-                "NumPy's promotion of the two operands; the result is bool."),
+                "JAX's promotion of the two operands; the result is bool."),
     "logical": ("x1, x2, /", "logical(Op.{op}, x1, x2)",
                 "Both operands are taken as bools; the result is bool."),
     "integer_binary": ("x1, x2, /", "integer_binary(Op.{op}, {name!r}, x1, x2)",

@@ -21,7 +21,9 @@ def _dtype_of(x, what):
         return canonical_dtype(x.dtype)
     try:
         return canonical_dtype(x)
-    except TypeError:
+    except TypeError as e:
+        if isinstance(x, _np.dtype) or isinstance(x, type) and issubclass(x, _np.generic):
+            raise TypeError(f"{what}: {e}") from None       # a NumPy dtype jitgrad lacks
         raise TypeError(f"{what}: expected a dtype or an array, got {type(x).__name__} "
                         f"{x!r}") from None
 
@@ -47,14 +49,14 @@ def isdtype(dtype, kind):
 
 
 def promote_types(type1, type2, /):
-    """The dtype two dtypes promote to (jnp.promote_types): NumPy's table, JAX's lattice where
-    float16, bfloat16 or a small int takes part (jitgrad/promotion_lattice.py)."""
+    """The dtype two dtypes promote to: jax.numpy.promote_types, JAX's lattice
+    (jitgrad/promotion_lattice.py; int32 with float32 is float32, NumPy's float64)."""
     return _promote((_dtype_of(type1, "promote_types"), False),
                     (_dtype_of(type2, "promote_types"), False))
 
 
 def result_type(*arrays_and_dtypes):
-    """The promoted dtype: NumPy's rules between arrays and dtypes; Python scalars are weak
+    """jax.numpy.result_type: JAX's lattice between arrays and dtypes; Python scalars are weak
     (they take the arrays' dtype unless of a higher kind), and so are NumPy scalars next to a
     jitgrad array, as in jitgrad's operators."""
     if not arrays_and_dtypes:

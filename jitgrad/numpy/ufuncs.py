@@ -291,7 +291,7 @@ round_ = rint
 def add(x1, x2, /):
     """x1 + x2, elementwise: numpy.add.
 
-    NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool
+    JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool
     add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 (NumPy:
     int8), bool subtract raises TypeError; an integer to a negative integer power raises
     ValueError on every path, as NumPy.
@@ -303,7 +303,7 @@ def add(x1, x2, /):
 def floor_divide(x1, x2, /):
     """Floor(x1 / x2), elementwise: numpy.floor_divide.
 
-    NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool
+    JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool
     add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 (NumPy:
     int8), bool subtract raises TypeError; an integer to a negative integer power raises
     ValueError on every path, as NumPy.
@@ -315,7 +315,7 @@ def floor_divide(x1, x2, /):
 def maximum(x1, x2, /):
     """The larger of x1 and x2 (NaN wins, as NumPy's maximum), elementwise: numpy.maximum (also jnp.fmax).
 
-    NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool
+    JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool
     add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 (NumPy:
     int8), bool subtract raises TypeError; an integer to a negative integer power raises
     ValueError on every path, as NumPy.
@@ -330,7 +330,7 @@ fmax = maximum
 def minimum(x1, x2, /):
     """The smaller of x1 and x2 (NaN wins, as NumPy's minimum), elementwise: numpy.minimum (also jnp.fmin).
 
-    NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool
+    JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool
     add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 (NumPy:
     int8), bool subtract raises TypeError; an integer to a negative integer power raises
     ValueError on every path, as NumPy.
@@ -345,7 +345,7 @@ fmin = minimum
 def mod(x1, x2, /):
     """x1 - x2 * floor(x1 / x2), the sign of x2 (Python's %), elementwise: numpy.mod (also jnp.remainder).
 
-    NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool
+    JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool
     add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 (NumPy:
     int8), bool subtract raises TypeError; an integer to a negative integer power raises
     ValueError on every path, as NumPy.
@@ -360,7 +360,7 @@ remainder = mod
 def multiply(x1, x2, /):
     """x1 * x2, elementwise: numpy.multiply.
 
-    NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool
+    JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool
     add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 (NumPy:
     int8), bool subtract raises TypeError; an integer to a negative integer power raises
     ValueError on every path, as NumPy.
@@ -372,7 +372,7 @@ def multiply(x1, x2, /):
 def power(x1, x2, /):
     """x1 ** x2, elementwise: numpy.power (also jnp.pow).
 
-    NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool
+    JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool
     add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 (NumPy:
     int8), bool subtract raises TypeError; an integer to a negative integer power raises
     ValueError on every path, as NumPy.
@@ -387,7 +387,7 @@ pow = power
 def subtract(x1, x2, /):
     """x1 - x2, elementwise: numpy.subtract.
 
-    NumPy's promotion of the two operands (Python scalars are weak, as in JAX). Bool
+    JAX's promotion of the two operands (Python scalars are weak, as in JAX). Bool
     add/multiply/maximum/minimum are logical, other bool arithmetic computes in int32 (NumPy:
     int8), bool subtract raises TypeError; an integer to a negative integer power raises
     ValueError on every path, as NumPy.
@@ -399,7 +399,7 @@ def subtract(x1, x2, /):
 def equal(x1, x2, /):
     """x1 == x2, elementwise: numpy.equal.
 
-    NumPy's promotion of the two operands; the result is bool.
+    JAX's promotion of the two operands; the result is bool.
     """
     return compare(Op.eq, x1, x2)
 
@@ -408,7 +408,7 @@ def equal(x1, x2, /):
 def greater(x1, x2, /):
     """x1 > x2, elementwise: numpy.greater.
 
-    NumPy's promotion of the two operands; the result is bool.
+    JAX's promotion of the two operands; the result is bool.
     """
     return compare(Op.gt, x1, x2)
 
@@ -417,7 +417,7 @@ def greater(x1, x2, /):
 def greater_equal(x1, x2, /):
     """x1 >= x2, elementwise: numpy.greater_equal.
 
-    NumPy's promotion of the two operands; the result is bool.
+    JAX's promotion of the two operands; the result is bool.
     """
     return compare(Op.ge, x1, x2)
 
@@ -426,7 +426,7 @@ def greater_equal(x1, x2, /):
 def less(x1, x2, /):
     """x1 < x2, elementwise: numpy.less.
 
-    NumPy's promotion of the two operands; the result is bool.
+    JAX's promotion of the two operands; the result is bool.
     """
     return compare(Op.lt, x1, x2)
 
@@ -435,7 +435,7 @@ def less(x1, x2, /):
 def less_equal(x1, x2, /):
     """x1 <= x2, elementwise: numpy.less_equal.
 
-    NumPy's promotion of the two operands; the result is bool.
+    JAX's promotion of the two operands; the result is bool.
     """
     return compare(Op.le, x1, x2)
 
@@ -444,7 +444,7 @@ def less_equal(x1, x2, /):
 def not_equal(x1, x2, /):
     """x1 != x2 (true where NaN), elementwise: numpy.not_equal.
 
-    NumPy's promotion of the two operands; the result is bool.
+    JAX's promotion of the two operands; the result is bool.
     """
     return compare(Op.ne, x1, x2)
 

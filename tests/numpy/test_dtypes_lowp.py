@@ -18,6 +18,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad import tree_util
 from jitgrad.ir.types import DTYPES, FROM_SHORT, SHORT_NAME
+from tests.support.promotion_table import ORDER, jax_table
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
@@ -116,34 +117,8 @@ def test_sum_of_small_ints_accumulates_like_numpy():
 
 # --------------------------------------------------------------------------- promotion
 
-# JAX's promotion table (jax.numpy.promote_types with jax_enable_x64), rows and columns in
-# this order; jitgrad follows it wherever a low-precision float or small int takes part
-ORDER = "f32 f64 i32 i64 bool c64 c128 f16 bf16 i8 i16 u8 u16 u32 u64".split()
-JAX_TABLE = """
-f32  f32  f64  f32  f32  f32  c64 c128  f32  f32  f32  f32  f32  f32  f32  f32
-f64  f64  f64  f64  f64  f64 c128 c128  f64  f64  f64  f64  f64  f64  f64  f64
-i32  f32  f64  i32  i64  i32  c64 c128  f16 bf16  i32  i32  i32  i32  i64  f64
-i64  f32  f64  i64  i64  i64  c64 c128  f16 bf16  i64  i64  i64  i64  i64  f64
-bool f32  f64  i32  i64 bool  c64 c128  f16 bf16   i8  i16   u8  u16  u32  u64
-c64  c64 c128  c64  c64  c64  c64 c128  c64  c64  c64  c64  c64  c64  c64  c64
-c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128
-f16  f32  f64  f16  f16  f16  c64 c128  f16  f32  f16  f16  f16  f16  f16  f16
-bf16 f32  f64 bf16 bf16 bf16  c64 c128  f32 bf16 bf16 bf16 bf16 bf16 bf16 bf16
-i8   f32  f64  i32  i64   i8  c64 c128  f16 bf16   i8  i16  i16  i32  i64  f64
-i16  f32  f64  i32  i64  i16  c64 c128  f16 bf16  i16  i16  i16  i32  i64  f64
-u8   f32  f64  i32  i64   u8  c64 c128  f16 bf16  i16  i16   u8  u16  u32  u64
-u16  f32  f64  i32  i64  u16  c64 c128  f16 bf16  i32  i32  u16  u16  u32  u64
-u32  f32  f64  i64  i64  u32  c64 c128  f16 bf16  i64  i64  u32  u32  u32  u64
-u64  f32  f64  f64  f64  u64  c64 c128  f16 bf16  f64  f64  u64  u64  u64  u64
-"""
-# where only the original dtypes meet, jitgrad keeps NumPy's table (README "dtypes"): there
-# int32 + float32 is float64 and int64 + complex64 complex128 (JAX: float32, complex64)
-ORIGINAL = {"f32", "f64", "i32", "i64", "bool", "c64", "c128"}
-
-
-def _jax_table():
-    rows = [line.split() for line in JAX_TABLE.strip().splitlines()]
-    return {(r[0], c): FROM_SHORT[v] for r in rows for c, v in zip(ORDER, r[1:])}
+# JAX's promotion table (tests/support/promotion_table.py), which jitgrad follows for every pair
+# of dtypes: int32 + float32 is float32 as in JAX and PyTorch (NumPy: float64)
 
 
 @pytest.fixture
@@ -153,13 +128,11 @@ def x64():
     jg.config.update("enable_x64", False)
 
 
-def test_promotion_table_is_jaxs_where_new_dtypes_meet(x64):
-    table = _jax_table()
+def test_promotion_table_is_jaxs(x64):
+    table = jax_table()
     assert set(ORDER) == {SHORT_NAME[d] for d in DTYPES}
     wrong = []
     for (a, b), want in table.items():
-        if a in ORIGINAL and b in ORIGINAL:
-            want = np.result_type(FROM_SHORT[a], FROM_SHORT[b])
         got = jnp.promote_types(FROM_SHORT[a], FROM_SHORT[b])
         arrays = jnp.result_type(jnp.zeros(1, FROM_SHORT[a]), jnp.zeros(1, FROM_SHORT[b]))
         op = (jnp.zeros(1, FROM_SHORT[a]) + jnp.zeros(1, FROM_SHORT[b])).dtype
@@ -180,7 +153,7 @@ def test_promotion_table_matches_jax_promote_types():
     prev = jax.config.read("jax_enable_x64")
     jax.config.update("jax_enable_x64", True)
     try:
-        table = _jax_table()
+        table = jax_table()
         for (a, b), want in table.items():
             assert np.dtype(jax_np.promote_types(FROM_SHORT[a], FROM_SHORT[b])) == want, (a, b)
     finally:

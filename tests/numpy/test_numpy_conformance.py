@@ -126,7 +126,7 @@ def test_dtype_functions():
     assert jnp.can_cast(jnp.asarray([1], dtype=jnp.int32), jnp.float64)
     assert jnp.isdtype(jnp.float32, "real floating") and jnp.isdtype(jnp.int64, "integral")
     assert not jnp.isdtype(jnp.bool_, "numeric") and jnp.isdtype(jnp.int32, (jnp.int32, "bool"))
-    assert jnp.result_type(jnp.int32, jnp.float32) == np.float64
+    assert jnp.result_type(jnp.int32, jnp.float32) == np.float32      # JAX (NumPy: float64)
     assert jnp.result_type(jnp.asarray([1], dtype=jnp.int32), 1.5) == np.float32    # weak float
     f = jnp.finfo(jnp.float32)
     assert isinstance(f.eps, float) and f.bits == 32 and f.smallest_normal == float(np.finfo(np.float32).tiny)
