@@ -48,11 +48,11 @@ def grid_stride(buf, n="n"):
     return buf.indent(f"while i < {n}:")
 
 
-def runtime_space(rank, cse, index="i"):
-    """The rank-`rank` space of an eager kernel, walked by flat `index`: extents d0..d{rank-1}
-    are kernel arguments (d0 is never read: unravelling needs only the inner extents), indices
-    unravelled by the jit kernels' rule (codegen/kernel/space.flat_space)."""
-    return flat_space(tuple(f"d{k}" for k in range(rank)), index, cse)
+def runtime_space(extents, cse, index="i"):
+    """An eager kernel's space walked by flat `index`, its `extents` parameter names (the first is
+    never read: unravelling needs only the inner ones), indices unravelled by the jit kernels'
+    rule (codegen/kernel/space.flat_space)."""
+    return flat_space(tuple(extents), index, cse)
 
 
 def _finish(name, comment, ctx, buf, arg_types, extra=()) -> CudaKernelSource:
@@ -70,14 +70,15 @@ def elementwise(name, comment, in_dtypes, out_dtypes, rank, body) -> CudaKernelS
     ctx = exprs.ExprContext()
     outs = [f"o{k}" for k in range(len(out_dtypes))]
     ins = [f"a{j}" for j in range(len(in_dtypes))]
-    dims = [f"d{k}" for k in range(1, rank)]
+    extents = [f"d{k}" for k in range(rank)]
+    dims = extents[1:]                      # d0 is never read
     strides = [[f"s{j}_{k}" for k in range(rank)] for j in range(len(in_dtypes))]
     params = outs + ins + ["n"] + dims + [s for ss in strides for s in ss]
     buf = IndentedBuffer()
     with buf.indent(f"def {name}({', '.join(params)}):"):
         with grid_stride(buf):
             cse = CSE(buf, "t")
-            space = runtime_space(rank, cse)
+            space = runtime_space(extents, cse)
             loads = [cse.get(f"{a}[{at(space.strided(s))}]") for a, s in zip(ins, strides)]
             for o, expr in zip(outs, body(ctx, cse, loads, in_dtypes)):
                 buf.writeline(f"{o}[i] = {expr}")
@@ -107,14 +108,15 @@ def elementwise_op(op, params, in_dtypes, out_dtype, rank) -> CudaKernelSource:
 def copy(dtype, rank) -> CudaKernelSource:
     """o[ooff + sum i_k*os_k] = a[aoff + sum i_k*as_k] over a rank-`rank` index space."""
     name = f"copy_{short(dtype)}_r{rank}"
-    dims = [f"d{k}" for k in range(1, rank)]
+    extents = [f"d{k}" for k in range(rank)]
+    dims = extents[1:]                      # d0 is never read
     ostr = [f"os{k}" for k in range(rank)]
     astr = [f"as{k}" for k in range(rank)]
     params = ["o", "a", "n"] + dims + ["ooff"] + ostr + ["aoff"] + astr
     buf = IndentedBuffer()
     with buf.indent(f"def {name}({', '.join(params)}):"):
         with grid_stride(buf):
-            space = runtime_space(rank, CSE(buf, "t"))
+            space = runtime_space(extents, CSE(buf, "t"))
             buf.writeline(f"o[{space.strided(ostr, 'ooff')}] = "
                           f"a[{at(space.strided(astr, 'aoff'))}]")
             buf.writeline("i += step")
@@ -258,23 +260,22 @@ def scan_rows(op, dtype) -> CudaKernelSource:
 
 # ----------------------------------------------------------------------------- gather / scatter
 
-def _gather_index(buf, wrap=True):
-    """From flat i over (P, J, Q): p, j, q, and k = idx[j] with negative indices wrapped. An
-    index outside [-N, N) is recorded in st ([1, index], the host raises IndexError) and its
-    element skipped: one compare per index."""
-    buf.writeline("q = i % Q")
-    buf.writeline("t = i // Q")
-    buf.writeline("j = t % J")
-    buf.writeline("p = t // J")
-    buf.writeline("k = idx[j]")
+def _gather_index(buf, wrap=True) -> str:
+    """k = idx[j] at flat i over (P, J, Q), negative indices wrapped; returns the offset of
+    (p, k, q) in a (P, N, Q) array. An index outside [-N, N) is recorded in st ([1, index], the
+    host raises IndexError) and its element skipped: one compare per index."""
+    space = runtime_space(("P", "J", "Q"), CSE(buf, "t"))
+    j = space.index(1)
+    buf.writeline(f"k = idx[{j}]")
     if wrap:
         with buf.indent("if k < 0:"):
             buf.writeline("k += N")
     with buf.indent("if k < 0 or k >= N:"):
-        buf.writeline("st[1] = idx[j]")
+        buf.writeline(f"st[1] = idx[{j}]")
         buf.writeline("st[0] = 1")
         buf.writeline("i += step")
         buf.writeline("continue")
+    return space.dot([0, 2], ["N * Q", 1], "k * Q")
 
 
 def take(dtype, idx_dtype, wrap=True) -> CudaKernelSource:
@@ -284,8 +285,7 @@ def take(dtype, idx_dtype, wrap=True) -> CudaKernelSource:
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, a, idx, n, J, Q, N, st):"):
         with grid_stride(buf):
-            _gather_index(buf, wrap)
-            buf.writeline("o[i] = a[(p * N + k) * Q + q]")
+            buf.writeline(f"o[i] = a[{_gather_index(buf, wrap)}]")
             buf.writeline("i += step")
     return _finish(name, f"take along an axis, {short(dtype)}", None, buf,
                    [_arr(dtype), _arr(dtype), _arr(idx_dtype), I64, I64, I64, I64, _arr(I64)])
@@ -297,8 +297,7 @@ def scatter_add(dtype, idx_dtype) -> CudaKernelSource:
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, idx, upd, n, J, Q, N, st):"):
         with grid_stride(buf):
-            _gather_index(buf)
-            buf.writeline("cuda.atomic.add(o, (p * N + k) * Q + q, upd[i])")
+            buf.writeline(f"cuda.atomic.add(o, {_gather_index(buf)}, upd[i])")
             buf.writeline("i += step")
     return _finish(name, f"scatter_add along an axis, {short(dtype)}", None, buf,
                    [_arr(dtype), _arr(idx_dtype), _arr(dtype), I64, I64, I64, I64, _arr(I64)])
@@ -313,15 +312,11 @@ def matmul_thread(dtype) -> CudaKernelSource:
     buf = IndentedBuffer()
     with buf.indent(f"def {name}(o, a, b, n, M, N, K):"):
         with grid_stride(buf):
-            buf.writeline("col = i % N")
-            buf.writeline("t = i // N")
-            buf.writeline("row = t % M")
-            buf.writeline("bat = t // M")
-            buf.writeline("arow = (bat * M + row) * K")
-            buf.writeline("bcol = bat * K * N + col")
+            space = runtime_space(("B", "M", "N"), CSE(buf, "t"))
+            arow, bcol = space.dot([0, 1], ["M * K", "K"]), space.dot([0, 2], ["K * N", 1])
             buf.writeline(f"acc = {ctx.const(0, dtype)}")
             with buf.indent("for k in range(K):"):
-                buf.writeline("acc += a[arow + k] * b[bcol + k * N]")
+                buf.writeline(f"acc += a[{arow} + k] * b[{bcol} + k * N]")
             buf.writeline("o[i] = acc")
             buf.writeline("i += step")
     return _finish(name, f"batched matmul, one thread per output, {short(dtype)}", ctx, buf,

@@ -59,3 +59,21 @@ def test_flip_slice_and_pad_on_device(rng):
     np.testing.assert_array_equal(jg.flip(t, (0, 1))[:, 1::2].numpy(), x[::-1, ::-1][:, 1::2])
     np.testing.assert_array_equal(jg.nn.functional.pad(t, (1, 2)).numpy(),
                                   np.pad(x, ((0, 0), (1, 2))))
+
+
+def test_thread_matmul_unravels_batch_row_column(rng):
+    """(2, 3, 4) @ (2, 4, 5): one thread per output, (batch, row, column) unravelled by the Space."""
+    a = rng.integers(-3, 4, (2, 3, 4)).astype(np.float64)
+    b = rng.integers(-3, 4, (2, 4, 5)).astype(np.float64)
+    assert a.shape[1] * b.shape[2] * a.shape[2] < cuda_eager.TILED_MATMUL_WORK
+    got = (jg.tensor(a, device="cuda") @ jg.tensor(b, device="cuda")).numpy()
+    np.testing.assert_array_equal(got, a @ b)
+
+
+def test_gather_along_a_middle_axis_and_its_bounds(rng):
+    x = rng.standard_normal((2, 5, 3)).astype(np.float32)
+    t = jg.tensor(x, device="cuda")
+    idx = np.array([4, -1, 0, 2])
+    np.testing.assert_array_equal(t[:, jg.tensor(idx, device="cuda")].numpy(), x[:, idx])
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        t[:, jg.tensor(np.array([1, 5]), device="cuda")].numpy()
