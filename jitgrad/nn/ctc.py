@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..ir.types import kind_of
+from ..numpy import half_compute
 from ..numpy._convert import asarray
 from ..eager.tensor import Tensor
 from ..transforms.autodiff import stop_gradient
@@ -61,7 +62,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     lengths must be known on the host. "mean" divides each loss by its target length, then
     averages over the batch; zero_infinity zeroes impossible (infinite) losses."""
     where = "ctc_loss"
-    lp = asarray(log_probs)
+    (lp,), half = half_compute.widened(log_probs)     # float16/bfloat16: in float32, rounded once
     unbatched = lp.ndim == 2
     if unbatched:
         lp = lp[:, None]
@@ -104,12 +105,12 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     impossible = jnp.greater(nll, -_NEG / 2)
     nll = jnp.where(impossible, 0.0 if zero_infinity else np.inf, nll)
     if reduction == "none":
-        return nll[0] if unbatched else nll
+        return half_compute.narrowed(nll[0] if unbatched else nll, half)
     if reduction == "sum":
-        return jnp.sum(nll)
+        return half_compute.narrowed(jnp.sum(nll), half)
     if reduction == "mean":
-        return jnp.mean(jnp.true_divide(nll, np.maximum(tgt_len, 1).astype(np.dtype(
-            lp.dtype.name))))
+        return half_compute.narrowed(jnp.mean(jnp.true_divide(nll, np.maximum(tgt_len, 1).astype(
+            np.dtype(lp.dtype.name)))), half)
     raise ValueError(f"{where}: reduction must be one of mean, sum, none, got {reduction!r}")
 
 

@@ -6,17 +6,15 @@ embedding (embedding.py), losses (losses.py), conv/pool (conv.py), normalization
 (layers.py, conv.py) call these functions; nothing here imports a module class, so the import
 graph has no cycle.
 """
-from __future__ import annotations
-
 from .. import numpy as jnp
 from ..eager import add_into as eager_add_into   # a module: not one of F's functions
-from ..eager.array_base import register_methods
+from ..eager import array_base     # a module: not one of F's functions
 from ..errors import wrap_public_functions as _wrap
-from ..numpy._convert import asarray
 from ..numpy import half_compute    # a module: not one of F's functions
 from .activations import *  # noqa: F401,F403
-from ..transforms.fused_eager import fused_in_eager
-from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
+from ..transforms import fused_eager    # a module: not one of F's functions
+from .attention import scaled_dot_product_attention  # noqa: F401
+from .mha_functional import multi_head_attention_forward  # noqa: F401
 from .dropout import dropout, dropout2d  # noqa: F401
 from .embedding import embedding  # noqa: F401
 from .conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F401
@@ -43,6 +41,8 @@ from .embedding_bag import embedding, embedding_bag  # noqa: F401,E402
 from .bilinear import bilinear  # noqa: F401,E402
 from .ctc import ctc_loss  # noqa: F401,E402
 from .grid_sampling import affine_grid, grid_sample  # noqa: F401,E402
+from .fractional_pooling import *  # noqa: F401,F403,E402
+from .grouped_matmul import grouped_mm  # noqa: F401,E402
 
 
 def linear(x, weight, bias=None):
@@ -58,10 +58,10 @@ def linear(x, weight, bias=None):
     return jnp.add(y, bias) if z is None else z
 
 
-@fused_in_eager("x", "weight", "bias")     # eagerly: one compiled call once hot
+@fused_eager.fused_in_eager("x", "weight", "bias")     # eagerly: one compiled call once hot
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the trailing `normalized_shape` dimensions, then scale and shift."""
-    x = asarray(x)
+    x = jnp.asarray(x)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(x.shape[x.ndim - len(shape):]) != shape:
         raise ValueError(f"layer_norm: expected an input whose trailing dimensions are {shape}, "
@@ -83,4 +83,4 @@ _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frame
 # and traced values alike (array_base.register_methods); x.softmax(dim), x.log_softmax(dim) and
 # x.logsumexp(dim) take torch's dim and are jitgrad.torch_api's
 METHODS = ("relu", "sigmoid")
-register_methods({name: globals()[name] for name in METHODS})
+array_base.register_methods({name: globals()[name] for name in METHODS})

@@ -5,6 +5,7 @@ list are generated.
 
     numpy_ops.py          jitgrad.numpy (NumPy owns the names)
     nn_functional_ops.py  jitgrad.nn.functional (torch owns them)
+                          with nn_functional_more_ops.py (+ _refs.py)
     torch_ops.py          jitgrad.* top-level torch functions (torch), with torch_*_ops.py
     tensor_methods_ops.py jg.Tensor methods (torch), built with the functions (torch_records.py)
     scipy_ops.py          jitgrad.scipy.special (SciPy)

@@ -503,3 +503,7 @@ record("lp_pool2d", F.lp_pool2d, lambda x, norm_type, kernel_size: (
     kwargs={"norm_type": 2, "kernel_size": 2}, domain="positive", tol=1e-4)
 record("upsample", F.upsample, lambda x, scale_factor: np.repeat(np.repeat(x, 2, -1), 2, -2),
        [((1, 2, 3, 4),)], kwargs={"scale_factor": 2})
+
+# the remaining names (3-d convolutions, pools with indices, sampling, CTC, ...): their own file
+from . import nn_functional_more_ops  # noqa: E402
+RECORDS.extend(nn_functional_more_ops.RECORDS)

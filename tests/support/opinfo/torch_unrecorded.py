@@ -14,8 +14,6 @@ _DEVICE = "device placement / synchronisation, not an op"
 _DTYPE = "a dtype query or promotion rule on dtypes, not an op on tensor values"
 _META = "a predicate on a tensor's dtype or metadata (a Python bool), not an op on its values"
 _IO = "serialization / external memory (file, buffer, DLPack), not an op"
-_NN_MISSING = ("torch's nn function at the top level; its jitgrad.nn.functional record is "
-               "missing too (issue 49: 3-d and TBC convolutions, channel shuffle)")
 _AUTOGRAD = "autograd state of a tensor (grad, hooks, requires_grad), not an op"
 
 _FUNCTIONS = {
@@ -37,8 +35,6 @@ _FUNCTIONS = {
     **dict.fromkeys("""is_complex is_conj is_distributed is_floating_point is_inference is_neg
         is_nonzero is_same_size is_signed is_storage is_tensor""".split(), _META),
     **dict.fromkeys("from_dlpack frombuffer load".split(), _IO),
-    **dict.fromkeys("conv3d conv_tbc conv_transpose3d native_channel_shuffle".split(),
-                    _NN_MISSING),
 }
 _FUNCTIONS["broadcast_shapes"] = "shape arithmetic on tuples of ints, not an op on tensors"
 _FUNCTIONS.update(dict.fromkeys("""bfloat16 bool bool_ cdouble cfloat complex128 complex64 double
