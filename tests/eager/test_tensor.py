@@ -133,8 +133,8 @@ def test_dtypes_compare_equal_to_numpy():
 @pytest.mark.parametrize("a, b, want", [
     (np.zeros(2, F32), np.zeros(2, F64), F64),
     (np.zeros(2, I32), np.zeros(2, I64), I64),
-    (np.zeros(2, I32), np.zeros(2, F32), F64),      # NumPy: int32 + float32 -> float64
-    (np.zeros(2, I64), np.zeros(2, F32), F64),
+    (np.zeros(2, I32), np.zeros(2, F32), F32),      # JAX and torch (NumPy: float64)
+    (np.zeros(2, I64), np.zeros(2, F32), F32),
     (np.zeros(2, B), np.zeros(2, I32), I32),
     (np.zeros(2, B), np.zeros(2, F32), F32),
     (np.zeros(2, F32), 2.5, F32),                   # weak Python scalars keep the array dtype
