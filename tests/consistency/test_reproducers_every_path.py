@@ -179,7 +179,7 @@ def test_scan_carry_type(path, monkeypatch):
     assert c.dtype == F32 and float(c) == 3.0
     msg = (r"scan: the body function's carry input and carry output must have equal types, but "
            r"they differ: the input carry has type int32\[\] but the corresponding output carry "
-           r"component has type float64\[\], so the dtypes do not match")
+           r"component has type float32\[\], so the dtypes do not match")     # int32 + float32
     with pytest.raises(TypeError, match=msg):
         run(lambda c, xs: jg.scan(lambda c, x: (c + x, x), c, xs)[0], np.int32(0) + np.zeros(
             (), np.int32), xs)
