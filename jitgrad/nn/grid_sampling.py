@@ -1,15 +1,19 @@
 """torch.nn.functional.affine_grid and grid_sample (spatial transformer networks): sampling
-grids from affine matrices, and bilinear or nearest sampling of (N, C, H, W) inputs at grid
-points with zeros, border or reflection padding, as gathers (take_along_axis) weighted by the
-interpolation weights, so gradients reach both the input and the grid."""
+grids from affine matrices, and bilinear, nearest or bicubic sampling of (N, C, H, W) inputs
+(bilinear and nearest of (N, C, D, H, W) volumes too) at grid points with zeros, border or
+reflection padding, as gathers (take_along_axis) weighted by the interpolation weights, so
+gradients reach both the input and the grid."""
 from __future__ import annotations
+
+import itertools
+import math
 
 import numpy as np
 
 from .. import numpy as jnp
 from ..numpy._convert import asarray
 
-_MODES, _PADDINGS = ("bilinear", "nearest"), ("zeros", "border", "reflection")
+_MODES, _PADDINGS = ("bilinear", "nearest", "bicubic"), ("zeros", "border", "reflection")
 
 
 def _base(n, align_corners):
@@ -63,49 +67,86 @@ def _source(coord, n, padding_mode, align_corners):
     return x
 
 
+def _cubic_weights(t):
+    """PyTorch's cubic convolution weights (A = -0.75) of the taps at -1, 0, 1, 2 from floor."""
+    a = -0.75
+    u = jnp.subtract(1.0, t)
+    near = lambda d: jnp.add(jnp.multiply(jnp.subtract(jnp.multiply(a + 2, d), a + 3),  # noqa
+                                          jnp.multiply(d, d)), 1.0)
+    far = lambda d: jnp.subtract(jnp.multiply(jnp.add(jnp.multiply(jnp.subtract(  # noqa
+        jnp.multiply(a, d), 5 * a), d), 8 * a), d), 4 * a)
+    return (far(jnp.add(t, 1.0)), near(t), near(u), far(jnp.add(u, 1.0)))
+
+
+def _pad_tap(i, n, padding_mode, align_corners):
+    """A bicubic tap's coordinate with the padding applied (ATen's get_value_bounded)."""
+    if padding_mode == "reflection":
+        i = _reflect(i, 0.0, n - 1.0) if align_corners else _reflect(i, -0.5, n - 0.5)
+    return i if padding_mode == "zeros" else jnp.clip(i, 0, n - 1)
+
+
+def _corners(src, mode, size, padding_mode, align_corners):
+    """[(per-dim float indices, weight)]: the taps of every output point and their weights."""
+    if mode == "nearest":
+        return [([jnp.round(s) for s in src], 1.0)]
+    lows = [jnp.floor(s) for s in src]
+    fracs = [jnp.subtract(s, lo) for s, lo in zip(src, lows)]
+    if mode == "bilinear":
+        per_dim = [[(lo, jnp.subtract(1.0, f)), (jnp.add(lo, 1.0), f)]
+                   for lo, f in zip(lows, fracs)]
+    else:
+        per_dim = [[(_pad_tap(jnp.add(lo, k - 1.0), n, padding_mode, align_corners), w)
+                    for k, w in enumerate(_cubic_weights(f))]
+                   for lo, f, n in zip(lows, fracs, size)]
+    taps = []
+    for combo in itertools.product(*per_dim):
+        weight = combo[0][1]
+        for _, w in combo[1:]:
+            weight = jnp.multiply(weight, w)
+        taps.append(([i for i, _ in combo], weight))
+    return taps
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """torch.nn.functional.grid_sample of an (N, C, H, W) input at grid (N, Ho, Wo, 2) points
-    given as (x, y) in [-1, 1]: mode 'bilinear' or 'nearest', padding_mode 'zeros', 'border'
-    or 'reflection'."""
+    given as (x, y) in [-1, 1], or of an (N, C, D, H, W) volume at (N, Do, Ho, Wo, 3) points
+    (x, y, z): mode 'bilinear' (trilinear on volumes), 'nearest' or 'bicubic' (4-D only),
+    padding_mode 'zeros', 'border' or 'reflection'."""
     x, g = asarray(input), asarray(grid)
     if mode not in _MODES or padding_mode not in _PADDINGS:
         raise ValueError(f"grid_sample: mode must be one of {', '.join(_MODES)} and padding_mode "
                          f"one of {', '.join(_PADDINGS)}, got {mode!r} and {padding_mode!r}")
-    if x.ndim != 4 or g.ndim != 4 or g.shape[-1] != 2 or g.shape[0] != x.shape[0]:
-        raise ValueError(f"grid_sample: expected an input (N, C, H, W) and a grid (N, Ho, Wo, 2) "
-                         f"(5-D volumes are not supported), got {tuple(x.shape)} and "
-                         f"{tuple(g.shape)}")
-    n, c, h, w = x.shape
-    ho, wo = g.shape[1:3]
+    nsp = x.ndim - 2
+    if (x.ndim not in (4, 5) or g.ndim != x.ndim or g.shape[-1] != nsp
+            or g.shape[0] != x.shape[0]):
+        raise ValueError(f"grid_sample: expected an input (N, C, H, W) with a grid (N, Ho, Wo, 2) "
+                         f"or an input (N, C, D, H, W) with a grid (N, Do, Ho, Wo, 3), got "
+                         f"{tuple(x.shape)} and {tuple(g.shape)}")
+    if mode == "bicubic" and nsp != 2:
+        raise ValueError("grid_sample: mode 'bicubic' needs a 4-D input (N, C, H, W), got "
+                         f"shape {tuple(x.shape)}")
+    n, c = x.shape[:2]
+    size, out = tuple(x.shape[2:]), tuple(g.shape[1:-1])
+    points = math.prod(out)
     ac = bool(align_corners)
-    sx = _source(g[..., 0], w, padding_mode, ac)                              # (N, Ho, Wo)
-    sy = _source(g[..., 1], h, padding_mode, ac)
-    flat = jnp.reshape(x, (n, c, h * w))
-
-    def tap(iy, ix, weight):
-        inside = jnp.logical_and(jnp.logical_and(jnp.greater_equal(ix, 0), jnp.less(ix, w)),
-                                 jnp.logical_and(jnp.greater_equal(iy, 0), jnp.less(iy, h)))
-        idx = jnp.add(jnp.multiply(jnp.clip(iy, 0, h - 1), w), jnp.clip(ix, 0, w - 1))
-        idx = jnp.broadcast_to(jnp.reshape(idx.astype("int64"), (n, 1, ho * wo)),
-                               (n, c, ho * wo))
-        vals = jnp.take_along_axis(flat, idx, axis=2)
-        weight = jnp.where(inside, weight, 0.0)
-        return jnp.multiply(vals, jnp.reshape(weight, (n, 1, ho * wo)))
-
-    if mode == "nearest":
-        out = tap(jnp.round(sy), jnp.round(sx), jnp.ones(tuple(sx.shape), x.dtype))
-    else:
-        x0, y0 = jnp.floor(sx), jnp.floor(sy)
-        fx, fy = jnp.subtract(sx, x0), jnp.subtract(sy, y0)
-        x1, y1 = jnp.add(x0, 1.0), jnp.add(y0, 1.0)
-        out = None
-        for iy, ix, wgt in ((y0, x0, jnp.multiply(jnp.subtract(1.0, fy), jnp.subtract(1.0, fx))),
-                            (y0, x1, jnp.multiply(jnp.subtract(1.0, fy), fx)),
-                            (y1, x0, jnp.multiply(fy, jnp.subtract(1.0, fx))),
-                            (y1, x1, jnp.multiply(fy, fx))):
-            part = tap(iy, ix, wgt)
-            out = part if out is None else jnp.add(out, part)
-    return jnp.reshape(out, (n, c, ho, wo))
+    coords = [g[..., nsp - 1 - d] for d in range(nsp)]          # dim d of (D,) H, W
+    src = [_unnormalize(v, m, ac) if mode == "bicubic" else _source(v, m, padding_mode, ac)
+           for v, m in zip(coords, size)]
+    strides = [math.prod(size[d + 1:]) for d in range(nsp)]
+    flat = jnp.reshape(x, (n, c, math.prod(size)))
+    total = None
+    for idx, weight in _corners(src, mode, size, padding_mode, ac):
+        inside, at = True, 0
+        for i, m, st in zip(idx, size, strides):
+            inside = jnp.logical_and(inside, jnp.logical_and(jnp.greater_equal(i, 0),
+                                                             jnp.less(i, m)))
+            at = jnp.add(at, jnp.multiply(jnp.clip(i, 0, m - 1), st))
+        at = jnp.broadcast_to(jnp.reshape(at.astype("int64"), (n, 1, points)), (n, c, points))
+        weight = jnp.where(inside, weight, 0.0).astype(x.dtype)
+        part = jnp.multiply(jnp.take_along_axis(flat, at, axis=2),
+                            jnp.reshape(weight, (n, 1, points)))
+        total = part if total is None else jnp.add(total, part)
+    return jnp.reshape(total, (n, c) + out)
 
 
 __all__ = ["affine_grid", "grid_sample"]

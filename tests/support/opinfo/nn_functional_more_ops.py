@@ -104,15 +104,23 @@ record("affine_grid", F.affine_grid, R.affine_grid, [((1, 2, 3),)],
        kwargs={"size": (1, 1, 1, 3), "align_corners": True})
 record("affine_grid", F.affine_grid, R.affine_grid, [((2, 3, 4),)],
        kwargs={"size": (2, 1, 2, 3, 4), "align_corners": False})
-for _kw in ({"mode": "bilinear", "padding_mode": "zeros", "align_corners": False},
-            {"mode": "bilinear", "padding_mode": "border", "align_corners": True},
-            {"mode": "nearest", "padding_mode": "zeros", "align_corners": False},
-            {"mode": "bilinear", "padding_mode": "reflection", "align_corners": False}):
-    record("grid_sample", F.grid_sample, R.grid_sample, [((2, 3, 4, 5), (2, 3, 2, 2)),
-                                                         ((1, 2, 3, 3), (1, 4, 1, 2))],
-           kwargs=_kw, tol=1e-4, differentiable=_kw["mode"] == "bilinear",
-           errors=(err([(2, 3, 4, 5), (2, 3, 2, 3)], ValueError, "grid"),)
-           if _kw["padding_mode"] == "zeros" else ())
+_GRID_2D = [((2, 3, 4, 5), (2, 3, 2, 2)), ((1, 2, 3, 3), (1, 4, 1, 2))]
+_GRID_3D = [((1, 2, 3, 4, 2), (1, 2, 3, 2, 3))]
+for _mode, _pad, _ac, _cases in (("bilinear", "zeros", False, _GRID_2D + _GRID_3D),
+                                 ("bilinear", "border", True, _GRID_2D),
+                                 ("nearest", "zeros", False, _GRID_2D + _GRID_3D),
+                                 ("bilinear", "reflection", False, _GRID_2D),
+                                 ("bilinear", "reflection", True, _GRID_3D),
+                                 ("nearest", "border", True, _GRID_3D),
+                                 ("bicubic", "zeros", True, _GRID_2D),
+                                 ("bicubic", "reflection", False, _GRID_2D),
+                                 ("bicubic", "border", False, _GRID_2D[:1])):
+    record("grid_sample", F.grid_sample, R.grid_sample, _cases,
+           kwargs={"mode": _mode, "padding_mode": _pad, "align_corners": _ac}, tol=1e-4,
+           differentiable=_mode != "nearest",
+           errors=(err([(2, 3, 4, 5), (2, 3, 2, 3)], ValueError, "grid"),
+                   err([(1, 2, 3, 4, 2), (1, 2, 3, 2, 3)], ValueError, "bicubic' needs a 4-D",
+                       kwargs={"mode": "bicubic"})) if _pad == "zeros" and not _ac else ())
 record("upsample_bilinear", F.upsample_bilinear, R.upsample_bilinear,
        [((1, 2, 3, 4),), ((2, 1, 2, 2),)], kwargs={"scale_factor": 2}, tol=1e-5)
 record("upsample_bilinear", F.upsample_bilinear, R.upsample_bilinear, [((1, 2, 3, 4),)],

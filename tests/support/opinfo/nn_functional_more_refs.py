@@ -1,5 +1,6 @@
 """NumPy references, written to torch's definitions, for nn_functional_more_ops.py's records
 (torch.nn.functional's convolutions, pools, sampling, CTC, embedding bags, ...)."""
+import itertools
 import math
 
 import numpy as np
@@ -183,33 +184,49 @@ def _reflect(c, twice_low, twice_high):
     return np.where(flips % 2 == 0, extra + low, span - extra + low)
 
 
-def _source(g, n, padding_mode, align_corners):
-    c = (g + 1) / 2 * (n - 1) if align_corners else ((g + 1) * n - 1) / 2
+def _bounded(c, n, padding_mode, align_corners):
+    """ATen's compute_coordinates: a coordinate with border / reflection padding applied."""
     if padding_mode == "reflection":
         c = _reflect(c, 0, 2 * (n - 1)) if align_corners else _reflect(c, -1, 2 * n - 1)
-    if padding_mode in ("border", "reflection"):
-        c = np.clip(c, 0, n - 1)
-    return c
+    return c if padding_mode == "zeros" else np.clip(c, 0, n - 1)
+
+
+def _cubic(t):
+    a = -0.75
+    near = lambda d: ((a + 2) * d - (a + 3)) * d * d + 1  # noqa: E731
+    far = lambda d: ((a * d - 5 * a) * d + 8 * a) * d - 4 * a  # noqa: E731
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _taps(c, n, mode, padding_mode, align_corners):
+    """[(index, weight)] along one dim: nearest 1 tap, bilinear 2, bicubic 4."""
+    if mode == "nearest":
+        return [(np.rint(_bounded(c, n, padding_mode, align_corners)), 1.0)]
+    if mode == "bilinear":
+        c = _bounded(c, n, padding_mode, align_corners)
+        lo = np.floor(c)
+        return [(lo, 1 - (c - lo)), (lo + 1, c - lo)]
+    lo = np.floor(c)
+    return [(_bounded(lo - 1 + k, n, padding_mode, align_corners), w)
+            for k, w in enumerate(_cubic(c - lo))]
 
 
 def grid_sample(x, grid, mode, padding_mode, align_corners):
-    """torch's grid_sample of a 4-D input: bilinear or nearest, zeros / border / reflection."""
-    n, _, h, w = x.shape
-    ix = _source(grid[..., 0], w, padding_mode, align_corners)
-    iy = _source(grid[..., 1], h, padding_mode, align_corners)
-
-    def tap(yy, xx):
-        valid = (xx >= 0) & (xx < w) & (yy >= 0) & (yy < h)
-        v = x[np.arange(n)[:, None, None], :, np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)]
-        return np.where(valid[..., None], v, 0)
-    if mode == "nearest":
-        out = tap(np.rint(iy).astype(np.int64), np.rint(ix).astype(np.int64))
-    else:
-        x0, y0 = np.floor(ix).astype(np.int64), np.floor(iy).astype(np.int64)
-        wx, wy = (ix - x0)[..., None], (iy - y0)[..., None]
-        out = (tap(y0, x0) * (1 - wx) * (1 - wy) + tap(y0, x0 + 1) * wx * (1 - wy)
-               + tap(y0 + 1, x0) * (1 - wx) * wy + tap(y0 + 1, x0 + 1) * wx * wy)
-    return out.transpose(0, 3, 1, 2).astype(x.dtype)
+    """torch's grid_sample of (N, C, H, W) (bilinear, nearest, bicubic) or (N, C, D, H, W)
+    inputs (bilinear, nearest); zeros / border / reflection padding."""
+    nsp, size = x.ndim - 2, x.shape[2:]
+    unnorm = [(grid[..., nsp - 1 - d] + 1) / 2 * (size[d] - 1) if align_corners
+              else ((grid[..., nsp - 1 - d] + 1) * size[d] - 1) / 2 for d in range(nsp)]
+    batch = np.arange(x.shape[0]).reshape((-1,) + (1,) * nsp)
+    out = 0
+    for combo in itertools.product(*[_taps(c, n, mode, padding_mode, align_corners)
+                                     for c, n in zip(unnorm, size)]):
+        idx = [i.astype(np.int64) for i, _ in combo]
+        valid = np.all([(i >= 0) & (i < n) for i, n in zip(idx, size)], 0)
+        v = x[(batch, slice(None)) + tuple(np.clip(i, 0, n - 1) for i, n in zip(idx, size))]
+        weight = np.asarray(math.prod(w for _, w in combo))[..., None]
+        out = out + np.where(valid[..., None], v, 0) * weight
+    return np.moveaxis(out, -1, 1).astype(x.dtype)
 
 
 def _linear_matrix(n, out):
