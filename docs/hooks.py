@@ -62,9 +62,7 @@ HELPERS = {
         ("apply", "asarray", "default_float", "normalize_axes", "normalize_axis",
          "user_source_info", "Op", "kind_of", "canonical_dtype", "complex_dtype"),
         "an import of the implementation"),
-    "jitgrad.nn.functional": dict.fromkeys(
-        ("asarray", "fused_in_eager", "register_methods", "METHODS"),
-        "an import of the implementation (METHODS: the Tensor methods it registers)"),
+    "jitgrad.nn.functional": {"METHODS": "the names of the Tensor methods it registers"},
     "jitgrad.example_libraries.optimizers": dict.fromkeys(
         ("register_pytree_node", "tree_flatten", "tree_map", "tree_unflatten", "namedtuple"),
         "jitgrad.tree_util's, imported for the module's own use (as jax's optimizers does)"),

@@ -222,7 +222,7 @@ def test_against_the_owner(rec):
 # ----------------------------------------------------------------------------- coverage
 
 # public names with at least one record, per namespace: may only grow (raise when adding records)
-COVERED_AT_LEAST = {"jitgrad.numpy": 368, "jitgrad.nn.functional": 106}
+COVERED_AT_LEAST = {"jitgrad.numpy": 368, "jitgrad.nn.functional": 132}
 
 
 def _own_function(f, package) -> bool:
