@@ -209,7 +209,8 @@ def adaptive_max_pool_nd(input, output_size, return_indices, nsp, where):
 
 
 def max_unpool_nd(input, indices, kernel_size, stride, padding, output_size, nsp, where):
-    """torch's max_unpool{nsp}d: zeros with each value written at its flat spatial index."""
+    """torch's max_unpool{nsp}d: zeros with each value written at its flat spatial index (an
+    index outside the output plane is dropped)."""
     x, idx = _spatial(input, nsp, where), asarray(indices)
     if tuple(idx.shape) != tuple(x.shape):
         raise ValueError(f"{where}: indices must have the input's shape {tuple(x.shape)}, got "
@@ -225,8 +226,12 @@ def max_unpool_nd(input, indices, kernel_size, stride, padding, output_size, nsp
     lead = tuple(x.shape[:x.ndim - nsp])
     rows, s_out = math.prod(lead), math.prod(out)
     offsets = np.arange(rows, dtype=np.int64).reshape(lead + (1,) * nsp) * s_out
-    flat = jnp.reshape(jnp.add(idx.astype("int64"), offsets), (-1,))
-    result = jnp.zeros((rows * s_out,), x.dtype).at[flat].set(jnp.reshape(x, (-1,)))
+    idx = idx.astype("int64")
+    # an index outside its plane is dropped (torch raises; the values are not known under jit),
+    # never written into the next plane
+    inside = jnp.logical_and(jnp.greater_equal(idx, 0), jnp.less(idx, s_out))
+    flat = jnp.reshape(jnp.where(inside, jnp.add(idx, offsets), rows * s_out), (-1,))
+    result = jnp.zeros((rows * s_out,), x.dtype).at[flat].set(jnp.reshape(x, (-1,)), mode="drop")
     return jnp.reshape(result, lead + out)
 
 

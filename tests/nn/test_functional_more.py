@@ -164,3 +164,14 @@ def test_functional_namespace_has_no_helper_names():
     __future__ flag) are no names of jitgrad.nn.functional (issue 49's coverage check)."""
     for name in ("asarray", "register_methods", "fused_in_eager", "annotations"):
         assert not hasattr(F, name), name
+
+
+def test_max_unpool_drops_an_index_outside_its_plane():
+    """Found cross-checking against torch: index 5 of a 5-long output was written into the next
+    row's first element; it is dropped now on every path (torch raises in eager)."""
+    x = np.array([[[1.0, 2.0]], [[3.0, 4.0]]])              # (2, 1, 2)
+    idx = np.array([[[0, 5]], [[1, 4]]])
+    want = [[[1.0, 0, 0, 0, 0]], [[0, 3.0, 0, 0, 4.0]]]
+    unpool = lambda a, i: F.max_unpool1d(a, i, 2, output_size=(5,))  # noqa: E731
+    for fn in (unpool, jg.jit(unpool)):
+        np.testing.assert_array_equal(np.asarray(fn(x, idx)), want)
