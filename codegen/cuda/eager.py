@@ -8,6 +8,8 @@ rank-1 kernel whatever the shape.
 
 Data movement (transpose, broadcast, slice, rev, pad, concatenate) is one strided copy kernel;
 reshape is a view. `constant` is computed on the host by the NumPy reference and uploaded.
+A reduction keeping the innermost axis runs the jit's column kernel in place
+(codegen/cuda/eager_reduce.py); the others move the reduced axes last and reduce rows.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from ...ir.types import TensorType
 from ...runtime import cuda_device
 from ...runtime.cuda_memory import allocator, index_of
 from ..kernel.space import c_strides
+from . import eager_reduce as ER
 from . import kernels as K
 from . import target
 from . import tiles as TL
@@ -277,6 +280,14 @@ def rows_last(x, axes, index=0):
 def _reduce(op, arrays, params, out_types, index):
     (x,), (out_t,) = arrays, out_types
     out = empty(out_t.shape, out_t.dtype, index)
+    columns = ER.plan(op, x.shape, params["axes"], x.dtype, out_t.dtype) if out.size else None
+    if columns is not None:      # the innermost axis kept: the jit's column kernel, in place
+        key, grid, extents, split, work = columns
+        work = [fill(empty((n,), dt, index), 0, index) if zeroed else empty((n,), dt, index)
+                for dt, n, zeroed in work]
+        launch(compiled(ER.columns, *key), grid, ER.MAX_BLOCK, flat(x), flat(out), *work,
+               *extents, *split, index=index)
+        return (out,)
     x, rows, m = rows_last(x, params["axes"], index)
     if rows == 0:
         return (out,)

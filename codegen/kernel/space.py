@@ -56,7 +56,7 @@ def offset_terms(space_shape, shape) -> list:
     the operand fills it, none for one element, else the dims it spans, right-aligned (NumPy
     broadcasting), with its own strides. Dims of extent 1 add no term."""
     shape, space_shape = tuple(shape), tuple(space_shape)
-    if math.prod(shape) == math.prod(space_shape):
+    if shape == space_shape or math.prod(shape) == math.prod(space_shape):
         shape = space_shape
     lead = len(space_shape) - len(shape)
     return [(lead + k, s) for k, (e, s) in enumerate(zip(shape, c_strides(shape))) if e != 1]

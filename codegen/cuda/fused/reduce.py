@@ -10,7 +10,7 @@ import numpy as np
 from ....ir.passes.fusion_rules import analyze_kernel
 from ...kernel.buffer import CSE
 from ...kernel.nest import reduce_nest
-from ...kernel.space import Space, flat_space
+from ...kernel.space import Space, flat_space, times
 from .. import target
 from .. import vectorize as VV
 from ..kernels import WARP
@@ -37,7 +37,7 @@ def gen_reduce(name, node) -> Fused:
       rows     otherwise: one block per output element, threads stride over its elements"""
     k = FusedKernel(name, node, "reduce")
     nest = reduce_nest(k.body, analyze_kernel(node))
-    shape = ReduceShape(nest)
+    shape = ReduceShape(nest.domain, nest.axes)
     red = BlockReductions(k, list(nest.reds))
     if nest.layout == "columns" and shape.rows >= WARP:
         return reduce_columns(k, red, shape)
@@ -48,12 +48,16 @@ def gen_reduce(name, node) -> Fused:
 
 class ReduceShape:
     """A reduce kernel's nest (codegen/kernel/nest.py) as the CUDA loops index it: x's shape
-    split into kept dims (output element r) and reduced dims (element j)."""
+    split into kept dims (output element r) and reduced dims (element j). Extents are ints (jit)
+    or parameter names (eager kernels: codegen/cuda/eager_reduce.py)."""
 
-    def __init__(self, nest):
-        self.xshape, self.axes, self.kept = nest.domain, nest.axes, nest.kept
-        self.rshape, self.jshape = nest.rshape, nest.jshape
-        self.rows, self.length = nest.rows, nest.length
+    def __init__(self, xshape, axes):
+        self.xshape, self.axes = tuple(xshape), tuple(axes)
+        self.kept = tuple(d for d in range(len(self.xshape)) if d not in self.axes)
+        self.rshape = tuple(self.xshape[d] for d in self.kept)
+        self.jshape = tuple(self.xshape[d] for d in self.axes)
+        self.rows = functools.reduce(times, self.rshape, 1)
+        self.length = functools.reduce(times, self.jshape, 1)
 
     def xspace(self, cse, j="j", r="r"):
         """x's space at output element `r`, reduced element `j`."""

@@ -18,12 +18,14 @@ COLUMN_BLOCKS = 264        # a column reduction splits its reduced axis to reach
 COLUMN_CHUNK = 32          # ... each folding at least this many elements
 
 
-def _column_split(shape, cols) -> int:
-    """Blocks along the reduced axis of a column reduction: enough for COLUMN_BLOCKS blocks in
+def column_grid(rows, length, cols=WARP) -> tuple:
+    """(column blocks, blocks along the reduced axis, reduced elements per block) of a column
+    reduction, for the jit kernels and the eager ones alike: enough blocks for COLUMN_BLOCKS in
     all, each folding at least COLUMN_CHUNK elements (a 512-wide bias gradient over 4096 rows:
     4 column blocks of 128 x 66 instead of 16 blocks)."""
-    col_blocks = min(-(-shape.rows // cols), MAX_BLOCKS)
-    return max(1, min(-(-COLUMN_BLOCKS // col_blocks), shape.length // COLUMN_CHUNK))
+    col_blocks = min(-(-rows // cols), MAX_BLOCKS)
+    split = max(1, min(-(-COLUMN_BLOCKS // col_blocks), length // COLUMN_CHUNK))
+    return col_blocks, split, -(-length // split)
 
 
 def _column_vectors(k, shape):
@@ -41,21 +43,33 @@ def reduce_columns(k, red, shape) -> Fused:
     lanes = vp.lanes if vp else 1
     cols = WARP * lanes
     warps = min(MAX_BLOCK // WARP, shape.length)
-    block = warps * WARP
-    split = _column_split(shape, cols)
-    col_blocks = min(-(-shape.rows // cols), MAX_BLOCKS)
-    buf = k.buf
+    col_blocks, split, chunk = column_grid(shape.rows, shape.length, cols)
     k.module_consts += [f"WARPS = {warps}  # shared.array size", f"COLS = {cols}", ""]
-    parts = {n: f"part{red.names[n][3:]}" for n in red.nodes}
     if split > 1:
         k.kind += f", split {split} ways along the reduced axis"
-        k.workspace += [(parts[n], red.dt(n), split * shape.rows) for n in red.nodes]
+        k.workspace += [(name, dt, split * shape.rows) for name, dt in column_parts(red)]
         k.workspace.append(("ticket", np.dtype("int32"), -(-shape.rows // cols)))
         k.module_consts[-1:] = [f"SPLIT = {split}  # blocks along the reduced axis (grid.y)",
-                                f"CHUNK = {-(-shape.length // split)}  # reduced elements per block", ""]
+                                f"CHUNK = {chunk}  # reduced elements per block", ""]
     if vp is not None:
         k.kind += f", {lanes}-wide vectors"
         k.extra_imports.append(VV.IMPORT)
+    write_columns(k, red, shape, vp, split > 1, warps * WARP)
+    return k.finish((max(1, col_blocks), split), (warps * WARP,))
+
+
+def column_parts(red) -> list:
+    """(name, dtype) of each reduction's partials when the reduced axis is split over grid.y."""
+    return [(f"part{red.names[n][3:]}", red.dt(n)) for n in red.nodes]
+
+
+def write_columns(k, red, shape, vp, split, block):
+    """The kernel: `block` threads (WARPS warps) over COLS columns; `split`: grid.y splits the
+    reduced axis in CHUNKs, the SPLIT blocks of a column block meeting through partials and a
+    ticket. Extents are ints (jit) or parameter names (eager), and so are SPLIT and CHUNK."""
+    lanes = vp.lanes if vp else 1
+    buf = k.buf
+    parts = {n: name for n, (name, _) in zip(red.nodes, column_parts(red))}
     with k.header():
         red.declare("(WARPS, COLS)")
         if vp is not None:
@@ -64,7 +78,7 @@ def reduce_columns(k, red, shape) -> Fused:
                      "r0 = cuda.blockIdx.x * COLS"):
             buf.writeline(line)
         start, end = "warp", shape.length
-        if split > 1:
+        if split:
             buf.writeline("last = cuda.shared.array(1, int32)")
             buf.writeline("j0 = cuda.blockIdx.y * CHUNK")
             buf.writeline(f"jend = min(j0 + CHUNK, {shape.length})")
@@ -90,7 +104,6 @@ def reduce_columns(k, red, shape) -> Fused:
             _column_finish(k, red, shape, parts, split, block)
             buf.writeline("cuda.syncthreads()   # the shared partials are reused next columns")
             buf.writeline("r0 += cuda.gridDim.x * COLS")
-    return k.finish((max(1, col_blocks), split), (block,))
 
 
 def _lane_reductions(k, red, q):
@@ -140,14 +153,14 @@ def _column_finish(k, red, shape, parts, split, block):
         with buf.indent("for w in range(1, WARPS):"):
             for n in red.nodes:
                 red.update_raw(n, f"sh{red.names[n][3:]}[w, c]")
-        if split == 1:
+        if not split:
             epilogue(k, red, shape)
             return
         for n in red.nodes:
             buf.writeline(f"{parts[n]}[cuda.blockIdx.y * {shape.rows} + r] = {red.names[n]}")
         buf.writeline("cuda.threadfence()   # partials visible before the ticket")
     each_column(fold_warps)
-    if split == 1:
+    if not split:
         return
     buf.writeline("cuda.syncthreads()")
     with buf.indent("if tid == 0:"):
