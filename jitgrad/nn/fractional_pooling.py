@@ -32,7 +32,8 @@ def _output_size(x, nsp, output_size, output_ratio, where):
         return ntuple(output_size, nsp, f"{where} output_size", 1)
     if output_ratio is None:
         raise ValueError(f"{where} requires specifying either an output_size or an output_ratio")
-    ratio = tuple(output_ratio) if isinstance(output_ratio, (tuple, list)) else (output_ratio,) * nsp
+    ratio = (tuple(output_ratio) if isinstance(output_ratio, (tuple, list))
+             else (output_ratio,) * nsp)
     if len(ratio) != nsp:
         raise ValueError(f"{where}: output_ratio must be one number or {nsp} numbers, got "
                          f"{output_ratio!r}")
@@ -90,8 +91,8 @@ def fractional_max_pool_nd(input, kernel_size, output_size, output_ratio, return
     flat_strides = [math.prod(size[d + 1:]) for d in range(nsp)]
     windows, index = x, 0
     for d in range(nsp):
-        taps = jnp.add(jnp.expand_dims(_starts(u[..., _SAMPLE_OF[nsp][d]], size[d], out[d], kernel[d], dtype), -1),
-                       np.arange(kernel[d]))                          # lead + (out_d, k_d)
+        starts = _starts(u[..., _SAMPLE_OF[nsp][d]], size[d], out[d], kernel[d], dtype)
+        taps = jnp.add(jnp.expand_dims(starts, -1), np.arange(kernel[d]))    # lead + (out_d, k_d)
         axis = len(lead) + d
         flat = jnp.reshape(taps, lead + (1,) * d + (out[d] * kernel[d],) + (1,) * (nsp - d - 1))
         windows = jnp.take_along_axis(windows, flat, axis=axis)
@@ -126,7 +127,12 @@ def _family(nsp):
     fns = {}
     for fn, tail in ((pool, ""), (pool_with_indices, "_with_indices")):
         fn.__name__ = fn.__qualname__ = f"fractional_max_pool{nsp}d{tail}"
-        fn.__doc__ = f"torch.nn.functional.{fn.__name__}: (see the module docstring)."
+        fn.__doc__ = (f"torch.nn.functional.{fn.__name__}: the first maximum of each of the "
+                      f"output_size (or output_ratio * input size) pseudo-random windows of "
+                      f"kernel_size, placed by _random_samples ((N, C, {nsp}) uniform draws; "
+                      f"drawn from jitgrad's generator when omitted, so pass them under jit); "
+                      + ("always returns (output, flat indices)." if tail else
+                         "with return_indices=True also the flat spatial indices."))
         fns[fn.__name__] = fn
     return fns
 

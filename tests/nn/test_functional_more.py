@@ -113,7 +113,7 @@ def test_grouped_mm_out_dtype_and_grad():
     assert str(out.dtype) == "float64"
     np.testing.assert_array_equal(np.asarray(out), [[3, 3]] * 3 + [[0, 0]])
     ga = jg.grad(lambda x: F.grouped_mm(x, b, offs=offs).sum())(a)
-    np.testing.assert_array_equal(np.asarray(ga), [[2, 2, 2]] * 3 + [[0, 0, 0]])   # row 3: past offs
+    np.testing.assert_array_equal(np.asarray(ga), [[2, 2, 2]] * 3 + [[0, 0, 0]])   # row 3: past
 
 
 # ----------------------------------------------------------------------------- multi-head attention

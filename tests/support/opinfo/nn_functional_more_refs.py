@@ -82,8 +82,9 @@ def _window_max(x, nsp, bins):
         flat = np.ravel_multi_index(np.meshgrid(*ranges, indexing="ij"), size).reshape(-1)
         win = x.reshape(x.shape[:2] + (-1,))[:, :, flat]
         at = win.argmax(-1)
-        values[(slice(None), slice(None)) + cell] = np.take_along_axis(win, at[..., None], -1)[..., 0]
-        index[(slice(None), slice(None)) + cell] = flat[at]
+        at_cell = (slice(None), slice(None)) + cell
+        values[at_cell] = np.take_along_axis(win, at[..., None], -1)[..., 0]
+        index[at_cell] = flat[at]
     return [back(values), back(index)]
 
 
