@@ -8,7 +8,7 @@ rank-1 kernel whatever the shape.
 
 Data movement (transpose, broadcast, slice, rev, pad, concatenate) is one strided copy kernel;
 reshape is a view. `constant` is computed on the host by the NumPy reference and uploaded.
-A reduction keeping the innermost axis runs the jit's column kernel in place
+A reduction keeping the innermost axis, or a long full one, runs the jit's kernel for it in place
 (codegen/cuda/eager_reduce.py); the others move the reduced axes last and reduce rows.
 """
 from __future__ import annotations
@@ -280,13 +280,12 @@ def rows_last(x, axes, index=0):
 def _reduce(op, arrays, params, out_types, index):
     (x,), (out_t,) = arrays, out_types
     out = empty(out_t.shape, out_t.dtype, index)
-    columns = ER.plan(op, x.shape, params["axes"], x.dtype, out_t.dtype) if out.size else None
-    if columns is not None:      # the innermost axis kept: the jit's column kernel, in place
-        key, grid, extents, split, work = columns
+    how = ER.plan(op, x.shape, params["axes"], x.dtype, out_t.dtype) if out.size else None
+    if how is not None:     # the jit's kernel for this layout: columns in place, or a full split
         work = [fill(empty((n,), dt, index), 0, index) if zeroed else empty((n,), dt, index)
-                for dt, n, zeroed in work]
-        launch(compiled(ER.columns, *key), grid, ER.MAX_BLOCK, flat(x), flat(out), *work,
-               *extents, *split, index=index)
+                for dt, n, zeroed in how.work]
+        launch(compiled(how.generator, *how.key), how.grid, ER.MAX_BLOCK, flat(x), flat(out),
+               *work, *how.args, index=index)
         return (out,)
     x, rows, m = rows_last(x, params["axes"], index)
     if rows == 0:

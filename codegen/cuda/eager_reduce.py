@@ -9,6 +9,8 @@ CHUNK when split), the operand read at its space's flat offset (codegen/kernel/s
 """
 from __future__ import annotations
 
+from typing import Callable, NamedTuple
+
 import numpy as np
 
 from ...ir.graph import Node, Value
@@ -19,7 +21,7 @@ from . import exprs
 from . import reduction_fold as fold
 from .fused.blocks import BlockReductions
 from .fused.fused_kernel import MAX_BLOCK
-from .fused.reduce import ReduceShape
+from .fused.reduce import SPLIT_ELEMS, ReduceShape, split_blocks, split_parts, write_split
 from .fused.reduce_columns import column_grid, column_parts, write_columns
 from .lowp import HALF
 from .source import NUMBA_TYPE, CudaKernelSource, module_text, short
@@ -32,8 +34,8 @@ class ReduceKernel:
     """The kernel interface of codegen/cuda/fused/fused_kernel.FusedKernel for one reduction
     `node` of one input, with runtime parameters after the arrays."""
 
-    def __init__(self, name, node, runtime):
-        self.name, self.node, self.kind = name, node, "eager reduce: columns"
+    def __init__(self, name, node, runtime, kind):
+        self.name, self.node, self.kind = name, node, kind
         self.ctx = exprs.ExprContext()
         self.arrays = {node.inputs[0]: "in0"}
         self.outs = {node.output: ["out0"]}
@@ -76,17 +78,35 @@ class _Reads:
         return self.cse.get(f"{self.arrays[v]}[{at(self.space_of(v).flat)}]")
 
 
+def _node(op, dtype, out_dtype, axes) -> Node:
+    """A body of one reduction: what the generators read its dtypes and kind from."""
+    return Node(op, (Value(TensorType((), np.dtype(dtype))),), {"axes": axes},
+                (Value(TensorType((), np.dtype(out_dtype))),))
+
+
+def full(op, dtype, out_dtype) -> CudaKernelSource:
+    """out[0] = op over every element of x (d0 of them): SPLIT blocks (an argument) publish
+    partials, the last to finish folds them (fused/reduce.write_split)."""
+    node = _node(op, dtype, out_dtype, (0,))
+    k = ReduceKernel(f"reduce_full_{op.value}_{short(dtype)}", node, ["d0", "SPLIT"],
+                     "eager reduce: split over blocks")
+    red = BlockReductions(k, [node])
+    k.workspace += split_parts(red) + [("ticket", TICKET)]
+    write_split(k, red, ReduceShape(("d0",), (0,)), None)
+    return k.finish(f"eager {op.value} of every element, split over blocks, {short(dtype)}")
+
+
 def columns(op, dtype, out_dtype, pattern, split) -> CudaKernelSource:
     """out (kept extents) = op over the reduced axes of x; `pattern`: for each (collapsed) axis
     of x, whether it is reduced, the last one kept; `split`: the reduced axis is also split over
     grid.y (SPLIT, CHUNK and the partials are arguments)."""
     extents = [f"d{k}" for k in range(len(pattern))]
     axes = tuple(k for k, reduced in enumerate(pattern) if reduced)
-    node = Node(op, (Value(TensorType((), np.dtype(dtype))),), {"axes": axes},
-                (Value(TensorType((), np.dtype(out_dtype))),))
+    node = _node(op, dtype, out_dtype, axes)
     tag = "".join("r" if reduced else "k" for reduced in pattern)
     name = f"reduce_columns_{op.value}_{short(dtype)}_{tag}" + ("_split" if split else "")
-    k = ReduceKernel(name, node, extents + (["SPLIT", "CHUNK"] if split else []))
+    k = ReduceKernel(name, node, extents + (["SPLIT", "CHUNK"] if split else []),
+                     "eager reduce: columns")
     red = BlockReductions(k, [node])
     if split:
         k.workspace += column_parts(red) + [("ticket", TICKET)]
@@ -110,24 +130,39 @@ def pattern_of(shape, axes) -> tuple:
     return tuple(extents), tuple(flags)
 
 
-def plan(op, x_shape, axes, dtype, out_dtype):
-    """How an eager reduction runs as a column kernel, or None where it does not (an arg
-    reduction, 16-bit words or a dtype numba has no type for, the innermost axis reduced, fewer
-    columns than a warp: the jit's rule for its column layout): (kernel key, grid, extents,
-    SPLIT and CHUNK or nothing, the workspace's (dtype, size, zeroed))."""
+class Launch(NamedTuple):
+    generator: Callable     # columns or full
+    key: tuple              # its arguments, the kernel cache's key
+    grid: tuple
+    args: tuple             # runtime arguments after the arrays
+    work: tuple             # the workspace: (dtype, size, zeroed) of each array
+
+
+def plan(op, x_shape, axes, dtype, out_dtype) -> Launch | None:
+    """How an eager reduction runs as one of the jit's kernels, by the jit's rules for its
+    layouts: a full reduction of at least 2 * SPLIT_ELEMS elements split over blocks, one keeping
+    the innermost axis over at least a warp of columns in columns (split over grid.y as the jit
+    splits it). None for the others (and an arg reduction, 16-bit words, a dtype numba has no
+    type for, a full reduction of 8- or 16-bit partials)."""
     extents, pattern = pattern_of(x_shape, axes)
     kind, is_arg = exprs.REDUCER_KIND[op]
     dtypes = {np.dtype(dtype), np.dtype(out_dtype)}
-    if is_arg or dtypes & HALF or not dtypes <= NUMBA_TYPE.keys() or not any(pattern) or \
-            pattern[-1]:
+    if is_arg or dtypes & HALF or not dtypes <= NUMBA_TYPE.keys():
         return None
     rows = int(np.prod([e for e, r in zip(extents, pattern) if not r], dtype=np.int64))
     length = int(np.prod([e for e, r in zip(extents, pattern) if r], dtype=np.int64))
-    if rows < WARP:
+    key = (op, np.dtype(dtype), np.dtype(out_dtype))
+    # the last block reads the partials with atomics, which numba.cuda has for 32/64-bit only
+    partials = fold.acc_dtype(kind, dtype).itemsize >= 4
+    if rows == 1 and length >= 2 * SPLIT_ELEMS and partials:
+        split = split_blocks(length)
+        work = ((fold.acc_dtype(kind, dtype), split, False), (TICKET, 1, True))
+        return Launch(full, key, (split,), (length, split), work)
+    if not any(pattern) or pattern[-1] or rows < WARP:
         return None
     col_blocks, split, chunk = column_grid(rows, length)
-    key = (op, np.dtype(dtype), np.dtype(out_dtype), pattern, split > 1)
-    if split == 1:
-        return key, (max(1, col_blocks), 1), extents, (), ()
+    if split == 1 or not partials:
+        return Launch(columns, key + (pattern, False), (max(1, col_blocks), 1), extents, ())
     work = ((fold.acc_dtype(kind, dtype), split * rows, False), (TICKET, -(-rows // WARP), True))
-    return key, (col_blocks, split), extents, (split, chunk), work
+    return Launch(columns, key + (pattern, True), (col_blocks, split), extents + (split, chunk),
+                  work)

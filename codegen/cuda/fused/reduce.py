@@ -117,19 +117,36 @@ def _reduce_rows(k, red, shape) -> Fused:
 
 
 
+def split_blocks(length) -> int:
+    """Blocks of a full reduction over `length` elements, jit and eager alike."""
+    return min(MAX_SPLIT, -(-length // SPLIT_ELEMS))
+
+
 def _reduce_split(k, red, shape) -> Fused:
     k.kind = "reduce: split over blocks"
-    split = min(MAX_SPLIT, -(-shape.length // SPLIT_ELEMS))
-    block = MAX_BLOCK
-    buf = k.buf
-    parts = {n: f"part{red.names[n][3:]}" for n in red.nodes}
-    k.workspace += [(parts[n], red.dt(n), split) for n in red.nodes]
+    split = split_blocks(shape.length)
+    k.workspace += [(name, dt, split) for name, dt in split_parts(red)]
     k.workspace.append(("ticket", np.dtype("int32"), 1))
     k.module_consts += [f"SPLIT = {split}  # blocks, each folding a grid-stride share", ""]
     vp = VV.plan(k.arrays, {}, shape.length)
     if vp is not None:
         k.kind += f", {vp.lanes}-wide vectors"
         k.extra_imports.append(VV.IMPORT)
+    write_split(k, red, shape, vp)
+    return k.finish((split,), (MAX_BLOCK,))
+
+
+def split_parts(red) -> list:
+    """(name, dtype) of each reduction's partials, one per block of a full reduction."""
+    return [(f"part{red.names[n][3:]}", red.dt(n)) for n in red.nodes]
+
+
+def write_split(k, red, shape, vp):
+    """The kernel of a full reduction: SPLIT blocks of MAX_BLOCK threads grid-stride over the
+    elements and publish partials; the last block to finish (a ticket) folds them. The length
+    is an int (jit) or a parameter name (eager), and so is SPLIT."""
+    block, buf = MAX_BLOCK, k.buf
+    parts = {n: name for n, (name, _) in zip(red.nodes, split_parts(red))}
     with k.header():
         if vp is not None:
             buf.writeline(f"vec = {VV.aligned_check(k.arrays, {}, vp)}   # once per launch")
@@ -158,4 +175,3 @@ def _reduce_split(k, red, shape) -> Fused:
                 epilogue(k, red, shape)
                 buf.writeline("ticket[0] = 0   # ready for the next launch")
             red.fold(red.nodes, finish)
-    return k.finish((split,), (block,))

@@ -1,5 +1,5 @@
-"""CUDA's eager column reductions (codegen/cuda/eager_reduce.py: the jit's column kernel over
-runtime extents) compile to PTX for sm_80 and sm_90 and link; no GPU or driver needed (cannot
+"""CUDA's eager reductions from the jit's kernels (codegen/cuda/eager_reduce.py: columns and the
+full split over runtime extents) compile to PTX for sm_80 and sm_90 and link; no GPU or driver needed (cannot
 share a process with the simulator)."""
 import numpy as np
 import pytest
@@ -15,7 +15,7 @@ if not tc.cuda_toolchain_available():
 from jitgrad.codegen.cuda import eager_reduce  # noqa: E402
 from jitgrad.ir.ops import Op  # noqa: E402
 
-F32, I64, B = (np.dtype(d) for d in ("float32", "int64", "bool"))
+F32, I16, I64, B = (np.dtype(d) for d in ("float32", "int16", "int64", "bool"))
 
 
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)], ids=lambda cc: f"sm_{cc[0]}{cc[1]}")
@@ -23,9 +23,13 @@ F32, I64, B = (np.dtype(d) for d in ("float32", "int64", "bool"))
     (Op.reduce_sum, F32, F32, (True, False), False),
     (Op.reduce_max, B, B, (False, True, False), True),
     (Op.reduce_prod, I64, I64, (True, False, True, False), True),
-], ids=["sum_f32_rk", "max_bool_krk_split", "prod_i64_rkrk_split"])
-def test_eager_column_kernel_compiles_and_links(key, cc):
-    src = eager_reduce.columns(*key)
+    (Op.reduce_min, I16, I16, (True, False), False),
+    (Op.reduce_sum, F32, F32),
+    (Op.reduce_max, B, B),
+], ids=["sum_f32_rk", "max_bool_krk_split", "prod_i64_rkrk_split", "min_i16_rk", "full_sum_f32",
+        "full_max_bool"])
+def test_eager_reduce_kernel_compiles_and_links(key, cc):
+    src = (eager_reduce.columns if len(key) == 5 else eager_reduce.full)(*key)
     arch = f"sm_{cc[0]}{cc[1]}"
     ptx = tc.compile_ptx(src.load()[0], src.signature, cc=cc)
     assert f".target {arch}" in ptx and ".entry" in ptx and src.name in ptx
