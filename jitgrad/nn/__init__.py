@@ -12,6 +12,7 @@ from .activation_layers import *  # noqa: F401,F403  (ELU, SELU, Hardtanh, PReLU
 from .containers import ModuleDict, ParameterDict, ParameterList  # noqa: F401
 from .conv_layers import *  # noqa: F401,F403  (Conv1d, Conv3d, ConvTranspose1d/2d/3d)
 from .pooling_layers import *  # noqa: F401,F403  (max/avg of every rank, LP, adaptive max, unpool)
+from .fractional_pooling_layers import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d,  # noqa: F401
                       ConstantPad2d, ConstantPad3d, ReflectionPad1d, ReflectionPad2d,
                       ReflectionPad3d, ReplicationPad1d, ReplicationPad2d, ReplicationPad3d,

@@ -127,10 +127,6 @@ EXCLUDED_MODULES = {
                     "(jg.nn.parallel.DistributedDataParallel)",
     "SyncBatchNorm": "synchronizes batch statistics across torch.distributed process groups; "
                      "jitgrad's data parallelism is jg.distributed over MPI",
-    "FractionalMaxPool2d": "random pooling regions (fractional max-pooling) drawn per call from "
-                           "torch's global generator; rarely used",
-    "FractionalMaxPool3d": "random pooling regions (fractional max-pooling) drawn per call from "
-                           "torch's global generator; rarely used",
     "RNNCellBase": "the recurrent cells' base class, private in jitgrad (rnn_cells._Cell); "
                    "subclass RNNCell / LSTMCell / GRUCell",
     **{name: _LAZY for name in ("LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
