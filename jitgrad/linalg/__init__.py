@@ -2,32 +2,40 @@
 results (named tuples, 1-based LU pivots, torch.linalg.vander's increasing powers), on
 jitgrad.numpy.linalg and jitgrad.scipy.linalg, so they work eagerly, under jit, grad and vmap.
 
-Not provided: eig / eigvals (general, complex eigen-decomposition), householder_product, the
-ldl_* factorizations, tensorinv / tensorsolve.
+eig / eigvals run LAPACK's general eigensolver on the host (eager only, no derivative). The
+names of torch.linalg not here are in EXCLUDED with the reason.
 
 >>> import jitgrad as jg
 >>> jg.linalg.vector_norm(jg.tensor([3.0, 4.0]))
 tensor(5.)
 """
-from __future__ import annotations
-
-from collections import namedtuple
+import collections
 
 import numpy as np
 
 from .. import numpy as jnp
 from ..scipy import linalg as sla
+from .general_eigen import eig, eigvals
+from .householder import householder_product
+from .tensor_inverse import tensorinv, tensorsolve
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
-           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
-           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
-           "vander", "vecdot", "vector_norm"]
+__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
+           "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu",
+           "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
+           "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander",
+           "vecdot", "vector_norm"]
 
-LstsqResult = namedtuple("LstsqResult", "solution residuals rank singular_values")
-LUResult = namedtuple("LUResult", "P L U")
-LUFactorResult = namedtuple("LUFactorResult", "LU pivots")
-WithInfo = namedtuple("WithInfo", "result info")
+# torch.linalg's names left out, with the reason
+_LDL = ("the Bunch-Kaufman LDL^T factorization (LAPACK sytrf) is no primitive yet; "
+        "for a positive-definite A use cholesky / cho_solve")
+EXCLUDED = {"ldl_factor": _LDL, "ldl_factor_ex": _LDL, "ldl_solve": _LDL}
+
+LinAlgError = np.linalg.LinAlgError     # what a bad matrix raises (torch.linalg.LinAlgError)
+LstsqResult = collections.namedtuple("LstsqResult", "solution residuals rank singular_values")
+LUResult = collections.namedtuple("LUResult", "P L U")
+LUFactorResult = collections.namedtuple("LUFactorResult", "LU pivots")
+WithInfo = collections.namedtuple("WithInfo", "result info")
 
 
 def _dims(dim):
@@ -43,20 +51,29 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.norm: a vector norm over one dim (or of a 1-d input), a matrix norm over
     two, the 2-norm of the flattened input for ord=None without dim."""
     x = jnp.asarray(A) if dtype is None else jnp.asarray(A).astype(dtype)
-    if ord is None and dim is None:
-        return jnp.linalg.vector_norm(x, axis=None, keepdims=keepdim)
+    if ord is None:                 # the 2-norm of the elements (Frobenius over two dims)
+        return vector_norm(x, 2, dim, keepdim)
     return jnp.linalg.norm(x, ord, _dims(dim), keepdim)
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
-    """torch.linalg.vector_norm: over every element by default."""
+    """torch.linalg.vector_norm: over every element by default. Its derivative at a zero
+    vector is 0, as torch's (the root's infinite slope there is not taken)."""
     x = jnp.asarray(x) if dtype is None else jnp.asarray(x).astype(dtype)
-    return jnp.linalg.vector_norm(x, axis=_dims(dim), keepdims=keepdim, ord=ord)
+    if ord in (0, np.inf, -np.inf) or ord < 0:
+        return jnp.linalg.vector_norm(x, axis=_dims(dim), keepdims=keepdim, ord=ord)
+    a = jnp.abs(x)
+    total = jnp.sum(jnp.square(a) if ord == 2 else a ** ord, axis=_dims(dim), keepdims=keepdim)
+    zero = total == 0
+    root = jnp.sqrt if ord == 2 else (lambda t: t ** (1.0 / ord))
+    return jnp.where(zero, 0.0, root(jnp.where(zero, 1.0, total))).astype(total.dtype)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):  # noqa: A002
     """torch.linalg.matrix_norm over the two dims `dim`."""
     x = jnp.asarray(A) if dtype is None else jnp.asarray(A).astype(dtype)
+    if ord == "fro":
+        return vector_norm(x, 2, tuple(dim), keepdim)
     return jnp.linalg.norm(x, ord, tuple(dim), keepdim)
 
 
@@ -190,8 +207,16 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 
 def vander(x, *, N=None):  # noqa: N803
-    """torch.linalg.vander: increasing powers x^0 ... x^(N-1) (numpy.vander's decrease)."""
-    return jnp.vander(x, N, increasing=True)
+    """torch.linalg.vander: increasing powers x^0 ... x^(N-1) (numpy.vander's decrease) of the
+    last dim of x, batched over the others, as torch's: a cumulative product of x."""
+    x = jnp.asarray(x)
+    if x.ndim == 0:
+        raise ValueError("linalg.vander: x must have at least one dimension, got a 0-d tensor")
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise ValueError(f"linalg.vander: N must be greater than 1, got {n}")
+    cols = jnp.broadcast_to(x[..., None], tuple(x.shape) + (n - 1,))
+    return jnp.concatenate([jnp.ones_like(x)[..., None], jnp.cumprod(cols, axis=-1)], axis=-1)
 
 
 def solve(A, B, *, left=True):
@@ -250,8 +275,13 @@ def lu(A, *, pivot=True):
 
 
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False):  # noqa: N803
-    """torch.linalg.lu_solve from lu_factor's (LU, 1-based pivots)."""
-    if not left:
-        raise NotImplementedError("lu_solve(left=False)")
+    """torch.linalg.lu_solve from lu_factor's (LU, 1-based pivots): X with A X = B, A^H X = B
+    (adjoint=True), X A = B (left=False) or X A^H = B."""
     piv = jnp.asarray(pivots).astype(np.int64) - 1
-    return sla.lu_solve((LU, piv), B, trans=1 if adjoint else 0)
+    if left:
+        return sla.lu_solve((LU, piv), B, trans=2 if adjoint else 0)
+    # X A = B is A^T X^T = B^T; X A^H = B is A X^H = B^H
+    B = jnp.asarray(B)
+    flip = (lambda m: jnp.conj(jnp.swapaxes(m, -1, -2))) if adjoint else (
+        lambda m: jnp.swapaxes(m, -1, -2))
+    return flip(sla.lu_solve((LU, piv), flip(B), trans=0 if adjoint else 1))

@@ -224,7 +224,7 @@ def _slogdet(fn, n, x, out):
 
     def emit(p):
         _to_fortran(fn, x[0], b.mul(p, _c(N * N)), N, N, a)
-        k.call("getrf", [k.int(N), k.int(N), a, k.int(N), ipiv, info])
+        k.call("getrf", [k.int(N), k.int(N), a, k.int(max(N, 1)), ipiv, info])  # lda >= 1
         b.store(fconst(ty, 1), sign_slot)
         b.store(fconst(ty, 0), log_slot)
         with fn.loop(N) as i:       # NumPy's order: the pivots' sign, then the diagonal's

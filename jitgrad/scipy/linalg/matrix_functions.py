@@ -34,6 +34,8 @@ def expm(A, *, upper_triangular=False, max_squarings=16):
     """exp(A) for square A (scipy.linalg.expm; upper_triangular and max_squarings are
     jax.scipy's): NaN where more than max_squarings squarings would be needed."""
     (a,) = matrices(A, what="expm")
+    if a.shape[-1] == 0:                    # 0 x 0: nothing to exponentiate (the 1-norm's max)
+        return a
     if np.dtype(a.dtype).itemsize == 2:     # 16-bit: Pade's coefficients overflow float16
         return jnp.astype(expm(jnp.astype(a, np.float32), max_squarings=max_squarings), a.dtype)
     norm = jnp.max(jnp.sum(jnp.abs(a), axis=-2), axis=-1, keepdims=True)   # the 1-norm

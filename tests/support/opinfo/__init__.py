@@ -7,6 +7,7 @@ list are generated.
     nn_functional_ops.py  jitgrad.nn.functional (torch owns them)
                           with nn_functional_more_ops.py (+ _refs.py)
     torch_ops.py          jitgrad.* top-level torch functions (torch), with torch_*_ops.py
+    torch_linalg_ops.py   jitgrad.linalg (torch.linalg)
     tensor_methods_ops.py jg.Tensor methods (torch), built with the functions (torch_records.py)
     scipy_ops.py          jitgrad.scipy.special (SciPy)
     lax_ops.py            jitgrad.lax (JAX; NumPy references)
@@ -22,13 +23,15 @@ ALL_RECORDS adds the records written since, which tests/consistency/test_opinfo.
 from . import (fuzz, lax_ops, nn_functional_ops, numpy_ops, scipy_ops, tensor_methods_ops,
                torch_ops, torch_unrecorded)
 from . import linalg_ops, random_ops, scipy_stats_ops
+from . import torch_linalg_ops
 from .core import *  # noqa: F401,F403
 from .core import OpRecord
 
 NAMESPACES = {"jitgrad.numpy": numpy_ops, "jitgrad.nn.functional": nn_functional_ops,
               "jitgrad": torch_ops, "jitgrad.scipy.special": scipy_ops, "jitgrad.lax": lax_ops,
               "jitgrad.Tensor": tensor_methods_ops, "jitgrad.random": random_ops,
-              "jitgrad.scipy.linalg": linalg_ops, "jitgrad.scipy.stats": scipy_stats_ops}
+              "jitgrad.scipy.linalg": linalg_ops, "jitgrad.scipy.stats": scipy_stats_ops,
+              "jitgrad.linalg": torch_linalg_ops}
 
 RECORDS: list = (numpy_ops.RECORDS[:numpy_ops.LEGACY_COUNT]
                  + nn_functional_ops.RECORDS[:nn_functional_ops.LEGACY_COUNT])

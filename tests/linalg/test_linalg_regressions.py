@@ -1,0 +1,68 @@
+"""Bugs the op database's jitgrad.linalg records found (issue 49), each pinned with NumPy /
+hand-computed values: batched vander, the norm's derivative at zero, lu_solve's complex adjoint
+and left=False, 0 x 0 matrix_exp and det under jit."""
+import numpy as np
+import pytest
+
+import jitgrad as jg
+import jitgrad.numpy as jnp
+
+RNG = np.random.default_rng(3)
+
+
+def test_vander_is_batched_over_the_leading_dims():
+    x = np.array([[2.0, 3.0, 0.5], [1.0, -1.0, 4.0]])
+    want = x[..., None] ** np.arange(4)
+    np.testing.assert_allclose(np.asarray(jg.linalg.vander(jg.tensor(x), N=4)), want)
+    np.testing.assert_array_equal(np.asarray(jg.linalg.vander(jg.tensor([2, 3]), N=3)),
+                                  [[1, 2, 4], [1, 3, 9]])
+    out = jg.jit(lambda v: jg.linalg.vander(v))(jnp.asarray(x))
+    np.testing.assert_allclose(np.asarray(out), x[..., None] ** np.arange(3))
+    with pytest.raises(ValueError, match="N must be greater than 1, got 1"):
+        jg.linalg.vander(jg.tensor([2.0]))
+
+
+@pytest.mark.parametrize("norm", [
+    lambda v: jg.linalg.vector_norm(v), lambda v: jg.linalg.norm(v),
+    lambda v: jg.linalg.vector_norm(v, 3), lambda v: jg.linalg.matrix_norm(v.reshape(1, 3))])
+def test_norm_derivative_at_zero_is_zero_as_torch(norm):
+    g = jg.grad(norm)(np.zeros(3))
+    np.testing.assert_array_equal(np.asarray(g), np.zeros(3))
+    v = np.array([3.0, 0.0, 4.0])
+    assert np.isfinite(np.asarray(jg.grad(norm)(v))).all()
+
+
+def test_norm_derivative_away_from_zero():
+    v = np.array([3.0, -1.0, 4.0])
+    g = jg.grad(lambda x: jg.linalg.vector_norm(x, 3))(v)
+    np.testing.assert_allclose(np.asarray(g), np.sign(v) * v ** 2 / np.sum(np.abs(v) ** 3)
+                               ** (2 / 3), rtol=1e-12)
+
+
+def _complex(shape):
+    return RNG.standard_normal(shape) + 1j * RNG.standard_normal(shape)
+
+
+def test_lu_solve_adjoint_is_the_conjugate_transpose():
+    A, B = _complex((3, 3)) + 4 * np.eye(3), _complex((3, 2))
+    lu, piv = jg.linalg.lu_factor(jg.tensor(A))
+    got = jg.linalg.lu_solve(lu, piv, jg.tensor(B), adjoint=True)
+    np.testing.assert_allclose(np.asarray(got), np.linalg.solve(A.conj().T, B), rtol=1e-10)
+
+
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_lu_solve_left_false(adjoint):
+    A, B = _complex((2, 3, 3)) + 4 * np.eye(3), _complex((2, 2, 3))
+    lu, piv = jg.linalg.lu_factor(jg.tensor(A))
+    got = jg.linalg.lu_solve(lu, piv, jg.tensor(B), left=False, adjoint=adjoint)
+    op = np.conj(np.swapaxes(A, -1, -2)) if adjoint else A
+    np.testing.assert_allclose(np.asarray(got) @ op, B, rtol=1e-10, atol=1e-12)
+
+
+def test_empty_matrices_under_jit():
+    """0 x 0: det 1 and slogdet (1, 0) in the compiled LAPACK call (lda >= 1), expm empty."""
+    e = np.zeros((0, 0), np.float32)
+    det, (sign, logdet) = jg.jit(lambda a: (jg.linalg.det(a), jg.linalg.slogdet(a)))(e)
+    assert (float(det), float(sign), float(logdet)) == (1.0, 1.0, 0.0)
+    assert jg.jit(jg.linalg.matrix_exp)(e).shape == (0, 0)
+    assert jg.linalg.matrix_exp(e).shape == (0, 0)
