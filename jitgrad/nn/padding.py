@@ -3,7 +3,6 @@ padding modules ZeroPad/ConstantPad/ReflectionPad/ReplicationPad/CircularPad 1d/
 from __future__ import annotations
 
 from .. import numpy as jnp
-from ..eager.fresh_results import copy_if_aliased
 from ..numpy._convert import asarray
 from .module import Module
 
@@ -15,7 +14,7 @@ def pad(input, pad, mode="constant", value=None):
     """torch.nn.functional.pad: `pad` lists (before, after) pairs from the LAST dimension
     backwards; negative amounts crop. mode 'constant' (fill `value`, default 0), 'reflect'
     (mirror without the edge), 'replicate' (repeat the edge) or 'circular' (wrap around)."""
-    return copy_if_aliased(_padded(asarray(input), pad, mode, value), input)
+    return _padded(asarray(input), pad, mode, value)    # jnp.pad of 0 is a copy too
 
 
 def _padded(x, pad, mode, value):

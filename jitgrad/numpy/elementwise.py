@@ -9,6 +9,7 @@ import numpy as np
 
 from ..dtypes import default_float
 from ..eager.dispatch import apply
+from ..eager.own_storage import own_storage
 from ..ir import Op
 from ..runtime.device import device as as_device
 from ._convert import (asarray, astype, device_of, full_like_shape, is_array, is_scalar, operands,
@@ -57,7 +58,7 @@ def round(a, decimals=0):  # noqa: A001
         parts = [round(apply(part, [a]), decimals) for part in (Op.real, Op.imag)]
         return apply(Op.complex, parts)
     if kind_of(a.dtype) != "f":
-        return a
+        return own_storage(a)                   # integers: NumPy's round is a copy
     if decimals == 0:
         return apply(Op.round, [a])
     s = 10.0 ** decimals
@@ -207,7 +208,7 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     keywords."""
     x = asarray(x)
     if kind_of(x.dtype) != "f":
-        return x
+        return own_storage(x)                   # NumPy's nan_to_num(copy=True): a copy
     fi = np.finfo(x.dtype)
     x = where(isnan(x), nan, x)
     x = where(logical_and(isinf(x), greater(x, 0)), fi.max if posinf is None else posinf, x)

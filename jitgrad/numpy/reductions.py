@@ -4,6 +4,7 @@ from __future__ import annotations
 import warnings
 
 from ..eager.dispatch import apply
+from ..eager.own_storage import unshared
 from ..dtypes import canonical_dtype, default_float, int64, uint64
 from ..ir import Op
 from ._convert import asarray, astype, normalize_axes, normalize_axis
@@ -35,7 +36,8 @@ def _reduce(op, a, axis, keepdims, dtype=None, sum_like=False):
     elif sum_like and kind_of(x.dtype) in "biu":
         x = astype(x, _sum_dtype(x.dtype))   # NumPy sums bools and small ints in 64 bits
     axes = normalize_axes(axis, x.ndim)
-    out = apply(op, [x], {"axes": axes}) if axes else x
+    # no axes: NumPy's result is still a new array
+    out = apply(op, [x], {"axes": axes}) if axes else unshared(x, a)
     return _keep(x, out, axes, keepdims)
 
 

@@ -167,7 +167,7 @@ def concatenate(arrays, axis=0, dtype=None):
     if any(x.ndim == 0 for x in xs):
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     ax = normalize_axis(axis, xs[0].ndim)
-    return xs[0] if len(xs) == 1 else apply(Op.concatenate, xs, {"axis": ax})
+    return copy_array(xs[0]) if len(xs) == 1 else apply(Op.concatenate, xs, {"axis": ax})
 
 
 concat = concatenate
@@ -284,15 +284,16 @@ def roll(a, shift, axis=None):
         return reshape(roll(ravel(x), shift, 0), x.shape)
     shifts = (shift,) if isinstance(shift, (int, np.integer)) else tuple(shift)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    y = x
     for s, ax in zip(shifts, axes):
-        ax = normalize_axis(ax, x.ndim)
-        n = x.shape[ax]
+        ax = normalize_axis(ax, y.ndim)
+        n = y.shape[ax]
         if n == 0:
             continue
         s = int(s) % n
         if s:
-            x = concatenate([slice_axis(x, ax, n - s, n), slice_axis(x, ax, 0, n - s)], axis=ax)
-    return x
+            y = concatenate([slice_axis(y, ax, n - s, n), slice_axis(y, ax, 0, n - s)], axis=ax)
+    return copy_array(x) if y is x else y       # NumPy's roll by 0 is a copy too
 
 
 def tile(A, reps):
@@ -305,7 +306,9 @@ def tile(A, reps):
     # interleave a new axis of size rep before each axis, broadcast, then merge
     expanded = reshape(x, tuple(v for d in x.shape for v in (1, d)))
     target = tuple(v for r, d in zip(reps, x.shape) for v in (r, d))
-    return reshape(broadcast_to(expanded, target), tuple(r * d for r, d in zip(reps, x.shape)))
+    out = reshape(broadcast_to(expanded, target), tuple(r * d for r, d in zip(reps, x.shape)))
+    # repeating only size-1 axes (or none) merges into a view of A: NumPy's tile copies
+    return out if any(r != 1 and d != 1 for r, d in zip(reps, x.shape)) else copy_array(out)
 
 
 def repeat(a, repeats, axis=None):
@@ -321,7 +324,9 @@ def repeat(a, repeats, axis=None):
         shape[ax + 1] = r
         out = list(x.shape)
         out[ax] *= r
-        return reshape(broadcast_to(y, shape), out)
+        out = reshape(broadcast_to(y, shape), out)
+        # one repeat, or of a size-1 axis, merges into a view of a: NumPy's repeat copies
+        return out if r != 1 and x.shape[ax] != 1 else copy_array(out)
     # the positions are known and in range: one take of host indices (what jnp.take gives)
     idx = np.repeat(np.arange(x.shape[ax], dtype=np.int64), np.asarray(repeats))
     return apply(Op.take, [x, host_array(idx, device_of(x))], {"axis": ax})
@@ -334,7 +339,7 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     lo, hi = tuple(int(v) for v in pw[:, 0]), tuple(int(v) for v in pw[:, 1])
     if mode == "constant":
         if not any(lo + hi):
-            return x
+            return copy_array(x)                # NumPy's pad of 0 is a copy too
         if is_array(constant_values):
             return _pad_traced(x, lo, hi, constant_values)
         return apply(Op.pad, [x], {"lo": lo, "hi": hi, "value": float(constant_values)
@@ -348,7 +353,7 @@ def pad(array, pad_width, mode="constant", constant_values=0):
             # wider than the axis reflects again, as NumPy's does): one take of host indices
             idx = np.pad(np.arange(x.shape[ax], dtype=np.int64), (lo[ax], hi[ax]), mode=mode)
             x = apply(Op.take, [x, host_array(idx, device_of(x))], {"axis": ax})
-    return x
+    return x if any(lo + hi) else copy_array(x)
 
 
 def _pad_traced(x, lo, hi, value):

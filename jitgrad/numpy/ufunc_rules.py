@@ -9,6 +9,7 @@ import numpy as np
 
 from ..trace.tracer import Tracer
 from ..eager.dispatch import apply, apply_fast, fast_binary, fast_unary
+from ..eager.own_storage import own_storage
 from ..trace.source_info import user_source_info
 from ..ir import Op
 from ..ir.errors import negative_power
@@ -125,18 +126,19 @@ def numeric_unary(op, x):
         if op in _BOOL_ERRORS:
             raise _bool_error(op)
         if op is Op.abs:
-            return x
+            return own_storage(x)
         x = astype(x, "int32")
     return apply(op, [x])
 
 
 def rounding(op, x):
-    """Integers are already integral (returned as they are); complex rint rounds both parts."""
+    """Integers are already integral (returned as a copy, as NumPy's); complex rint rounds both
+    parts."""
     x = asarray(x)
     if kind_of(x.dtype) == "c" and op is Op.round:    # the real and imaginary parts, as NumPy
         parts = [apply(op, [apply(part, [x])]) for part in (Op.real, Op.imag)]
         return apply(Op.complex, parts)
-    return apply(op, [x]) if kind_of(x.dtype) in "fc" else x      # complex floor: an error
+    return apply(op, [x]) if kind_of(x.dtype) in "fc" else own_storage(x)  # complex floor: an error
 
 
 _PAIRS: dict = {}

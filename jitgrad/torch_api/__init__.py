@@ -30,7 +30,6 @@ from ..errors import api_boundary
 from . import (conversion, dim_reductions, elementwise_methods, functions, index_methods,
                inplace, linalg_methods, misc_methods, more_functions, return_types,
                shape_methods, sorting)
-from ..eager.fresh_results import fresh
 from .naming import SHARED_NAMES  # noqa: F401
 
 # torch's dtype names that NumPy spells otherwise (jitgrad.float32 etc. already exist)
@@ -46,9 +45,8 @@ FUNCTIONS = {**functions.FUNCTIONS, **more_functions.FUNCTIONS, **dim_reductions
 
 
 def _boundary(table):
-    """Functions wrapped so errors point at the user's line (once) and results are new tensors
-    where torch's are (eager/fresh_results.py); the rest as they are."""
-    return {name: api_boundary(fresh(name, _unwrapped(fn))) if inspect.isfunction(fn) else fn
+    """Functions wrapped so errors point at the user's line (once); the rest as they are."""
+    return {name: api_boundary(_unwrapped(fn)) if inspect.isfunction(fn) else fn
             for name, fn in table.items()}
 
 

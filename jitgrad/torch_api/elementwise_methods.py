@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib
 
 from .. import numpy as jnp
+from ..eager.own_storage import unshared
 from ..ir.registry import RECORDS
 from ..ir.types import kind_of
 
@@ -23,7 +24,7 @@ SAME_AS_NUMPY = {
     "rad2deg": "rad2deg", "sinc": "sinc", "logical_not": "logical_not",
     "bitwise_not": "bitwise_not", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
     "isreal": "isreal", "signbit": "signbit", "angle": "angle", "conj": "conj",
-    "conj_physical": "conj", "resolve_conj": "copy", "resolve_neg": "copy",
+    "resolve_conj": "copy", "resolve_neg": "copy",
     "mul": "multiply", "multiply": "multiply", "true_divide": "true_divide",
     "floor_divide": "floor_divide", "remainder": "remainder", "pow": "power",
     "eq": "equal", "ne": "not_equal", "not_equal": "not_equal", "lt": "less", "less": "less",
@@ -269,6 +270,12 @@ def is_nonzero(self):
     return bool(self.item())
 
 
+def conj_physical(self):
+    """torch.Tensor.conj_physical: the conjugate in storage of its own (of a real tensor, a
+    copy; NumPy's conj of one is the array itself)."""
+    return unshared(jnp.conj(self), self)
+
+
 # names one primitive's record already installs (jitgrad.numpy's same function, flat)
 _FROM_RECORDS = {m for r in RECORDS.values() if r.numpy for m in r.method}
 METHODS = {name: _numpy_method(name, np_name) for name, np_name in SAME_AS_NUMPY.items()
@@ -284,5 +291,5 @@ METHODS.update({
     "mm": _matrix_op("mm", 2, 2), "mv": _matrix_op("mv", 2, 1), "bmm": _matrix_op("bmm", 3, 3),
     "dot": dot, "nonzero": nonzero, "isclose": isclose, "allclose": allclose,
     "equal": equal, "is_nonzero": is_nonzero, "isposinf": isposinf, "isneginf": isneginf,
-    "rsub": rsub,
+    "rsub": rsub, "conj_physical": conj_physical,
 })

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as jnp
-from . import creation
+from . import creation, shape_methods
 from ..eager.array_base import ArrayOps
 from ..eager.tensor import Tensor, as_tensor
 from ..nn.module import Module
@@ -268,7 +268,8 @@ FUNCTIONS.update({
     "manual_seed": manual_seed, "tensordot": tensordot, "atleast_1d": jnp.atleast_1d,
     "atleast_2d": jnp.atleast_2d, "atleast_3d": jnp.atleast_3d, "ravel": jnp.ravel,
     "hsplit": jnp.hsplit, "vsplit": jnp.vsplit, "dsplit": jnp.dsplit,
-    "fliplr": jnp.fliplr, "flipud": jnp.flipud, "real": jnp.real, "imag": jnp.imag,
+    "fliplr": shape_methods.fliplr, "flipud": shape_methods.flipud, "real": jnp.real,
+    "imag": jnp.imag,
     "result_type": jnp.result_type, "can_cast": jnp.can_cast, "promote_types": jnp.promote_types,
     "finfo": jnp.finfo, "iinfo": jnp.iinfo, "asarray": jnp.asarray,
 })

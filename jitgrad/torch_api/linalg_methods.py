@@ -7,6 +7,7 @@ import importlib
 from collections import namedtuple
 
 from .. import numpy as jnp
+from ..eager.own_storage import own_storage
 from . import return_types
 from .spelling import dims
 
@@ -135,7 +136,8 @@ def nanmedian(self, dim=None, keepdim=False):
 def diff(self, n=1, dim=-1, prepend=None, append=None):
     """torch.diff(n=1, dim=-1, prepend=None, append=None)."""
     kw = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not None}
-    return jnp.diff(self, n, axis=dim, **kw)
+    out = jnp.diff(self, n, axis=dim, **kw)
+    return own_storage(out) if out is self else out      # n=0: torch's a copy, NumPy's self
 
 
 def bincount(self, weights=None, minlength=0):

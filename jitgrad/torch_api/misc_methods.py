@@ -121,7 +121,7 @@ METHODS = {"split_with_sizes": split_with_sizes, "unsafe_split": shape_methods.s
            "hsplit": lambda self, sections: tuple(jnp.hsplit(self, sections)),
            "vsplit": lambda self, sections: tuple(jnp.vsplit(self, sections)),
            "dsplit": lambda self, sections: tuple(jnp.dsplit(self, sections)),
-           "fliplr": lambda self: jnp.fliplr(self), "flipud": lambda self: jnp.flipud(self),
+           "fliplr": shape_methods.fliplr, "flipud": shape_methods.flipud,
            "tile": lambda self, *dims: functions.tile(self, dims[0] if len(dims) == 1 else dims),
            "argwhere": lambda self: jnp.argwhere(self), "sum_to_size": sum_to_size,
            "nonzero_static": nonzero_static, "select_scatter": select_scatter,

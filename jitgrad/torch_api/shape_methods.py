@@ -10,6 +10,7 @@ import numpy as np
 from .. import numpy as jnp
 from ..dtypes import canonical_dtype
 from ..eager.tensor import Tensor
+from ..eager.own_storage import own_storage, unshared
 from ..numpy._convert import is_array
 from .spelling import UNSET, varargs_shape
 
@@ -126,6 +127,11 @@ def narrow(self, dim, start, length):
     return self[(slice(None),) * d + (slice(start, start + length),)]
 
 
+def narrow_copy(self, dim, start, length):
+    """torch.Tensor.narrow_copy: narrow's elements in storage of their own."""
+    return own_storage(narrow(self, dim, start, length))
+
+
 def select(self, dim, index):
     """torch.Tensor.select(dim, index): the slice at index along dim, that dim removed."""
     return self[(slice(None),) * (dim % self.ndim) + (index,)]
@@ -197,7 +203,18 @@ def flip(self, *dims, axis=UNSET, **kw):
         dims = (kw.pop("dims"),)
     if kw:
         raise TypeError(f"flip() got an unexpected keyword argument {next(iter(kw))!r}")
-    return jnp.flip(self, varargs_shape("flip", dims) if dims else None)
+    # torch's flip copies (NumPy's is a view), no dims too
+    return unshared(jnp.flip(self, varargs_shape("flip", dims) if dims else None), self)
+
+
+def fliplr(self):
+    """torch.fliplr: a copy, reversed along dim 1 (NumPy's is a view)."""
+    return unshared(jnp.fliplr(self), self)
+
+
+def flipud(self):
+    """torch.flipud: a copy, reversed along dim 0 (NumPy's is a view)."""
+    return unshared(jnp.flipud(self), self)
 
 
 def roll(self, shifts, dims=None):
@@ -206,8 +223,8 @@ def roll(self, shifts, dims=None):
 
 
 def rot90(self, k=1, dims=(0, 1)):
-    """torch.Tensor.rot90(k, dims)."""
-    return jnp.rot90(self, k, tuple(dims))
+    """torch.Tensor.rot90(k, dims): a copy (NumPy's is a view)."""
+    return unshared(jnp.rot90(self, k, tuple(dims)), self)
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1, *, axis1=UNSET, axis2=UNSET):
@@ -249,7 +266,7 @@ def diagflat(self, offset=0):
 METHODS = {"transpose": transpose, "permute": permute, "t": t, "repeat": repeat,
            "repeat_interleave": repeat_interleave, "view": view, "flatten": flatten,
            "unflatten": unflatten, "squeeze": squeeze, "unsqueeze": unsqueeze,
-           "narrow": narrow, "narrow_copy": narrow, "select": select,
+           "narrow": narrow, "narrow_copy": narrow_copy, "select": select,
            "swapdims": jnp.swapaxes, "swapaxes": jnp.swapaxes, "unfold": unfold, "chunk": chunk, "split": split,
            "tensor_split": tensor_split, "unbind": unbind, "movedim": movedim,
            "moveaxis": movedim, "flip": flip, "roll": roll, "rot90": rot90,
