@@ -156,19 +156,48 @@ def qr(A, mode="reduced"):
     return jnp.linalg.qr(A, mode=mode)
 
 
+def _cutoff(s, atol, rtol, shape):
+    """torch's tolerance on singular values s: max(atol, rtol * the largest); rtol defaults to
+    eps * max(m, n), or to 0 where a positive atol is given. atol / rtol may be batched."""
+    if rtol is None:
+        positive = atol is not None and (not np.isscalar(atol) or atol > 0)
+        rtol = 0.0 if positive else max(shape[-2:]) * float(np.finfo(np.dtype(s.dtype)).eps)
+    smax = (jnp.max(s, axis=-1, keepdims=True) if s.shape[-1]
+            else jnp.zeros(tuple(s.shape[:-1]) + (1,), s.dtype))
+    per_matrix = [jnp.asarray(t, dtype=s.dtype)[..., None] for t in (rtol, atol)
+                  if t is not None]
+    cut = smax * per_matrix[0]
+    return cut if atol is None else jnp.maximum(cut, per_matrix[1])
+
+
+def _mH(x):  # noqa: N802 - torch's name
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
+def _spectrum(a, hermitian):
+    """(left, values, right) with a = left diag(values) right; |values| the singular values."""
+    if hermitian:
+        w, v = jnp.linalg.eigh(a)
+        return v, w, _mH(v)
+    return jnp.linalg.svd(a, full_matrices=False)
+
+
 def pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """torch.linalg.pinv (rtol / atol as torch's; atol is not supported here)."""
-    if atol is not None:
-        raise NotImplementedError("pinv(atol=): pass rtol (a cutoff relative to the largest "
-                                  "singular value)")
-    return jnp.linalg.pinv(A, rtol=rtol, hermitian=hermitian)
+    """torch.linalg.pinv: the pseudo-inverse, singular values (eigenvalues with hermitian=True)
+    at most max(atol, rtol * the largest) dropped, as torch's."""
+    a = jnp.asarray(A)
+    left, values, right = _spectrum(a, hermitian)
+    keep = jnp.abs(values) > _cutoff(jnp.abs(values), atol, rtol, a.shape)
+    inv = jnp.where(keep, 1.0 / jnp.where(keep, values, 1.0), 0.0).astype(values.dtype)
+    return jnp.matmul(_mH(right), inv[..., :, None] * _mH(left))
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
-    """torch.linalg.matrix_rank (rtol as torch's; atol is not supported here)."""
-    if atol is not None:
-        raise NotImplementedError("matrix_rank(atol=): pass rtol")
-    return jnp.linalg.matrix_rank(A, rtol=rtol, hermitian=hermitian)
+    """torch.linalg.matrix_rank: the number of singular values (|eigenvalues| with
+    hermitian=True) above max(atol, rtol * the largest), int64."""
+    a = jnp.asarray(A)
+    s = jnp.abs(jnp.linalg.eigvalsh(a)) if hermitian else jnp.linalg.svdvals(a)
+    return jnp.sum(s > _cutoff(s, atol, rtol, a.shape), axis=-1).astype(jnp.int64)
 
 
 def matrix_power(A, n):

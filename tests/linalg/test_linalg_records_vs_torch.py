@@ -23,6 +23,10 @@ class _Torch:
     def mH(x):  # noqa: N802 - torch's name
         return x.mH
 
+    @staticmethod
+    def like(x, values):
+        return torch.tensor(values, dtype=x.dtype)
+
     abs = staticmethod(torch.abs)
 
 

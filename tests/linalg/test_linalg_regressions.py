@@ -66,3 +66,20 @@ def test_empty_matrices_under_jit():
     assert (float(det), float(sign), float(logdet)) == (1.0, 1.0, 0.0)
     assert jg.jit(jg.linalg.matrix_exp)(e).shape == (0, 0)
     assert jg.linalg.matrix_exp(e).shape == (0, 0)
+
+
+def test_pinv_and_matrix_rank_take_torchs_atol_and_rtol():
+    """Cutoff max(atol, rtol * s_max); a positive atol alone makes rtol 0 (torch's rule)."""
+    A = np.diag([4.0, 1.0, 1e-3])
+    rank = lambda **kw: int(jg.linalg.matrix_rank(jg.tensor(A), **kw))  # noqa: E731
+    assert (rank(), rank(atol=0.01), rank(atol=2.0), rank(rtol=0.1), rank(atol=0.5, rtol=0.5)) \
+        == (3, 2, 1, 2, 1)
+    assert int(jg.linalg.matrix_rank(jg.tensor(-A), hermitian=True, atol=0.01)) == 2
+    np.testing.assert_allclose(np.asarray(jg.linalg.pinv(jg.tensor(A), atol=0.01)),
+                               np.diag([0.25, 1.0, 0.0]), atol=1e-15)
+    np.testing.assert_allclose(np.asarray(jg.linalg.pinv(jg.tensor(-A), hermitian=True,
+                                                         rtol=0.1)),
+                               np.diag([-0.25, -1.0, 0.0]), atol=1e-15)
+    batched = jg.linalg.matrix_rank(jg.tensor(np.stack([A, A])), atol=jg.tensor([0.01, 2.0]))
+    np.testing.assert_array_equal(np.asarray(batched), [2, 1])
+    assert batched.dtype == np.int64

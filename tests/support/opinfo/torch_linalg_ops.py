@@ -36,6 +36,10 @@ class _JG:
     def mH(x):  # noqa: N802 - torch's name
         return jnp.conj(jnp.swapaxes(x, -1, -2))
 
+    @staticmethod
+    def like(x, values):
+        return jnp.asarray(values, dtype=x.dtype)
+
     abs = staticmethod(jnp.abs)
 
 
@@ -50,6 +54,10 @@ class _REF:
     def mH(x):  # noqa: N802
         return np.conj(np.swapaxes(x, -1, -2))
 
+    @staticmethod
+    def like(x, values):
+        return np.asarray(values, dtype=x.dtype)
+
     abs = staticmethod(np.abs)
 
 
@@ -60,6 +68,15 @@ def dominant(m, x):
 def spd(m, x):
     """A Hermitian positive-definite matrix from a square one."""
     return x @ m.mH(x) + 3.0 * m.eye(x)
+
+
+def spread(m, x, kw):
+    """Diagonal entries 0.25 .. 4 plus a small x (Hermitian when kw asks): singular values
+    on both sides of the cutoffs 1.5 and 0.3 * 4, none near them."""
+    n = x.shape[-1]
+    d = m.eye(x) * m.like(x, 4.0 ** (1.0 - 2.0 * np.arange(n) / max(n - 1, 1)))
+    small = 0.02 * x
+    return d + (small + m.mH(small) if kw.get("hermitian") else small)
 
 
 def cplx(x, y):
@@ -141,6 +158,12 @@ rec("pinv", lambda m, a: m.la.pinv(spd(m, a), hermitian=True), SQUARE[:2], tol=1
 rec("pinv", lambda m, x, y: m.la.pinv(cplx(x, y)), [((3, 4), (3, 4))], tol=1e-3, **_COMPLEX_NO_GRAD)
 rec("matrix_rank", lambda m, a, b: m.la.matrix_rank(a @ b),
     [((4, 2), (2, 4)), ((2, 3, 1), (2, 1, 3)), ((3, 3), (3, 4))], **_NO_GRAD)
+_SPREAD = [((3, 3),), ((2, 4, 4),)]         # singular values spread by the diagonal's scale
+for _kw in ({"atol": 1.5}, {"rtol": 0.3}, {"atol": 1.5, "rtol": 0.05}, {"hermitian": True,
+                                                                           "atol": 1.5}):
+    rec("matrix_rank", lambda m, a, _kw=_kw: m.la.matrix_rank(spread(m, a, _kw), **_kw),
+        _SPREAD, **_NO_GRAD)
+    rec("pinv", lambda m, a, _kw=_kw: m.la.pinv(spread(m, a, _kw), **_kw), _SPREAD, tol=1e-3)
 rec("tensorinv", lambda m, a: m.la.tensorinv(a + 4.0 * m.eye(a.reshape(6, 6)).reshape(
     2, 3, 6), ind=2), [((2, 3, 6),)])
 direct("tensorinv", [((4, 2, 2),)], kwargs={"ind": 1},

@@ -90,12 +90,32 @@ def qr(A, mode="reduced"):
     return list(np.linalg.qr(A, mode))
 
 
-def pinv(A, rtol=None, hermitian=False):
-    return np.linalg.pinv(A, hermitian=hermitian, rtol=rtol)
+def _spectrum(A, hermitian):
+    """(left, values, right), A = left diag(values) right (eigh's for hermitian)."""
+    if hermitian:
+        w, v = np.linalg.eigh(A)
+        return v, w, _mh(v)
+    return np.linalg.svd(A, full_matrices=False)
 
 
-def matrix_rank(A, rtol=None, hermitian=False):
-    return np.asarray(np.linalg.matrix_rank(A, hermitian=hermitian, rtol=rtol), np.int64)
+def _cutoff(s, atol, rtol, shape):
+    """max(atol, rtol * s_max); rtol's default eps * max(m, n), 0 where atol > 0 is given."""
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else max(shape[-2:]) * np.finfo(s.dtype).eps
+    smax = s.max(axis=-1, keepdims=True, initial=0.0)
+    return np.maximum(smax * rtol, 0.0 if atol is None else atol)
+
+
+def pinv(A, atol=None, rtol=None, hermitian=False):
+    left, w, right = _spectrum(A, hermitian)
+    keep = np.abs(w) > _cutoff(np.abs(w), atol, rtol, A.shape)
+    inv = np.where(keep, 1.0 / np.where(keep, w, 1.0), 0.0).astype(w.dtype)
+    return _mh(right) @ (inv[..., :, None] * _mh(left))
+
+
+def matrix_rank(A, atol=None, rtol=None, hermitian=False):
+    s = np.abs(np.linalg.eigvalsh(A)) if hermitian else np.linalg.svd(A, compute_uv=False)
+    return np.sum(s > _cutoff(s, atol, rtol, A.shape), axis=-1).astype(np.int64)
 
 
 def vecdot(x, y, dim=-1):
