@@ -18,6 +18,8 @@ Laid out by stage and target:
     native/     ahead-of-time export: the CPU's LLVM units linked into a C library
     coverage.py why_not(node, target): why a target does not build a kernel, one table
     disk_cache.py  the kernel cache on disk that every target (and the pipeline cache) writes
+    pipeline_cache.py  `optimize`: the pass pipeline's result for a backend, cached on disk (a
+                jitted function's graph and the CPU's loop bodies alike)
 """
 
 

@@ -10,7 +10,7 @@ own files, so jitgrad keeps everything it writes in one subdirectory it marks as
         <backend>/__pycache__/<name>.*    numba's index (.nbi) and object code (.nbc)
         llvm/<name>.obj                   an LLVM unit's object code behind its SHA-256
         runtime/<name>.obj                the runtime's native helpers (runtime/native_code.py)
-        pipeline/<name>.pkl               a graph's optimized form (jitgrad/compilation/pipeline_cache.py)
+        pipeline/<name>.pkl               a graph's optimized form (codegen/pipeline_cache.py)
 
 `cache_clear` deletes only files under the marked subdirectory whose names jitgrad gives its
 entries; on a directory without the marker it refuses and deletes nothing.

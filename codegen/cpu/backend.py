@@ -23,13 +23,13 @@ import numpy as np
 
 from ...ir import config
 from ...ir.kernel import kernel_nodes
-from ...ir.passes.manager import run_pipeline
 from ...runtime import threads
 from ...runtime.allocator import aligned_empty
 from ...runtime.executable import (ARENA, HOST, INPUT, OUTPUT, Bases, Buffer, Executable,
                                    HostStep, SequencedRun)
 from ...runtime.sequencer import Program
 from ..kernel.control import CONTROL, control_op
+from ..pipeline_cache import optimize
 from . import host, loops, unit_prefetch
 from .kernels import opaque
 from .units import kernel_unit, unit_key
@@ -161,9 +161,10 @@ def output_results(graph, layout):
 
 
 def compile_subgraph(graph):
-    """A control-flow sub-graph (body, condition, branch) through the pass pipeline and this
-    backend: its Executable, or why it cannot run inside a native loop (a host step in it)."""
-    optimized, schedule, plan = run_pipeline(graph)
+    """A control-flow sub-graph (body, condition, branch) through the pass pipeline (cached on
+    disk as a jitted function's graph is: codegen/pipeline_cache.py) and this backend: its
+    Executable, or why it cannot run inside a native loop (a host step in it)."""
+    optimized, schedule, plan = optimize(graph, (), "cpu")
     exe = compile_cpu(graph, optimized, schedule, plan)
     host_steps = [s[1].node for s in exe.run.steps if s[0] == "host"]
     if host_steps:

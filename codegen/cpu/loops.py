@@ -2,8 +2,9 @@
 that runs its compiled sub-graphs (runtime/loop_runner.py).
 
 Each sub-graph (body, condition, branch) goes through the pass pipeline and the CPU backend like any
-graph (`compile_sub`, given by codegen/cpu/backend.py): fused, memory-planned, its kernels compiled
-as units (a nested loop is again one such kernel). The node's kernel is `jg_loop` / `jg_branch` with
+graph (`compile_sub`, given by codegen/cpu/backend.py): fused, memory-planned (the result cached
+on disk, codegen/pipeline_cache.py), its kernels compiled as units (a nested loop is again one
+such kernel). The node's kernel is `jg_loop` / `jg_branch` with
 a descriptor saying where each sub-program input and output lives per iteration: xs and the stacked
 ys are strided views of the node's buffers, the carry ping-pongs between the node's output and one
 preallocated scratch copy. A length-10,000 scan compiles exactly what a length-10 one does.

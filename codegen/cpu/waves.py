@@ -4,7 +4,7 @@ plan that keeps the lanes' buffers apart. The device-independent pipeline plans 
 schedule's order (ir/passes/plan_memory.py); the CPU backend asks `planned` for its plan with
 waves, which plan_memory lays out (its `waves` argument), kept only when it does not raise the
 peak by more than WAVE_MEMORY and WAVE_MEMORY_SLACK. The result is a WavePlan, which the pipeline
-cache stores (jitgrad/compilation/pipeline_cache.py): a warm start lays nothing out again."""
+cache stores (codegen/pipeline_cache.py): a warm start lays nothing out again."""
 from __future__ import annotations
 
 import math

@@ -16,7 +16,7 @@ _LINES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def remember(node, lines: tuple) -> None:
     """Give a kernel the lines body_lines would print for it (a schedule read from the pipeline
-    cache carries them: jitgrad/compilation/pipeline_cache.py)."""
+    cache carries them: codegen/pipeline_cache.py)."""
     _LINES[node.params["body"]] = tuple(lines)
 
 

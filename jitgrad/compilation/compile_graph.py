@@ -10,24 +10,16 @@ from ..ir.interpreter import interpret
 from ..ir.types import kind_of
 from ..runtime import profiling
 from ..runtime.executable import Executable  # noqa: F401 - the record backends return
-from . import pipeline_cache
 
 
 def optimize(graph: Graph, donated=(), device=None):
     """Run the default pass pipeline; returns (optimized graph, schedule, memory plan), from the
-    disk cache when this graph was optimized before (pipeline_cache.py).
-    `donated`: graph input indices whose storage the caller gives up (jit donate_argnums).
-    `device`: the plan comes laid out as that device's backend runs it (codegen.LAYOUTS: the CPU
-    pool's concurrent waves), and is cached so: a warm start lays nothing out again."""
-    from ..ir.passes.manager import run_pipeline    # lazy: the passes load on the first compile
-    lay_out = None if device is None else _layouts().get(str(device).split(":")[0])
-    if lay_out is None:
-        return pipeline_cache.cached(graph, donated, lambda g, d: run_pipeline(g, donated=d))
-
-    def run(g, d):
-        optimized, schedule, plan = run_pipeline(g, donated=d)
-        return optimized, schedule, lay_out(optimized, plan)
-    return pipeline_cache.cached(graph, donated, run, layout=str(device).split(":")[0])
+    disk cache when this graph was optimized before (codegen/pipeline_cache.py, which also
+    optimizes the CPU's loop bodies). `donated`: graph input indices whose storage the caller
+    gives up (jit donate_argnums). `device`: the plan comes laid out as that device's backend
+    runs it (the CPU pool's concurrent waves), and is cached so."""
+    from ..codegen import pipeline_cache    # lazy: codegen loads on the first compile
+    return pipeline_cache.optimize(graph, donated, device)
 
 
 def _complex_reason(graph: Graph):
@@ -73,11 +65,6 @@ def _backend(device):
     """codegen backends register in codegen.BACKENDS: device type -> fn(graph, optimized, schedule, plan)."""
     from ..codegen import BACKENDS  # lazy: codegen (numba, LLVM) loads on the first compile
     return BACKENDS.get(str(device).split(":")[0])
-
-
-def _layouts():
-    from ..codegen import LAYOUTS   # lazy: as _backend, codegen loads on the first compile
-    return LAYOUTS
 
 
 def backend_for(name: str):

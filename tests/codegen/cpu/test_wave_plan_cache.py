@@ -1,5 +1,5 @@
 """The CPU's memory plan laid out for its pool's waves (codegen/cpu/waves.py) is cached with the
-pass pipeline's result (jitgrad/compilation/pipeline_cache.py): a warm load runs no wave planner
+pass pipeline's result (codegen/pipeline_cache.py): a warm load runs no wave planner
 (waves.layout_info()'s 'laid' count stays), gives the same waves and values; a plan laid out for
 another width is laid out again; the layout is part of the cache key."""
 import os
@@ -12,7 +12,7 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.codegen.cpu import waves
-from jitgrad.compilation import pipeline_cache
+from jitgrad.codegen import pipeline_cache
 from jitgrad.ir.passes.manager import run_pipeline
 from jitgrad.ir.passes.plan_memory import plan_memory
 from jitgrad.runtime import thread_pool

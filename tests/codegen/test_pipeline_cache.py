@@ -1,4 +1,4 @@
-"""The pass pipeline's results on disk (jitgrad/compilation/pipeline_cache.py): a graph optimized
+"""The pass pipeline's results on disk (codegen/pipeline_cache.py): a graph optimized
 before is loaded, not optimized again, with the same optimized IR and memory plan; the key tells
 apart source lines, donated inputs and switched-off passes; a damaged entry is recomputed;
 `jitgrad cache clear` removes the entries; a second process gets the hit."""
@@ -13,7 +13,7 @@ import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.ir.passes.manager import run_pipeline
 from jitgrad.runtime import cache
-from jitgrad.compilation import pipeline_cache
+from jitgrad.codegen import pipeline_cache
 
 
 @pytest.fixture

@@ -11,7 +11,12 @@ which depend on the thread count, also in the key), so a warm start plans no wav
 
     <kernel dir>/pipeline/jg_pipeline_<24 hex>.pkl     SHA-256 of the payload, then the pickle
 
-The key is the traced graph's text (ir/printer.py: every node, param and source line; large
+`optimize` is the one way a graph goes through the pipeline for a backend: a jitted function's
+graph (jitgrad/compilation/compile_graph.py) and the sub-graphs the CPU compiles into native
+loops (scan, while and fori_loop bodies, cond branches: codegen/cpu/backend.compile_subgraph)
+alike, so a warm start runs no pass on a loop body either.
+
+The key is the graph's text (ir/printer.py: every node, param and source line; large
 constants by the digest of their bytes), so two graphs that print alike optimize alike, and a
 graph whose source lines moved gets its own entry (kernel names and errors name the lines).
 The code version is a hash of the ir/ package's source, of codegen/kernel/canonical.py (an
@@ -33,6 +38,9 @@ import numpy as np
 from .. import ir
 from ..ir import Graph, config
 from ..ir.kernel import KERNEL
+from . import LAYOUTS, disk_cache
+from .cpu import waves
+from .kernel import canonical
 
 _VERSION: list = []
 
@@ -45,7 +53,7 @@ def _code_version() -> str:
         root = os.path.dirname(ir.__file__)
         files = [os.path.join(dirpath, n) for dirpath, _, names in os.walk(root)
                  for n in names if n.endswith(".py")]
-        for path in sorted(files) + [_canonical().__file__, _waves().__file__]:
+        for path in sorted(files) + [canonical.__file__, waves.__file__]:
             with open(path, "rb") as f:
                 h.update(os.path.basename(path).encode() + b"\0" + f.read())
         _VERSION.append(h.hexdigest()[:16])
@@ -63,13 +71,24 @@ def key(graph: Graph, donated, layout: str = "") -> str:
     return "jg_pipeline_" + h.hexdigest()[:24]
 
 
-def _disk_cache():
-    from ..codegen import disk_cache    # lazy: codegen (llvmlite) loads on the first compile
-    return disk_cache
+def optimize(graph: Graph, donated=(), device=None):
+    """The default pass pipeline's result for `graph`: (optimized graph, schedule, memory plan),
+    from the disk cache when this graph was optimized before. `donated`: graph input indices
+    whose storage the caller gives up (jit donate_argnums). `device`: the plan comes laid out as
+    that device's backend runs it (LAYOUTS: the CPU pool's concurrent waves), and is cached so;
+    None: the pipeline's own plan (the reference interpreter's)."""
+    target = None if device is None else str(device).split(":")[0]
+    lay_out = LAYOUTS.get(target)
+
+    def run(g, d):
+        from ..ir.passes.manager import run_pipeline   # lazy: a warm start loads no pass
+        optimized, schedule, plan = run_pipeline(g, donated=d)
+        return optimized, schedule, plan if lay_out is None else lay_out(optimized, plan)
+    return cached(graph, donated, run, layout="" if lay_out is None else target)
 
 
 def _root():
-    return _disk_cache().usable_root("pipeline")
+    return disk_cache.usable_root("pipeline")
 
 
 def cached(graph: Graph, donated, run, layout: str = ""):
@@ -95,7 +114,7 @@ def cached(graph: Graph, donated, run, layout: str = ""):
 
 
 def _read(path: str):
-    payload, _ = _disk_cache().read_sealed(path)     # a damaged entry: logged, None
+    payload, _ = disk_cache.read_sealed(path)     # a damaged entry: logged, None
     if payload is None:
         return None
     try:
@@ -106,20 +125,9 @@ def _read(path: str):
         return None
     if not isinstance(entry, dict):     # an entry written before the kernels' texts were kept
         return entry
-    canonical = _canonical()
     for node, lines in zip(_kernels(entry["result"]), entry["lines"]):
         canonical.remember(node, lines)
     return entry["result"]
-
-
-def _canonical():
-    from ..codegen.kernel import canonical    # lazy: as _disk_cache, codegen loads on first compile
-    return canonical
-
-
-def _waves():
-    from ..codegen.cpu import waves           # lazy: as _canonical
-    return waves
 
 
 def _kernels(result) -> list:
@@ -132,11 +140,10 @@ def _write(root: str, path: str, result) -> None:
     # with each kernel's canonical text (codegen/kernel/canonical.py): the backend names the
     # units a schedule loads from disk by it, and printing the bodies again in a later process
     # cost ~20 ms of a GPT step's 0.25 s first call
-    canonical = _canonical()
     entry = {"result": result, "lines": [canonical.body_lines(n) for n in _kernels(result)]}
     try:
         payload = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # noqa: BLE001 - a param no pickle can hold: just not cached
         config.log(1, f"pipeline cache: not stored ({type(e).__name__}: {e})")
         return
-    _disk_cache().write_sealed(root, path, payload)
+    disk_cache.write_sealed(root, path, payload)
