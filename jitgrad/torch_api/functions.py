@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import numpy as jnp
-from . import creation, shape_methods
+from . import creation, dtype_info, shape_methods
 from ..eager.array_base import ArrayOps
 from ..eager.tensor import Tensor, as_tensor
 from ..nn.module import Module
@@ -271,5 +271,5 @@ FUNCTIONS.update({
     "fliplr": shape_methods.fliplr, "flipud": shape_methods.flipud, "real": jnp.real,
     "imag": jnp.imag,
     "result_type": jnp.result_type, "can_cast": jnp.can_cast, "promote_types": jnp.promote_types,
-    "finfo": jnp.finfo, "iinfo": jnp.iinfo, "asarray": jnp.asarray,
+    "finfo": dtype_info.finfo, "iinfo": dtype_info.iinfo, "asarray": jnp.asarray,
 })
