@@ -1,7 +1,8 @@
 """Loop bodies compiled into native loops (codegen/cpu/backend.compile_subgraph) go through the
 pipeline cache as a jitted function's graph does (codegen/pipeline_cache.py): a warm compile of
-a scan, a while_loop or a fori_loop runs no pass on the graph nor on its bodies, and gives the
-same values; the bodies' entries sit beside the graph's, under the same kind of key."""
+a scan, a while_loop, a fori_loop or a cond runs no pass on the graph nor on its bodies or
+branches, and gives the same values; the bodies' entries sit beside the graph's, under the same
+kind of key."""
 import numpy as np
 import pytest
 
@@ -48,6 +49,14 @@ def powers(x):
     return jg.lax.fori_loop(0, 5, lambda i, c: c * x + i, jnp.ones_like(x))
 
 
+def branch(x):
+    return jg.lax.cond(jnp.sum(x) > 0, lambda x: jnp.tanh(x) * 2.0, lambda x: x - 1.0, x)
+
+
+def _branch_reference(x):
+    return np.tanh(x) * 2 if np.sum(x) > 0 else x - 1
+
+
 def _rnn_reference(h, xs, w):
     ys = []
     for x in xs:
@@ -70,6 +79,8 @@ CASES = {
              _rnn_reference),
     "while_loop": (halving, lambda rng: (rng.standard_normal((3, 5)).astype(np.float32),),
                    None),
+    "cond": (branch, lambda rng: (rng.standard_normal((6,)).astype(np.float32),),
+             _branch_reference),
     "fori_loop": (powers, lambda rng: (rng.standard_normal((7,)).astype(np.float32),),
                   _powers_reference),
 }
