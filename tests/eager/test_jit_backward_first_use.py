@@ -24,7 +24,7 @@ def compiles(monkeypatch):
 
 def _mlp():
     jg.manual_seed(0)
-    return nn.Sequential(nn.Linear(5, 7), nn.Tanh(), nn.Linear(7, 3))
+    return nn.Sequential(nn.Linear(5, 11), nn.Tanh(), nn.Linear(11, 3))
 
 
 def _expected_grads(model, x):
@@ -40,7 +40,7 @@ def _expected_grads(model, x):
 @pytest.mark.parametrize("jitted", [True, False])
 def test_backward_compiles_at_its_first_run_when_the_forward_was_jitted(jitted, compiles):
     model = _mlp()
-    x = np.linspace(-1, 1, 20, dtype=np.float32).reshape(4, 5)
+    x = np.linspace(-1, 1, 45, dtype=np.float32).reshape(9, 5)
     step = jg.jit(lambda m, x: m(x)) if jitted else (lambda m, x: m(x))
     per_call = []
     for _ in range(4):
