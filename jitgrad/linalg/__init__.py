@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import numpy as jnp
 from ..scipy import linalg as sla
+from .ex_info import checked as _checked, lu_info as _lu_info
 from .general_eigen import eig, eigvals
 from .householder import householder_product
 from .tensor_inverse import tensorinv, tensorsolve
@@ -35,16 +36,14 @@ LinAlgError = np.linalg.LinAlgError     # what a bad matrix raises (torch.linalg
 LstsqResult = collections.namedtuple("LstsqResult", "solution residuals rank singular_values")
 LUResult = collections.namedtuple("LUResult", "P L U")
 LUFactorResult = collections.namedtuple("LUFactorResult", "LU pivots")
-WithInfo = collections.namedtuple("WithInfo", "result info")
+CholeskyExResult = collections.namedtuple("CholeskyExResult", "L info")
+InvExResult = collections.namedtuple("InvExResult", "inverse info")
+SolveExResult = collections.namedtuple("SolveExResult", "result info")
+LUFactorExResult = collections.namedtuple("LUFactorExResult", "LU pivots info")
 
 
 def _dims(dim):
     return tuple(dim) if isinstance(dim, list) else dim
-
-
-def _info(x):
-    """The `info` of the *_ex forms: zeros of the batch shape (jitgrad raises on failure)."""
-    return jnp.zeros(tuple(x.shape[:-2]), dtype=jnp.int32)
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -93,8 +92,12 @@ def cholesky(A, *, upper=False):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False):
-    """torch.linalg.cholesky_ex: (L, info); info is 0 (a failure raises here)."""
-    return WithInfo(cholesky(A, upper=upper), _info(A))
+    """torch.linalg.cholesky_ex: (L, info); info is 0, or nonzero where A is not positive-definite
+    (1: jitgrad's LAPACK call gives NaNs for the whole matrix, so the failing minor's order that
+    torch reports is not known)."""
+    L = cholesky(A, upper=upper)
+    info = jnp.where(jnp.all(jnp.isfinite(L), axis=(-2, -1)), 0, 1).astype(jnp.int32)
+    return CholeskyExResult(L, _checked("cholesky_ex", info, check_errors))
 
 
 def inv(A):
@@ -103,8 +106,9 @@ def inv(A):
 
 
 def inv_ex(A, *, check_errors=False):
-    """torch.linalg.inv_ex: (inverse, info); info is 0 (a failure raises here)."""
-    return WithInfo(inv(A), _info(A))
+    """torch.linalg.inv_ex: (inverse, info); info is LU's: the first zero pivot (1-based), or
+    0."""
+    return InvExResult(inv(A), _checked("inv_ex", _lu_info(lu_factor(A).LU), check_errors))
 
 
 def det(A):
@@ -260,8 +264,10 @@ def solve(A, B, *, left=True):
 
 
 def solve_ex(A, B, *, left=True, check_errors=False):
-    """torch.linalg.solve_ex: (solution, info); info is 0 (a failure raises here)."""
-    return WithInfo(solve(A, B, left=left), _info(A))
+    """torch.linalg.solve_ex: (solution, info); info is A's LU's: the first zero pivot
+    (1-based), or 0."""
+    info = _checked("solve_ex", _lu_info(lu_factor(A).LU), check_errors)
+    return SolveExResult(solve(A, B, left=left), info)
 
 
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
@@ -291,9 +297,10 @@ def lu_factor(A, *, pivot=True):
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
-    """torch.linalg.lu_factor_ex: (LU, pivots, info); info is 0."""
+    """torch.linalg.lu_factor_ex: (LU, pivots, info); info is the first zero pivot (1-based)
+    of U, or 0."""
     lu_, piv = lu_factor(A, pivot=pivot)
-    return lu_, piv, _info(A)
+    return LUFactorExResult(lu_, piv, _checked("lu_factor_ex", _lu_info(lu_), check_errors))
 
 
 def lu(A, *, pivot=True):

@@ -48,5 +48,5 @@ def test_prepared_record_matches_torch(rec, call):
         assert len(mine) == len(theirs), rec.id
         for g, w in zip(mine, theirs):
             assert g.shape == w.shape, f"{rec.id}: shape {g.shape}, torch {w.shape}"
-            np.testing.assert_allclose(g, w, err_msg=rec.id, **tolerance(rec, g.dtype if g.dtype
-                                                                          .kind == "f" else "float32"))
+            real = g.dtype if g.dtype.kind == "f" else np.dtype("float32")
+            np.testing.assert_allclose(g, w, err_msg=rec.id, **tolerance(rec, real))

@@ -83,3 +83,22 @@ def test_pinv_and_matrix_rank_take_torchs_atol_and_rtol():
     batched = jg.linalg.matrix_rank(jg.tensor(np.stack([A, A])), atol=jg.tensor([0.01, 2.0]))
     np.testing.assert_array_equal(np.asarray(batched), [2, 1])
     assert batched.dtype == np.int64
+
+
+def test_ex_forms_report_failures_in_info_as_torch():
+    """info was always 0: now LU's first zero pivot (1-based) for inv_ex / solve_ex /
+    lu_factor_ex, nonzero for a cholesky_ex of a matrix that is not positive-definite."""
+    singular, indefinite = np.array([[1.0, 2.0], [2.0, 4.0]]), np.array([[1.0, 2.0], [2.0, 1.0]])
+    batch = jg.tensor(np.stack([singular, np.eye(2)]))
+    np.testing.assert_array_equal(np.asarray(jg.linalg.inv_ex(batch).info), [2, 0])
+    np.testing.assert_array_equal(np.asarray(jg.linalg.lu_factor_ex(batch).info), [2, 0])
+    assert int(jg.linalg.solve_ex(jg.tensor(singular), jg.tensor([1.0, 1.0])).info) == 2
+    assert int(jg.linalg.cholesky_ex(jg.tensor(indefinite)).info) != 0
+    assert int(jg.linalg.cholesky_ex(jg.tensor(np.eye(2))).L.sum()) == 2
+    jitted = jg.jit(lambda a: jg.linalg.inv_ex(a).info)(batch)
+    np.testing.assert_array_equal(np.asarray(jitted), [2, 0])
+    with pytest.raises(np.linalg.LinAlgError, match="inv_ex: the factorization failed"):
+        jg.linalg.inv_ex(batch, check_errors=True)
+    with pytest.raises(jg.ConcretizationError, match="check_errors=True.*traced function"):
+        jg.jit(lambda a: jg.linalg.inv_ex(a, check_errors=True))(batch)
+    assert jg.linalg.inv_ex(jg.tensor(np.eye(2)), check_errors=True).inverse.shape == (2, 2)

@@ -119,7 +119,8 @@ for _ord in ("fro", "nuc", 1, -1, 2, float("inf")):
     direct("matrix_norm", [((3, 4),), ((2, 3, 3),)], kwargs={"ord": _ord})
 direct("matrix_norm", [((3, 4, 2),)], kwargs={"dim": (0, 2), "keepdim": True})
 rec("vector_norm", lambda m, x, y: m.la.vector_norm(cplx(x, y)), PAIR, **_COMPLEX)
-rec("matrix_norm", lambda m, x, y: m.la.matrix_norm(cplx(x, y), ord="nuc"), PAIR, **_COMPLEX_NO_GRAD)
+rec("matrix_norm", lambda m, x, y: m.la.matrix_norm(cplx(x, y), ord="nuc"), PAIR,
+    **_COMPLEX_NO_GRAD)
 rec("cond", lambda m, x: m.la.cond(dominant(m, x)), SQUARE)
 rec("cond", lambda m, x: m.la.cond(dominant(m, x), p="fro"), SQUARE[:2])
 rec("cond", lambda m, x: m.la.cond(dominant(m, x), p=1), SQUARE[:2])
@@ -226,7 +227,7 @@ direct("householder_product", [((4, 3), (2,)), ((3, 3), (3,)), ((2, 4, 3), (2, 3
 rec("householder_product", lambda m, a, b, t, u: m.la.householder_product(cplx(a, b), cplx(t, u)),
     [((4, 3), (4, 3), (2,), (2,))], **_COMPLEX)
 
-# ----------------------------------------------------------------------------- matrix functions, products
+# ----------------------------------------------------------------------------- functions, products
 direct("matrix_exp", SQUARE0, domain="unit")
 rec("matrix_exp", lambda m, x, y: m.la.matrix_exp(cplx(x, y) * 0.5), PAIR, **_COMPLEX_NO_GRAD)
 rec("multi_dot", lambda m, a, b, c: m.la.multi_dot([a, b, c]),
@@ -246,7 +247,8 @@ direct("vander", [((3,),)], kwargs={"N": 5})
 
 # ----------------------------------------------------------------------------- left out
 UNRECORDED = {"jitgrad.linalg": {
-    **dict.fromkeys(("LUFactorResult", "LUResult", "LstsqResult", "WithInfo"),
+    **dict.fromkeys(("CholeskyExResult", "InvExResult", "LUFactorExResult", "LUFactorResult",
+                     "LUResult", "LstsqResult", "SolveExResult"),
                     "the named tuple class of a result (lu_factor, lu, lstsq, the _ex forms), "
                     "not a function"),
     "LinAlgError": "an exception class (torch.linalg.LinAlgError), not an op",
