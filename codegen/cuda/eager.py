@@ -8,8 +8,8 @@ rank-1 kernel whatever the shape.
 
 Data movement (transpose, broadcast, slice, rev, pad, concatenate) is one strided copy kernel;
 reshape is a view. `constant` is computed on the host by the NumPy reference and uploaded.
-A reduction keeping the innermost axis, or a long full one, runs the jit's kernel for it in place
-(codegen/cuda/eager_reduce.py); the others move the reduced axes last and reduce rows.
+A reduction runs the jit's kernel for its layout in place (codegen/cuda/eager_reduce.py: rows,
+columns or a full split); a scan moves its axis last and scans rows.
 """
 from __future__ import annotations
 
@@ -32,7 +32,6 @@ from . import target
 from . import tiles as TL
 from .lowp import HALF
 
-LONG_ROW = 1024            # rows at least this long get a block each, shorter ones a thread
 TILED_MATMUL_WORK = 32 ** 3
 
 
@@ -278,32 +277,16 @@ def rows_last(x, axes, index=0):
 
 
 def _reduce(op, arrays, params, out_types, index):
+    """A reduction as the jit's kernel for its layout (eager_reduce.plan), reading x in place."""
     (x,), (out_t,) = arrays, out_types
     out = empty(out_t.shape, out_t.dtype, index)
-    how = ER.plan(op, x.shape, params["axes"], x.dtype, out_t.dtype) if out.size else None
-    if how is not None:     # the jit's kernel for this layout: columns in place, or a full split
-        work = [fill(empty((n,), dt, index), 0, index) if zeroed else empty((n,), dt, index)
-                for dt, n, zeroed in how.work]
-        launch(compiled(how.generator, *how.key), how.grid, ER.MAX_BLOCK, flat(x), flat(out),
-               *work, *how.args, index=index)
+    if not out.size:
         return (out,)
-    x, rows, m = rows_last(x, params["axes"], index)
-    if rows == 0:
-        return (out,)
-    dtype = np.dtype(x.dtype)
-    if rows == 1 and m >= 2 * target.DEFAULT.split_elems and op not in (Op.argmax, Op.argmin):
-        # a full reduction: partials from up to max_split blocks, then one block folds them
-        split = min(target.DEFAULT.max_split, -(-m // target.DEFAULT.split_elems))
-        part = empty((split,), dtype, index)
-        launch(compiled(K.reduce_block, op, dtype, K.BLOCK, True), split, K.BLOCK, part,
-               flat(x), 1, m, index=index)
-        x, m = part, split
-    if m >= LONG_ROW:
-        kernel = compiled(K.reduce_block, op, dtype)
-        launch(kernel, min(rows, target.DEFAULT.max_blocks), K.BLOCK, flat(out), flat(x), rows, m, index=index)
-    else:
-        kernel = compiled(K.reduce_thread, op, dtype)
-        launch(kernel, *grid_1d(rows), flat(out), flat(x), rows, m, index=index)
+    how = ER.plan(op, x.shape, params["axes"], x.dtype, out_t.dtype)
+    work = [fill(empty((n,), dt, index), 0, index) if zeroed else empty((n,), dt, index)
+            for dt, n, zeroed in how.work]
+    launch(compiled(how.generator, *how.key), how.grid, how.block, flat(x), flat(out), *work,
+           *how.args, index=index)
     return (out,)
 
 

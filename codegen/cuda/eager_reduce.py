@@ -1,7 +1,7 @@
-"""CUDA's eager column reductions (a reduction keeping the innermost axis, x.sum(axis=0)) from the
-jit's column generator (codegen/cuda/fused/reduce_columns.write_columns) over extents that are
-kernel arguments: one kernel per op, dtype and pattern of reduced and kept axes, launched on the
-jit's grid policy (column_grid), reading x in place as the jit kernel does.
+"""CUDA's eager reductions from the jit's reduce generators (codegen/cuda/fused/reduce.py,
+reduce_columns.py) over extents that are kernel arguments: one kernel per op, dtype and pattern of
+reduced and kept axes (and block size, for rows), launched on the jit's policies (split_blocks,
+column_grid, rows_grid), reading x in place as the jit kernels do.
 
 The generator writes into a kernel object; `ReduceKernel` is that object for one reduction of one
 input: parameters in0, out0, the workspace of a split launch, then the runtime extents (and SPLIT,
@@ -21,7 +21,8 @@ from . import exprs
 from . import reduction_fold as fold
 from .fused.blocks import BlockReductions
 from .fused.fused_kernel import MAX_BLOCK
-from .fused.reduce import SPLIT_ELEMS, ReduceShape, split_blocks, split_parts, write_split
+from .fused.reduce import (SPLIT_ELEMS, ReduceShape, rows_grid, split_blocks, split_parts,
+                           write_rows, write_split)
 from .fused.reduce_columns import column_grid, column_parts, write_columns
 from .lowp import HALF
 from .source import NUMBA_TYPE, CudaKernelSource, module_text, short
@@ -115,6 +116,21 @@ def columns(op, dtype, out_dtype, pattern, split) -> CudaKernelSource:
     return k.finish(f"eager {op.value} over axes {axes} of {tag}, columns, {short(dtype)}")
 
 
+def rows(op, dtype, out_dtype, pattern, block) -> CudaKernelSource:
+    """out (kept extents) = op over the reduced axes of x, anywhere in `pattern` (as `columns`):
+    a block of `block` threads per output element (fused/reduce.write_rows), argmax/argmin's
+    first index of the winner included."""
+    extents = [f"d{k}" for k in range(len(pattern))]
+    axes = tuple(k for k, reduced in enumerate(pattern) if reduced)
+    node = _node(op, dtype, out_dtype, axes)
+    tag = "".join("r" if reduced else "k" for reduced in pattern)
+    k = ReduceKernel(f"reduce_rows_{op.value}_{short(dtype)}_{tag}_b{block}", node, extents,
+                     "eager reduce: a block per output")
+    write_rows(k, BlockReductions(k, [node]), ReduceShape(extents, axes), block)
+    return k.finish(f"eager {op.value} over axes {axes} of {tag}, a block of {block} per "
+                    f"output, {short(dtype)}")
+
+
 def pattern_of(shape, axes) -> tuple:
     """x's axes collapsed for a reduction: unit axes dropped, adjacent axes alike (both reduced
     or both kept) merged. Returns (extents, reduced flags)."""
@@ -131,38 +147,44 @@ def pattern_of(shape, axes) -> tuple:
 
 
 class Launch(NamedTuple):
-    generator: Callable     # columns or full
+    generator: Callable     # full, columns or rows
     key: tuple              # its arguments, the kernel cache's key
     grid: tuple
+    block: int
     args: tuple             # runtime arguments after the arrays
     work: tuple             # the workspace: (dtype, size, zeroed) of each array
 
 
-def plan(op, x_shape, axes, dtype, out_dtype) -> Launch | None:
+def plan(op, x_shape, axes, dtype, out_dtype) -> Launch:
     """How an eager reduction runs as one of the jit's kernels, by the jit's rules for its
-    layouts: a full reduction of at least 2 * SPLIT_ELEMS elements split over blocks, one keeping
-    the innermost axis over at least a warp of columns in columns (split over grid.y as the jit
-    splits it). None for the others (and an arg reduction, 16-bit words, a dtype numba has no
-    type for, a full reduction of 8- or 16-bit partials)."""
-    extents, pattern = pattern_of(x_shape, axes)
-    kind, is_arg = exprs.REDUCER_KIND[op]
+    layouts: a full reduction of at least 2 * SPLIT_ELEMS elements split over blocks (not an arg
+    reduction, whose partials would need indices), one keeping the innermost axis over at least
+    a warp of columns in columns (split over grid.y as the jit splits it), any other in rows
+    (rows_grid). float16 / bfloat16 never come here: jitgrad/cuda.py widens them first."""
     dtypes = {np.dtype(dtype), np.dtype(out_dtype)}
-    if is_arg or dtypes & HALF or not dtypes <= NUMBA_TYPE.keys():
-        return None
-    rows = int(np.prod([e for e, r in zip(extents, pattern) if not r], dtype=np.int64))
+    if dtypes & HALF or not dtypes <= NUMBA_TYPE.keys():
+        raise ValueError(f"eager CUDA {op.value}: expected dtypes numba.cuda computes in "
+                         f"(float16 / bfloat16 widened to float32 first), got "
+                         f"{sorted(d.name for d in dtypes)}")
+    extents, pattern = pattern_of(x_shape, axes)
+    if not any(pattern):          # only unit axes reduced: one element per output
+        extents, pattern = extents + (1,), pattern + (True,)
+    kind, is_arg = exprs.REDUCER_KIND[op]
+    kept = int(np.prod([e for e, r in zip(extents, pattern) if not r], dtype=np.int64))
     length = int(np.prod([e for e, r in zip(extents, pattern) if r], dtype=np.int64))
     key = (op, np.dtype(dtype), np.dtype(out_dtype))
-    # the last block reads the partials with atomics, which numba.cuda has for 32/64-bit only
-    partials = fold.acc_dtype(kind, dtype).itemsize >= 4
-    if rows == 1 and length >= 2 * SPLIT_ELEMS and partials:
+    part = fold.word_dtype(fold.acc_dtype(kind, dtype))   # as split_parts / column_parts
+    if kept == 1 and length >= 2 * SPLIT_ELEMS and not is_arg:
         split = split_blocks(length)
-        work = ((fold.acc_dtype(kind, dtype), split, False), (TICKET, 1, True))
-        return Launch(full, key, (split,), (length, split), work)
-    if not any(pattern) or pattern[-1] or rows < WARP:
-        return None
-    col_blocks, split, chunk = column_grid(rows, length)
-    if split == 1 or not partials:
-        return Launch(columns, key + (pattern, False), (max(1, col_blocks), 1), extents, ())
-    work = ((fold.acc_dtype(kind, dtype), split * rows, False), (TICKET, -(-rows // WARP), True))
-    return Launch(columns, key + (pattern, True), (col_blocks, split), extents + (split, chunk),
-                  work)
+        work = ((part, split, False), (TICKET, 1, True))
+        return Launch(full, key, (split,), MAX_BLOCK, (length, split), work)
+    if is_arg or pattern[-1] or kept < WARP:
+        blocks, block = rows_grid(kept, length)
+        return Launch(rows, key + (pattern, block), (blocks,), block, extents, ())
+    col_blocks, split, chunk = column_grid(kept, length)
+    if split == 1:
+        return Launch(columns, key + (pattern, False), (max(1, col_blocks), 1), MAX_BLOCK,
+                      extents, ())
+    work = ((part, split * kept, False), (TICKET, -(-kept // WARP), True))
+    return Launch(columns, key + (pattern, True), (col_blocks, split), MAX_BLOCK,
+                  extents + (split, chunk), work)

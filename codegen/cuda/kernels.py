@@ -11,8 +11,7 @@ grid-stride loops, so any grid size is correct and the launcher picks one for oc
   copy          out[ooff + i.ostrides] = a[aoff + i.astrides]: transpose, broadcast, slice, rev,
                 concatenate and pad pieces are all this one kernel
   fill          out[i] = value
-  reduce_thread one thread per row (short rows); reduce_block one block per row: tree reduction
-                through warp shuffles and shared memory (long rows)
+  (reductions: the jit's generators, codegen/cuda/eager_reduce.py)
   scan/sort     one thread per row (cumsum, stable insertion sort, argsort)
   take/scatter  gathers along one axis; scatter_add with atomics
   matmul        one thread per output (small) or shared-memory tiles of up to 64 x 64 outputs
@@ -28,13 +27,11 @@ from ...ir.types import is_bool, is_float
 from ..kernel.buffer import CSE, IndentedBuffer
 from ..kernel.space import at, flat_space
 from . import exprs
-from . import reduction_fold as fold
 from . import target
 from . import tiles as TL
 from .source import NUMBA_TYPE, CudaKernelSource, module_text, short
 
 WARP = target.WARP
-BLOCK = target.DEFAULT.block      # threads per block of block-per-row reductions (8 warps)
 I64 = "int64"
 
 
@@ -133,84 +130,6 @@ def fill(dtype) -> CudaKernelSource:
             buf.writeline("i += step")
     return _finish(name, f"fill, {short(dtype)}", None, buf,
                    [_arr(dtype), NUMBA_TYPE[np.dtype(dtype)], I64])
-
-
-# ----------------------------------------------------------------------------- reductions
-
-def reduce_thread(op, dtype) -> CudaKernelSource:
-    """o[row] = reduce(a[row, :]) with one thread per row of a contiguous (rows, m) array."""
-    kind, is_arg = exprs.REDUCER_KIND[op]
-    acc_dt = fold.acc_dtype(kind, dtype)
-    ctx = exprs.ExprContext()
-    name = f"reduce_thread_{op.value}_{short(dtype)}"
-    buf = IndentedBuffer()
-    with buf.indent(f"def {name}(o, a, rows, m):"):
-        with grid_stride(buf, "rows"):
-            buf.writeline("base = i * m")
-            if is_arg:
-                buf.writeline("best = a[base]")
-                buf.writeline("at = 0")
-                with buf.indent("for j in range(1, m):"):
-                    buf.writeline("v = a[base + j]")
-                    with buf.indent(f"if {exprs.arg_better('v', 'best', kind, dtype)}:"):
-                        buf.writeline("best = v")
-                        buf.writeline("at = j")
-                buf.writeline("o[i] = at")
-            else:
-                buf.writeline(f"acc = {exprs.REDUCE_INIT[kind](ctx, acc_dt)}")
-                with buf.indent("for j in range(m):"):
-                    buf.writeline(f"v = {fold.as_acc(acc_dt, dtype, 'a[base + j]')}")
-                    buf.writeline(f"acc = {fold.combine(kind, 'acc', 'v', acc_dt)}")
-                buf.writeline(f"o[i] = {fold.stored(dtype, 'acc')}")
-            buf.writeline("i += step")
-    out_dt = np.dtype("int64") if is_arg else dtype
-    return _finish(name, f"{op.value} over rows, one thread per row, {short(dtype)}", ctx, buf,
-                   [_arr(out_dt), _arr(dtype), I64, I64])
-
-
-def reduce_block(op, dtype, block=BLOCK, partials=False) -> CudaKernelSource:
-    """o[row] = reduce(a[row, :]): one block per row (grid-striding over rows); each thread folds
-    a strided slice, then the block folds as every CUDA reduction does (codegen/cuda/reduction_fold.py).
-    partials: one row (rows == 1) split over the grid, block b writing its partial to o[b]; a
-    second launch reduces the partials (not for argmax/argmin, whose partials need indices)."""
-    kind, is_arg = exprs.REDUCER_KIND[op]
-    if partials and is_arg:
-        raise ValueError(f"reduce_block: {op.value} has no partials form")
-    acc_dt = fold.acc_dtype(kind, dtype)
-    ctx = exprs.ExprContext()
-    name = f"reduce_block_{op.value}_{short(dtype)}_b{block}" + ("_partials" if partials else "")
-    init = exprs.REDUCE_INIT[kind](ctx, acc_dt)
-    folds = [fold.arg(kind, dtype, init) if is_arg else
-             fold.plain(kind, "acc", acc_dt, "warp_acc", init)]
-    buf = IndentedBuffer()
-    with buf.indent(f"def {name}(o, a, rows, m):"):
-        for s in folds[0].slots:
-            buf.writeline(f"{s.shared} = cuda.shared.array(WARPS, {NUMBA_TYPE[s.dtype]})")
-        buf.writeline("tid = cuda.threadIdx.x")
-        buf.writeline("lane = tid % 32")
-        buf.writeline("warp = tid // 32")
-        buf.writeline("row = 0" if partials else "row = cuda.blockIdx.x")
-        with buf.indent("while row < rows:"):
-            buf.writeline("base = row * m")
-            for s in folds[0].slots:
-                buf.writeline(f"{s.name} = {s.identity}")
-            buf.writeline("j = cuda.blockIdx.x * BLOCK + tid" if partials else "j = tid")
-            with buf.indent("while j < m:"):   # this thread's elements, as another lane's
-                buf.writeline(f"acc_o = {fold.as_acc(acc_dt, dtype, 'a[base + j]')}")
-                if is_arg:
-                    buf.writeline("at_o = int64(j)")
-                folds[0].combine(buf)
-                buf.writeline("j += cuda.gridDim.x * BLOCK" if partials else "j += BLOCK")
-            at = "cuda.blockIdx.x" if partials else "row"
-            fold.block_fold(buf, folds, lambda: buf.writeline(
-                f"o[{at}] = {'at' if is_arg else fold.stored(dtype, 'acc')}"))
-            buf.writeline("cuda.syncthreads()   # the shared partials are reused next row")
-            buf.writeline("row += 1" if partials else "row += cuda.gridDim.x")
-    out_dt = np.dtype("int64") if is_arg else dtype
-    consts = (f"BLOCK = {block}", f"WARPS = {block // WARP}  # shared.array needs a module "
-              "constant", "")
-    return _finish(name, f"{op.value} over rows, one block of {block} per row, {short(dtype)}",
-                   ctx, buf, [_arr(out_dt), _arr(dtype), I64, I64], consts)
 
 
 # ----------------------------------------------------------------------------- scans and sorts

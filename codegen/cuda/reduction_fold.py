@@ -46,11 +46,29 @@ def stored(out_dtype, value) -> str:
     return f"({value} != 0)" if is_bool(out_dtype) else value
 
 
+def word_dtype(dtype) -> np.dtype:
+    """The dtype a value of `dtype` travels in through shuffles and atomics: an 8/16-bit int as
+    int32 (numba shuffles and atomically reads 32/64-bit words only; the round trip is exact)."""
+    dtype = np.dtype(dtype)
+    return np.dtype("int32") if dtype.kind in "iu" and dtype.itemsize < 4 else dtype
+
+
+def atomic_read(array, index, dtype, ctx) -> str:
+    """array[index] (a partial of `dtype`, stored as word_dtype) read with an atomic, from L2,
+    never a stale L1 line: the way a block reads partials other blocks published."""
+    word = word_dtype(dtype)
+    read = f"cuda.atomic.add({array}, {index}, {ctx.const(0, word)})"
+    return read if word == np.dtype(dtype) else f"np.{np.dtype(dtype).name}({read})"
+
+
 def shuffle_down(value, dtype) -> str:
     """`value` (of `dtype`) from the lane `offset` below, as cuda.shfl_down_sync gives it. numba
-    shuffles signed ints and floats only, so an unsigned value (a uint64 sum) travels as its
-    signed twin: the same bits."""
+    shuffles 32/64-bit signed ints and floats only, so an 8/16-bit int travels as an int32 and
+    an unsigned value (a uint64 sum) as its signed twin: the same bits."""
     dtype = np.dtype(dtype)
+    if word_dtype(dtype) != dtype:
+        word = f"np.int32({value})"
+        return f"np.{dtype.name}(cuda.shfl_down_sync({FULL_MASK}, {word}, offset))"
     if dtype.kind == "u":
         twin = f"np.int{dtype.itemsize * 8}({value})"
         return f"np.{dtype.name}(cuda.shfl_down_sync({FULL_MASK}, {twin}, offset))"

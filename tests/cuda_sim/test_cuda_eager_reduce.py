@@ -1,7 +1,7 @@
 """CUDA's eager reductions run the jit's kernels over runtime extents (codegen/cuda/eager_reduce.py)
 where the jit's layout rules pick them: columns when the innermost axis is kept (split over
-grid.y when there are few columns), a split over blocks for a long full reduction; each against
-NumPy. Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
+grid.y when there are few columns), a split over blocks for a long full reduction, rows (a
+block per output, argmax/argmin included) otherwise; each against NumPy. Run by tests/codegen/cuda/test_cuda_sim_runner.py."""
 import importlib.util
 
 import numpy as np
@@ -45,17 +45,35 @@ def test_empty_reduced_axis_gives_the_identity():
                                   np.zeros(40, np.float32))
 
 
-@pytest.mark.parametrize("op, shape, axes", [
-    (Op.argmax, (40, 33), (0,)),           # arg reductions keep the rows kernels
-    (Op.reduce_sum, (40, 33), (1,)),       # the innermost axis reduced
-    (Op.reduce_sum, (40, 31), (0,)),       # fewer columns than a warp
+@pytest.mark.parametrize("op, shape, axes, block", [
+    (Op.argmax, (40, 33), (0,), 64),        # arg reductions: rows, reading x in place
+    (Op.reduce_sum, (40, 33), (1,), 64),    # the innermost axis reduced
+    (Op.reduce_sum, (40, 31), (0,), 64),    # fewer columns than a warp
+    (Op.reduce_max, (3, 20, 5), (0, 2), 32),   # short rows: a warp each
 ])
-def test_other_reductions_keep_the_rows_kernels(op, shape, axes, rng):
+def test_other_reductions_run_the_rows_kernel_in_place(op, shape, axes, block, rng):
     x = rng.standard_normal(shape).astype(np.float32)
-    assert _plan(op, x, axes) is None
-    name = {Op.argmax: "argmax", Op.reduce_sum: "sum"}[op]
-    got = getattr(jnp, name)(jg.tensor(x, device="cuda"), axis=axes[0]).numpy()
-    np.testing.assert_allclose(got, getattr(np, name)(x, axis=axes[0]), rtol=1e-5)
+    out_dtype = np.dtype("int64") if op is Op.argmax else x.dtype
+    plan = eager_reduce.plan(op, x.shape, axes, x.dtype, out_dtype)
+    assert plan.generator is eager_reduce.rows and plan.block == block
+    name = {Op.argmax: "argmax", Op.reduce_sum: "sum", Op.reduce_max: "max"}[op]
+    axis = axes if len(axes) > 1 else axes[0]
+    got = getattr(jnp, name)(jg.tensor(x, device="cuda"), axis=axis).numpy()
+    np.testing.assert_allclose(got, getattr(np, name)(x, axis=axis), rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+def test_arg_reductions_keep_the_first_tie_and_the_first_nan(name, rng):
+    """NumPy's rules on every lane and warp boundary: a tie goes to the first index, a NaN wins
+    (the first one)."""
+    x = rng.standard_normal((3, 300)).astype(np.float32)
+    x[0, [7, 40, 290]] = 9.0 if name == "argmax" else -9.0     # ties across warps
+    x[1, [250, 33, 260]] = np.nan                             # the first NaN, 33, wins
+    x[2, [255, 256]] = -9.0 if name == "argmax" else 9.0      # nothing to see
+    got = getattr(jnp, name)(jg.tensor(x, device="cuda"), axis=1).numpy()
+    np.testing.assert_array_equal(got, getattr(np, name)(x, axis=1))
+    whole = getattr(jnp, name)(jg.tensor(x[0], device="cuda")).item()
+    assert whole == getattr(np, name)(x[0])
 
 
 @pytest.mark.parametrize("name, dtype", [("sum", np.float32), ("max", np.int64),
@@ -71,12 +89,19 @@ def test_full_reductions_split_over_blocks_in_one_launch(name, dtype, rng):
     np.testing.assert_array_equal(got, getattr(np, name)(x))
 
 
-def test_small_int_partials_are_not_split(rng):
-    """numba.cuda's atomics (the last block's read of the partials) take 32/64-bit words only:
-    int16 columns run unsplit, an int16 full reduction keeps the rows kernels."""
-    x = rng.integers(-50, 50, (96, 32)).astype(np.int16)
-    plan = _plan(Op.reduce_min, x, (0,))
-    assert plan.generator is eager_reduce.columns and plan.key[-1] is False and plan.work == ()
-    np.testing.assert_array_equal(jnp.min(jg.tensor(x, device="cuda"), axis=0).numpy(),
-                                  x.min(0))
-    assert _plan(Op.reduce_max, x.reshape(-1).repeat(3), (0,)) is None
+@pytest.mark.parametrize("name, dtype, shape, axis", [
+    ("max", np.int8, (2 * 2048 + 5,), None),     # a full split over 3 blocks
+    ("min", np.uint16, (96, 32), 0),             # one column block: a 3-way split over grid.y
+])
+def test_small_int_partials_split_exactly(name, dtype, shape, axis, rng):
+    """8/16-bit partials travel in 32-bit words (numba's atomics read no narrower): the split
+    kernels run for them, their extremes exact."""
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
+    x.flat[-2] = info.max if name == "max" else info.min     # in the last block's share
+    plan = _plan(getattr(Op, f"reduce_{name}"), x, (0,) if axis is None else (axis,))
+    assert plan.work[0][0] == np.int32
+    got = getattr(jnp, name)(jg.tensor(x, device="cuda"), axis=axis).numpy()
+    np.testing.assert_array_equal(got, getattr(np, name)(x, axis=axis))
+    jitted = jg.jit(lambda t: getattr(jnp, name)(t, axis=axis))(jg.tensor(x, device="cuda"))
+    np.testing.assert_array_equal(jitted.numpy(), getattr(np, name)(x, axis=axis))

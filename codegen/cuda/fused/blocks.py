@@ -26,21 +26,43 @@ class BlockReductions:
     def _kind(n):
         return exprs.REDUCER_KIND[n.op][0]
 
+    @staticmethod
+    def _is_arg(n):
+        return exprs.REDUCER_KIND[n.op][1]
+
     def _init(self, n):
         return exprs.REDUCE_INIT[self._kind(n)](self.k.ctx, self.dt(n))
 
+    def _fold(self, n) -> fold.ReductionFold:
+        """n's slots and combine step: an accumulator, or an argmax/argmin's (value, index)
+        pair (at<i>, the first index of the winner; only the rows layout folds those)."""
+        acc = self.names[n]
+        if self._is_arg(n):
+            return fold.arg(self._kind(n), n.inputs[0].type.dtype, self._init(n), acc,
+                            f"at{acc[3:]}")
+        return fold.plain(self._kind(n), acc, self.dt(n), f"sh{acc[3:]}", self._init(n))
+
     def declare(self, shape="WARPS"):
         for n in self.nodes:
-            self.k.buf.writeline(f"sh{self.names[n][3:]} = cuda.shared.array({shape}, "
-                                 f"{NUMBA_TYPE[self.dt(n)]})")
+            for s in self._fold(n).slots:
+                self.k.buf.writeline(f"{s.shared} = cuda.shared.array({shape}, "
+                                     f"{NUMBA_TYPE[s.dtype]})")
 
     def init(self, nodes):
         for n in nodes:
-            self.k.buf.writeline(f"{self.names[n]} = {self._init(n)}")
+            for s in self._fold(n).slots:
+                self.k.buf.writeline(f"{s.name} = {s.identity}")
 
-    def update(self, n, v):
-        """Fold element `v` of the reduced operand into n's accumulator."""
-        self.update_raw(n, fold.as_acc(self.dt(n), n.inputs[0].type.dtype, v))
+    def update(self, n, v, j="j"):
+        """Fold element `v` (reduced element `j`) of the reduced operand into n's accumulator."""
+        v = fold.as_acc(self.dt(n), n.inputs[0].type.dtype, v)
+        if not self._is_arg(n):
+            self.update_raw(n, v)
+            return
+        f = self._fold(n)   # as another lane's pair: a later j never wins a tie
+        self.k.buf.writeline(f"{f.slots[0].name}_o = {v}")
+        self.k.buf.writeline(f"{f.slots[1].name}_o = int64({j})")
+        f.combine(self.k.buf)
 
     def update_raw(self, n, v):
         """Fold `v`, already of the accumulator's dtype (a partial), into n's accumulator."""
@@ -50,12 +72,11 @@ class BlockReductions:
     def fold(self, nodes, at_lane0):
         """Fold every thread's accumulators; then at_lane0() runs in thread 0 with the results
         in the accumulators (as results(nodes) names them)."""
-        fold.block_fold(self.k.buf, [fold.plain(self._kind(n), self.names[n], self.dt(n),
-                                                f"sh{self.names[n][3:]}", self._init(n))
-                                     for n in nodes], at_lane0)
+        fold.block_fold(self.k.buf, [self._fold(n) for n in nodes], at_lane0)
 
     def results(self, nodes):
-        return {n.output: fold.stored(n.output.type.dtype, self.names[n]) for n in nodes}
+        return {n.output: f"at{self.names[n][3:]}" if self._is_arg(n) else
+                fold.stored(n.output.type.dtype, self.names[n]) for n in nodes}
 
 
 def block_setup(k, block, reds, r):

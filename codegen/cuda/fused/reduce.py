@@ -11,6 +11,7 @@ from ....ir.passes.fusion_rules import analyze_kernel
 from ...kernel.buffer import CSE
 from ...kernel.nest import reduce_nest
 from ...kernel.space import Space, flat_space, times
+from .. import reduction_fold as fold
 from .. import target
 from .. import vectorize as VV
 from ..kernels import WARP
@@ -103,9 +104,25 @@ def _fold_vectors(k, red, shape, start, step, vp):
         buf.writeline(f"j = {groups * vp.lanes} + {start}   # the scalar tail")
 
 
+def rows_grid(rows, length) -> tuple:
+    """(blocks, threads per block) of a rows reduction, jit and eager alike: a block per output
+    element, grid-striding past MAX_BLOCKS, of threads_for(length) threads: a warp for rows of
+    up to 32 elements (consecutive lanes read consecutive elements), up to MAX_BLOCK for long
+    ones."""
+    return max(1, min(rows, MAX_BLOCKS)), threads_for(length)
+
+
 def _reduce_rows(k, red, shape) -> Fused:
     k.kind = "reduce: a block per output"
-    block = threads_for(shape.length)
+    blocks, block = rows_grid(shape.rows, shape.length)
+    write_rows(k, red, shape, block)
+    return k.finish((blocks,), (block,))
+
+
+def write_rows(k, red, shape, block):
+    """The kernel of a rows reduction: a block of `block` threads per output element r, each
+    thread folding elements j = tid, tid + block, ...; extents are ints (jit) or parameter
+    names (eager)."""
     with k.header():
         with block_prologue(k, block, red, shape.rows):
             red.init(red.nodes)
@@ -113,8 +130,6 @@ def _reduce_rows(k, red, shape) -> Fused:
             red.fold(red.nodes, lambda: epilogue(k, red, shape))
             k.buf.writeline("cuda.syncthreads()   # the shared partials are reused next row")
             k.buf.writeline("r += cuda.gridDim.x")
-    return k.finish((max(1, min(shape.rows, MAX_BLOCKS)),), (block,))
-
 
 
 def split_blocks(length) -> int:
@@ -137,8 +152,9 @@ def _reduce_split(k, red, shape) -> Fused:
 
 
 def split_parts(red) -> list:
-    """(name, dtype) of each reduction's partials, one per block of a full reduction."""
-    return [(f"part{red.names[n][3:]}", red.dt(n)) for n in red.nodes]
+    """(name, dtype) of each reduction's partials, one per block of a full reduction (an
+    8/16-bit one in 32-bit words, which atomics read)."""
+    return [(f"part{red.names[n][3:]}", fold.word_dtype(red.dt(n))) for n in red.nodes]
 
 
 def write_split(k, red, shape, vp):
@@ -166,9 +182,8 @@ def write_split(k, red, shape, vp):
             red.init(red.nodes)
             buf.writeline("j = tid")
             with buf.indent("while j < SPLIT:"):
-                for n in red.nodes:   # an atomic read comes from L2, never a stale L1 line
-                    zero = k.ctx.const(0, red.dt(n))
-                    red.update_raw(n, f"cuda.atomic.add({parts[n]}, j, {zero})")
+                for n in red.nodes:
+                    red.update_raw(n, fold.atomic_read(parts[n], "j", red.dt(n), k.ctx))
                 buf.writeline("j += BLOCK")
 
             def finish():

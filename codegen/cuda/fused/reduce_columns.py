@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ...kernel.buffer import CSE
+from .. import reduction_fold as fold
 from .. import vectorize as VV
 from ..kernels import WARP
 from .blocks import BlockReductions, epilogue
@@ -59,8 +60,9 @@ def reduce_columns(k, red, shape) -> Fused:
 
 
 def column_parts(red) -> list:
-    """(name, dtype) of each reduction's partials when the reduced axis is split over grid.y."""
-    return [(f"part{red.names[n][3:]}", red.dt(n)) for n in red.nodes]
+    """(name, dtype) of each reduction's partials when the reduced axis is split over grid.y
+    (an 8/16-bit one in 32-bit words, which atomics read)."""
+    return [(f"part{red.names[n][3:]}", fold.word_dtype(red.dt(n))) for n in red.nodes]
 
 
 def write_columns(k, red, shape, vp, split, block):
@@ -170,9 +172,9 @@ def _column_finish(k, red, shape, parts, split, block):
     def fold_parts():
         red.init(red.nodes)
         with buf.indent("for s in range(SPLIT):"):
-            for n in red.nodes:   # an atomic read comes from L2, never a stale L1 line
-                zero = k.ctx.const(0, red.dt(n))
-                red.update_raw(n, f"cuda.atomic.add({parts[n]}, s * {shape.rows} + r, {zero})")
+            for n in red.nodes:
+                red.update_raw(n, fold.atomic_read(parts[n], f"s * {shape.rows} + r", red.dt(n),
+                                                   k.ctx))
         epilogue(k, red, shape)
     with buf.indent("if last[0] == 1:   # every block of these columns has published"):
         each_column(fold_parts)

@@ -14,6 +14,7 @@ if not tc.cuda_toolchain_available():
     pytest.skip(f"CUDA toolchain not installed: {tc.INSTALL_HINT}", allow_module_level=True)
 
 import jitgrad as jg  # noqa: E402
+from jitgrad.codegen.cuda import eager_reduce as ER  # noqa: E402
 from jitgrad.codegen.cuda import exprs as cuda_exprs, kernels as K  # noqa: E402
 from jitgrad.ir.ops import Op  # noqa: E402
 from jitgrad.ir.primitives import ELEMENTWISE, RECORDS  # noqa: E402
@@ -31,13 +32,11 @@ KERNELS = {
                                                             I32, 1),
     "copy_f64_r3": lambda: K.copy(F64, 3),
     "fill_bool": lambda: K.fill(B),
-    "reduce_thread_sum_f32": lambda: K.reduce_thread(Op.reduce_sum, F32),
-    "reduce_thread_argmax_f64": lambda: K.reduce_thread(Op.argmax, F64),
-    "reduce_block_sum_f32": lambda: K.reduce_block(Op.reduce_sum, F32),
-    "reduce_block_max_bool": lambda: K.reduce_block(Op.reduce_max, B),
-    "reduce_block_argmin_f32": lambda: K.reduce_block(Op.argmin, F32),
-    "reduce_block_prod_i64": lambda: K.reduce_block(Op.reduce_prod, I64),
-    "reduce_block_sum_f32_partials": lambda: K.reduce_block(Op.reduce_sum, F32, partials=True),
+    "reduce_rows_sum_f32_warp": lambda: ER.rows(Op.reduce_sum, F32, F32, (False, True), 32),
+    "reduce_rows_argmax_f64_krk": lambda: ER.rows(Op.argmax, F64, I64, (False, True, False), 64),
+    "reduce_rows_max_bool": lambda: ER.rows(Op.reduce_max, B, B, (False, True), 256),
+    "reduce_rows_argmin_f32": lambda: ER.rows(Op.argmin, F32, I64, (True,), 256),
+    "reduce_rows_prod_i64": lambda: ER.rows(Op.reduce_prod, I64, I64, (True, False), 128),
     "scan_cumsum_i32": lambda: K.scan_rows(Op.cumsum, I32),
     "scan_sort_f32": lambda: K.scan_rows(Op.sort, F32),
     "scan_argsort_f64": lambda: K.scan_rows(Op.argsort, F64),

@@ -18,6 +18,7 @@ if not tc.cuda_toolchain_available():
 
 import ml_dtypes  # noqa: E402
 
+from jitgrad.codegen.cuda import eager_reduce as ER  # noqa: E402
 from jitgrad.codegen.cuda import exprs as cuda_exprs, kernels as K  # noqa: E402
 from jitgrad.ir.ops import Op  # noqa: E402
 
@@ -59,8 +60,9 @@ def test_uint64_computes_natively_in_every_eager_kernel_kind():
     u = np.dtype("uint64")
     for src in (K.elementwise_op(Op.floor_div, {}, (u, u), u, 2),
                 K.elementwise_op(Op.shift_right, {}, (u, u), u, 1),
-                K.reduce_thread(Op.reduce_sum, u), K.reduce_block(Op.reduce_sum, u),
-                K.reduce_block(Op.argmax, u), K.reduce_block(Op.reduce_max, u, partials=True),
+                ER.rows(Op.reduce_sum, u, u, (True,), 64),
+                ER.rows(Op.argmax, u, np.dtype("int64"), (False, True), 256),
+                ER.full(Op.reduce_max, u, u),
                 K.scan_rows(Op.cumsum, u), K.scan_rows(Op.argsort, u),
                 K.scatter_add(u, np.dtype("int64")), K.matmul_thread(u), K.matmul_tiled(u, 4, 4)):
         _compiles(src)

@@ -2,7 +2,7 @@
 and eager generators, the SM count from the device where a GPU is present, an H100's elsewhere."""
 import numpy as np
 
-from jitgrad.codegen.cuda import eager, kernels, target
+from jitgrad.codegen.cuda import eager, target
 from jitgrad.codegen.cuda.fused import fused_kernel, matmul, reduce
 from jitgrad.runtime import cuda_device
 
@@ -14,7 +14,7 @@ def test_without_a_gpu_the_target_is_the_documented_default():
 
 
 def test_jit_and_eager_generators_read_the_same_limits():
-    assert kernels.BLOCK == fused_kernel.MAX_BLOCK == target.DEFAULT.block
+    assert fused_kernel.MAX_BLOCK == target.DEFAULT.block
     assert fused_kernel.MAX_BLOCKS == target.DEFAULT.max_blocks
     assert (reduce.SPLIT_ELEMS, reduce.MAX_SPLIT) == (target.DEFAULT.split_elems,
                                                       target.DEFAULT.max_split)
