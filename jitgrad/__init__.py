@@ -47,6 +47,7 @@ from .eager.array_base import ArrayOps as _ArrayOps  # noqa: E402
 from .eager.lazy_methods import install_lazy_methods as _install_lazy_methods  # noqa: E402
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "load": ("jitgrad.serialization", "load"), "save": ("jitgrad.serialization", "save"),
+         "serialization": ("jitgrad.serialization", None),
          "bfloat16": ("jitgrad.dtypes", "bfloat16"), "optim": ("jitgrad.optim", None),
          "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None),
          "utils": ("jitgrad.utils", None), "accelerator": ("jitgrad.accelerator", None),

@@ -128,4 +128,6 @@ def wrap_public_functions(namespace: dict, package: str) -> None:
         if (isinstance(obj, types.FunctionType) and not name.startswith("_")
                 and obj.__module__.startswith(package)
                 and not getattr(obj, "__wrapped_by_api_boundary__", False)):
-            namespace[name] = api_boundary(obj)
+            wrapped = namespace[name] = api_boundary(obj)
+            # pickle finds a function by module and name (torch.save of a model holding F.relu)
+            wrapped.__module__, wrapped.__qualname__ = namespace["__name__"], name

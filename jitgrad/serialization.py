@@ -10,6 +10,7 @@ torch and hand over `{k: v.numpy()}`. `jg.load` of an AOT artifact (`compiled.sa
 returns the loaded function."""
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pickle
@@ -26,6 +27,43 @@ _MARKER = "jitgrad-checkpoint"
 _SAFE = {("collections", "OrderedDict"), ("collections", "defaultdict"),
          ("builtins", "set"), ("builtins", "frozenset"), ("builtins", "slice"),
          ("builtins", "complex"), ("builtins", "range")}
+# (module, qualname) -> the object: what the user allowed as well (add_safe_globals)
+_ALLOWED = {}
+
+
+def _allowed_key(entry):
+    obj, name = entry if isinstance(entry, tuple) else (entry, None)
+    if name is not None:
+        return tuple(name.rsplit(".", 1)), obj
+    return (obj.__module__, obj.__qualname__), obj
+
+
+def add_safe_globals(safe_globals):
+    """torch.serialization.add_safe_globals: classes and functions (or (obj, "module.name")
+    pairs) that load(weights_only=True) may rebuild from now on, besides its defaults."""
+    _ALLOWED.update(_allowed_key(g) for g in safe_globals)
+
+
+def get_safe_globals():
+    """torch.serialization.get_safe_globals: what add_safe_globals allowed."""
+    return list(_ALLOWED.values())
+
+
+def clear_safe_globals():
+    """torch.serialization.clear_safe_globals: forget what add_safe_globals allowed."""
+    _ALLOWED.clear()
+
+
+@contextlib.contextmanager
+def safe_globals(safe_globals):
+    """torch.serialization.safe_globals: add_safe_globals inside a `with` block only."""
+    saved = dict(_ALLOWED)
+    add_safe_globals(safe_globals)
+    try:
+        yield
+    finally:
+        _ALLOWED.clear()
+        _ALLOWED.update(saved)
 
 
 def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
@@ -93,11 +131,11 @@ class _Unpickler(pickle.Unpickler):
 
     def find_class(self, module, name):
         if self.weights_only and not (module == "builtins" and name in _BUILTIN_VALUES
-                                      or (module, name) in _SAFE):
+                                      or (module, name) in _SAFE or (module, name) in _ALLOWED):
             raise pickle.UnpicklingError(
                 f"load with weights_only=True: refusing to rebuild {module}.{name} (only "
-                "containers, numbers, strings and tensors); pass weights_only=False if you "
-                "trust the file")
+                "containers, numbers, strings, tensors and what add_safe_globals / "
+                "safe_globals allow); pass weights_only=False if you trust the file")
         return super().find_class(module, name)
 
     def persistent_load(self, pid):

@@ -46,3 +46,4 @@ from .jax_functions import (celu, dot_product_attention, elu, gelu, glu,  # noqa
                             softplus, sparse_plus, sparse_sigmoid, squareplus, standardize, swish,
                             tanh)
 from . import utils  # noqa: E402,F401
+from . import modules  # noqa: E402,F401  (torch.nn.modules' layout; last: it names classes)

@@ -28,10 +28,15 @@ def _empty(*shape):
     return Parameter(np.empty(shape, default_float()))
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """torch.nn.modules.linear.NonDynamicallyQuantizableLinear: MultiheadAttention's out_proj,
+    a Linear that torch's dynamic quantization skips; a plain Linear otherwise."""
+
+
 class MultiheadAttention(Module):
     """torch.nn.MultiheadAttention: parameters `in_proj_weight` (3E, E) and `in_proj_bias` (3E,),
     or `q_proj_weight`/`k_proj_weight`/`v_proj_weight` when kdim or vdim differ from embed_dim;
-    `out_proj` (a Linear); `bias_k`/`bias_v` (1, 1, E) with add_bias_kv."""
+    `out_proj` (a Linear, named as torch names it); `bias_k`/`bias_v` (1, 1, E) with add_bias_kv."""
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False):
@@ -57,7 +62,7 @@ class MultiheadAttention(Module):
             self.k_proj_weight = _empty(e, self.kdim)
             self.v_proj_weight = _empty(e, self.vdim)
         self.register_parameter("in_proj_bias", _empty(3 * e) if bias else None)
-        self.out_proj = Linear(e, e, bias=bias)
+        self.out_proj = NonDynamicallyQuantizableLinear(e, e, bias=bias)
         if add_bias_kv:
             self.bias_k, self.bias_v = _empty(1, 1, e), _empty(1, 1, e)
         self.reset_parameters()
