@@ -162,7 +162,7 @@ def _none(a, b):
 
 
 def binary(op, x1, x2):
-    """NumPy's promotion of both operands, and NumPy's bool arithmetic."""
+    """JAX's promotion of both operands, and NumPy's bool arithmetic."""
     out = _fast_pair(op, x1, x2)        # float tensors of one dtype whose signature ran before
     if out is not None:
         return out
@@ -193,7 +193,7 @@ def _nonnegative_exponent(b):
 
 
 def compare(op, x1, x2):
-    """NumPy's promotion of both operands; a bool result."""
+    """JAX's promotion of both operands; a bool result."""
     out = _fast_pair(op, x1, x2)
     return apply(op, operands(x1, x2)) if out is None else out
 
