@@ -576,8 +576,8 @@ record("take_along_axis", jnp.take_along_axis, np.take_along_axis,
        errors=(err([(3, 4), Ints((3,), 0, 4)], ValueError, "dimension|ndim|rank|same number"),))
 # the identity in the operand's dtype: a float64 NumPy array is strong, f32 + it is float64
 record("linalg.cholesky",
-       lambda x: jnp.linalg.cholesky(x @ jnp.swapaxes(x, -1, -2) + 3 * np.eye(3, dtype=x.dtype)),
-       lambda x: np.linalg.cholesky(x @ np.swapaxes(x, -1, -2) + 3 * np.eye(3, dtype=x.dtype)),
+       lambda x: jnp.linalg.cholesky(x @ jnp.swapaxes(x, -1, -2) + 3 * np.eye(x.shape[-1], dtype=x.dtype)),
+       lambda x: np.linalg.cholesky(x @ np.swapaxes(x, -1, -2) + 3 * np.eye(x.shape[-1], dtype=x.dtype)),
        [((3, 3),)], tol=1e-4, lowp=(),
        errors=(err([(3, 4)], ValueError, "square|shape|dimension"),))
 record("einsum", lambda a, b: jnp.einsum("ij,jk->ik", a, b),
