@@ -48,6 +48,7 @@ from .eager.lazy_methods import install_lazy_methods as _install_lazy_methods  #
 _LAZY = {"cuda": ("jitgrad.cuda", None), "data": ("jitgrad.data", None),
          "load": ("jitgrad.serialization", "load"), "save": ("jitgrad.serialization", "save"),
          "serialization": ("jitgrad.serialization", None),
+         "backends": ("jitgrad.backends", None),
          "bfloat16": ("jitgrad.dtypes", "bfloat16"), "optim": ("jitgrad.optim", None),
          "scipy": ("jitgrad.scipy", None), "example_libraries": ("jitgrad.example_libraries", None),
          "utils": ("jitgrad.utils", None), "accelerator": ("jitgrad.accelerator", None),

@@ -61,7 +61,7 @@ def test_ir_runtime_codegen_import_only_the_layers_below():
 # table of the lower one when it is imported (Tensor methods, vmap for jnp.vectorize, ...).
 FRONT_END = {
     "base": ("errors", "dtypes", "promotion_lattice", "config", "tree_util", "lazy_import",
-             "cuda", "accelerator"),                    # dtypes, errors, pytrees, device queries
+             "cuda", "accelerator", "backends"),        # dtypes, errors, pytrees, device queries
     "compilation": ("compilation",),                    # a traced graph -> an executable
     "core": ("eager", "trace"),                         # Tensor, dispatch, autograd, tracing
     "numpy": ("numpy",),                                # jnp: the array functions
