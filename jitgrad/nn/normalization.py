@@ -54,8 +54,9 @@ def _moments(x, axes):
 def _updated(running, batch_stat, momentum):
     """(1 - momentum) * running + momentum * stat, without gradient, in running's dtype."""
     stat = stop_gradient(batch_stat).astype(running.dtype)
-    return jnp.add(jnp.multiply(running, 1.0 - momentum),       # a float or a tensor
-                   jnp.multiply(stat, momentum)).astype(running.dtype)
+    with no_grad():     # eagerly no autograd record: a buffer must not hold each step's graph
+        return jnp.add(jnp.multiply(running, 1.0 - momentum),       # a float or a tensor
+                       jnp.multiply(stat, momentum)).astype(running.dtype)
 
 
 def batch_norm_with_stats(input, running_mean, running_var, weight=None, bias=None,
