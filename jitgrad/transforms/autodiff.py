@@ -22,8 +22,15 @@ from . import module_state, pytree_roles
 
 
 def stop_gradient(x):
-    """The identity whose derivative is zero (applied to every leaf of a pytree)."""
-    return tree_util.tree_map(lambda v: apply(Op.stop_gradient, [asarray(v)]), x)
+    """The identity whose derivative is zero (applied to every leaf of a pytree). An eager tensor
+    comes back detached, as torch's `detach()`: no autograd history, `requires_grad` False."""
+    return tree_util.tree_map(_stopped, x)
+
+
+def _stopped(v):
+    if type(v) is Tensor:
+        return v.detach()
+    return apply(Op.stop_gradient, [asarray(v)])
 
 
 def as_inputs(leaves):

@@ -229,3 +229,19 @@ def test_missing_rule_names_the_op():
         vjp_graph(b.graph, wrt=[0], out_idx=[0])
     with pytest.raises(ir.MissingRuleError, match="'kernel' has no JVP rule"):
         jvp_graph(b.graph, tangent_inputs=[0])
+
+
+def test_eager_stop_gradient_is_detached_as_torch_detach():
+    """jg.stop_gradient of an eager tensor: no autograd history (requires_grad False, so its
+    graph is not kept alive and .numpy() works), the values unchanged, no gradient through it."""
+    x = jg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = jg.stop_gradient(x * x)
+    assert not y.requires_grad
+    np.testing.assert_array_equal(y.numpy(), [1.0, 4.0, 9.0])
+    (y.sum() + x.sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0])
+    # traced (grad, jit): still the primitive whose derivative is zero
+    g = jg.grad(lambda a: (jg.stop_gradient(a) * a).sum())(jg.tensor([1.0, 2.0]))
+    np.testing.assert_array_equal(np.asarray(g), [1.0, 2.0])
+    g = jg.jit(jg.grad(lambda a: (jg.stop_gradient(a) * a).sum()))(jg.tensor([1.0, 2.0]))
+    np.testing.assert_array_equal(np.asarray(g), [1.0, 2.0])
