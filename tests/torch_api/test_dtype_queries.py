@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import jitgrad as jg
+from jitgrad.ir import config
 
 DTYPES = [  # dtype, is_floating_point, is_complex, is_signed, itemsize
     (jg.float32, True, False, True, 4), (jg.float64, True, False, True, 8),
@@ -32,12 +33,11 @@ def test_finfo_of_a_dtype_a_tensor_or_the_default():
     assert jg.finfo(jg.float16).max == 65504.0 and jg.finfo(jg.bfloat16).eps == 2.0 ** -7
     assert jg.finfo(jg.float32).tiny == jg.finfo(jg.float32).smallest_normal == 2.0 ** -126
     assert jg.finfo().eps == 2.0 ** -23                  # torch.finfo(): the default dtype
-    previous = jg.get_default_dtype()
     try:
         jg.set_default_dtype(jg.float64)
         assert jg.finfo().bits == 64
-    finally:
-        jg.set_default_dtype(previous)
+    finally:        # unset, not set back to float32: a set default_dtype wins over enable_x64
+        config.reset("default_dtype")
 
 
 def test_iinfo_and_the_wrong_kind():
