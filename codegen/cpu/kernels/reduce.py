@@ -1,6 +1,8 @@
 """Reduction kernels as LLVM IR (the ReduceNest of codegen/kernel/nest.py): scalar accumulators
 when the reduced axes are innermost, else accumulator rows walked in memory order; long float
-sums in blocks of SUM_BLOCK; a full reduction in REDUCE_BLOCKS partial results on the pool."""
+sums in blocks (a float32 sum's blocks added up in float64; a float32 column sum over axis 0 in
+groups of rows, added up in float64 rows); a full reduction in REDUCE_BLOCKS partial results on
+the pool."""
 from __future__ import annotations
 
 import math
@@ -11,11 +13,13 @@ from llvmlite import ir
 from ...kernel.costs import SUM_BLOCK
 from ...kernel.reducers import REDUCER_KIND
 from ...kernel.nest import reduce_nest
-from ..llvm_exprs import I8, I64, ltype
+from ..llvm_exprs import F32, F64, I8, I64, ltype
 from .accumulators import Accs
 from .function import GRAIN, SCRATCH_STACK, UNROLL_TRIPS, Point, LoopOffsets, extern, unravel
 
 COLUMN_MIN = 16                   # columns per block of a parallel column reduction at least
+WIDE_BLOCK = 256                  # elements of a block of a float32 sum (_blocked)
+COLUMN_GROUP = 128                # rows of axis 0 a long float column sum adds up on their own
 REDUCE_BLOCKS = 32                # partial results of a parallel full reduction (fixed: the
                                   # result does not depend on the number of threads)
 
@@ -50,7 +54,7 @@ def gen_reduce(fn):
                             ridx[-1] if ridx else None)
             p.store_all(pre)
 
-        if sums and inner and inner[-1] > SUM_BLOCK:
+        if sums and inner and math.prod(inner) > _block(accs, sums, inner):
             _blocked(fn, accs, sums, inner, point)
         else:
             fn.nest(inner, point)
@@ -61,22 +65,49 @@ def gen_reduce(fn):
 
 
 def _blocked(fn, accs, sums, inner, point):
-    """The innermost reduced loop in blocks of SUM_BLOCK, each summed on its own first: float32
-    rounding error grows with the block size and count, not with the length."""
-    b, n = fn.b, inner[-1]
+    """A long sum in blocks of at most _block() elements, each summed on its own first and
+    added to a total (float64 for a float32 sum): float32 rounding error grows with the block
+    size, not with the length. A block is a run of the innermost reduced axis, or whole runs
+    of the axes after reduced axis t - 1, g at a time (BatchNorm's mean over (0, 2, 3): 64
+    runs summed one after the other gave ~10x NumPy's error)."""
+    b, size = fn.b, _block(accs, sums, inner)
+    t = next(t for t in range(1, len(inner) + 1) if math.prod(inner[t:]) <= size)
+    n, g = inner[t - 1], size // math.prod(inner[t:])
     blocks = {r: fn.alloca(accs.ty(r)) for r in sums}
+    totals = {r: fn.alloca(F64) for r in sums if _widened(accs, r)}
+    for r in totals:
+        b.store(ir.Constant(F64, 0.0), totals[r])
 
     def outer(oidx):
-        with fn.loop(-(-n // SUM_BLOCK)) as blk:
+        with fn.loop(-(-n // g)) as blk:
             accs.init(blocks)
-            lo = b.mul(blk, ir.Constant(I64, SUM_BLOCK))
-            hi = b.add(lo, ir.Constant(I64, SUM_BLOCK))
+            lo = b.mul(blk, ir.Constant(I64, g))
+            hi = b.add(lo, ir.Constant(I64, g))
             hi = b.select(b.icmp_signed("<", hi, ir.Constant(I64, n)), hi, ir.Constant(I64, n))
             with fn.loop(hi, lo) as j:
-                point(oidx + [j], blocks)
+                fn.nest(inner[t:], lambda idx: point([*oidx, j, *idx], blocks))
             for r in sums:
-                accs.update(r, b.load(blocks[r]))
-    fn.nest(inner[:-1], outer)
+                if r in totals:
+                    b.store(b.fadd(b.load(totals[r]), b.fpext(b.load(blocks[r]), F64)), totals[r])
+                else:
+                    accs.update(r, b.load(blocks[r]))
+    fn.nest(inner[:t - 1], outer)
+    for r in totals:
+        accs.update(r, b.fptrunc(b.load(totals[r]), F32))
+
+
+def _block(accs, sums, inner) -> int:
+    """The elements of a block of _blocked: SUM_BLOCK of an innermost reduced axis longer than
+    that; else whole runs of the inner axes, WIDE_BLOCK elements where a float32 sum adds its
+    blocks up in float64 (short blocks cost one more float64 add each), else SUM_BLOCK."""
+    if inner[-1] > SUM_BLOCK or not any(_widened(accs, n) for n in sums):
+        return SUM_BLOCK
+    return WIDE_BLOCK
+
+
+def _widened(accs, n) -> bool:
+    """Whether a sum's blocks or groups add up in float64: a float32 sum."""
+    return REDUCER_KIND[n.op][0] == "sum" and accs.dtype(n) == np.float32
 
 
 def gen_reduce_blocks(fn):
@@ -159,14 +190,22 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
     """Last axis kept (a column sum): walk the input in memory order into accumulator rows."""
     b = fn.b
     rsize = math.prod(rshape)
-    rows = {n: _scratch(fn, accs.dtype(n), rsize) for n in accs.nodes}
+    length = math.prod(D[a] for a in axes)      # a float32 column sum of over 8 groups: _columns
+    groups = {n: _scratch(fn, accs.dtype(n), rsize) for n in accs.nodes
+              if _widened(accs, n) and length > 8 * COLUMN_GROUP}
+    rows = {n: _scratch(fn, np.float64 if n in groups else accs.dtype(n), rsize)
+            for n in accs.nodes}
     args = {n: _scratch(fn, np.int64, rsize) for n in accs.arg}
     with fn.loop(rsize) as r:
         for n in accs.nodes:
-            b.store(accs.init_value(n), b.gep(rows[n][0], [r], inbounds=True))
+            zero = ir.Constant(F64, 0.0) if n in groups else accs.init_value(n)
+            b.store(zero, b.gep(rows[n][0], [r], inbounds=True))
+            if n in groups:
+                b.store(accs.init_value(n), b.gep(groups[n][0], [r], inbounds=True))
         for n in args:
             b.store(ir.Constant(I64, 0), b.gep(args[n][0], [r], inbounds=True))
     (axis,) = axes if len(axes) == 1 else (None,)
+    g = max(1, COLUMN_GROUP * D[axes[0]] // length) if groups else 0   # a group's rows of axes[0]
 
     def point(idx, rows_at, args_at):
         b = fn.b
@@ -179,12 +218,11 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
             accs.update(n, p.expr(n.inputs[0]), b.gep(rows_at[n], [r], inbounds=True),
                         idx[axis] if axis is not None else None, arg)
         p.store_all(pre)
+    scratch = [*rows.values(), *args.values(), *groups.values()]
     if fn.form != "columns":
-        fn.nest(D, lambda idx: point(idx, {n: v[0] for n, v in rows.items()},
-                                     {n: v[0] for n, v in args.items()}))
+        _columns(fn, accs, D, rshape, point, [v[0] for v in scratch], rows, groups, (axes[0], g), 0, D[-1])
     else:           # blocks of the last (kept) axis on the pool: each column's order unchanged
-        state, mine = fn.range_body([rows[n][0] for n in rows] + [args[n][0] for n in args])
-        rows_at, args_at = dict(zip(rows, mine)), dict(zip(args, mine[len(rows):]))
+        state, mine = fn.range_body([v[0] for v in scratch])
         L, blocks = D[-1], min(D[-1] // COLUMN_MIN, REDUCE_BLOCKS)
         fn.range_n = blocks
         begin, end = fn.range
@@ -193,22 +231,63 @@ def _reduce_outer(fn, accs, D, axes, kept, rshape, pre, post, shapes, part):
             c0 = fb.udiv(fb.mul(cb, ir.Constant(I64, L)), ir.Constant(I64, blocks))
             c1 = fb.udiv(fb.mul(fb.add(cb, ir.Constant(I64, 1)), ir.Constant(I64, L)),
                          ir.Constant(I64, blocks))
-
-            def columns(idx):
-                with fn.loop(c1, c0) as j:
-                    point([*idx, j], rows_at, args_at)
-            fn.nest(D[:-1], columns)
+            _columns(fn, accs, D, rshape, point, mine, rows, groups, (axes[0], g), c0, c1)
         fn.end_range_body(state, GRAIN)
     with fn.loop(rsize) as r:
-        given = {n.output: accs.value(n, b.load(b.gep((args if n in args else rows)[n][0], [r],
-                                                          inbounds=True)))
-                 for n in accs.nodes}
+        given = {}
+        for n in accs.nodes:
+            v = b.load(b.gep((args if n in args else rows)[n][0], [r], inbounds=True))
+            given[n.output] = accs.value(n, b.fptrunc(v, F32) if n in groups else v)
         rspace = LoopOffsets(fn, rshape, unravel(fn, rshape, r), flat=r)
         Point(fn, lambda v: rspace, part, given).store_all(post)
-    for ptr, heap in [*rows.values(), *args.values()]:
+    for ptr, heap in scratch:
         if heap:
             free = extern(fn, "free", ir.FunctionType(ir.VoidType(), [ir.PointerType(I8)]))
             b.call(free, [b.bitcast(ptr, ir.PointerType(I8))])
+
+
+def _columns(fn, accs, D, rshape, point, ptrs, rows, groups, grouping, c0, c1):
+    """Columns [c0, c1) of the domain D folded into the accumulator rows (ptrs: the rows, the
+    argmax/argmin indices, the group rows, as in _reduce_outer's scratch). With group rows,
+    grouping = (a, g): the first reduced axis a in groups of g rows (at most COLUMN_GROUP
+    elements of a column), under each index of the kept axes before it: each column's group
+    summed on its own in float32, then added to its float64 row, and the group rows reset: the
+    float32 error grows with the group size, not with the length ((65536, 32).sum(0) as one
+    chain per column was ~250x NumPy's pairwise error)."""
+    n_rows, n_args = len(rows), len(ptrs) - len(rows) - len(groups)
+    rows_at = dict(zip(rows, ptrs))
+    args_at = dict(zip(list(accs.arg), ptrs[n_rows:n_rows + n_args]))
+    group_at = dict(zip(groups, ptrs[n_rows + n_args:]))
+
+    def walk(outer, at):
+        def columns(idx):
+            with fn.loop(c1, c0) as j:
+                point([*outer, *idx, j], at, args_at)
+        fn.nest(D[len(outer):-1], columns)
+    if not groups:
+        return walk([], rows_at)
+    a, g = grouping
+    n0 = D[a]
+
+    def grouped(prefix):
+        b = fn.b
+        with fn.loop(-(-n0 // g)) as blk:
+            lo = b.mul(blk, ir.Constant(I64, g))
+            hi = b.add(lo, ir.Constant(I64, g))
+            hi = b.select(b.icmp_signed("<", hi, ir.Constant(I64, n0)), hi, ir.Constant(I64, n0))
+            with fn.loop(hi, lo) as i0:
+                walk([*prefix, i0], {**rows_at, **group_at})
+
+            def fold(kidx):
+                with fn.loop(c1, c0) as j:
+                    r = LoopOffsets(fn, rshape, [*prefix, *kidx, j]).offset(rshape)
+                    for n, ptr in group_at.items():
+                        at = fn.b.gep(ptr, [r], inbounds=True)
+                        row = fn.b.gep(rows_at[n], [r], inbounds=True)
+                        fn.b.store(fn.b.fadd(fn.b.load(row), fn.b.fpext(fn.b.load(at), F64)), row)
+                        fn.b.store(accs.init_value(n), at)
+            fn.nest(rshape[a:-1], fold)
+    fn.nest(D[:a], grouped)
 
 
 def _scratch(fn, dt, n):
