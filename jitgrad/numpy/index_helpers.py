@@ -81,8 +81,9 @@ def mask_indices(n, mask_func, k=0, *, size=None):
 
 
 def indices(dimensions, dtype=None, sparse=False):
-    """numpy.indices: the index grid of a shape (int32 by default, as jax.numpy)."""
-    dtype = "int32" if dtype is None else dtype
+    """numpy.indices: the index grid of a shape (int64 by default: jitgrad's default integer, as
+    jnp.arange's and jax.numpy's in x64 mode)."""
+    dtype = "int64" if dtype is None else dtype
     n = len(dimensions)
     grids = [reshape(arange(d, dtype=dtype), tuple(d if i == j else 1 for j in range(n)))
              for i, d in enumerate(dimensions)]
