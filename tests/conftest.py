@@ -66,3 +66,13 @@ def _backend_for_test(request, monkeypatch):
 def rng():
     import numpy as np
     return np.random.default_rng(0)
+
+
+@pytest.fixture
+def x64():
+    """64-bit defaults (jg.config's enable_x64) for one test, forgotten afterwards: reset, not
+    set back, because an option that is set (even to its default) wins over the environment."""
+    import jitgrad as jg
+    jg.config.update("enable_x64", True)
+    yield
+    jg.config.reset("enable_x64")

@@ -18,14 +18,6 @@ from tests.support import attention_reference as ref
 RNG = np.random.default_rng(0)
 
 
-@pytest.fixture
-def x64():
-    old = jg.config.read("enable_x64")
-    jg.config.update("enable_x64", True)
-    yield
-    jg.config.update("enable_x64", old)
-
-
 def randn(*shape):
     return RNG.standard_normal(shape)
 

@@ -15,14 +15,6 @@ torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(1)
 
 
-@pytest.fixture
-def x64():
-    old = jg.config.read("enable_x64")
-    jg.config.update("enable_x64", True)
-    yield
-    jg.config.update("enable_x64", old)
-
-
 def load(jmodel, tmodel):
     jmodel.load_state_dict({k: v.detach().numpy() for k, v in tmodel.state_dict().items()})
     return jmodel

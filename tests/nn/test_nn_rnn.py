@@ -17,15 +17,6 @@ from tests.support import rnn_reference as ref
 RNG = np.random.default_rng(0)
 
 
-@pytest.fixture
-def x64():
-    old = jg.config.read("enable_x64")
-    jg.config.update("enable_x64", True)
-    assert jg.get_default_dtype() == np.float64
-    yield
-    jg.config.update("enable_x64", old)
-
-
 def numpy_params(model):
     return {k: np.array(v, dtype=np.float64) for k, v in model.state_dict().items()}
 

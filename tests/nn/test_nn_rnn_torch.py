@@ -23,14 +23,6 @@ CASES = {
 INPUT, HIDDEN, SEQ, BATCH = 5, 4, 6, 3
 
 
-@pytest.fixture
-def x64():
-    old = jg.config.read("enable_x64")
-    jg.config.update("enable_x64", True)
-    yield
-    jg.config.update("enable_x64", old)
-
-
 def as_list(state):
     return list(state) if isinstance(state, tuple) else [state]
 

@@ -121,13 +121,6 @@ def test_sum_of_small_ints_accumulates_like_numpy():
 # of dtypes: int32 + float32 is float32 as in JAX and PyTorch (NumPy: float64)
 
 
-@pytest.fixture
-def x64():
-    jg.config.update("enable_x64", True)
-    yield
-    jg.config.update("enable_x64", False)
-
-
 def test_promotion_table_is_jaxs(x64):
     table = jax_table()
     assert set(ORDER) == {SHORT_NAME[d] for d in DTYPES}
