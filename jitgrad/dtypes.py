@@ -79,7 +79,7 @@ def default_complex() -> np.dtype:
 __all__ = ["float32", "float64", "int32", "int64", "bool_", "complex64", "complex128", "DTYPES",
            "float16", "bfloat16", "int8", "int16", "uint8", "uint16", "uint32", "uint64",
            "canonical_dtype", "default_complex",
-           "result_type", "scalar_dtype", "default_float", "set_default_dtype", "get_default_dtype",
+           "result_type", "torch_result_type", "scalar_dtype", "default_float", "set_default_dtype", "get_default_dtype",
            "set_float32_matmul_precision", "get_float32_matmul_precision"]
 
 
@@ -109,10 +109,20 @@ def scalar_dtype(x) -> np.dtype:
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 
 
+def _complex_of(r) -> np.dtype:
+    """The complex dtype keeping float dtype r's precision: complex64 for the 16-bit floats
+    (JAX's; torch's complex32 is not a jitgrad dtype) and float32, complex128 for float64."""
+    return complex128 if r == float64 else complex64
+
+
 # a weak Python scalar of a higher kind meeting an array dtype r (JAX's rules: a complex scalar
 # keeps a float array's precision, 1j * float32 is complex64)
 _WEAK_OVER = {"i": lambda r: int64, "f": lambda r: default_float(),
-              "c": lambda r: complex_dtype(r) if is_float(r) else default_complex()}
+              "c": lambda r: _complex_of(r) if is_float(r) else default_complex()}
+# 0-d tensors' dtype z of a higher kind than dimensioned tensors' dtype d (torch's
+# combine_categories): z, except that a complex z keeps a float d's precision
+_ZERO_DIM_OVER = {"i": lambda d, z: z, "u": lambda d, z: z,
+                  "f": lambda d, z: z, "c": lambda d, z: _complex_of(d) if is_float(d) else z}
 
 
 def result_type(*items) -> np.dtype:
@@ -127,3 +137,19 @@ def result_type(*items) -> np.dtype:
                 r = _WEAK_OVER[kind_of(w)](r)
         return r
     return max(weak, key=lambda d: _KIND_RANK[kind_of(d)]) if weak else default_float()
+
+
+def torch_result_type(*items) -> np.dtype:
+    """torch.result_type's rule over (dtype, weak, zero_dim) items: a 0-d tensor ranks below
+    dimensioned tensors unless its kind (bool < int < float < complex) is higher, so
+    `float32 [3] + float64 []` is float32 and `int8 [3] + int64 []` int8, while
+    `int32 [3] + float64 []` is float64; among dimensioned tensors alone, or 0-d ones alone,
+    `result_type`'s lattice. Weak Python scalars then join as in `result_type`."""
+    dims = [d for d, weak, zero in items if not weak and not zero]
+    zeros = [d for d, weak, zero in items if not weak and zero]
+    if not (dims and zeros):
+        return result_type(*((d, weak) for d, weak, _ in items))
+    d, z = jax_promote(dims, default_float()), jax_promote(zeros, default_float())
+    if _KIND_RANK[kind_of(z)] > _KIND_RANK[kind_of(d)]:
+        d = _ZERO_DIM_OVER[kind_of(z)](d, z)
+    return result_type((d, False), *((w, True) for w, weak, _ in items if weak))

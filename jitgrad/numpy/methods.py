@@ -15,6 +15,7 @@ from ..errors import api_boundary
 import numpy as np
 
 from ..eager.dispatch import apply, fast_binary
+from ..eager.zero_dim_promotion import torch_operands
 from ..ir import Op
 from ..ir.registry import RECORDS
 from ..eager.tensor import Tensor
@@ -66,6 +67,7 @@ def _binop(name, reflected=False):
         if fast is not None and _fast_operands(fast, self, other):
             return apply(fast, [other, self] if reflected else [self, other])
         fn = getattr(_jnp(), name)
+        self, other = torch_operands(name, self, other)     # torch's rule for 0-d tensors
         return fn(other, self) if reflected else fn(self, other)
     method.__name__ = name
     if fast is None:
@@ -99,7 +101,7 @@ def _method_or_flat(name):
 def _inplace(name, what):
     """An in-place operator of an eager Tensor: jnp.<name>(self, other) into its storage."""
     def method(self, other):
-        return self._assign(getattr(_jnp(), name)(self, other), what)
+        return self._assign(getattr(_jnp(), name)(*torch_operands(name, self, other)), what)
     method.__name__ = f"__i{name}__"
     return method
 

@@ -7,6 +7,7 @@ import importlib
 
 from .. import numpy as jnp
 from ..eager.own_storage import unshared
+from ..eager.zero_dim_promotion import ELEMENTWISE_PAIRS, torch_operands
 from ..ir.registry import RECORDS
 from ..ir.types import kind_of
 
@@ -51,6 +52,11 @@ def _numpy_method(torch_name, name):
 
     def method(self, *args, **kwargs):
         return fn(self, *args, **kwargs)
+
+    def pair_method(self, other, *args, **kwargs):      # torch's rule for 0-d tensors
+        return fn(*torch_operands(name, self, other), *args, **kwargs)
+    if name in ELEMENTWISE_PAIRS:
+        method = pair_method
     method.__name__ = torch_name
     method.__doc__ = f"torch.Tensor.{torch_name}: jitgrad.numpy.{name}(x, ...)."
     return method
@@ -90,17 +96,17 @@ def _scaled(other, alpha):
 
 def add(self, other, *, alpha=1):
     """torch.Tensor.add(other, alpha=1): self + alpha * other."""
-    return jnp.add(self, _scaled(other, alpha))
+    return jnp.add(*torch_operands("add", self, _scaled(other, alpha)))
 
 
 def sub(self, other, *, alpha=1):
     """torch.Tensor.sub(other, alpha=1): self - alpha * other."""
-    return jnp.subtract(self, _scaled(other, alpha))
+    return jnp.subtract(*torch_operands("subtract", self, _scaled(other, alpha)))
 
 
 def rsub(self, other, *, alpha=1):
     """torch.rsub: other - alpha * self."""
-    return jnp.subtract(other, _scaled(self, alpha))
+    return jnp.subtract(*torch_operands("subtract", other, _scaled(self, alpha)))
 
 
 def _trunc_divide(a, b):
@@ -121,11 +127,13 @@ def div(self, other, *, rounding_mode=None):
     if rounding_mode not in _ROUNDING:
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got "
                          f"{rounding_mode!r}")
-    return _ROUNDING[rounding_mode](self, other)
+    return _ROUNDING[rounding_mode](
+        *torch_operands("floor_divide" if rounding_mode else "true_divide", self, other))
 
 
 def fmod(self, other):
     """torch.fmod: the remainder with the sign of the dividend (C's fmod)."""
+    self, other = torch_operands("remainder", self, other)
     return jnp.subtract(self, jnp.multiply(_trunc_divide(self, other), other))
 
 
@@ -279,7 +287,7 @@ def conj_physical(self):
 # names one primitive's record already installs (jitgrad.numpy's same function, flat)
 _FROM_RECORDS = {m for r in RECORDS.values() if r.numpy for m in r.method}
 METHODS = {name: _numpy_method(name, np_name) for name, np_name in SAME_AS_NUMPY.items()
-           if name not in _FROM_RECORDS}
+           if name not in _FROM_RECORDS or np_name in ELEMENTWISE_PAIRS}
 METHODS.update({name: _special_method(name, sp) for name, sp in SAME_AS_SPECIAL.items() if sp})
 METHODS.update({
     "polygamma": polygamma, "mvlgamma": mvlgamma, "cross": cross, "add": add, "sub": sub,

@@ -9,6 +9,7 @@ from .. import numpy as jnp
 from . import creation, dtype_info, shape_methods
 from ..eager.array_base import ArrayOps
 from ..eager.tensor import Tensor, as_tensor
+from ..eager.zero_dim_promotion import result_type, torch_operands
 from ..nn.module import Module
 from ..transforms.jit import jit
 from .spelling import varargs_shape
@@ -64,7 +65,7 @@ def where(condition, input=None, other=None):  # noqa: A002
     """torch.where(condition, input, other); where(condition) is nonzero(as_tuple=True)."""
     if input is None and other is None:
         return jnp.nonzero(condition)
-    return jnp.where(condition, input, other)
+    return jnp.where(condition, *torch_operands("where", input, other))
 
 
 def polygamma(n, input):  # noqa: A002
@@ -270,6 +271,6 @@ FUNCTIONS.update({
     "hsplit": jnp.hsplit, "vsplit": jnp.vsplit, "dsplit": jnp.dsplit,
     "fliplr": shape_methods.fliplr, "flipud": shape_methods.flipud, "real": jnp.real,
     "imag": jnp.imag,
-    "result_type": jnp.result_type, "can_cast": jnp.can_cast, "promote_types": jnp.promote_types,
+    "result_type": result_type, "can_cast": jnp.can_cast, "promote_types": jnp.promote_types,
     "finfo": dtype_info.finfo, "iinfo": dtype_info.iinfo, "asarray": jnp.asarray,
 })
