@@ -1,7 +1,8 @@
 """Public dtypes and the promotion rules: JAX's lattice between arrays (which PyTorch's table
 agrees with: float32 + int32 is float32; promotion_lattice.py), weak Python scalars as in
 PyTorch and JAX (a Python float meets an int or bool tensor as the default float dtype, meets a
-float tensor as that tensor's dtype; Python floats alone become the default float dtype).
+float tensor as that tensor's dtype; Python floats alone become the default float dtype), and
+PyTorch's rank of 0-d tensors below dimensioned ones, for Tensor operators (torch_result_type).
 
 The default float dtype is float32, float64 in the float64 mode: JAX's
 `jg.config.update("enable_x64", True)` / `JITGRAD_ENABLE_X64=1`, or PyTorch's

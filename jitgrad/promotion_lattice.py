@@ -1,6 +1,7 @@
 """JAX's type-promotion lattice (jax/_src/dtypes.py, "standard" mode, x64 semantics): how
 jitgrad promotes every pair of array dtypes, in jitgrad.numpy (jax.numpy.promote_types) and in
-jg.Tensor's operators (torch.promote_types gives the same answers wherever torch promotes).
+jg.Tensor's operators (torch.promote_types gives the same answers wherever torch promotes; the
+operators add torch's rule for 0-d tensors on top: dtypes.torch_result_type).
 
 The promoted dtype of several dtypes is their least upper bound in this graph. An int or bool
 meeting a float gives that float (float32 + int32 and float32 + int64 are float32, as in JAX

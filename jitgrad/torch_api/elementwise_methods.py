@@ -185,16 +185,19 @@ def clamp_max(self, max):  # noqa: A002
 
 def lerp(self, end, weight):
     """torch.Tensor.lerp(end, weight): self + weight * (end - self)."""
+    self, end, weight = torch_operands("add", self, end, weight)
     return jnp.add(self, jnp.multiply(weight, jnp.subtract(end, self)))
 
 
 def addcmul(self, tensor1, tensor2, *, value=1):
     """torch.Tensor.addcmul: self + value * tensor1 * tensor2."""
+    self, tensor1, tensor2 = torch_operands("add", self, tensor1, tensor2)
     return jnp.add(self, _scaled(jnp.multiply(tensor1, tensor2), value))
 
 
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """torch.Tensor.addcdiv: self + value * tensor1 / tensor2."""
+    self, tensor1, tensor2 = torch_operands("true_divide", self, tensor1, tensor2)
     return jnp.add(self, _scaled(jnp.true_divide(tensor1, tensor2), value))
 
 

@@ -8,6 +8,7 @@ from collections import namedtuple
 
 from .. import numpy as jnp
 from ..eager.own_storage import own_storage
+from ..eager.zero_dim_promotion import torch_operands
 from . import return_types
 from .spelling import dims
 
@@ -185,6 +186,7 @@ METHODS = {"det": det, "logdet": logdet, "slogdet": slogdet, "inverse": inverse,
            "bincount": bincount, "histc": histc, "histogram": histogram, "frexp": frexp, "unique": unique,
            "gcd": lambda self, other: jnp.gcd(self, other),
            "lcm": lambda self, other: jnp.lcm(self, other),
-           "nextafter": lambda self, other: jnp.nextafter(self, other),
+           "nextafter": lambda self, other: jnp.nextafter(*torch_operands("nextafter", self,
+                                                                          other)),
            "isin": lambda self, test_elements, *, assume_unique=False, invert=False:
                jnp.isin(self, test_elements, invert=invert)}

@@ -55,3 +55,17 @@ SHARED_NAMES = {
             "amin, std, var)"),
     "clip": ("x.clip(min, max)", "x.clip(min, max)", "the same meaning"),
 }
+
+# the Tensor operators (and the torch-named functions of two tensors, jg.result_type among
+# them) rank a 0-d tensor below dimensioned ones, as torch.result_type; jitgrad.numpy does not
+SHARED_NAMES.update(dict.fromkeys(
+    ("__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__",
+     "__and__", "__or__", "__xor__", "__lshift__", "__rshift__", "__eq__", "__ne__", "__lt__",
+     "__le__", "__gt__", "__ge__"),
+    ("x + s, s a 0-d tensor: s ranks below dimensioned tensors unless its kind (bool < int < "
+     "float < complex) is higher (float32 [3] + float64 [] is float32, int8 [3] + int64 [] "
+     "int8, int32 [3] + float64 [] float64)",
+     "jnp.add(x, s): a 0-d array promotes as any array (float32 [3] + float64 [] is float64)",
+     "torch's for every operator and for jitgrad.* functions and methods of two tensors "
+     "(jg.add, jg.mul, jg.where, jg.maximum, x.mul(s), jg.result_type, ...); JAX's for "
+     "jitgrad.numpy's functions (jnp.add, jnp.result_type)")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .. import lax
 from .. import numpy as jnp
 from ..ir.types import kind_of
+from ..eager.zero_dim_promotion import torch_operands
 from ..numpy._convert import is_array
 from . import return_types
 from .spelling import UNSET, numpy_axis, numpy_spelled
@@ -19,7 +20,8 @@ def _extremum(name, pick, arg):
         if dim is None:
             return pick(self)
         if is_array(dim):       # x.max(other): the elementwise maximum, as torch
-            return (jnp.maximum if name == "max" else jnp.minimum)(self, dim)
+            return (jnp.maximum if name == "max" else jnp.minimum)(
+                *torch_operands("maximum", self, dim))       # torch's rule for 0-d tensors
         return getattr(return_types, name)(pick(self, dim, keepdims=keepdim),
                                            arg(self, dim, keepdims=keepdim))
     method.__name__ = name

@@ -153,7 +153,10 @@ def test_torch_named_functions_and_methods():
                jg.atan2, jg.hypot, jg.remainder, jg.fmod, jg.fmax, jg.copysign, jg.logaddexp,
                jg.rsub, lambda a, b: a.mul(b), lambda a, b: a.maximum(b),
                lambda a, b: a.pow(b), lambda a, b: jg.where(cond, a, b),
-               lambda a, b: jg.where(cond, b, a), lambda a, b: a.add(b, alpha=2)):
+               lambda a, b: jg.where(cond, b, a), lambda a, b: a.add(b, alpha=2),
+               lambda a, b: a.max(b), lambda a, b: a.min(b), jg.nextafter,
+               lambda a, b: jg.lerp(a, a, b), lambda a, b: a.addcmul(a, b),
+               lambda a, b: a.addcdiv(a, b, value=2)):
         assert fn(x, s).dtype == jg.float32, fn
     for fn in (jg.add, jg.mul, jg.floor_divide, jg.remainder, jg.bitwise_and, jg.maximum,
                lambda a, b: a.div(b, rounding_mode="floor"), jg.fmod):
