@@ -3,7 +3,9 @@ with wherever torch promotes), on every path: eager, jit on the reference interp
 compiled, grad and vmap. float32 + int32 is float32 as in jax.numpy and torch (NumPy: float64).
 
 Expected dtypes come from JAX's table pasted in tests/support/promotion_table.py; expected values
-are NumPy's sums computed in that dtype."""
+are NumPy's sums computed in that dtype. A 0-d tensor meeting a dimensioned one is the exception
+of Tensor operators and torch-named functions (torch's rule, TORCH_ZERO_DIM there; every pair in
+tests/consistency/test_zero_dim_promotion.py); jitgrad.numpy's functions keep JAX's table."""
 from __future__ import annotations
 
 import numpy as np
@@ -120,6 +122,25 @@ def test_grad_and_vmap_of_mixed_dtypes():
     v = jg.vmap(lambda x, n: x + n)(x, n)
     assert v.dtype == F32
     np.testing.assert_array_equal(np.asarray(v), np.asarray(x) + np.asarray(n).astype(F32))
+
+
+@pytest.mark.parametrize("path", ["eager", "interpreter", "compiled"])
+def test_operators_rank_a_0d_tensor_below_jnp_functions_do_not(path, monkeypatch):
+    x = jnp.asarray(np.array([1.5, 0.0, 3.0], np.float32))
+    s = jnp.asarray(np.array(2.25, np.float64))
+    i = jnp.asarray(np.array([1, 0, 3], np.int8))
+    n = jnp.asarray(np.array(300, np.int64))
+
+    def fn(x, s, i, n):
+        return x + s, jnp.add(x, s), i * n, jnp.multiply(i, n), s - x, jnp.subtract(s, x)
+    if path == "interpreter":
+        monkeypatch.setenv("JITGRAD_BACKEND", "interpreter")
+    got = [np.asarray(o) for o in (fn(x, s, i, n) if path == "eager" else jg.jit(fn)(x, s, i, n))]
+    xs, ss, iv = np.asarray(x), np.asarray(s), np.asarray(i)
+    want = [xs + np.float32(ss), xs.astype(F64) + ss, iv * np.int8(44), iv.astype(np.int64) * 300,
+            np.float32(ss) - xs, ss - xs.astype(F64)]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and np.array_equal(g, w), (g, w)
 
 
 def test_torch_named_functions_and_tensor_operators_promote_alike():

@@ -5,10 +5,8 @@ its kind (bool < int < float < complex) is higher, so `float32 [3] + float64 []`
 on eager, jit (compiled and interpreter), grad and vmap (per example); jitgrad.numpy keeps JAX's
 lattice, where a 0-d array is an array like any other.
 
-TORCH_TABLE was produced with torch 2.13 by `(torch.ones(3, dtype=a) + torch.ones((),
-dtype=b)).dtype` (equal to torch.result_type of the two) for the 12 dtypes torch promotes, where
-torch's complex32 (float16 meeting a complex 0-d tensor) is jitgrad's complex64: jitgrad has no
-complex32, and complex64 is what JAX gives `float16 * 1j`."""
+Expected dtypes: PyTorch's table in tests/support/promotion_table.py (TORCH_ZERO_DIM, produced
+with torch 2.13), JAX's for jitgrad.numpy."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,26 +15,9 @@ import pytest
 import jitgrad as jg
 import jitgrad.numpy as jnp
 from jitgrad.ir.types import dtype_from_short
-from tests.support.promotion_table import expected
+from tests.support.promotion_table import ZERO_DIM_ORDER as ORDER, expected, torch_zero_dim_table
 
-ORDER = "bool u8 i8 i16 i32 i64 f16 bf16 f32 f64 c64 c128".split()
-# row: the dimensioned tensor's dtype; column: the 0-d tensor's dtype
-TORCH_TABLE = """
-bool  bool   u8   i8  i16  i32  i64  f16 bf16  f32  f64  c64 c128
-u8      u8   u8   u8   u8   u8   u8  f16 bf16  f32  f64  c64 c128
-i8      i8   i8   i8   i8   i8   i8  f16 bf16  f32  f64  c64 c128
-i16    i16  i16  i16  i16  i16  i16  f16 bf16  f32  f64  c64 c128
-i32    i32  i32  i32  i32  i32  i32  f16 bf16  f32  f64  c64 c128
-i64    i64  i64  i64  i64  i64  i64  f16 bf16  f32  f64  c64 c128
-f16    f16  f16  f16  f16  f16  f16  f16  f16  f16  f16  c64  c64
-bf16  bf16 bf16 bf16 bf16 bf16 bf16 bf16 bf16 bf16 bf16  c64  c64
-f32    f32  f32  f32  f32  f32  f32  f32  f32  f32  f32  c64  c64
-f64    f64  f64  f64  f64  f64  f64  f64  f64  f64  f64 c128 c128
-c64    c64  c64  c64  c64  c64  c64  c64  c64  c64  c64  c64  c64
-c128  c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128 c128
-"""
-TABLE = {(r[0], c): v for r in (line.split() for line in TORCH_TABLE.strip().splitlines())
-         for c, v in zip(ORDER, r[1:])}
+TABLE = torch_zero_dim_table()
 PAIRS = [(a, b) for a in ORDER for b in ORDER]
 # one pair per pair of kinds where the rule differs from JAX's lattice, plus two where it
 # agrees (a higher kind in the 0-d tensor), compiled (each dtype pair is its own kernel)
@@ -56,7 +37,7 @@ def _check(got, pairs, op=np.add):
     wrong = []
     for (a, b), r in zip(pairs, got):
         r = np.asarray(r)
-        want = dtype_from_short(TABLE[a, b])
+        want = TABLE[a, b]
         value = op(_dims(a).astype(want), _zero(b).astype(want))
         if r.dtype != want or not np.array_equal(r, value):
             wrong.append(f"{a}[3] + {b}[]: {r.dtype} {r.tolist()}, want {want} {value.tolist()}")
@@ -94,7 +75,7 @@ def test_pairs_compiled():
 def test_every_pair_traces_to_torchs_dtype():
     graph = jg.make_graph(_sums(PAIRS))(*_args(PAIRS))
     assert [np.dtype(v.type.dtype) for v in graph.outputs] == \
-        [dtype_from_short(TABLE[p]) for p in PAIRS]
+        [TABLE[p] for p in PAIRS]
 
 
 def test_jnp_keeps_jaxs_lattice_on_the_same_inputs():
