@@ -1,14 +1,17 @@
 """Functional normalization with PyTorch's equations: batch_norm, instance_norm, group_norm.
 
 Inputs are (N, C, *); float16/bfloat16 inputs are normalized in float32 and rounded once, as
-PyTorch's kernels do. The statistics of the batch are biased (divided by n) where they normalize
-and unbiased (n - 1) where they update running_var, as in PyTorch. `*_with_stats` return the
-output AND the new running statistics (None when nothing is updated); the modules (norm_layers.py)
-assign those to their buffers, which jit and grad turn into outputs (jitgrad/module_state.py).
-The public forms update `running_mean`/`running_var` in place as PyTorch's do, which works on
-eager tensors only; under jit use the modules.
+PyTorch's kernels do; a float32 batch's statistics accumulate in float64 and are rounded once,
+as PyTorch's CPU kernels accumulate in double. The statistics of the batch are biased (divided
+by n) where they normalize and unbiased (n - 1) where they update running_var, as in PyTorch.
+`*_with_stats` return the output AND the new running statistics (None when nothing is updated);
+the modules (norm_layers.py) assign those to their buffers, which jit and grad turn into outputs
+(jitgrad/module_state.py). The public forms update `running_mean`/`running_var` in place as
+PyTorch's do, which works on eager tensors only; under jit use the modules.
 """
 from __future__ import annotations
+
+import math
 
 from .. import numpy as jnp
 from ..trace.tracer import Tracer
@@ -44,18 +47,41 @@ def _affine(y, weight, bias):
     return y if bias is None else jnp.add(y, _per_channel(bias, y.ndim))
 
 
+def _accurate_mean(x, axes):
+    """Mean over `axes` (kept). A float32 mean over a batch axis (BatchNorm's) is float64, as
+    PyTorch's CPU kernels accumulate in double: the trailing run of reduced axes is summed in
+    float32 (a contiguous run: NumPy's pairwise sum, the compiled kernels' blocked one), the
+    partial sums over the other reduced axes in float64. Accumulating the whole input in float64
+    would copy it to float64 eagerly and in the backward. Other means are in x's dtype."""
+    inner = tuple(a for a in range(x.ndim) if set(range(a, x.ndim)) <= set(axes))
+    outer = tuple(a for a in axes if a not in inner)
+    if x.dtype != jnp.float32 or not outer:
+        return jnp.mean(x, axis=axes, keepdims=True)
+    partial = jnp.sum(x, axis=inner, keepdims=True) if inner else x
+    total = jnp.sum(partial.astype(jnp.float64), axis=outer, keepdims=True)
+    return jnp.divide(total, math.prod(x.shape[a] for a in axes))
+
+
 def _moments(x, axes):
-    """Mean and biased variance over `axes` (kept), centered input."""
-    mean = jnp.mean(x, axis=axes, keepdims=True)
-    centered = jnp.subtract(x, mean)
-    return mean, jnp.mean(jnp.multiply(centered, centered), axis=axes, keepdims=True), centered
+    """(mean, biased variance) over `axes` (kept), in _accurate_mean's dtype, and the input
+    centered on the mean rounded to x's dtype."""
+    mean = _accurate_mean(x, axes)
+    centered = jnp.subtract(x, mean.astype(x.dtype))
+    return mean, _accurate_mean(jnp.multiply(centered, centered), axes), centered
+
+
+def _normalized(centered, var, eps):
+    """centered / sqrt(var + eps), the factor computed in var's dtype and rounded once."""
+    return jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps)).astype(centered.dtype))
 
 
 def _updated(running, batch_stat, momentum):
-    """(1 - momentum) * running + momentum * stat, without gradient, in running's dtype."""
-    stat = stop_gradient(batch_stat).astype(running.dtype)
+    """(1 - momentum) * running + momentum * stat, without gradient, computed in the dtype both
+    promote to and rounded once to running's dtype."""
+    stat = stop_gradient(batch_stat)
     with no_grad():     # eagerly no autograd record: a buffer must not hold each step's graph
-        return jnp.add(jnp.multiply(running, 1.0 - momentum),       # a float or a tensor
+        wide = running.astype(jnp.promote_types(running.dtype, stat.dtype))
+        return jnp.add(jnp.multiply(wide, 1.0 - momentum),          # a float or a tensor
                        jnp.multiply(stat, momentum)).astype(running.dtype)
 
 
@@ -81,8 +107,7 @@ def batch_norm_with_stats(input, running_mean, running_var, weight=None, bias=No
                          f"input shape {tuple(x.shape)}")
     (x, weight, bias), dtype = widened(x, weight, bias)
     mean, var, centered = _moments(x, axes)
-    y = narrowed(_affine(jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps))), weight, bias),
-                 dtype)
+    y = narrowed(_affine(_normalized(centered, var, eps), weight, bias), dtype)
     if running_mean is None:
         return y, None, None
     new_mean = _updated(running_mean, jnp.reshape(mean, (c,)), momentum)
@@ -111,8 +136,7 @@ def instance_norm_with_stats(input, running_mean=None, running_var=None, weight=
                          f"input shape {tuple(x.shape)}")
     (x, weight, bias), dtype = widened(x, weight, bias)
     mean, var, centered = _moments(x, axes)
-    y = narrowed(_affine(jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps))), weight, bias),
-                 dtype)
+    y = narrowed(_affine(_normalized(centered, var, eps), weight, bias), dtype)
     if running_mean is None:
         return y, None, None
     batch_mean = jnp.mean(jnp.reshape(mean, (x.shape[0], c)), axis=0)
@@ -172,7 +196,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     (x, weight, bias), dtype = widened(x, weight, bias)
     grouped = jnp.reshape(x, (n, num_groups, -1))
     _, var, centered = _moments(grouped, (2,))
-    y = jnp.reshape(jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps))), tuple(x.shape))
+    y = jnp.reshape(_normalized(centered, var, eps), tuple(x.shape))
     return narrowed(_affine(y, weight, bias), dtype)
 
 
