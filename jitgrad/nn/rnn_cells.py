@@ -93,14 +93,15 @@ def rnn_mode(nonlinearity: str, who: str) -> str:
 
 def input_projection(x, w_ih, b_ih, b_hh, kind: CellKind):
     """x @ W_ih.T + b_ih (+ b_hh where the kind folds it) over every leading axis at once, as one
-    2-D matmul: so W_ih's gradient is one matmul too, not a batched one summed over time."""
+    2-D matmul: so W_ih's gradient is one matmul too, not a batched one summed over time. The
+    biases are added to the 2-D product, before the reshape, so compiled the add is the GEMM's
+    epilogue instead of a second pass over the (T, N, G*H) projection."""
     lead = tuple(x.shape[:-1])
     xp = jnp.matmul(jnp.reshape(x, (-1, x.shape[-1])), jnp.transpose(w_ih))
-    xp = jnp.reshape(xp, lead + (xp.shape[-1],))
     biases = [b for b in (b_ih, b_hh if kind.fold_hh_bias else None) if b is not None]
-    if not biases:
-        return xp
-    return jnp.add(xp, biases[0] if len(biases) == 1 else jnp.add(*biases))  # one (G*H,) add
+    if biases:
+        xp = jnp.add(xp, biases[0] if len(biases) == 1 else jnp.add(*biases))  # one (G*H,) add
+    return jnp.reshape(xp, lead + (xp.shape[-1],))
 
 
 def recurrent_weights(w_hh, b_hh, w_hr, kind: CellKind) -> Recurrent:
