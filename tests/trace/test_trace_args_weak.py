@@ -43,8 +43,8 @@ def test_scalar_alone_keeps_its_dtype(path):
 
 
 def test_weak_and_strong_arguments_are_cached_apart():
-    f = jg.jit(lambda a, s: a * s)
-    x = jnp.asarray(X)
+    f = jg.jit(lambda a, s: jnp.multiply(a, s))     # JAX's lattice (`a * s` is torch's: a 0-d
+    x = jnp.asarray(X)                              # tensor ranks below a dimensioned one)
     assert f(x, np.float64(0.5)).dtype == np.float32                 # weak
     assert f(x, jnp.asarray(np.float64(0.5))).dtype == np.float64    # a strong float64 tensor
     assert f(x, np.float64(0.25)).dtype == np.float32                # weak again: cached
