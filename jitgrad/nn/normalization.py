@@ -67,7 +67,7 @@ def _moments(x, axes):
     centered on the mean rounded to x's dtype."""
     mean = _accurate_mean(x, axes)
     centered = jnp.subtract(x, mean.astype(x.dtype))
-    return mean, _accurate_mean(jnp.multiply(centered, centered), axes), centered
+    return mean, _accurate_mean(jnp.square(centered), axes), centered
 
 
 def _normalized(centered, var, eps):
