@@ -48,17 +48,17 @@ def _affine(y, weight, bias):
 
 
 def _accurate_mean(x, axes):
-    """Mean over `axes` (kept). A float32 mean over a batch axis (BatchNorm's) is float64, as
-    PyTorch's CPU kernels accumulate in double: the trailing run of reduced axes is summed in
-    float32 (a contiguous run: NumPy's pairwise sum, the compiled kernels' blocked one), the
-    partial sums over the other reduced axes in float64. Accumulating the whole input in float64
-    would copy it to float64 eagerly and in the backward. Other means are in x's dtype."""
+    """Mean over `axes` (kept); of float32, float64 and close to correctly rounded, as PyTorch's
+    CPU kernels accumulate in double: the trailing run of reduced axes is summed in float32 (a
+    contiguous run: NumPy's pairwise sum, the compiled kernels' blocked one), those partial sums
+    in float64 over the other reduced axes (BatchNorm's batch axis). Accumulating the whole input
+    in float64 would copy it to float64 eagerly and in the backward."""
+    if x.dtype != jnp.float32:
+        return jnp.mean(x, axis=axes, keepdims=True)
     inner = tuple(a for a in range(x.ndim) if set(range(a, x.ndim)) <= set(axes))
     outer = tuple(a for a in axes if a not in inner)
-    if x.dtype != jnp.float32 or not outer:
-        return jnp.mean(x, axis=axes, keepdims=True)
-    partial = jnp.sum(x, axis=inner, keepdims=True) if inner else x
-    total = jnp.sum(partial.astype(jnp.float64), axis=outer, keepdims=True)
+    partial = (jnp.sum(x, axis=inner, keepdims=True) if inner else x).astype(jnp.float64)
+    total = jnp.sum(partial, axis=outer, keepdims=True) if outer else partial
     return jnp.divide(total, math.prod(x.shape[a] for a in axes))
 
 
