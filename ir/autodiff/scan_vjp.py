@@ -10,7 +10,7 @@ so `merge_scans` makes them one loop: the body runs once forward and its backwar
 recomputation. Constants are copied into both parts (never stacked); values that depend only on
 the scan's consts (the transposed weight of `h @ w`) are computed once before the loops; a shape
 op whose result only the backward part reads is redone there, and so is a transpose of a
-const read only as a deep product's right operand (`_operand_view`). To recompute instead of
+large const read only as a deep product's right operand (`_operand_view`). To recompute instead of
 saving, checkpoint the body (`jg.checkpoint`): its remat node depends on the cotangents, so it
 lands in the backward part whole. A cheap elementwise node of the forward part (add, mul,
 `1 - s`: OP_COST at most "cheap") whose inputs the backward part reads anyway is copied into the
@@ -76,21 +76,28 @@ def _split(vb: Graph, n_in: int, n_out: int, varying: set):
     return consts, hoisted, fwd, bwd
 
 
-# a transposed matrix the backward part reads as a matmul's right operand, contracted over at
-# least this many elements, stays a view in the loop body (see _operand_view)
+# a transposed matrix the backward part reads as a matmul's right operand stays a view in the
+# loop body when the product contracts over at least VIEW_DEPTH elements and the matrix is over
+# VIEW_BYTES (see _operand_view)
 VIEW_DEPTH = 256
+VIEW_BYTES = 256 << 10
 
 
 def _operand_view(n, vb, in_bwd) -> bool:
     """n transposes a 2-D loop-invariant matrix read only as the right operand of backward-part
-    matmuls (in_bwd: their ids) with a deep contraction (the backward `g @ W_hh` of
-    `h @ W_hh.T`, W_hh.T a scan const): kept in the body, the product reads the const with a
-    transposed-operand flag (the small-GEMM dot form, along rows contiguous in K) where
-    hoisted it was a copy read by the broadcast form.
-    LSTM word LM, [20,800] @ [800,200] per step, one core: 103-129 -> 89-103 us. A shallow
-    contraction stays hoisted: the dot form's tiles are then a few vector steps each."""
+    matmuls (in_bwd: their ids), deep and large (the backward `g @ W_hh` of `h @ W_hh.T`,
+    W_hh.T a scan const): kept in the body, the product reads the const with a transposed-
+    operand flag (the small-GEMM dot form, along rows contiguous in K) where hoisted it was a
+    copy read by the broadcast form, whose row tiles each sweep the whole matrix. One core,
+    [20,4H] @ [4H,H] per step: H=200 (640 KB) 104-129 -> 89-103 us, H=256 (1 MB) 255 -> 172,
+    H=160 (400 KB) 83 -> 79; [16,512] @ [512,128] (256 KB, in L2) was 6% slower as a view, so
+    it stays hoisted, as does a shallow contraction (the dot form's tiles are then a few
+    vector steps each)."""
     if n.op != Op.transpose or len(n.inputs[0].type.shape) != 2 \
-            or n.inputs[0].type.shape[1] < VIEW_DEPTH or any(v in vb.outputs for v in n.outputs):
+            or any(v in vb.outputs for v in n.outputs):
+        return False
+    t = n.inputs[0].type
+    if t.shape[1] < VIEW_DEPTH or t.nbytes <= VIEW_BYTES:
         return False
     readers = [m for m in vb.nodes if any(v in n.outputs for v in m.inputs)]
     return bool(readers) and all(id(m) in in_bwd and m.op == Op.matmul
