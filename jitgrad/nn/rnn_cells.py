@@ -2,9 +2,10 @@
 shared by the cells and the sequence layers (rnn.py), and the LSTMCell, GRUCell and RNNCell
 modules.
 
-A step takes the input projection of one time step, `xp = x @ W_ih.T + b_ih` (the sequence
-layers compute it for every step in one matmul outside the loop, as cuDNN does), the state and
-the recurrent weights, and returns the new state; only `h @ W_hh.T` happens inside the loop.
+A step takes the input projection of one time step, `xp = x @ W_ih.T` (the sequence layers
+compute it for every step in one matmul outside the loop, as cuDNN does; GRU's includes b_ih),
+the state and the recurrent weights, and returns the new state; only `h @ W_hh.T` (plus the
+biases, b_ih + b_hh where they fold: `biases`) happens inside the loop.
 
     LSTM  (gates i, f, g, o)   c' = sigmoid(f) * c + sigmoid(i) * tanh(g)
                                h' = sigmoid(o) * tanh(c')          (then h' @ W_hr.T with proj_size)
@@ -27,8 +28,8 @@ from .module import Module, Parameter
 
 
 class Recurrent(NamedTuple):
-    """The recurrent weights a step uses: W_hh.T, b_hh (None when folded into the input
-    projection) and W_hr.T (LSTM with proj_size, else None)."""
+    """The recurrent weights a step uses: W_hh.T, the step's bias (`biases`; None without
+    biases) and W_hr.T (LSTM with proj_size, else None)."""
     w_hh_t: object
     b_hh: object = None
     w_hr_t: object = None
@@ -67,8 +68,8 @@ def _rnn_step(activation):
 
 
 class CellKind(NamedTuple):
-    """What differs between the recurrent kinds. `fold_hh_bias`: b_hh can be added to the
-    input projection (not for GRU, whose b_hn sits inside r * (...)). `n_state`: 2 for (h, c)."""
+    """What differs between the recurrent kinds. `fold_hh_bias`: b_ih + b_hh can be added as
+    one bias (not for GRU, whose b_hn sits inside r * (...)). `n_state`: 2 for (h, c)."""
     gates: int
     fold_hh_bias: bool
     n_state: int
@@ -91,22 +92,30 @@ def rnn_mode(nonlinearity: str, who: str) -> str:
     return RNN_NONLINEARITIES[nonlinearity]
 
 
-def input_projection(x, w_ih, b_ih, b_hh, kind: CellKind):
-    """x @ W_ih.T + b_ih (+ b_hh where the kind folds it) over every leading axis at once, as one
-    2-D matmul: so W_ih's gradient is one matmul too, not a batched one summed over time. The
-    biases are added to the 2-D product, before the reshape, so compiled the add is the GEMM's
-    epilogue instead of a second pass over the (T, N, G*H) projection."""
+def biases(b_ih, b_hh, kind: CellKind):
+    """(the input projection's bias, the step's bias), either None: where the kind folds b_hh,
+    b_ih + b_hh (one (G*H,) add) in the step, as the epilogue of its `h @ W_hh.T` (a bias added
+    to the projection was a pass over the (T, N, G*H) projection forward, and its gradient one
+    more, a copy of the reshaped cotangent, backward); GRU: b_ih in the projection, b_hh in
+    the step, inside r * (...)."""
+    if not kind.fold_hh_bias:
+        return b_ih, b_hh
+    present = [b for b in (b_ih, b_hh) if b is not None]
+    return None, (None if not present else present[0] if len(present) == 1
+                  else jnp.add(*present))
+
+
+def input_projection(x, w_ih, bias):
+    """x @ W_ih.T (+ bias) over every leading axis at once, as one 2-D matmul: so W_ih's
+    gradient is one matmul too, not a batched one summed over time."""
     lead = tuple(x.shape[:-1])
     xp = jnp.matmul(jnp.reshape(x, (-1, x.shape[-1])), jnp.transpose(w_ih))
-    biases = [b for b in (b_ih, b_hh if kind.fold_hh_bias else None) if b is not None]
-    if biases:
-        xp = jnp.add(xp, biases[0] if len(biases) == 1 else jnp.add(*biases))  # one (G*H,) add
-    return jnp.reshape(xp, lead + (xp.shape[-1],))
+    xp = jnp.reshape(xp, lead + (xp.shape[-1],))
+    return xp if bias is None else jnp.add(xp, bias)
 
 
-def recurrent_weights(w_hh, b_hh, w_hr, kind: CellKind) -> Recurrent:
-    return Recurrent(jnp.transpose(w_hh), None if kind.fold_hh_bias else b_hh,
-                     None if w_hr is None else jnp.transpose(w_hr))
+def recurrent_weights(w_hh, bias, w_hr) -> Recurrent:
+    return Recurrent(jnp.transpose(w_hh), bias, None if w_hr is None else jnp.transpose(w_hr))
 
 
 def uniform_parameter(shape, hidden_size):
@@ -183,8 +192,9 @@ class _Cell(Module):
         batched = x.ndim == 2
         x = x if batched else jnp.expand_dims(x, 0)
         state = self._state(x, hx, batched)
-        xp = input_projection(x, self.weight_ih, self.bias_ih, self.bias_hh, kind)
-        state = kind.step(xp, state, recurrent_weights(self.weight_hh, self.bias_hh, None, kind))
+        b_x, b_step = biases(self.bias_ih, self.bias_hh, kind)
+        xp = input_projection(x, self.weight_ih, b_x)
+        state = kind.step(xp, state, recurrent_weights(self.weight_hh, b_step, None))
         state = state if batched else tuple(jnp.squeeze(s, 0) for s in state)
         return state if kind.n_state == 2 else state[0]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..transforms.control import scan
 from ..transforms.fused_eager import fused_in_eager
-from .rnn_cells import CELL_KINDS, input_projection, recurrent_weights
+from .rnn_cells import CELL_KINDS, biases, input_projection, recurrent_weights
 
 
 @fused_in_eager("x", "h0", "c0", "w_ih", "w_hh", "b_ih", "b_hh", "w_hr")
@@ -21,8 +21,9 @@ def layer_scan(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode, reverse):
     """x (L, N, input) -> (outputs (L, N, H_out), final h, final c), c and c0 None unless
     mode is 'LSTM'; the biases and w_hr (LSTM's projection) may be None."""
     kind = CELL_KINDS[mode]
-    xp = input_projection(x, w_ih, b_ih, b_hh, kind)
-    rec = recurrent_weights(w_hh, b_hh, w_hr, kind)
+    b_x, b_step = biases(b_ih, b_hh, kind)
+    xp = input_projection(x, w_ih, b_x)
+    rec = recurrent_weights(w_hh, b_step, w_hr)
 
     def step(carry, xp_t):
         new = kind.step(xp_t, carry, rec)
