@@ -1,7 +1,8 @@
 """Float32 sums over outer axes in compiled CPU kernels (codegen/cpu/kernels/reduce.py) keep
 NumPy's pairwise accuracy: a reduction keeping a middle axis (BatchNorm's mean over (0, 2, 3))
 adds blocks of WIDE_BLOCK elements in float64, a column sum over axis 0 groups of rows (issue
-49). The bar: twice the error of NumPy's pairwise sum of the same elements laid out contiguous,
+49); the eager and interpreter paths' NumPy reference (ir/reference.reduce_sum) does the same
+with NumPy calls (a float32 trailing run, then float64; groups of rows). The bar: twice the error of NumPy's pairwise sum of the same elements laid out contiguous,
 both against a float64 reference; data with a large mean (0.1 * N(0, 1) + 10) makes a long
 float32 chain's error show."""
 import numpy as np
@@ -51,21 +52,21 @@ def test_jitted_mean_of_the_issue_keeps_numpys_accuracy():
     assert _rel(got, want) <= 2 * _pairwise_error(x, (0, 2, 3))
 
 
-@pytest.mark.parametrize("shape,axes", [CASES[0], CASES[1]])
-def test_eager_float32_sum_within_numpys_own_error(shape, axes):
+@pytest.mark.parametrize("shape,axes", CASES)
+def test_eager_float32_sum_is_as_accurate_as_numpys_pairwise(shape, axes):
+    """np.sum itself misses this bar along outer axes: (65536, 32) over axis 0 by ~40x."""
     x = _data(shape)
     want = x.astype(np.float64).sum(axis=axes)
-    bar = 2 * max(_rel(x.sum(axis=axes), want), _pairwise_error(x, axes))
-    assert _rel(jnp.sum(jnp.asarray(x), axis=axes), want) <= bar
+    assert _rel(jnp.sum(jnp.asarray(x), axis=axes), want) <= 2 * _pairwise_error(x, axes)
 
 
 @pytest.mark.interpreter
-@pytest.mark.parametrize("shape,axes", [CASES[0], CASES[1]])
-def test_interpreted_float32_sum_within_numpys_own_error(shape, axes):
+@pytest.mark.parametrize("shape,axes", [CASES[0], CASES[1], CASES[2]])
+def test_interpreted_float32_sum_is_as_accurate_as_numpys_pairwise(shape, axes):
     x = _data(shape)
     want = x.astype(np.float64).sum(axis=axes)
-    bar = 2 * max(_rel(x.sum(axis=axes), want), _pairwise_error(x, axes))
-    assert _rel(jg.jit(lambda a: jnp.sum(a, axis=axes))(jnp.asarray(x)), want) <= bar
+    got = jg.jit(lambda a: jnp.sum(a, axis=axes))(jnp.asarray(x))
+    assert _rel(got, want) <= 2 * _pairwise_error(x, axes)
 
 
 def test_batch_norm_statistics_under_jit_are_accurate():
