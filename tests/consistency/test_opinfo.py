@@ -5,7 +5,7 @@ the owner's own function (torch / jax, when importable). Records of the older ta
 (op_records.RECORDS) get eager / jit / grad / vmap from test_numpy_ops.py,
 test_autodiff_records.py and test_vmap_records.py; here only the newer kinds.
 
-A deterministic sample runs by default (SHARE: a sixth of the cheap kinds, a twentieth of those
+A deterministic sample runs by default (SHARE: a sixth of the cheap kinds, a thirtieth of those
 that compile a kernel per test); the rest are marked slow (-m slow, or JITGRAD_OPINFO_ALL=1
 runs all of them unmarked)."""
 import importlib.util
@@ -62,7 +62,7 @@ KNOWN = {
 # kind -> 1 / the share of its tests in the default run (the others compile kernels per test;
 # CI's default run stays under 15 minutes with the whole database in it)
 SHARE = {"eager": 6, "errors": 6, "owner": 6}
-COMPILED_SHARE = 20
+COMPILED_SHARE = 30
 
 
 def _params(kind):

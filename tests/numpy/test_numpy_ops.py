@@ -5,6 +5,7 @@ import pytest
 
 import jitgrad as jg
 import jitgrad.numpy as jnp
+from tests.support.opinfo.core import selected
 from tests.support.op_records import (BINARY, F32, F64, RECORDS, Bools, Ints, case_id, expected_dtype,
                         iter_cases, reference, run_traced, tolerance)
 
@@ -41,7 +42,14 @@ def test_eager(rec):
             check(rec, args, rec.jg(*args))         # NumPy arrays, as a NumPy user passes them
 
 
-@pytest.mark.parametrize("rec", RECORDS, ids=IDS)
+# Each test_jit compiles one graph of all its record's cases; the op database's jit kinds
+# (tests/consistency/test_opinfo.py) compile every record too, so half of these run by default,
+# all with -m slow or JITGRAD_OPINFO_ALL=1.
+JIT_PARAMS = [pytest.param(r, id=r.id, marks=() if selected(f"numpy-ops-jit-{r.id}", 2)
+                           else (pytest.mark.slow,)) for r in RECORDS]
+
+
+@pytest.mark.parametrize("rec", JIT_PARAMS)
 def test_jit(rec):
     """All of a record's cases traced into one graph (one signature per record), run twice: the
     printed graph read back and interpreted as traced, and through jg.jit (optimized by the pass
