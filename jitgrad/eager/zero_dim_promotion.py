@@ -34,7 +34,8 @@ logical_or logical_xor heaviside
 # those computing int and bool operands in the default float: torch casts a 0-d operand straight
 # to that float, so int8 [3] / 300 [] divides by 300, not by 300 wrapped to int8 (44)
 _FLOAT_OF_INTS = frozenset({"true_divide", "arctan2", "hypot", "copysign",
-                            "logaddexp", "logaddexp2", "nextafter"})
+                            "logaddexp", "logaddexp2", "nextafter", "xlogy", "gammainc",
+                            "gammaincc"})
 
 
 def _strong(x) -> bool:

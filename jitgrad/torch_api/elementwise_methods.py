@@ -45,6 +45,7 @@ SAME_AS_NUMPY = {
 SAME_AS_SPECIAL = {"erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "lgamma": "gammaln",
                    "digamma": "digamma", "i0": "i0", "xlogy": "xlogy", "polygamma": None,
                    "mvlgamma": None, "igamma": "gammainc", "igammac": "gammaincc"}
+SPECIAL_PAIRS = frozenset({"xlogy", "gammainc", "gammaincc"})     # functions of two tensors
 
 
 def _numpy_method(torch_name, name):
@@ -64,6 +65,9 @@ def _numpy_method(torch_name, name):
 
 def _special_method(torch_name, name):
     def method(self, *args, **kwargs):
+        if name in SPECIAL_PAIRS and args:      # torch's rule for 0-d tensors
+            self, other = torch_operands(name, self, args[0])
+            args = (other,) + args[1:]
         return getattr(importlib.import_module("jitgrad.scipy.special"), name)(self, *args,
                                                                                **kwargs)
     method.__name__ = torch_name
@@ -171,8 +175,14 @@ def clamp(self, min=None, max=None):  # noqa: A002
     """torch.Tensor.clamp(min=None, max=None) (also clip; tensors or numbers)."""
     if min is None and max is None:
         raise ValueError("clamp: at least one of min and max must not be None")
-    out = self if min is None else jnp.maximum(self, jnp.asarray(min, dtype=self.dtype))
-    return out if max is None else jnp.minimum(out, jnp.asarray(max, dtype=self.dtype))
+    # torch promotes over the input and both bounds (clamp(int tensor, min=0.5) is float), with
+    # its rule for 0-d tensors; Python numbers are weak
+    given = [b for b in (min, max) if b is not None]
+    self, *given = torch_operands("maximum", self, *given)
+    if min is not None:
+        min, given = given[0], given[1:]
+        self = jnp.maximum(self, min)
+    return self if max is None else jnp.minimum(self, given[0])
 
 
 def clamp_min(self, min):  # noqa: A002

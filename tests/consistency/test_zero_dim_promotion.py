@@ -148,6 +148,28 @@ def test_torch_named_functions_and_methods():
     assert jg.add(i8, jg.tensor(1.5, dtype=jg.float64)).dtype == jg.float64
 
 
+def test_clamp_gcd_lcm_and_special_pairs():
+    """clamp promotes over its bounds as torch 2.13 does (clamp(int, min=0.5) is float; a 0-d
+    float64 bound keeps a float32 input float32); gcd/lcm and xlogy/igamma rank a 0-d operand
+    below (torch 2.13's dtypes and values, checked with torch)."""
+    ints = jg.tensor([0, 1, 2])
+    got = jg.clamp(ints, min=0.5)
+    assert got.dtype == jg.float32 and got.tolist() == [0.5, 1.0, 2.0]
+    assert ints.clamp(max=jg.tensor(1.5)).tolist() == [0.0, 1.0, 1.5]
+    x = jg.tensor([-2.0, 0.5, 3.0])
+    got = x.clamp(jg.tensor(-1.0, dtype=jg.float64), jg.tensor(1.0, dtype=jg.float64))
+    assert got.dtype == jg.float32 and got.tolist() == [-1.0, 0.5, 1.0]
+    assert x.clamp(min=jg.tensor([0.0, 1.0, 0.0], dtype=jg.float64)).dtype == jg.float64
+    i8 = jg.tensor([4, 6, 9], dtype=jg.int8)
+    g = jg.gcd(i8, jg.tensor(6))
+    assert g.dtype == jg.int8 and g.tolist() == [2, 6, 3]
+    assert i8.lcm(jg.tensor(2)).dtype == jg.int8
+    assert jg.xlogy(x, jg.tensor(2.0, dtype=jg.float64)).dtype == jg.float32
+    assert jg.xlogy(i8, jg.tensor(300)).dtype == jg.float32     # 300, not 300 wrapped to int8
+    np.testing.assert_allclose(jg.xlogy(i8, jg.tensor(300)).numpy(), [4 * np.log(300),
+                               6 * np.log(300), 9 * np.log(300)], rtol=1e-6)
+
+
 def test_torch_result_type():
     x, s = jg.tensor([1.0, 2.0]), jg.tensor(1.0, dtype=jg.float64)
     i8 = jg.tensor([1, 2], dtype=jg.int8)
