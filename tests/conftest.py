@@ -49,7 +49,8 @@ def _start_simulator_children(items):
         module = getattr(item, "module", None)
         if item.name in getattr(module, "CHILDREN", {}):
             waiting.append(item)
-            if not any(m.args and m.args[0] for m in item.iter_markers("skipif")):
+            if early_children.is_starter() and \
+                    not any(m.args and m.args[0] for m in item.iter_markers("skipif")):
                 early_children.start(module, item.name)
     if waiting:
         items[:] = [item for item in items if item not in waiting] + waiting

@@ -11,7 +11,6 @@ import importlib.util
 import pathlib
 import pickle
 import sys
-import tempfile
 
 import numpy as np
 import pytest
@@ -211,7 +210,8 @@ def test_jit_through_cpu_codegen_matches_eager(cases, eager):
     assert not _compare(eager, results, cases, "jit (CPU codegen)")
 
 
-_CUDA_OUT = pathlib.Path(tempfile.mkdtemp(prefix="jitgrad-consistency-")) / "cuda.pkl"
+# in the directory every worker of the run shares: the child may be another worker's
+_CUDA_OUT = early_children.session_dir() / "consistency-cuda.pkl"
 # the simulator leg runs as this file's own child, started early (tests/support/early_children.py)
 CHILDREN = {"test_cuda_simulator_matches_eager": [__file__, str(_CUDA_OUT)]} \
     if importlib.util.find_spec("numba_cuda") is not None else {}
