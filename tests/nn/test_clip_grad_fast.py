@@ -51,3 +51,29 @@ def test_norm_of_a_large_float32_gradient_is_accurate_to_float32_rounding():
     p.grad = jg.tensor(g)
     want = np.sqrt(np.sum(np.square(g.astype(np.float64))))
     np.testing.assert_allclose(float(get_total_norm([p.grad])), want, rtol=2e-7)
+
+
+def test_scaling_runs_no_eager_op_per_gradient_and_moves_versions_and_views():
+    ps = _params([np.float32] * 3)
+    before = [p.grad.numpy().copy() for p in ps]
+    view = ps[0].grad[1]                                    # a view of a gradient follows
+    versions = [p.grad._version[0] for p in ps]
+    with jg.profiler.profile() as prof:
+        total = clip_grad_norm_(ps, 0.5)
+    muls = [e for e in prof.events if e.cat == "eager" and e.name.startswith("mul")]
+    assert not muls, [e.name for e in muls]
+    coef = np.float32(min(0.5 / (float(total) + 1e-6), 1.0))
+    for p, b, v in zip(ps, before, versions):
+        np.testing.assert_array_equal(p.grad.numpy(), b * coef)     # mul_'s product, bit for bit
+        assert p.grad._version[0] == v + 1
+    np.testing.assert_array_equal(view.numpy(), before[0][1] * coef)
+
+
+def test_scaling_matches_the_per_gradient_mul_bit_for_bit():
+    ps = _params([np.float32] * 3)
+    grads = [p.grad.numpy().copy() for p in ps]
+    total = clip_grad_norm_(ps, 0.25)
+    coef = jg.tensor(np.minimum(np.float32(0.25) / (total.numpy() + np.float32(1e-6)),
+                                np.float32(1.0)))
+    for p, g in zip(ps, grads):
+        np.testing.assert_array_equal(p.grad.numpy(), (jg.tensor(g) * coef).numpy())

@@ -85,7 +85,23 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None) -> Non
             key = (g.device, g.dtype)
             if key not in cast:
                 cast[key] = coef.to(g.device).astype(g.dtype)
-            g.mul_(cast[key])
+            if not _host_scale(g, cast[key]):
+                g.mul_(cast[key])
+
+
+def _host_scale(g, coef) -> bool:
+    """g.mul_(coef) on g's CPU float storage directly, as torch's _foreach_mul_ is one kernel
+    over all the grads rather than an op each (GPT's 52 grads: ~1 ms of eager dispatch); the
+    same product, version counter and views as mul_. False where it does not apply."""
+    d, c = getattr(g, "_data", None), getattr(coef, "_data", None)
+    if type(d) is not np.ndarray or g.device.type != "cpu" or d.dtype.kind != "f" \
+            or not d.flags.writeable or getattr(c, "dtype", None) != d.dtype:
+        return False
+    with np.errstate(all="ignore"):     # a non-finite norm scales to NaN silently, as mul_
+        np.multiply(d, c, out=d)
+    g._version[0] += 1
+    g._write_through()
+    return True
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
