@@ -10,7 +10,7 @@ resolved by name when the unit is loaded. The range [0, n) is cut into at most 4
 thread (none smaller than `grain` iterations); the calling thread and the woken workers take
 chunks from a shared counter (an atomic add) until none is left, so a worker the OS does not
 schedule delays nobody but itself, and the caller always makes progress. Between jobs a
-worker first waits SPIN_YIELDS sched_yield calls (~0.13 ms) for the next one, then sleeps on a
+worker first waits SPIN_YIELDS sched_yield calls (~2 ms) for the next one, then sleeps on a
 condition variable; a caller whose workers still run waits for them the same way. A yield hands
 the core to any other runnable thread, so a busy machine loses no core to the waiting, and a
 training step's kernels, closer together than that, find the worker awake instead of paying a
@@ -305,12 +305,16 @@ define void @jg_pool_after_fork() {
 """
 
 # Before blocking, a worker that finished a job, and a caller whose workers still run, wait
-# this many sched_yield calls (~0.64 us each on an idle core here: ~0.13 ms) for the next job
-# or the workers' end. A training step's parallel kernels come closer together than that, so
-# the worker is awake for each; a condition-variable wake-up costs tens to hundreds of
-# microseconds on this VM (a [512,512]x[512,128] product on two threads took 504 us where the
-# halves of its 695 us took 348). Each yield hands the core to any other runnable thread.
-SPIN_YIELDS = 200
+# this many sched_yield calls (~0.64 us each on an idle core here: ~2 ms) for the next job or
+# the workers' end. A training step's parallel kernels come closer together than that, eager
+# ones included (an eager GEMM follows the layer norm, GELU or attention ops between, 0.3-1 ms
+# of Python), so the worker is awake for each; a condition-variable wake-up costs tens to
+# hundreds of microseconds on this VM, and a worker that wakes too late leaves its half to the
+# caller. An eager [512,128]x[128,512] product 300-1000 us after the previous one: 600-790 us
+# with 200 yields (~0.13 ms; 5% of calls split), 515 us with 3000 (all split; one thread 740);
+# GPT's eager training step 43-45 -> 37-40 ms (torch's spin-waiting OpenMP: 38-39). Each yield
+# hands the core to any other runnable thread, so a busy machine loses nothing to the waiting.
+SPIN_YIELDS = 3000
 
 _lock = threading.Lock()
 _state: dict = {}           # "engine", "entry", "set", "dispatched", "after_fork", "threads"
