@@ -22,10 +22,19 @@ except ImportError:  # hypothesis is in the test extra; tests that need it impor
 # same pass pipeline, on the reference interpreter instead: for the few that check the
 # interpreter itself or would compile hundreds of numba-only kernels.
 def pytest_configure(config):
+    if not hasattr(config, "workerinput"):     # the xdist controller, or the only process
+        from tests.support import early_children
+        early_children.share_dir()
     config.addinivalue_line("markers", "interpreter: run jitted graphs on the reference "
                                        "interpreter (JITGRAD_BACKEND=interpreter)")
     config.addinivalue_line("markers", "slow: long runs (thousands of fuzzed programs); only "
                                        "with -m slow")
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):
+        from tests.support import early_children
+        early_children.remove_shared_dir()
 
 
 def pytest_collection_modifyitems(config, items):

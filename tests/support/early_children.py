@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,20 +29,27 @@ SHARED_ENV = "JITGRAD_TESTS_SHARED_DIR"
 
 
 def session_dir() -> pathlib.Path:
-    """A directory shared by every process of this test run: named by xdist's test-run id in
-    the workers (the same in each), a fresh one in a run without workers; a child inherits its
-    parent's (SHARED_ENV)."""
+    """A directory shared by every process of this test run: made by the first process
+    (`share_dir`, the xdist controller or the only process) and named to the workers and the
+    children by the environment (SHARED_ENV), which they inherit."""
     if not _SESSION_DIR:
-        uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-        if os.environ.get(SHARED_ENV):
-            path = pathlib.Path(os.environ[SHARED_ENV])
-        elif uid is None:
-            path = pathlib.Path(tempfile.mkdtemp(prefix="jitgrad-tests-"))
-        else:
-            path = pathlib.Path(tempfile.gettempdir()) / f"jitgrad-tests-{uid}"
-            path.mkdir(exist_ok=True)
-        _SESSION_DIR.append(path)
+        path = os.environ.get(SHARED_ENV)
+        _SESSION_DIR.append(pathlib.Path(path) if path else share_dir())
     return _SESSION_DIR[0]
+
+
+def share_dir() -> pathlib.Path:
+    """Make the run's shared directory and put it in the environment (before the workers
+    start); `remove_shared_dir` deletes it when the run ends."""
+    path = tempfile.mkdtemp(prefix="jitgrad-tests-")
+    os.environ[SHARED_ENV] = path
+    return pathlib.Path(path)
+
+
+def remove_shared_dir() -> None:
+    path = os.environ.pop(SHARED_ENV, None)
+    if path:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _files(module, name):
