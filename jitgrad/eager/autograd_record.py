@@ -124,13 +124,13 @@ _new = object.__new__
 NO_PARAMS: dict = {}      # the params of a direct call (eager/dispatch.py): none
 
 
-def record_pair(op, a, b, out) -> None:
-    """`record_differentiable(op, {}, (a, b), (out,))`, flat: the eager operators' record (one
-    Python frame for the Record's fields, as Record.__init__ sets them for two inputs and one
-    output, and the output's)."""
+def record_pair(op, a, b, out, params=NO_PARAMS) -> None:
+    """`record_differentiable(op, params, (a, b), (out,))`, flat: the eager operators' record
+    (one Python frame for the Record's fields, as Record.__init__ sets them for two inputs and
+    one output, and the output's)."""
     rec = _new(Record)
     rec.op = op
-    rec.params = NO_PARAMS
+    rec.params = params
     rec.freed = False
     rec.n_outputs = 1
     rec.outs = None
@@ -144,11 +144,11 @@ def record_pair(op, a, b, out) -> None:
     out._ctx = rec
 
 
-def record_one(op, a, out) -> None:
-    """`record_differentiable(op, {}, (a,), (out,))`, flat (see record_pair)."""
+def record_one(op, a, out, params=NO_PARAMS) -> None:
+    """`record_differentiable(op, params, (a,), (out,))`, flat (see record_pair)."""
     rec = _new(Record)
     rec.op = op
-    rec.params = NO_PARAMS
+    rec.params = params
     rec.freed = False
     rec.n_outputs = 1
     rec.outs = None

@@ -21,7 +21,7 @@ from ..trace.source_info import user_source_info, with_location
 from ..trace.trace_stack import top_trace
 from ..trace.tracer import Tracer
 from . import autograd_record
-from .cpu_backend import cpu_evaluate
+from .cpu_backend import NATIVE, cpu_evaluate
 from .fast_path import (
     SHARED, by_dtype, direct_binary, direct_unary, local_state, lookup, quiet_context, remember,
     run_reference, signature
@@ -292,6 +292,41 @@ def fast_binary(op, general, dtypes, reflected=False, scalars=True):
             raise trimmed(e) from e.__cause__
 
     return fast
+
+
+def direct_ok(x) -> bool:
+    """Whether a caller may compute an op on eager tensor `x` with NumPy itself and wrap the
+    value with `computed`: CPU storage of a NumPy-native dtype, and jg.profiler off (it times
+    each eager op through the backend, so then every op takes `apply`)."""
+    d, dev = x._data, x._device
+    return d.__class__ is _ndarray and d.dtype in NATIVE and (dev is CPU or dev.type == "cpu") \
+        and _BACKENDS["cpu"] is cpu_evaluate
+
+
+def computed(op, inputs, params, res):
+    """The eager tensor of `res`, the value of `op` on one or two CPU `inputs` (each
+    `direct_ok`) that the caller computed as op's NumPy reference does (its dtype, and its
+    storage shared with an input where the reference returns a view: x[slices], transpose,
+    reshape); recorded for autograd as `apply` records it (a float or complex result of an
+    input that requires grad)."""
+    out = Tensor()              # Tensor._wrap(res, dev), inlined
+    out._data = res
+    out._device = inputs[0]._device
+    out._meta_type = None
+    out.requires_grad = False
+    out.grad = None
+    out._ctx = None
+    out._retain = False
+    out._version = [0]
+    out._base = None
+    out._views = None
+    if STATE.grad_enabled and res.dtype.kind in "fc":      # NATIVE dtypes: NumPy's kind is exact
+        if len(inputs) == 1:
+            if inputs[0].requires_grad:
+                _record_one(op, inputs[0], out, params)
+        elif inputs[0].requires_grad or inputs[1].requires_grad:
+            _record_pair(op, inputs[0], inputs[1], out, params)
+    return out
 
 
 _INT64 = 2 ** 63

@@ -10,8 +10,8 @@ import numpy as np
 
 from ..errors import ConcretizationError
 from ..trace.tracer import Tracer
-from ..eager.dispatch import apply
-from ..eager.grad_mode import grad_enabled
+from ..eager.dispatch import apply, computed, direct_ok
+from ..eager.grad_mode import STATE, grad_enabled
 from ..trace.source_info import user_source_info
 from ..ir import Op
 from ..eager.tensor import Tensor
@@ -40,6 +40,11 @@ def getitem(x, key, mode=None, fill_value=None):
     """x[key]. Out-of-bounds integer indices raise IndexError on every path; `mode` (as in
     JAX's `x.at[key].get(mode=...)`) opts out: "clip", "fill" (fill_value; NaN, the type's
     minimum or True by default) or "promise_in_bounds" (clipped, as JAX does)."""
+    if mode is None and isinstance(x, Tensor) and x.requires_grad and STATE.grad_enabled \
+            and direct_ok(x):
+        out = _recorded_view(x, key)
+        if out is not None:
+            return out
     mode = _check_mode(mode)
     if mode != "raise":
         return decomposed_index(asarray(x), _arrays_for_ints(key), mode, fill_value)
@@ -59,6 +64,53 @@ def getitem(x, key, mode=None, fill_value=None):
     if isinstance(x, Tensor) and isinstance(out, Tensor) and _all_basic(key):
         out._track_view(x, key)     # recorded: its own storage, kept in step with x's
     return out
+
+
+def _recorded_view(x, key):
+    """x[key] recorded for autograd, for a key of slices with positive steps, ints and one
+    Ellipsis that selects less than all of x (the GPT's qkv[..., a:b]): NumPy's view and the
+    ops `decomposed_index` records (a slice, then a reshape when ints drop axes), made here
+    without its general walk; None for any other key (or an out-of-bounds int), which then
+    takes that walk (and its errors)."""
+    entries = key if key.__class__ is tuple else (key,)
+    da = x._data
+    shape = da.shape
+    nd = len(shape)
+    start, stop, step, out_shape = [], [], [], []
+    dim, ints, ellipsis = 0, False, False
+    for k in entries:
+        c = k.__class__
+        if c is slice and dim < nd:
+            a, b, s = k.indices(shape[dim])
+            if s < 0:
+                return None
+            cnt = len(range(a, b, s))
+            start.append(a); stop.append(a + (cnt - 1) * s + 1 if cnt else a); step.append(s)
+            out_shape.append(cnt)
+            dim += 1
+        elif c is int and dim < nd and -shape[dim] <= k < shape[dim]:
+            i = k % shape[dim]
+            start.append(i); stop.append(i + 1); step.append(1)
+            dim, ints = dim + 1, True
+        elif k is Ellipsis and not ellipsis:
+            fill = nd - len(entries) + 1     # the axes the other entries (one axis each) leave
+            if fill < 0:
+                return None
+            start += [0] * fill; stop += shape[dim:dim + fill]; step += [1] * fill
+            out_shape += shape[dim:dim + fill]
+            dim, ellipsis = dim + fill, True
+        else:
+            return None
+    start += [0] * (nd - dim); stop += shape[dim:]; step += [1] * (nd - dim)
+    out_shape += shape[dim:]
+    if stop == list(shape) and not any(start) and step.count(1) == nd:
+        return None                     # the whole of x: decomposed_index's own case
+    params = {"start": tuple(start), "stop": tuple(stop), "step": tuple(step)}
+    if not ints:
+        return computed(Op.slice, [x], params, da[key])._track_view(x, key)
+    y = computed(Op.slice, [x], params, da[tuple(map(slice, start, stop, step))])
+    out = computed(Op.reshape, [y], {"shape": tuple(out_shape)}, y._data.reshape(out_shape))
+    return out._track_view(x, key)
 
 
 def _all_basic(key) -> bool:

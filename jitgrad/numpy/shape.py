@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..eager.dispatch import apply
+from ..eager.dispatch import apply, computed, direct_ok
 from ..eager.tensor import Tensor
 from ..ir import Op
 from ._convert import (asarray, device_of, host_array, is_array, normalize_axes, normalize_axis,
@@ -30,6 +30,10 @@ def reshape(a, shape, order="C", *, copy=None):
 
 
 def _reshape(a, shape, order="C"):
+    if shape.__class__ is tuple and isinstance(a, Tensor) and direct_ok(a) and order == "C":
+        out = _direct_reshape(a, shape)
+        if out is not None:
+            return out
     if order != "C":
         raise NotImplementedError("reshape: only order='C' is supported")
     x = asarray(a)
@@ -46,6 +50,17 @@ def _reshape(a, shape, order="C"):
     return apply(Op.reshape, [x], {"shape": shape})
 
 
+def _direct_reshape(x, shape):
+    """`_reshape` of an eager CPU tensor by a tuple of ints (one may be -1): NumPy's reshape
+    (a view where the strides allow, as the reference's np.reshape), recorded with the -1
+    resolved; None where NumPy refuses (the general path then gives its own error)."""
+    try:
+        res = x._data.reshape(shape)
+    except Exception:       # a float or traced entry, a wrong size: the general path decides
+        return None
+    return x if res.shape == x._data.shape else computed(Op.reshape, [x], {"shape": res.shape}, res)
+
+
 def ravel(a, order="C"):
     """numpy.ravel: return a contiguous flattened array."""
     return reshape(a, (-1,), order)
@@ -53,6 +68,11 @@ def ravel(a, order="C"):
 
 def transpose(a, axes=None):
     """numpy.permute_dims: returns an array with axes transposed."""
+    if isinstance(a, Tensor) and direct_ok(a):
+        perm = _plain_perm(axes, a._data.ndim)
+        if perm is not None:
+            return a if perm == tuple(range(len(perm))) else \
+                computed(Op.transpose, [a], {"perm": perm}, a._data.transpose(perm))
     x = asarray(a)
     perm = tuple(range(x.ndim))[::-1] if axes is None else normalize_axes(axes, x.ndim)
     if len(perm) != x.ndim:
@@ -65,8 +85,34 @@ def transpose(a, axes=None):
 permute_dims = transpose
 
 
+def _plain_perm(axes, nd):
+    """`transpose`'s permutation for axes None or a tuple or list of distinct in-range ints
+    (negative ones counted from the end), else None (the general path checks and raises)."""
+    if axes is None:
+        return tuple(range(nd - 1, -1, -1))
+    if axes.__class__ is not tuple and axes.__class__ is not list or len(axes) != nd:
+        return None
+    perm = []
+    for i in axes:
+        if i.__class__ is not int or not -nd <= i < nd:
+            return None
+        perm.append(i % nd)
+    return tuple(perm) if len(set(perm)) == nd else None
+
+
 def swapaxes(a, axis1, axis2):
     """numpy.swapaxes: interchange two axes of an array."""
+    if axis1.__class__ is int and axis2.__class__ is int and isinstance(a, Tensor) \
+            and direct_ok(a):
+        nd = a._data.ndim
+        if -nd <= axis1 < nd and -nd <= axis2 < nd:
+            i, j = axis1 % nd, axis2 % nd
+            if i == j:
+                return a
+            perm = list(range(nd))
+            perm[i], perm[j] = j, i
+            perm = tuple(perm)
+            return computed(Op.transpose, [a], {"perm": perm}, a._data.transpose(perm))
     x = asarray(a)
     perm = list(range(x.ndim))
     i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
