@@ -58,23 +58,65 @@ def linear(x, weight, bias=None):
     return jnp.add(y, bias) if z is None else z
 
 
-@fused_eager.fused_in_eager("x", "weight", "bias")     # eagerly: one compiled call once hot
-def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalize over the trailing `normalized_shape` dimensions, then scale and shift."""
+def _layer_norm_fwd(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """(layer_norm, the mean and 1/std over the normalized axes that its backward reads), as
+    torch's native_layer_norm saves them."""
     x = jnp.asarray(x)
+    axes = _normalized_axes(x, normalized_shape)
+    # float16/bfloat16: computed in float32, rounded once
+    (x, weight, bias), dtype = half_compute.widened(x, weight, bias)
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    centered = jnp.subtract(x, mean)
+    var = jnp.mean(jnp.multiply(centered, centered), axis=axes, keepdims=True)
+    rstd = jnp.rsqrt(jnp.add(var, eps))
+    y = jnp.multiply(centered, rstd)
+    if weight is not None:
+        y = jnp.multiply(y, weight)
+    return half_compute.narrowed(y if bias is None else jnp.add(y, bias), dtype), (mean, rstd)
+
+
+def _layer_norm_bwd(args, residuals, g):
+    """torch's layer_norm backward from the saved mean and 1/std (x itself is an input):
+    x's cotangent is rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) over the normalized axes,
+    with xhat = (x - mean) * rstd and gw = g * weight; weight's is g * xhat and bias's g, each
+    summed to its shape."""
+    x, normalized_shape, weight, bias, _ = args
+    mean, rstd = residuals
+    axes = _normalized_axes(x, normalized_shape)
+    (x, g, w), _ = half_compute.widened(x, g, weight)
+    xhat = jnp.multiply(jnp.subtract(x, mean), rstd)
+    gw = g if w is None else jnp.multiply(g, w)
+    dx = jnp.multiply(rstd, jnp.subtract(
+        jnp.subtract(gw, jnp.mean(gw, axis=axes, keepdims=True)),
+        jnp.multiply(xhat, jnp.mean(jnp.multiply(gw, xhat), axis=axes, keepdims=True))))
+    return (_sum_to(dx, x.shape),
+            None if weight is None else _sum_to(jnp.multiply(g, xhat), weight.shape),
+            None if bias is None else _sum_to(g, bias.shape))
+
+
+def _normalized_axes(x, normalized_shape):
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if tuple(x.shape[x.ndim - len(shape):]) != shape:
         raise ValueError(f"layer_norm: expected an input whose trailing dimensions are {shape}, "
                          f"got shape {tuple(x.shape)}")
-    axes = tuple(range(x.ndim - len(shape), x.ndim))
-    # float16/bfloat16: computed in float32, rounded once
-    (x, weight, bias), dtype = half_compute.widened(x, weight, bias)
-    centered = jnp.subtract(x, jnp.mean(x, axis=axes, keepdims=True))
-    var = jnp.mean(jnp.multiply(centered, centered), axis=axes, keepdims=True)
-    y = jnp.multiply(centered, jnp.rsqrt(jnp.add(var, eps)))
-    if weight is not None:
-        y = jnp.multiply(y, weight)
-    return half_compute.narrowed(y if bias is None else jnp.add(y, bias), dtype)
+    return tuple(range(x.ndim - len(shape), x.ndim))
+
+
+def _sum_to(v, shape):
+    """v summed over the axes that broadcasting `shape` to v's shape added or stretched."""
+    lead = v.ndim - len(shape)
+    stretched = tuple(lead + i for i, d in enumerate(shape) if d == 1 and v.shape[lead + i] != 1)
+    if stretched:
+        v = jnp.sum(v, axis=stretched, keepdims=True)
+    return jnp.sum(v, axis=tuple(range(lead))) if lead else v
+
+
+# eagerly: one compiled call once hot; under autograd the backward reads the saved mean and
+# 1/std (x is an input of the record), as torch's native layer_norm does
+@fused_eager.fused_in_eager("x", "weight", "bias", fwd=_layer_norm_fwd, bwd=_layer_norm_bwd)
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the trailing `normalized_shape` dimensions, then scale and shift."""
+    return _layer_norm_fwd(x, normalized_shape, weight, bias, eps)[0]
 
 
 _wrap(globals(), "jitgrad")   # errors show the user's call, not jitgrad's frames
