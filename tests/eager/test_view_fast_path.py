@@ -166,3 +166,15 @@ def test_eager_views_match_jit_on_the_interpreter():
 def test_vmap_of_views_matches_numpy():
     out = jg.vmap(lambda r: r[1:3].swapaxes(0, 1).reshape(-1))(_x())
     np.testing.assert_array_equal(np.asarray(out), _x()[:, 1:3].swapaxes(1, 2).reshape(3, -1))
+
+
+def test_the_profiler_still_shows_each_view_op_as_an_eager_row():
+    x = _leaf()
+    with jg.profiler.profile() as prof:
+        x[..., 1:3].transpose(0, 2).reshape(-1)
+        x[:, 1]
+    calls = {}
+    for r in prof.key_averages():         # one row per op and source line
+        assert r.kind == "eager"
+        calls[r.name] = calls.get(r.name, 0) + r.calls
+    assert calls == {"slice": 2, "transpose": 1, "reshape": 2}
