@@ -52,8 +52,11 @@ def _direct_rows(indices, weight):
     into them changes nothing the backward reads); None otherwise (the general path then
     checks and raises)."""
     idx, w = indices._data, weight._data
-    if idx.dtype.kind not in "iu" or w.ndim != 2 or idx.size and (idx.min() < 0 or
-                                                                  idx.max() >= w.shape[0]):
+    if idx.dtype.kind not in "iu" or w.ndim != 2 or idx.size and idx.min() < 0:
         return None
-    saved = Tensor._wrap(idx.astype(np.int64), indices.device)
-    return computed(Op.take, [weight, saved], {"axis": 0}, w.take(saved._data, axis=0))
+    saved = idx.astype(np.int64)
+    try:
+        rows = w.take(saved, axis=0)        # mode "raise": an index past the end raises
+    except IndexError:
+        return None
+    return computed(Op.take, [weight, Tensor._wrap(saved, indices.device)], {"axis": 0}, rows)
