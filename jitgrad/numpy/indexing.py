@@ -67,17 +67,17 @@ def getitem(x, key, mode=None, fill_value=None):
 
 
 def _recorded_view(x, key):
-    """x[key] recorded for autograd, for a key of slices with positive steps, ints and one
-    Ellipsis that selects less than all of x (the GPT's qkv[..., a:b]): NumPy's view and the
-    ops `decomposed_index` records (a slice, then a reshape when ints drop axes), made here
-    without its general walk; None for any other key (or an out-of-bounds int), which then
-    takes that walk (and its errors)."""
+    """x[key] recorded for autograd, for a key of slices with positive steps, ints, Nones and
+    one Ellipsis (the GPT's qkv[..., a:b]): NumPy's view and the ops `decomposed_index`
+    records (a slice unless all of x is taken, then a reshape where ints drop axes or Nones
+    add them), made here without its general walk; None for any other key (or an
+    out-of-bounds int, or a key that is x itself), which then takes that walk (and errors)."""
     entries = key if key.__class__ is tuple else (key,)
     da = x._data
     shape = da.shape
     nd = len(shape)
     start, stop, step, out_shape = [], [], [], []
-    dim, ints, ellipsis = 0, False, False
+    dim, reshaped, ellipsis = 0, False, False
     for k in entries:
         c = k.__class__
         if c is slice and dim < nd:
@@ -91,9 +91,13 @@ def _recorded_view(x, key):
         elif c is int and dim < nd and -shape[dim] <= k < shape[dim]:
             i = k % shape[dim]
             start.append(i); stop.append(i + 1); step.append(1)
-            dim, ints = dim + 1, True
+            dim, reshaped = dim + 1, True
+        elif k is None:
+            out_shape.append(1)
+            reshaped = True
         elif k is Ellipsis and not ellipsis:
-            fill = nd - len(entries) + 1     # the axes the other entries (one axis each) leave
+            # the axes the other entries leave (a slice or an int takes one, None none)
+            fill = nd - sum(1 for e in entries if e is not None and e is not Ellipsis)
             if fill < 0:
                 return None
             start += [0] * fill; stop += shape[dim:dim + fill]; step += [1] * fill
@@ -103,14 +107,20 @@ def _recorded_view(x, key):
             return None
     start += [0] * (nd - dim); stop += shape[dim:]; step += [1] * (nd - dim)
     out_shape += shape[dim:]
-    if stop == list(shape) and not any(start) and step.count(1) == nd:
-        return None                     # the whole of x: decomposed_index's own case
-    params = {"start": tuple(start), "stop": tuple(stop), "step": tuple(step)}
-    if not ints:
+    whole = stop == list(shape) and not any(start) and step.count(1) == nd
+    if not reshaped:                    # slices only: NumPy's x[key] is the slice
+        if whole:
+            return None                 # x itself: decomposed_index's own case
+        params = {"start": tuple(start), "stop": tuple(stop), "step": tuple(step)}
         return computed(Op.slice, [x], params, da[key])._track_view(x, key)
-    y = computed(Op.slice, [x], params, da[tuple(map(slice, start, stop, step))])
-    out = computed(Op.reshape, [y], {"shape": tuple(out_shape)}, y._data.reshape(out_shape))
-    return out._track_view(x, key)
+    y = x if whole else computed(Op.slice, [x], {
+        "start": tuple(start), "stop": tuple(stop), "step": tuple(step)},
+        da[tuple(map(slice, start, stop, step))])
+    out_shape = tuple(out_shape)
+    if out_shape == y._data.shape:
+        return None if y is x else y._track_view(x, key)
+    return computed(Op.reshape, [y], {"shape": out_shape},
+                    y._data.reshape(out_shape))._track_view(x, key)
 
 
 def _all_basic(key) -> bool:

@@ -19,6 +19,11 @@ KEYS = [
     0,
     (slice(-3, None), Ellipsis, slice(1, 5, 3)),
     (slice(2, 1), Ellipsis),            # empty
+    (None, Ellipsis, 1),
+    (slice(None), None, slice(1, 3)),
+    (None, None),                       # all of x, two axes more: a reshape only
+    (0, None, 2),
+    (Ellipsis, None),
 ]
 
 
@@ -47,6 +52,8 @@ def test_basic_slices_are_numpy_views_with_numpys_gradient(key):
 VIEWS = {
     "slice": lambda x: x[..., 1:4],
     "slice_int": lambda x: x[:, 2],
+    "slice_none": lambda x: x[None, 1:, None, ..., 3],
+    "none": lambda x: x[:, None],
     "transpose": lambda x: x.transpose(1, 2),
     "swapaxes": lambda x: jnp.swapaxes(x, -1, 0),
     "permute": lambda x: jnp.transpose(x, (2, 0, 1)),
