@@ -101,8 +101,14 @@ def _eager_cpu(op, inputs, params, key):
     if STATE.grad_enabled:
         for x in inputs:
             if x.requires_grad:
-                (autograd_record.record_differentiable if differentiable else autograd_record.record)(
-                    op, params, inputs, outs)
+                n = len(inputs)
+                if not differentiable or len(outs) != 1 or n > 2:
+                    (autograd_record.record_differentiable if differentiable
+                     else autograd_record.record)(op, params, inputs, outs)
+                elif n == 1:        # the flat records: one new output
+                    _record_one(op, x, outs[0], params)
+                else:
+                    _record_pair(op, inputs[0], inputs[1], outs[0], params)
                 break
     return outs
 
