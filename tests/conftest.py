@@ -37,6 +37,7 @@ def pytest_unconfigure(config):
         early_children.remove_shared_dir()
 
 
+@pytest.hookimpl(trylast=True)     # after -k/-m deselection: no child for a test not run
 def pytest_collection_modifyitems(config, items):
     if "slow" not in (config.getoption("-m") or ""):
         slow = [item for item in items if item.get_closest_marker("slow")]

@@ -17,6 +17,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -47,9 +48,19 @@ def share_dir() -> pathlib.Path:
 
 
 def remove_shared_dir() -> None:
+    """At the run's end: children nobody waited for (their tests failed early or were
+    interrupted) are ended, then the directory is deleted."""
     path = os.environ.pop(SHARED_ENV, None)
-    if path:
-        shutil.rmtree(path, ignore_errors=True)
+    if not path:
+        return
+    for claim in pathlib.Path(path).glob("*.claim"):
+        pid = claim.read_text().strip()
+        if pid and not claim.with_suffix(".rc").exists():
+            try:
+                os.killpg(int(pid), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def _files(module, name):
@@ -68,13 +79,16 @@ def start(module, name) -> None:
     """Start the child unless some process of this run already has."""
     claim, rc, out = _files(module, name)
     try:
-        os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
     except FileExistsError:
         return
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
     env.update(NUMBA_ENABLE_CUDASIM="1", **{SHARED_ENV: str(session_dir())})
-    subprocess.Popen([sys.executable, "-m", "tests.support.early_children", str(rc), str(out),
-                      *module.CHILDREN[name]], cwd=ROOT, stdin=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "tests.support.early_children", str(rc),
+                             str(out), *module.CHILDREN[name]], cwd=ROOT,
+                            stdin=subprocess.DEVNULL, env=env, start_new_session=True)
+    os.write(fd, str(proc.pid).encode())      # its own process group: remove_shared_dir ends it
+    os.close(fd)
 
 
 def result(module, name, timeout=900):
