@@ -29,6 +29,7 @@ import threading
 import numpy as np
 
 from ..ir import config
+from ..runtime.allocator import empty as host_empty
 
 PARALLEL_MACS = 1 << 23     # multiply-adds (~0.1 ms on one core): below, one thread (np.matmul);
                             # GPT's [512,128] @ [128,128] (2^23) in 2 blocks: forward -0.4 ms
@@ -237,7 +238,7 @@ def pool_matmul(a, b, bias=None):
     call = _entry()
     if call is None:
         return None
-    out = np.empty((m, n), a.dtype)
+    out = host_empty((m, n), a.dtype)      # reused storage: no page fault per 4 KiB
     ext = n if by_cols else m
     blocks = n // BLOCK_COLS if by_cols else max(2, m // ROWS_PER_BLOCK)
     ctx = np.array([a.ctypes.data, b.ctypes.data, out.ctypes.data, m, n, k, la[1], lb[1], n,

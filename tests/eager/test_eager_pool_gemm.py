@@ -219,3 +219,29 @@ def test_linear_on_the_interpreter_takes_numpy(monkeypatch):
         _linear_everywhere()
     finally:
         config.restore(saved)
+
+
+
+@pytest.mark.parametrize("pool", [True, False], ids=["pool", "one thread"])
+def test_eager_products_reuse_the_storage_of_dead_results(pool):
+    # a fresh 1 MiB result page-faults 256 times: products take their storage from the
+    # caching allocator (runtime/allocator.py), so a dropped result's block is used again
+    from jitgrad.runtime.allocator import ALLOCATOR
+    saved = config.chosen()
+    jg.config.update("num_threads", 2 if pool else 1)
+    try:
+        rng = np.random.default_rng(3)
+        x = jg.tensor(rng.standard_normal((8, 64, 128)).astype(np.float32))
+        w = jg.tensor(rng.standard_normal((512, 128)).astype(np.float32))
+        first = x @ w.T
+        want = first.numpy().copy()
+        del first
+        misses, hits = ALLOCATOR.misses, ALLOCATOR.hits
+        again = x @ w.T
+        assert (ALLOCATOR.misses, ALLOCATOR.hits) == (misses, hits + 1)
+        np.testing.assert_array_equal(again.numpy(), want)
+        kept = x @ w.T                      # a live result's block is not handed out again
+        assert not np.shares_memory(kept.numpy(), again.numpy())
+        np.testing.assert_array_equal(again.numpy(), want)
+    finally:
+        config.restore(saved)
