@@ -315,17 +315,7 @@ def computed(op, inputs, params, res):
     storage shared with an input where the reference returns a view: x[slices], transpose,
     reshape); recorded for autograd as `apply` records it (a float or complex result of an
     input that requires grad)."""
-    out = Tensor()              # Tensor._wrap(res, dev), inlined
-    out._data = res
-    out._device = inputs[0]._device
-    out._meta_type = None
-    out.requires_grad = False
-    out.grad = None
-    out._ctx = None
-    out._retain = False
-    out._version = [0]
-    out._base = None
-    out._views = None
+    out = _wrap(res, inputs[0]._device)
     if STATE.grad_enabled and res.dtype.kind in "fc":      # NATIVE dtypes: NumPy's kind is exact
         if len(inputs) == 1:
             if inputs[0].requires_grad:

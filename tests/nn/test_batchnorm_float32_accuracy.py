@@ -120,22 +120,34 @@ def test_vmapped_batch_norm_float32_is_as_accurate():
             assert np.abs(v - want).max() / np.abs(want).max() <= 2 * bound
 
 
+# (layer, the statistics it averages: per channel over the batch, per instance then over it)
+RUNNING = {
+    "batch_norm": (lambda: nn.BatchNorm2d(SHAPE[1]),
+                   lambda x64: (x64.mean(AXES), x64.var(AXES, ddof=1))),
+    "instance_norm": (lambda: nn.InstanceNorm2d(SHAPE[1], track_running_stats=True),
+                      lambda x64: (x64.mean((2, 3)).mean(0), x64.var((2, 3), ddof=1).mean(0))),
+}
+
+
 @pytest.mark.parametrize("how", ["eager", "jit"])
-def test_running_statistics_are_rounded_once(how):
+@pytest.mark.parametrize("kind", list(RUNNING))
+def test_running_statistics_are_rounded_once(kind, how):
     """0.9 * running + 0.1 * batch statistic in float64, rounded once to float32: within half
-    an ulp (3.8e-8 at 50) and a little of the float64 update; the code before rounded the
-    statistic and each product to float32 (errors up to 7.7e-8, median 5.7e-8 and 5.2e-8)."""
+    an ulp (3.8e-8 at 50) and a little of the float64 update. The code before rounded the
+    statistic and each product to float32 (BatchNorm: errors up to 7.7e-8, median 5.7e-8 and
+    5.2e-8); InstanceNorm averaged its per-instance mean and unbiased variance in float32."""
+    make, statistics = RUNNING[kind]
     x, _ = next(_draws(50.0, 0.1))
-    layer = nn.BatchNorm2d(SHAPE[1])
+    layer = make()
     with jg.no_grad():
         layer.running_mean.copy_(jnp.full(SHAPE[1], 49.9, dtype=jnp.float32))
     if how == "jit":
         jg.jit(lambda m, a: m(a))(layer, jnp.asarray(x))
     else:
         layer(jnp.asarray(x))
-    x64 = x.astype(np.float64)
-    want_mean = 0.9 * np.float64(np.float32(49.9)) + 0.1 * x64.mean(AXES)
-    want_var = 0.9 + 0.1 * x64.var(AXES, ddof=1)
+    mean, var = statistics(x.astype(np.float64))
+    want_mean = 0.9 * np.float64(np.float32(49.9)) + 0.1 * mean
+    want_var = 0.9 + 0.1 * var
     for got, want in ((layer.running_mean, want_mean), (layer.running_var, want_var)):
         assert np.asarray(got).dtype == np.float32
         np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=4.5e-8, atol=0)
@@ -148,23 +160,3 @@ def test_float64_batch_norm_stays_float64():
     for got, want in zip((y, dx, mean, var), _reference(x, g)):
         assert np.asarray(got).dtype == np.float64
         np.testing.assert_allclose(np.asarray(got), want, rtol=1e-9, atol=1e-9)
-
-
-@pytest.mark.parametrize("how", ["eager", "jit"])
-def test_instance_norm_running_statistics_are_rounded_once(how):
-    """InstanceNorm's running statistics (the batch's average of the per-instance mean and
-    unbiased variance) are computed in float64 from the float32 per-instance sums and rounded
-    once, like BatchNorm's; the code before averaged and updated in float32 (5.2e-8 here)."""
-    x, _ = next(_draws(50.0, 0.1))
-    layer = nn.InstanceNorm2d(SHAPE[1], track_running_stats=True)
-    with jg.no_grad():
-        layer.running_mean.copy_(jnp.full(SHAPE[1], 49.9, dtype=jnp.float32))
-    if how == "jit":
-        jg.jit(lambda m, a: m(a))(layer, jnp.asarray(x))
-    else:
-        layer(jnp.asarray(x))
-    x64 = x.astype(np.float64)
-    want_mean = 0.9 * np.float64(np.float32(49.9)) + 0.1 * x64.mean((2, 3)).mean(0)
-    want_var = 0.9 + 0.1 * x64.var((2, 3), ddof=1).mean(0)
-    for got, want in ((layer.running_mean, want_mean), (layer.running_var, want_var)):
-        np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=4.5e-8, atol=0)
