@@ -14,6 +14,7 @@ from ..eager.dispatch import apply, computed, direct_ok
 from ..eager.grad_mode import STATE, grad_enabled
 from ..trace.source_info import user_source_info
 from ..ir import Op
+from ..ir.reference import slice_op
 from ..eager.tensor import Tensor
 from ._convert import (asarray, astype, device_of, holds_array, host_array, is_array,
                        normalize_axis)
@@ -108,14 +109,15 @@ def _recorded_view(x, key):
     start += [0] * (nd - dim); stop += shape[dim:]; step += [1] * (nd - dim)
     out_shape += shape[dim:]
     whole = stop == list(shape) and not any(start) and step.count(1) == nd
-    if not reshaped:                    # slices only: NumPy's x[key] is the slice
-        if whole:
-            return None                 # x itself: decomposed_index's own case
+    if whole and not reshaped:
+        return None                     # x itself: decomposed_index's own case
+    if whole:
+        y = x
+    else:                               # the slice record's own reference computes the view
         params = {"start": tuple(start), "stop": tuple(stop), "step": tuple(step)}
-        return computed(Op.slice, [x], params, da[key])._track_view(x, key)
-    y = x if whole else computed(Op.slice, [x], {
-        "start": tuple(start), "stop": tuple(stop), "step": tuple(step)},
-        da[tuple(map(slice, start, stop, step))])
+        y = computed(Op.slice, [x], params, slice_op(da, **params))
+        if not reshaped:
+            return y._track_view(x, key)
     out_shape = tuple(out_shape)
     if out_shape == y._data.shape:
         return None if y is x else y._track_view(x, key)
